@@ -1,0 +1,39 @@
+"""Composition root: settings -> store -> service. No logic of its own."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ltm_desktop.core.config import Settings, load_settings
+from ltm_desktop.core.paths import DataPaths, resolve_config_path, resolve_data_dir
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.store import open_store
+
+
+@dataclass
+class OpenedService:
+    service: MemoryService
+    settings: Settings
+    config_path: Path
+    warnings: list[str] = field(default_factory=list)
+    purged_at_start: int = 0
+
+
+def open_service(
+    data_dir: str | os.PathLike[str] | None = None,
+    config_path: str | os.PathLike[str] | None = None,
+) -> OpenedService:
+    """Open the data directory's database, run startup housekeeping, return the service."""
+    config = resolve_config_path(config_path)
+    settings, warnings = load_settings(config)
+    paths = DataPaths(resolve_data_dir(data_dir))
+    store = open_store(paths.db_path, paths.backup_dir)
+    service = MemoryService(store, paths, settings)
+    try:
+        purged = service.start()
+    except BaseException:
+        service.close()
+        raise
+    return OpenedService(service, settings, config, warnings, purged)

@@ -1,0 +1,136 @@
+"""Settings from a small TOML file, with documented defaults.
+
+A malformed file never stops the app: each bad key falls back to its default
+and produces a warning that names the file and the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+DEFAULT_NUDGE = (
+    "You have a long-term memory that persists across sessions. Search it before "
+    "answering questions about this project's conventions, decisions or the user's "
+    "preferences, and save durable facts (decisions, preferences, how-tos) when you "
+    "learn them. The most important memories are below."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Tunable behaviour; the TOML key of each field is in ``CONFIG_KEYS``."""
+
+    precis_budget_bytes: int = 5_120
+    precis_top_n: int = 30
+    stale_age_days: int = 60
+    stale_max_importance: int = 1
+    observe_agent_end: bool = True
+    observe_pre_compact: bool = True
+    nudge_text: str = DEFAULT_NUDGE
+
+
+@dataclass(frozen=True, slots=True)
+class _Key:
+    section: str
+    name: str
+    attr: str
+    kind: type
+    low: int = 0
+    high: int = 0
+
+
+CONFIG_KEYS: tuple[_Key, ...] = (
+    _Key("precis", "budget_bytes", "precis_budget_bytes", int, 256, 1_048_576),
+    _Key("precis", "top_n", "precis_top_n", int, 1, 1_000),
+    _Key("stale", "age_days", "stale_age_days", int, 1, 36_500),
+    _Key("stale", "max_importance", "stale_max_importance", int, 0, 10),
+    _Key("observe", "agent_end", "observe_agent_end", bool),
+    _Key("observe", "pre_compact", "observe_pre_compact", bool),
+    _Key("prompt", "nudge", "nudge_text", str, 0, 2_000),
+)
+assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
+
+
+def _check(key: _Key, value: Any) -> str | None:
+    """A description of what is wrong with ``value``, or None when it is fine."""
+    label = f"[{key.section}] {key.name}"
+    if key.kind is bool:
+        return None if isinstance(value, bool) else f"{label} must be true or false"
+    if key.kind is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"{label} must be a whole number"
+        if not key.low <= value <= key.high:
+            return f"{label} must be between {key.low:,} and {key.high:,}"
+        return None
+    if not isinstance(value, str):
+        return f"{label} must be a string"
+    if len(value) > key.high:
+        return f"{label} may have at most {key.high:,} characters"
+    return None
+
+
+def parse_settings(data: dict[str, Any], source: str) -> tuple[Settings, list[str]]:
+    """Settings from parsed TOML, plus one warning per ignored key."""
+    warnings: list[str] = []
+    known = {(k.section, k.name): k for k in CONFIG_KEYS}
+    sections = {k.section for k in CONFIG_KEYS}
+    values: dict[str, Any] = {}
+    for section, table in data.items():
+        if section not in sections:
+            warnings.append(f"{source}: unknown section [{section}] ignored")
+            continue
+        if not isinstance(table, dict):
+            warnings.append(f"{source}: [{section}] must be a table; using defaults")
+            continue
+        for name, value in table.items():
+            key = known.get((section, name))
+            if key is None:
+                warnings.append(f"{source}: unknown key [{section}] {name} ignored")
+                continue
+            problem = _check(key, value)
+            if problem:
+                default = getattr(Settings(), key.attr)
+                warnings.append(f"{source}: {problem}; using the default {default!r}")
+                continue
+            values[key.attr] = value
+    return replace(Settings(), **values), warnings
+
+
+def load_settings(path: Path) -> tuple[Settings, list[str]]:
+    """Read ``path``; a missing file means defaults, a broken one means defaults + warnings."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Settings(), []
+    except OSError as exc:
+        return Settings(), [f"{path}: cannot be read ({exc.strerror}); using defaults"]
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return Settings(), [f"{path}: is not UTF-8 text; using defaults"]
+    except tomllib.TOMLDecodeError as exc:
+        return Settings(), [f"{path}: is not valid TOML ({exc}); using defaults"]
+    return parse_settings(data, str(path))
+
+
+def render_default_config() -> str:
+    """The config file with every key at its default, for ``ltm-desktop config --default``."""
+    defaults = Settings()
+    lines: list[str] = []
+    section = ""
+    for key in CONFIG_KEYS:
+        if key.section != section:
+            section = key.section
+            lines.append(f"{'' if not lines else chr(10)}[{section}]")
+        value = getattr(defaults, key.attr)
+        if isinstance(value, bool):
+            rendered = "true" if value else "false"
+        elif isinstance(value, str):
+            rendered = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        else:
+            rendered = str(value)
+        lines.append(f"{key.name} = {rendered}")
+    return "\n".join(lines) + "\n"

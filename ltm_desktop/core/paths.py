@@ -1,0 +1,57 @@
+"""Where ltm-desktop keeps its files, and how callers override it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "ltm-desktop"
+ENV_DATA_DIR = "LTM_DESKTOP_DATA_DIR"
+ENV_CONFIG = "LTM_DESKTOP_CONFIG"
+DB_FILENAME = "ltm.sqlite"
+CONFIG_FILENAME = "config.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class DataPaths:
+    """Every file of one data directory."""
+
+    data_dir: Path
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / DB_FILENAME
+
+    @property
+    def precis_dir(self) -> Path:
+        return self.data_dir / "precis"
+
+    @property
+    def backup_dir(self) -> Path:
+        return self.data_dir / "backups"
+
+    def precis_path(self, project_id: str) -> Path:
+        return self.precis_dir / project_id / "MEMORY.md"
+
+
+def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """``--data-dir`` wins, then ``$LTM_DESKTOP_DATA_DIR``, then the platform's data dir."""
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    from_env = os.environ.get(ENV_DATA_DIR, "").strip()
+    if from_env:
+        return Path(from_env).expanduser().absolute()
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def resolve_config_path(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """``--config`` wins, then ``$LTM_DESKTOP_CONFIG``, then the platform's config dir."""
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    from_env = os.environ.get(ENV_CONFIG, "").strip()
+    if from_env:
+        return Path(from_env).expanduser().absolute()
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / CONFIG_FILENAME

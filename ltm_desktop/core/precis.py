@@ -1,0 +1,139 @@
+"""MEMORY.md: a bounded, regenerated view of a scope's most important memories.
+
+The store is the single source of truth; this file is only a view of it,
+rewritten atomically (temp file + rename) so readers never see half a file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, PrecisInfo
+
+TRUNCATION_MARK = "\n…(truncated)"
+BLOCK_SEPARATOR = "\n\n"
+SECTION_HEADING = "## Long-Term Memory"
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedPrecis:
+    text: str
+    truncated: bool
+    memory_ids: tuple[str, ...]
+
+
+def precis_order(memory: Memory) -> tuple[int, float]:
+    """List order: importance, then most recently updated, first."""
+    return (-memory.importance, -memory.updated_at)
+
+
+def render_precis(memories: Sequence[Memory], budget: int) -> RenderedPrecis:
+    """``## title`` blocks within ``budget`` UTF-8 bytes, cut at a character boundary."""
+    mark_bytes = len(TRUNCATION_MARK.encode("utf-8"))
+    if budget < mark_bytes:
+        raise ValueError(f"a precis budget must be at least {mark_bytes} bytes")
+    blocks = [f"## {m.title}\n\n{m.content}" for m in memories]
+    text = BLOCK_SEPARATOR.join(blocks)
+    encoded = text.encode("utf-8")
+    if len(encoded) <= budget:
+        return RenderedPrecis(text, False, tuple(m.id for m in memories))
+    kept = encoded[: budget - mark_bytes].decode("utf-8", errors="ignore").rstrip()
+    included: list[str] = []
+    offset = 0
+    for memory, block in zip(memories, blocks, strict=True):
+        if offset >= len(kept):
+            break
+        included.append(memory.id)
+        offset += len(block) + len(BLOCK_SEPARATOR)
+    return RenderedPrecis(kept + TRUNCATION_MARK, True, tuple(included))
+
+
+def prompt_section(precis_text: str, nudge: str) -> str:
+    """The ``## Long-Term Memory`` block for a system prompt, or "" when there is nothing."""
+    if not precis_text.strip():
+        return ""
+    parts = [SECTION_HEADING, nudge.strip(), precis_text]
+    return BLOCK_SEPARATOR.join(p for p in parts if p)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` so that a reader sees the old or the new file, whole."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=".MEMORY.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+class PrecisManager:
+    """Renders each scope's precis and keeps its MEMORY.md file in step with the store."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        path_for: Callable[[str], Path],
+        budget: int,
+        top_n: int,
+        clock: Callable[[], float],
+    ) -> None:
+        self._store = store
+        self._path_for = path_for
+        self.budget = budget
+        self.top_n = top_n
+        self._clock = clock
+        self._written: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def candidates(self, project_id: str) -> list[Memory]:
+        """The top-N memories of the scope plus global, in list order."""
+        now = self._clock()
+        found = self._store.top_memories(project_id, self.top_n, now)
+        if project_id != GLOBAL_PROJECT_ID:
+            found += self._store.top_memories(GLOBAL_PROJECT_ID, self.top_n, now)
+            found.sort(key=precis_order)
+        return found[: self.top_n]
+
+    def compute(self, project_id: str) -> PrecisInfo:
+        candidates = self.candidates(project_id)
+        rendered = render_precis(candidates, self.budget)
+        return PrecisInfo(
+            project_id=project_id,
+            text=rendered.text,
+            bytes=len(rendered.text.encode("utf-8")),
+            budget=self.budget,
+            truncated=rendered.truncated,
+            path=str(self._path_for(project_id)),
+            memory_ids=rendered.memory_ids,
+            candidate_ids=tuple(m.id for m in candidates),
+        )
+
+    def refresh(self, project_ids: Iterable[str]) -> None:
+        """Re-render these scopes and rewrite the files whose text changed."""
+        for project_id in project_ids:
+            info = self.compute(project_id)
+            path = Path(info.path)
+            with self._lock:
+                if self._written.get(project_id) == info.text and path.exists():
+                    continue
+                write_atomically(path, info.text)
+                self._written[project_id] = info.text
+
+    def refresh_all(self) -> None:
+        self.refresh(p.project_id for p in self._store.list_projects())
+
+    def read_file(self, project_id: str) -> str:
+        """The MEMORY.md file as an outside reader sees it ("" when missing)."""
+        try:
+            return self._path_for(project_id).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return ""

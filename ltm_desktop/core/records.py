@@ -1,0 +1,194 @@
+"""Plain dataclasses that every layer passes around.
+
+Times are POSIX timestamps (float seconds, UTC); the API renders them as
+ISO 8601. Records are frozen: a change is a new record from the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+GLOBAL_PROJECT_ID = "global"
+SECONDS_PER_DAY = 86_400.0
+
+
+class Category(StrEnum):
+    KNOWLEDGE = "knowledge"
+    PREFERENCE = "preference"
+    TASK = "task"
+    SKILL = "skill"
+
+
+class ObservationKind(StrEnum):
+    AGENT_END = "agent_end"
+    PRE_COMPACT = "pre_compact"
+
+
+class AuditAction(StrEnum):
+    CREATED = "created"
+    DEDUPLICATED = "deduplicated"
+    SUPERSEDED = "superseded"
+    UPDATED = "updated"
+    REMOVED = "removed"
+    RESTORED = "restored"
+    EXPIRED = "expired"
+    IMPORTED = "imported"
+    REVIEWED = "reviewed"
+    PURGED = "purged"
+
+
+class AddStatus(StrEnum):
+    CREATED = "created"
+    DEDUPLICATED = "deduplicated"
+    SUPERSEDED = "superseded"
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    project_id: str
+    path: str | None
+    name: str
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    id: str
+    project_id: str
+    title: str
+    content: str
+    category: Category
+    importance: int
+    tags: tuple[str, ...]
+    signature: str
+    created_at: float
+    updated_at: float
+    last_used_at: float | None
+    use_count: int
+    ttl_days: int | None
+    disabled: bool
+    source: str
+    superseded_by: str | None
+    disabled_at: float | None = None
+    reviewed_at: float | None = None
+
+    @property
+    def expires_at(self) -> float | None:
+        if self.ttl_days is None:
+            return None
+        return self.updated_at + self.ttl_days * SECONDS_PER_DAY
+
+    def is_expired(self, now: float) -> bool:
+        expires = self.expires_at
+        return expires is not None and expires <= now
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryDraft:
+    """What a caller supplies to add a memory; the rules fill in the rest."""
+
+    content: str
+    title: str | None = None
+    category: Category | str = Category.KNOWLEDGE
+    importance: int = 5
+    tags: tuple[str, ...] | list[str] = ()
+    ttl_days: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AddResult:
+    status: AddStatus
+    memory: Memory
+    superseded_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    id: str
+    project_id: str
+    session_id: str
+    kind: ObservationKind
+    title: str
+    narrative: str
+    created_at: float
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEvent:
+    seq: int
+    at: float
+    memory_id: str
+    project_id: str
+    actor: str
+    action: AuditAction
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    memory: Memory
+    score: float
+    snippet: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecallHit:
+    kind: str  # "memory" or "observation"
+    score: float
+    snippet: str
+    memory: Memory | None = None
+    observation: Observation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeStats:
+    project_id: str
+    active: int
+    disabled: int
+    expired: int
+    stale: int
+    observations: int
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    """How to page through a scope; ``order_by`` is checked against an allow-list."""
+
+    category: Category | str | None = None
+    tag: str | None = None
+    include_disabled: bool = False
+    include_expired: bool = False
+    only_disabled: bool = False
+    order_by: str = "importance"
+    descending: bool = True
+    limit: int = 100
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PrecisInfo:
+    """A rendered MEMORY.md and what went into it."""
+
+    project_id: str
+    text: str
+    bytes: int
+    budget: int
+    truncated: bool
+    path: str
+    memory_ids: tuple[str, ...]
+    candidate_ids: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeEvent:
+    """Published by the service after a write has been committed."""
+
+    memory_id: str
+    project_id: str
+    action: str
+    actor: str
+    at: float

@@ -1,0 +1,258 @@
+"""The rules of the memory model: validation, normalization, signatures, similarity.
+
+Everything here is pure and deterministic so the store and the tests can rely
+on exactly the same definitions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ntpath
+import os
+import posixpath
+import re
+import sys
+import unicodedata
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, MemoryDraft
+
+MAX_CONTENT_CHARS = 20_000
+MAX_TITLE_CHARS = 200
+DERIVED_TITLE_CHARS = 80
+MAX_TAGS = 20
+MAX_TAG_CHARS = 40
+MAX_TTL_DAYS = 36_500
+MAX_ACTOR_CHARS = 64
+SUPERSEDE_THRESHOLD = 0.7
+EDITABLE_FIELDS = frozenset({"title", "content", "category", "importance", "tags", "ttl_days"})
+
+_PROJECT_ID_RE = re.compile(r"^proj_[0-9a-f]{16}$")
+_WHITESPACE_RE = re.compile(r"\s+")
+_HEADING_RE = re.compile(r"^[#>*\-\s]+")
+
+
+def check_text(value: object, field: str, *, allow_empty: bool = False) -> str:
+    """Return ``value`` if it is storable text, else raise InvalidInput naming ``field``."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field} must be a string, not {type(value).__name__}", field)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{field} contains invalid Unicode (a lone surrogate)", field) from None
+    if "\x00" in value:
+        raise InvalidInput(f"{field} contains a NUL character", field)
+    if not allow_empty and not value.strip():
+        raise InvalidInput(f"{field} must not be empty or whitespace only", field)
+    return value
+
+
+def normalize_content(content: str) -> str:
+    """Whitespace collapsed, lower-cased, trimmed: the form the signature hashes."""
+    return _WHITESPACE_RE.sub(" ", content).strip().lower()
+
+
+def content_signature(content: str) -> str:
+    return hashlib.sha256(normalize_content(content).encode("utf-8")).hexdigest()
+
+
+def similarity_tokens(text: str) -> frozenset[str]:
+    """Tokens for near-duplicate detection: NFC, lower-cased, whitespace-split, len > 2."""
+    normalized = unicodedata.normalize("NFC", text).lower()
+    return frozenset(token for token in normalized.split() if len(token) > 2)
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def derive_title(content: str, limit: int = DERIVED_TITLE_CHARS) -> str:
+    """A title from the first non-empty line, without Markdown markers, cut at a word."""
+    for line in content.splitlines():
+        line = _HEADING_RE.sub("", line).strip()
+        if line:
+            break
+    else:
+        line = content.strip()
+    line = _WHITESPACE_RE.sub(" ", line)
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,.;:-") + "…"
+
+
+def check_category(value: object) -> Category:
+    try:
+        return Category(value)
+    except ValueError:
+        allowed = ", ".join(c.value for c in Category)
+        raise InvalidInput(
+            f"category must be one of {allowed}; got {value!r}", "category"
+        ) from None
+
+
+def check_importance(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(f"importance must be an integer 0-10; got {value!r}", "importance")
+    if not 0 <= value <= 10:
+        raise InvalidInput(f"importance must be between 0 and 10; got {value}", "importance")
+    return value
+
+
+def check_ttl_days(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(
+            f"ttl_days must be a whole number of days or null; got {value!r}", "ttl_days"
+        )
+    if not 1 <= value <= MAX_TTL_DAYS:
+        raise InvalidInput(
+            f"ttl_days must be between 1 and {MAX_TTL_DAYS}; got {value}", "ttl_days"
+        )
+    return value
+
+
+def normalize_tag(tag: object) -> str:
+    text = check_text(tag, "tags").strip().lower()
+    text = _WHITESPACE_RE.sub("-", text)
+    if len(text) > MAX_TAG_CHARS:
+        raise InvalidInput(
+            f"a tag may have at most {MAX_TAG_CHARS} characters: {text[:50]!r}", "tags"
+        )
+    return text
+
+
+def check_tags(value: object) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise InvalidInput("tags must be a list of strings", "tags")
+    tags: list[str] = []
+    for raw in value:
+        tag = normalize_tag(raw)
+        if tag not in tags:
+            tags.append(tag)
+    if len(tags) > MAX_TAGS:
+        raise InvalidInput(f"a memory may have at most {MAX_TAGS} tags; got {len(tags)}", "tags")
+    return tuple(tags)
+
+
+def check_content(value: object) -> str:
+    content = check_text(value, "content").strip()
+    if len(content) > MAX_CONTENT_CHARS:
+        raise InvalidInput(
+            f"content may have at most {MAX_CONTENT_CHARS:,} characters; got {len(content):,}",
+            "content",
+        )
+    return content
+
+
+def check_title(value: object, content: str) -> str:
+    """A given title is cleaned; a missing or blank one is derived from the content."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return derive_title(content)
+    title = _WHITESPACE_RE.sub(" ", check_text(value, "title")).strip()
+    if len(title) > MAX_TITLE_CHARS:
+        raise InvalidInput(f"title may have at most {MAX_TITLE_CHARS} characters", "title")
+    return title
+
+
+def check_actor(value: object) -> str:
+    """Who wrote a change; free text kept short and printable."""
+    actor = check_text(value, "actor").strip()
+    actor = "".join(ch for ch in actor if ch.isprintable())[:MAX_ACTOR_CHARS]
+    if not actor:
+        raise InvalidInput("actor must contain printable characters", "actor")
+    return actor
+
+
+def validate_draft(draft: MemoryDraft) -> MemoryDraft:
+    """Return a draft whose every field is valid and normalized."""
+    content = check_content(draft.content)
+    return MemoryDraft(
+        content=content,
+        title=check_title(draft.title, content),
+        category=check_category(draft.category),
+        importance=check_importance(draft.importance),
+        tags=check_tags(draft.tags),
+        ttl_days=check_ttl_days(draft.ttl_days),
+    )
+
+
+def validate_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate a partial update; unknown fields are an error, not silently ignored."""
+    unknown = set(changes) - EDITABLE_FIELDS
+    if unknown:
+        names = ", ".join(sorted(unknown))
+        raise InvalidInput(f"these fields cannot be updated: {names}", sorted(unknown)[0])
+    clean: dict[str, Any] = {}
+    if "content" in changes:
+        clean["content"] = check_content(changes["content"])
+    if "title" in changes:
+        value = changes["title"]
+        if value is None or (isinstance(value, str) and not value.strip()):
+            raise InvalidInput("title must not be empty", "title")
+        clean["title"] = check_title(value, "")
+    if "category" in changes:
+        clean["category"] = check_category(changes["category"])
+    if "importance" in changes:
+        clean["importance"] = check_importance(changes["importance"])
+    if "tags" in changes:
+        clean["tags"] = check_tags(changes["tags"])
+    if "ttl_days" in changes:
+        clean["ttl_days"] = check_ttl_days(changes["ttl_days"])
+    return clean
+
+
+def normalize_cwd(cwd: object, *, windows: bool | None = None) -> str:
+    """The canonical form of an agent's working directory.
+
+    Args:
+        cwd: an absolute path; it need not exist.
+        windows: treat the path as a Windows path (default: the running platform).
+
+    Raises:
+        InvalidInput: the path is empty, blank or relative.
+    """
+    if windows is None:
+        windows = sys.platform == "win32"
+    text = check_text(cwd, "cwd", allow_empty=True).strip()
+    if not text:
+        raise InvalidInput("cwd must be a non-empty absolute path", "cwd")
+    pathmod = ntpath if windows else posixpath
+    if not pathmod.isabs(text):
+        raise InvalidInput(f"cwd must be an absolute path; got {text!r}", "cwd")
+    native = windows == (sys.platform == "win32")
+    if native and os.path.exists(text):
+        text = os.path.realpath(text)
+    text = pathmod.normpath(text)
+    if windows:
+        text = ntpath.normcase(text)
+    return text
+
+
+def project_id_for_cwd(cwd: object, *, windows: bool | None = None) -> str:
+    """``proj_`` + the first 16 hex digits of SHA-256 of the normalized cwd."""
+    normalized = normalize_cwd(cwd, windows=windows)
+    return "proj_" + hashlib.sha256(normalized.encode("utf-8")).hexdigest()[:16]
+
+
+def check_project_id(value: object) -> str:
+    text = check_text(value, "project_id")
+    if text != GLOBAL_PROJECT_ID and not _PROJECT_ID_RE.match(text):
+        raise InvalidInput(
+            f"project_id must be 'global' or 'proj_' followed by 16 hex digits; got {text[:40]!r}",
+            "project_id",
+        )
+    return text
+
+
+def display_name_for_path(path: str) -> str:
+    name = posixpath.basename(path.replace("\\", "/").rstrip("/"))
+    return name or path

@@ -1,0 +1,424 @@
+"""MemoryService: the one facade the API server, the CLI and the GUI all use.
+
+It validates input, serializes writes (one writer at a time), keeps every
+MEMORY.md in step after each committed write, and publishes change events.
+Reads run concurrently on the calling thread (the store gives each thread its
+own connection).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ltm_desktop.core import rules
+from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.config import Settings
+from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.events import EventHub
+from ltm_desktop.core.observations import build_observation
+from ltm_desktop.core.paths import DataPaths
+from ltm_desktop.core.precis import PrecisManager, prompt_section
+from ltm_desktop.core.query import parse_query
+from ltm_desktop.core.records import (
+    GLOBAL_PROJECT_ID,
+    SECONDS_PER_DAY,
+    AddResult,
+    AuditEvent,
+    ChangeEvent,
+    ListQuery,
+    Memory,
+    MemoryDraft,
+    Observation,
+    PrecisInfo,
+    Project,
+    RecallHit,
+    ScopeStats,
+    SearchHit,
+)
+from ltm_desktop.core.seams import (
+    Consolidator,
+    Embedder,
+    ExternalProvider,
+    NoConsolidator,
+    NoEmbedder,
+    NoExternalProvider,
+)
+
+MAX_SEARCH_LIMIT = 100
+OBSERVATION_SCORE_WEIGHT = 0.75
+RECALL_KINDS = ("memory", "observation")
+SYSTEM_ACTOR = "system"
+
+
+def check_limit(value: object, default: int, maximum: int = MAX_SEARCH_LIMIT) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
+        raise InvalidInput(
+            f"limit must be a whole number from 1 to {maximum}; got {value!r}", "limit"
+        )
+    return value
+
+
+class MemoryService:
+    """Thread-safe access to one data directory's memories."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        paths: DataPaths,
+        settings: Settings | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        embedder: Embedder | None = None,
+        provider: ExternalProvider | None = None,
+        consolidator: Consolidator | None = None,
+    ) -> None:
+        self.store = store
+        self.paths = paths
+        self.settings = settings or Settings()
+        self.events = EventHub()
+        self._clock = clock
+        self._embedder = embedder or NoEmbedder()
+        self._provider = provider or NoExternalProvider()
+        self._consolidator = consolidator or NoConsolidator()
+        self._write_lock = threading.RLock()
+        self.precis_manager = PrecisManager(
+            store,
+            paths.precis_path,
+            budget=self.settings.precis_budget_bytes,
+            top_n=self.settings.precis_top_n,
+            clock=clock,
+        )
+
+    def start(self) -> int:
+        """Startup housekeeping: expire what is due and regenerate every precis."""
+        purged = self.purge_expired(None, SYSTEM_ACTOR)
+        with self._write_lock:
+            self.precis_manager.refresh_all()
+        return purged
+
+    def close(self) -> None:
+        with self._write_lock:
+            self.store.close()
+
+    def now(self) -> float:
+        return self._clock()
+
+    # -- scopes -----------------------------------------------------------
+
+    def resolve_cwd(self, cwd: object) -> Project:
+        """The project of a working directory (known or not; nothing is written)."""
+        path = rules.normalize_cwd(cwd)
+        project_id = rules.project_id_for_cwd(path)
+        try:
+            return self.store.get_project(project_id)
+        except LookupError:
+            return Project(project_id, path, rules.display_name_for_path(path), self.now())
+
+    def resolve_scope(
+        self, *, cwd: object = None, project_id: object = None, register: bool = False
+    ) -> str:
+        """The project id for exactly one of ``cwd`` or ``project_id``.
+
+        Args:
+            register: record the project (path, name) so it is listed from now on.
+        """
+        if (cwd is None) == (project_id is None):
+            raise InvalidInput("give exactly one of cwd or project_id", "cwd")
+        if project_id is not None:
+            return rules.check_project_id(project_id)
+        project = self.resolve_cwd(cwd)
+        if register:
+            with self._write_lock:
+                self.store.ensure_project(project.project_id, project.path, project.name)
+        return project.project_id
+
+    def projects(self) -> list[tuple[Project, int]]:
+        """Every scope (global first) with its number of active memories."""
+        counts = self.store.active_counts(self.now())
+        return [(p, counts.get(p.project_id, 0)) for p in self.store.list_projects()]
+
+    def _with_global(self, project_id: str, include_global: bool) -> list[str]:
+        if include_global and project_id != GLOBAL_PROJECT_ID:
+            return [project_id, GLOBAL_PROJECT_ID]
+        return [project_id]
+
+    # -- writes -----------------------------------------------------------
+
+    def _after_write(self, project_ids: Iterable[str]) -> None:
+        """Bring the affected precis files up to date (call with the write lock held)."""
+        affected = set(project_ids)
+        if GLOBAL_PROJECT_ID in affected:
+            self.precis_manager.refresh_all()
+        else:
+            self.precis_manager.refresh(sorted(affected))
+
+    def _event(self, memory: Memory, action: str, actor: str) -> ChangeEvent:
+        return ChangeEvent(memory.id, memory.project_id, action, actor, self.now())
+
+    def add(self, project_id: str, draft: MemoryDraft, actor: str) -> AddResult:
+        actor = rules.check_actor(actor)
+        project_id = rules.check_project_id(project_id)
+        draft = rules.validate_draft(draft)
+        with self._write_lock:
+            result = self.store.add_memory(project_id, draft, actor, self.now())
+            events = [self._event(result.memory, result.status.value, actor)]
+            if result.superseded_id:
+                events.append(
+                    ChangeEvent(result.superseded_id, project_id, "superseded", actor, self.now())
+                )
+            self._after_write([project_id])
+        self.events.publish(events)
+        return result
+
+    def update(self, memory_id: str, changes: dict[str, Any], actor: str) -> Memory:
+        actor = rules.check_actor(actor)
+        clean = rules.validate_changes(changes)
+        with self._write_lock:
+            before, after = self.store.update_memory(memory_id, clean, actor, self.now())
+            events = [] if after == before else [self._event(after, "updated", actor)]
+            if events:
+                self._after_write([after.project_id])
+        self.events.publish(events)
+        return after
+
+    def _set_disabled(self, memory_id: str, disabled: bool, actor: str) -> Memory:
+        actor = rules.check_actor(actor)
+        with self._write_lock:
+            memory = self.store.set_disabled(memory_id, disabled, actor, self.now())
+            event = self._event(memory, "removed" if disabled else "restored", actor)
+            self._after_write([memory.project_id])
+        self.events.publish([event])
+        return memory
+
+    def remove(self, memory_id: str, actor: str) -> Memory:
+        """Soft delete: the memory goes to the trash and can be restored."""
+        return self._set_disabled(memory_id, True, actor)
+
+    def restore(self, memory_id: str, actor: str) -> Memory:
+        return self._set_disabled(memory_id, False, actor)
+
+    def mark_reviewed(self, memory_id: str, actor: str) -> Memory:
+        """Keep a stale candidate: it leaves the stale list until it goes stale again."""
+        actor = rules.check_actor(actor)
+        with self._write_lock:
+            memory = self.store.mark_reviewed(memory_id, actor, self.now())
+        self.events.publish([self._event(memory, "reviewed", actor)])
+        return memory
+
+    def purge_expired(self, project_id: str | None, actor: str = SYSTEM_ACTOR) -> int:
+        """Soft-delete every memory whose TTL has run out; returns how many."""
+        if project_id is not None:
+            project_id = rules.check_project_id(project_id)
+        with self._write_lock:
+            purged = self.store.purge_expired(project_id, actor, self.now())
+            events = [self._event(m, "expired", actor) for m in purged]
+            if purged:
+                self._after_write({m.project_id for m in purged})
+        self.events.publish(events)
+        return len(purged)
+
+    def observe(
+        self,
+        project_id: str,
+        kind: object,
+        session_id: object,
+        actor: str,
+        *,
+        user_text: object = None,
+        assistant_text: object = None,
+        messages_text: object = None,
+    ) -> Observation:
+        """Record an agent lifecycle event (agent_end, pre_compact)."""
+        actor = rules.check_actor(actor)
+        project_id = rules.check_project_id(project_id)
+        payload = build_observation(
+            kind,
+            session_id,
+            user_text=user_text,
+            assistant_text=assistant_text,
+            messages_text=messages_text,
+        )
+        with self._write_lock:
+            return self.store.add_observation(project_id, payload, actor, self.now())
+
+    # -- reads ------------------------------------------------------------
+
+    def get(self, memory_id: str) -> Memory:
+        return self.store.get_memory(rules.check_text(memory_id, "id"))
+
+    def list_memories(self, project_id: str, query: ListQuery | None = None) -> list[Memory]:
+        return self.store.list_memories(project_id, query or ListQuery(), self.now())
+
+    def count_memories(self, project_id: str, query: ListQuery | None = None) -> int:
+        return self.store.count_memories(project_id, query or ListQuery(), self.now())
+
+    def search(
+        self,
+        project_id: str,
+        text: object,
+        *,
+        limit: object = None,
+        include_global: bool = True,
+        reinforce: bool = False,
+        typing: bool = False,
+    ) -> list[SearchHit]:
+        """Ranked hits for ``text`` in the scope (plus global by default).
+
+        Args:
+            reinforce: count a use of every hit; agents do, a person browsing does not.
+            typing: the text is being typed, so its last word is a prefix.
+        """
+        count = check_limit(limit, default=5)
+        scopes = self._with_global(rules.check_project_id(project_id), include_global)
+        query = parse_query(text, typing=typing)
+        found = self.store.search_memories(scopes, query, count, self.now())
+        hits = [SearchHit(memory, score, snippet) for memory, score, snippet in found]
+        hits = self._merge_external(hits, scopes, text, count)
+        hits = self._rerank(hits, text)
+        if reinforce and hits:
+            now = self.now()
+            with self._write_lock:
+                self.store.reinforce([h.memory.id for h in hits], now)
+            hits = [_reinforced(hit, now) for hit in hits]
+        return hits
+
+    def _merge_external(
+        self, hits: list[SearchHit], scopes: list[str], text: object, limit: int
+    ) -> list[SearchHit]:
+        if not isinstance(text, str):
+            return hits
+        extra = self._provider.search(scopes, text, limit)
+        if not extra:
+            return hits
+        known = {h.memory.id for h in hits}
+        merged = hits + [h for h in extra if h.memory.id not in known]
+        return sorted(merged, key=lambda h: -h.score)[:limit]
+
+    def _rerank(self, hits: list[SearchHit], text: object) -> list[SearchHit]:
+        """Semantic re-ranking when an embedder is configured; BM25 order otherwise."""
+        if len(hits) < 2 or not isinstance(text, str):
+            return hits
+        vectors = self._embedder.embed([text] + [h.memory.content for h in hits])
+        if not vectors:
+            return hits
+        query_vector, *hit_vectors = vectors
+        scored = zip(hits, (_dot(query_vector, v) for v in hit_vectors), strict=True)
+        return [hit for hit, _ in sorted(scored, key=lambda pair: -pair[1])]
+
+    def recall(
+        self,
+        project_id: str,
+        text: object,
+        *,
+        kinds: Sequence[str] | None = None,
+        limit: object = None,
+        include_global: bool = True,
+        reinforce: bool = True,
+    ) -> list[RecallHit]:
+        """Memories and observations for ``text``, merged by score.
+
+        Observation scores are BM25 scaled by OBSERVATION_SCORE_WEIGHT, so that a
+        memory and an observation matching equally well list the memory first.
+        """
+        count = check_limit(limit, default=5)
+        wanted = _check_kinds(kinds)
+        hits: list[RecallHit] = []
+        if "memory" in wanted:
+            hits += [
+                RecallHit("memory", h.score, h.snippet, memory=h.memory)
+                for h in self.search(
+                    project_id,
+                    text,
+                    limit=count,
+                    include_global=include_global,
+                    reinforce=reinforce,
+                )
+            ]
+        if "observation" in wanted:
+            scopes = self._with_global(rules.check_project_id(project_id), include_global)
+            found = self.store.search_observations(scopes, parse_query(text), count)
+            hits += [
+                RecallHit("observation", score * OBSERVATION_SCORE_WEIGHT, snippet, observation=o)
+                for o, score, snippet in found
+            ]
+        hits.sort(key=lambda h: (-h.score, h.kind != "memory"))
+        return hits[:count]
+
+    def history(self, memory_id: str) -> list[AuditEvent]:
+        return self.store.memory_history(rules.check_text(memory_id, "id"))
+
+    def project_history(
+        self,
+        project_id: str,
+        *,
+        limit: int = 200,
+        before_seq: int | None = None,
+        actor: str | None = None,
+    ) -> list[AuditEvent]:
+        return self.store.project_history(project_id, limit, before_seq, actor)
+
+    def events_after(self, seq: int, limit: int = 500) -> list[AuditEvent]:
+        """Audit events newer than ``seq``: how a window follows other processes' writes."""
+        return self.store.events_after(seq, limit)
+
+    def last_event_seq(self) -> int:
+        return self.store.last_event_seq()
+
+    def _stale_cutoff(self) -> float:
+        return self.now() - self.settings.stale_age_days * SECONDS_PER_DAY
+
+    def stale(self, project_id: str) -> list[Memory]:
+        """Low-importance, never-used memories nobody touched for ``stale_age_days``."""
+        return self.store.stale_memories(
+            project_id, self.settings.stale_max_importance, self._stale_cutoff(), self.now()
+        )
+
+    def consolidation_suggestions(self, project_id: str) -> list[tuple[str, ...]]:
+        return self._consolidator.suggest(self.list_memories(project_id, ListQuery(limit=1000)))
+
+    def stats(self, project_id: str) -> ScopeStats:
+        counts = self.store.scope_counts(
+            rules.check_project_id(project_id),
+            self.settings.stale_max_importance,
+            self._stale_cutoff(),
+            self.now(),
+        )
+        return ScopeStats(project_id=project_id, **counts)
+
+    def observations(self, project_id: str, limit: int = 100, offset: int = 0) -> list[Observation]:
+        return self.store.list_observations(project_id, limit, offset)
+
+    def precis(self, project_id: str) -> PrecisInfo:
+        return self.precis_manager.compute(rules.check_project_id(project_id))
+
+    def prompt_section(self, project_id: str) -> str:
+        return prompt_section(self.precis(project_id).text, self.settings.nudge_text)
+
+
+def _reinforced(hit: SearchHit, now: float) -> SearchHit:
+    from dataclasses import replace
+
+    memory = replace(hit.memory, use_count=hit.memory.use_count + 1, last_used_at=now)
+    return SearchHit(memory, hit.score, hit.snippet)
+
+
+def _dot(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=False))
+
+
+def _check_kinds(kinds: Sequence[str] | None) -> set[str]:
+    if kinds is None:
+        return set(RECALL_KINDS)
+    if isinstance(kinds, str) or not isinstance(kinds, Sequence) or not kinds:
+        raise InvalidInput(
+            "kinds must be a non-empty list of 'memory' and/or 'observation'", "kinds"
+        )
+    unknown = [k for k in kinds if k not in RECALL_KINDS]
+    if unknown:
+        raise InvalidInput(f"unknown kind {unknown[0]!r}; use 'memory' or 'observation'", "kinds")
+    return set(kinds)

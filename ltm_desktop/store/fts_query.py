@@ -1,0 +1,68 @@
+"""Compile a parsed query into FTS5 MATCH expressions.
+
+Every word is emitted as a double-quoted FTS5 string, so no user input can be
+read as FTS5 syntax. Plain words match their forms through a root prefix
+(``deploying`` -> ``"deploy"*``); short words match themselves and a plural.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ltm_desktop.core.query import MIN_ROOT_CHARS, ParsedQuery, Term, word_root
+
+SCOPE_COLUMN = "scope"
+
+
+def quote(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+def scope_token(project_pk: int) -> str:
+    """The token that tags every FTS row with its scope (digits end it: no stemming)."""
+    return f"s{project_pk}"
+
+
+def scope_filter(project_pks: Sequence[int]) -> str:
+    tokens = " OR ".join(scope_token(pk) for pk in project_pks)
+    return f"{SCOPE_COLUMN}:({tokens})"
+
+
+def compile_term(term: Term) -> str:
+    if len(term.words) > 1 or term.exact:
+        phrase = quote(" ".join(term.words))
+        return phrase + ("*" if term.prefix else "")
+    word = term.words[0]
+    if term.prefix:
+        return quote(word) + "*"
+    root = word_root(word)
+    if len(root) >= MIN_ROOT_CHARS and root.isalpha():
+        return quote(root) + "*"
+    if word.isalpha() and word.isascii():
+        return f"({quote(word)} OR {quote(word + 's')})"
+    return quote(word)
+
+
+def _negations(query: ParsedQuery) -> str:
+    negative = query.negative
+    if not negative:
+        return ""
+    return " NOT (" + " OR ".join(compile_term(t) for t in negative) + ")"
+
+
+def match_all(query: ParsedQuery, project_pks: Sequence[int]) -> str:
+    """Every positive term must match (the first, cheap, precise attempt)."""
+    body = " AND ".join(compile_term(t) for t in query.positive)
+    return f"{scope_filter(project_pks)} AND ({body}){_negations(query)}"
+
+
+def match_any(query: ParsedQuery, project_pks: Sequence[int]) -> str:
+    """Any positive term may match (the widened attempt)."""
+    body = " OR ".join(compile_term(t) for t in query.positive)
+    return f"{scope_filter(project_pks)} AND ({body}){_negations(query)}"
+
+
+def match_terms(terms: Sequence[Term], project_pks: Sequence[int]) -> str:
+    """Any of ``terms`` within the scopes: used to find near-duplicate candidates."""
+    body = " OR ".join(compile_term(t) for t in terms)
+    return f"{scope_filter(project_pks)} AND ({body})"

@@ -1,0 +1,200 @@
+"""Read-only queries: pages, counts, precis candidates, stale candidates, history, stats."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.records import AuditEvent, ListQuery, Memory, Observation
+from ltm_desktop.core.rules import check_category, normalize_tag
+from ltm_desktop.store.rows import (
+    AUDIT_COLUMNS,
+    AUDIT_FROM,
+    MEMORY_COLUMNS,
+    MEMORY_FROM,
+    OBSERVATION_COLUMNS,
+    OBSERVATION_FROM,
+    audit_from_row,
+    memory_from_row,
+    observation_from_row,
+)
+
+# Sortable columns: the key is what callers say, the value is trusted SQL.
+ORDERINGS = {
+    "importance": "m.importance {dir}, m.updated_at {dir}",
+    "updated_at": "m.updated_at {dir}",
+    "created_at": "m.created_at {dir}",
+    "last_used_at": "m.last_used_at {dir}",
+    "use_count": "m.use_count {dir}, m.updated_at DESC",
+    "title": "m.title COLLATE NOCASE {dir}",
+    "category": "m.category {dir}, m.importance DESC, m.updated_at DESC",
+    "source": "m.source {dir}, m.updated_at DESC",
+    "disabled_at": "m.disabled_at {dir}",
+}
+MAX_PAGE = 10_000
+_NOT_EXPIRED = "(m.expires_at IS NULL OR m.expires_at > ?)"
+
+
+def _where(project_pk: int, query: ListQuery, now: float) -> tuple[str, list[Any]]:
+    clauses = ["m.project_pk = ?"]
+    params: list[Any] = [project_pk]
+    if query.only_disabled:
+        clauses.append("m.disabled = 1")
+    elif not query.include_disabled:
+        clauses.append("m.disabled = 0")
+    if not query.include_expired:
+        clauses.append(_NOT_EXPIRED)
+        params.append(now)
+    if query.category is not None:
+        clauses.append("m.category = ?")
+        params.append(check_category(query.category).value)
+    if query.tag is not None:
+        clauses.append("m.pk IN (SELECT memory_pk FROM memory_tags WHERE tag = ?)")
+        params.append(normalize_tag(query.tag))
+    return " AND ".join(clauses), params
+
+
+def list_memories(
+    conn: sqlite3.Connection, project_pk: int, query: ListQuery, now: float
+) -> list[Memory]:
+    template = ORDERINGS.get(query.order_by)
+    if template is None:
+        allowed = ", ".join(sorted(ORDERINGS))
+        raise InvalidInput(f"order_by must be one of {allowed}", "order_by")
+    if not 0 <= query.limit <= MAX_PAGE or query.offset < 0:
+        raise InvalidInput(f"limit must be 0-{MAX_PAGE} and offset >= 0", "limit")
+    where, params = _where(project_pk, query, now)
+    order = template.format(dir="DESC" if query.descending else "ASC")
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE {where} "
+        f"ORDER BY {order}, m.pk DESC LIMIT ? OFFSET ?",
+        (*params, query.limit, query.offset),
+    ).fetchall()
+    return [memory_from_row(row) for row in rows]
+
+
+def count_memories(conn: sqlite3.Connection, project_pk: int, query: ListQuery, now: float) -> int:
+    where, params = _where(project_pk, query, now)
+    return int(
+        conn.execute(f"SELECT count(*) FROM memories AS m WHERE {where}", params).fetchone()[0]
+    )
+
+
+def top_memories(conn: sqlite3.Connection, project_pk: int, n: int, now: float) -> list[Memory]:
+    """The first ``n`` of a scope in list order (what the precis draws on)."""
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.project_pk = ? AND m.disabled = 0 "
+        f"AND {_NOT_EXPIRED} ORDER BY m.importance DESC, m.updated_at DESC, m.pk DESC LIMIT ?",
+        (project_pk, now, n),
+    ).fetchall()
+    return [memory_from_row(row) for row in rows]
+
+
+def _stale_clause() -> str:
+    return (
+        "m.disabled = 0 AND m.importance <= ? AND m.use_count = 0 "
+        "AND max(m.updated_at, coalesce(m.reviewed_at, 0)) < ?"
+    )
+
+
+def stale_memories(
+    conn: sqlite3.Connection,
+    project_pk: int,
+    max_importance: int,
+    cutoff: float,
+    now: float,
+    limit: int = MAX_PAGE,
+) -> list[Memory]:
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.project_pk = ? AND "
+        f"{_stale_clause()} AND {_NOT_EXPIRED} ORDER BY m.updated_at ASC LIMIT ?",
+        (project_pk, max_importance, cutoff, now, limit),
+    ).fetchall()
+    return [memory_from_row(row) for row in rows]
+
+
+def scope_counts(
+    conn: sqlite3.Connection, project_pk: int, max_importance: int, cutoff: float, now: float
+) -> dict[str, int]:
+    row = conn.execute(
+        "SELECT "
+        f"  sum(m.disabled = 0 AND {_NOT_EXPIRED}), "
+        "  sum(m.disabled = 1), "
+        f"  sum(m.disabled = 0 AND NOT {_NOT_EXPIRED}), "
+        f"  sum({_stale_clause()} AND {_NOT_EXPIRED}) "
+        "FROM memories AS m WHERE m.project_pk = ?",
+        (now, now, max_importance, cutoff, now, project_pk),
+    ).fetchone()
+    observations = conn.execute(
+        "SELECT count(*) FROM observations WHERE project_pk = ?", (project_pk,)
+    ).fetchone()[0]
+    return {
+        "active": int(row[0] or 0),
+        "disabled": int(row[1] or 0),
+        "expired": int(row[2] or 0),
+        "stale": int(row[3] or 0),
+        "observations": int(observations),
+    }
+
+
+def active_counts(conn: sqlite3.Connection, now: float) -> dict[int, int]:
+    """Active memories per project pk, for the projects sidebar."""
+    rows = conn.execute(
+        f"SELECT m.project_pk, count(*) FROM memories AS m WHERE m.disabled = 0 "
+        f"AND {_NOT_EXPIRED} GROUP BY m.project_pk",
+        (now,),
+    ).fetchall()
+    return {row[0]: row[1] for row in rows}
+
+
+def memory_history(conn: sqlite3.Connection, memory_id: str) -> list[AuditEvent]:
+    rows = conn.execute(
+        f"SELECT {AUDIT_COLUMNS} FROM {AUDIT_FROM} WHERE a.memory_id = ? ORDER BY a.seq",
+        (memory_id,),
+    ).fetchall()
+    return [audit_from_row(row) for row in rows]
+
+
+def project_history(
+    conn: sqlite3.Connection,
+    project_pk: int,
+    *,
+    limit: int,
+    before_seq: int | None = None,
+    actor: str | None = None,
+) -> list[AuditEvent]:
+    """Newest first; page with ``before_seq`` (the smallest seq already seen)."""
+    clauses, params = ["a.project_pk = ?"], [project_pk]
+    if before_seq is not None:
+        clauses.append("a.seq < ?")
+        params.append(before_seq)
+    if actor is not None:
+        clauses.append("a.actor = ?")
+        params.append(actor)  # type: ignore[arg-type]
+    rows = conn.execute(
+        f"SELECT {AUDIT_COLUMNS} FROM {AUDIT_FROM} WHERE {' AND '.join(clauses)} "
+        "ORDER BY a.seq DESC LIMIT ?",
+        (*params, limit),
+    ).fetchall()
+    return [audit_from_row(row) for row in rows]
+
+
+def events_after(conn: sqlite3.Connection, seq: int, limit: int) -> list[AuditEvent]:
+    """Audit events newer than ``seq``, oldest first (to follow other processes' writes)."""
+    rows = conn.execute(
+        f"SELECT {AUDIT_COLUMNS} FROM {AUDIT_FROM} WHERE a.seq > ? ORDER BY a.seq LIMIT ?",
+        (seq, limit),
+    ).fetchall()
+    return [audit_from_row(row) for row in rows]
+
+
+def list_observations(
+    conn: sqlite3.Connection, project_pk: int, limit: int, offset: int
+) -> list[Observation]:
+    rows = conn.execute(
+        f"SELECT {OBSERVATION_COLUMNS} FROM {OBSERVATION_FROM} WHERE o.project_pk = ? "
+        "ORDER BY o.created_at DESC, o.pk DESC LIMIT ? OFFSET ?",
+        (project_pk, limit, offset),
+    ).fetchall()
+    return [observation_from_row(row) for row in rows]

@@ -1,0 +1,198 @@
+"""Versioned schema migrations, tracked with ``PRAGMA user_version``.
+
+Each migration runs in its own transaction and is recorded by name. Before any
+migration touches an existing database, the file is copied to ``backups/``.
+A database newer than this code is refused and left untouched.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ltm_desktop.core.errors import DatabaseTooNew, StorageError
+from ltm_desktop.store.connection import describe_error
+from ltm_desktop.store.fts_text import TOKENIZER
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    statements: tuple[str, ...]
+
+
+V1_STATEMENTS = (
+    """CREATE TABLE schema_migrations (
+        version INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        applied_at REAL NOT NULL
+    )""",
+    """CREATE TABLE projects (
+        pk INTEGER PRIMARY KEY,
+        project_id TEXT NOT NULL UNIQUE,
+        path TEXT,
+        name TEXT NOT NULL,
+        created_at REAL NOT NULL
+    )""",
+    """CREATE TABLE memories (
+        pk INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        project_pk INTEGER NOT NULL REFERENCES projects(pk),
+        title TEXT NOT NULL,
+        content TEXT NOT NULL,
+        category TEXT NOT NULL
+            CHECK (category IN ('knowledge', 'preference', 'task', 'skill')),
+        importance INTEGER NOT NULL CHECK (importance BETWEEN 0 AND 10),
+        tags TEXT NOT NULL DEFAULT '[]',
+        signature TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        last_used_at REAL,
+        use_count INTEGER NOT NULL DEFAULT 0,
+        ttl_days INTEGER,
+        expires_at REAL,
+        disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+        disabled_at REAL,
+        source TEXT NOT NULL,
+        superseded_by TEXT,
+        reviewed_at REAL
+    )""",
+    """CREATE UNIQUE INDEX memories_active_signature
+        ON memories(project_pk, signature) WHERE disabled = 0""",
+    """CREATE INDEX memories_by_rank
+        ON memories(project_pk, disabled, importance DESC, updated_at DESC)""",
+    """CREATE INDEX memories_by_updated ON memories(project_pk, disabled, updated_at DESC)""",
+    """CREATE INDEX memories_expiring ON memories(expires_at)
+        WHERE expires_at IS NOT NULL AND disabled = 0""",
+    """CREATE TABLE memory_tags (
+        tag TEXT NOT NULL,
+        memory_pk INTEGER NOT NULL REFERENCES memories(pk) ON DELETE CASCADE,
+        PRIMARY KEY (tag, memory_pk)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX memory_tags_by_memory ON memory_tags(memory_pk)",
+    f"""CREATE VIRTUAL TABLE memory_fts USING fts5(
+        title, content, tags, scope, tokenize = '{TOKENIZER}', prefix = '2 3 4'
+    )""",
+    "INSERT INTO memory_fts(memory_fts, rank) VALUES ('rank', 'bm25(4.0, 1.0, 2.0, 0.0)')",
+    """CREATE TABLE observations (
+        pk INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        project_pk INTEGER NOT NULL REFERENCES projects(pk),
+        session_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('agent_end', 'pre_compact')),
+        title TEXT NOT NULL,
+        narrative TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        source TEXT NOT NULL
+    )""",
+    "CREATE INDEX observations_by_project ON observations(project_pk, created_at DESC)",
+    f"""CREATE VIRTUAL TABLE observation_fts USING fts5(
+        title, narrative, scope, tokenize = '{TOKENIZER}', prefix = '2 3 4'
+    )""",
+    "INSERT INTO observation_fts(observation_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0, 0.0)')",
+    """CREATE TABLE audit (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        at REAL NOT NULL,
+        memory_id TEXT NOT NULL,
+        project_pk INTEGER NOT NULL REFERENCES projects(pk),
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        before TEXT,
+        after TEXT
+    )""",
+    "CREATE INDEX audit_by_memory ON audit(memory_id, seq)",
+    "CREATE INDEX audit_by_project ON audit(project_pk, seq)",
+    """CREATE TRIGGER audit_is_append_only_update BEFORE UPDATE ON audit
+        BEGIN SELECT RAISE(ABORT, 'the audit history is append-only'); END""",
+    """CREATE TRIGGER audit_is_append_only_delete BEFORE DELETE ON audit
+        BEGIN SELECT RAISE(ABORT, 'the audit history is append-only'); END""",
+    """INSERT INTO projects (project_id, path, name, created_at)
+        VALUES ('global', NULL, 'Global', strftime('%s', 'now'))""",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial schema", V1_STATEMENTS),)
+
+
+def latest_version(migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    return migrations[-1].version if migrations else 0
+
+
+def read_version(path: Path) -> int:
+    """``user_version`` of an existing file, read without writing anything to it."""
+    try:
+        conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise describe_error(exc, path) from exc
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.Error as exc:
+        raise describe_error(exc, path) from exc
+    finally:
+        conn.close()
+
+
+def check_not_too_new(version: int, path: Path, migrations: Sequence[Migration]) -> None:
+    newest = latest_version(migrations)
+    if version > newest:
+        raise DatabaseTooNew(
+            f"{path} has schema version {version}, but this ltm-desktop only knows up to "
+            f"version {newest}. It was written by a newer ltm-desktop and was left untouched; "
+            "upgrade ltm-desktop to open it."
+        )
+
+
+def backup_database(conn: sqlite3.Connection, backup_dir: Path, version: int) -> Path:
+    """A consistent copy of the live database (SQLite's online backup)."""
+    backup_dir.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = backup_dir / f"ltm-v{version}-{stamp}.sqlite"
+    counter = 1
+    while target.exists():
+        target = backup_dir / f"ltm-v{version}-{stamp}-{counter}.sqlite"
+        counter += 1
+    dest = sqlite3.connect(str(target))
+    try:
+        conn.backup(dest)
+    finally:
+        dest.close()
+    return target
+
+
+def migrate(
+    conn: sqlite3.Connection,
+    path: Path,
+    backup_dir: Path,
+    migrations: Sequence[Migration] = MIGRATIONS,
+) -> Path | None:
+    """Bring the database up to the newest version; returns the backup made, if any."""
+    current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    check_not_too_new(current, path, migrations)
+    pending = [m for m in migrations if m.version > current]
+    if not pending:
+        return None
+    backup = backup_database(conn, backup_dir, current) if current > 0 else None
+    for migration in pending:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for statement in migration.statements:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (migration.version, migration.name, time.time()),
+            )
+            conn.execute(f"PRAGMA user_version = {int(migration.version)}")
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise StorageError(
+                f"migration {migration.version} ({migration.name}) failed on {path}: {exc}; "
+                f"the database was rolled back"
+                + (f" and a backup is at {backup}" if backup else "")
+            ) from exc
+    return backup

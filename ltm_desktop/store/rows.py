@@ -1,0 +1,105 @@
+"""Mapping between SQLite rows and core records."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from ltm_desktop.core.records import (
+    AuditAction,
+    AuditEvent,
+    Category,
+    Memory,
+    Observation,
+    ObservationKind,
+)
+
+MEMORY_COLUMNS = (
+    "m.id, p.project_id, m.title, m.content, m.category, m.importance, m.tags, m.signature, "
+    "m.created_at, m.updated_at, m.last_used_at, m.use_count, m.ttl_days, m.disabled, "
+    "m.source, m.superseded_by, m.disabled_at, m.reviewed_at"
+)
+MEMORY_FROM = "memories AS m JOIN projects AS p ON p.pk = m.project_pk"
+
+OBSERVATION_COLUMNS = (
+    "o.id, p.project_id, o.session_id, o.kind, o.title, o.narrative, o.created_at, o.source"
+)
+OBSERVATION_FROM = "observations AS o JOIN projects AS p ON p.pk = o.project_pk"
+
+AUDIT_COLUMNS = "a.seq, a.at, a.memory_id, p.project_id, a.actor, a.action, a.before, a.after"
+AUDIT_FROM = "audit AS a JOIN projects AS p ON p.pk = a.project_pk"
+
+# Fields of a memory that the audit history records, in record order.
+AUDITED_FIELDS = (
+    "id", "project_id", "title", "content", "category", "importance", "tags",
+    "created_at", "updated_at", "ttl_days", "disabled", "source", "superseded_by",
+)  # fmt: skip
+
+
+def memory_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
+    return Memory(
+        id=row[0],
+        project_id=row[1],
+        title=row[2],
+        content=row[3],
+        category=Category(row[4]),
+        importance=row[5],
+        tags=tuple(json.loads(row[6])),
+        signature=row[7],
+        created_at=row[8],
+        updated_at=row[9],
+        last_used_at=row[10],
+        use_count=row[11],
+        ttl_days=row[12],
+        disabled=bool(row[13]),
+        source=row[14],
+        superseded_by=row[15],
+        disabled_at=row[16],
+        reviewed_at=row[17],
+    )
+
+
+def observation_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Observation:
+    return Observation(
+        id=row[0],
+        project_id=row[1],
+        session_id=row[2],
+        kind=ObservationKind(row[3]),
+        title=row[4],
+        narrative=row[5],
+        created_at=row[6],
+        source=row[7],
+    )
+
+
+def audit_from_row(row: sqlite3.Row | tuple[Any, ...]) -> AuditEvent:
+    return AuditEvent(
+        seq=row[0],
+        at=row[1],
+        memory_id=row[2],
+        project_id=row[3],
+        actor=row[4],
+        action=AuditAction(row[5]),
+        before=json.loads(row[6]) if row[6] else None,
+        after=json.loads(row[7]) if row[7] else None,
+    )
+
+
+def memory_snapshot(memory: Memory) -> dict[str, Any]:
+    """The audited fields of a memory as JSON-ready values."""
+    snapshot = {name: getattr(memory, name) for name in AUDITED_FIELDS}
+    snapshot["tags"] = list(memory.tags)
+    snapshot["category"] = memory.category.value
+    return snapshot
+
+
+def changed_fields(before: Memory, after: Memory) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Only the audited fields that differ, as (before, after)."""
+    old, new = memory_snapshot(before), memory_snapshot(after)
+    keys = [k for k in AUDITED_FIELDS if old[k] != new[k] and k != "updated_at"]
+    return {k: old[k] for k in keys}, {k: new[k] for k in keys}
+
+
+def tags_json(tags: tuple[str, ...] | list[str]) -> str:
+    return json.dumps(list(tags), ensure_ascii=False)

@@ -1,0 +1,124 @@
+"""Full-text search over memories and observations (FTS5, BM25).
+
+Query shaping keeps natural-language questions cheap: stop words are dropped,
+at most a handful of terms are kept, and every term must match first; only when
+that finds too little is the query widened to any term. Full matches always
+rank above partial ones, each group by BM25.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from ltm_desktop.core.query import ParsedQuery, Term, split_words
+from ltm_desktop.core.records import Memory, Observation
+from ltm_desktop.store.fts_query import match_all, match_any, match_terms
+from ltm_desktop.store.fts_text import MARK_CLOSE, MARK_OPEN, display_snippet
+from ltm_desktop.store.rows import (
+    MEMORY_COLUMNS,
+    OBSERVATION_COLUMNS,
+    memory_from_row,
+    observation_from_row,
+)
+
+SNIPPET_TOKENS = 24
+NEAR_DUPLICATE_CANDIDATES = 10
+NEAR_DUPLICATE_TERMS = 12
+
+_MEMORY_SQL = (
+    f"SELECT {MEMORY_COLUMNS}, -f.rank, "
+    f"snippet(memory_fts, 1, '{MARK_OPEN}', '{MARK_CLOSE}', '…', {SNIPPET_TOKENS}) "
+    "FROM memory_fts AS f JOIN memories AS m ON m.pk = f.rowid "
+    "JOIN projects AS p ON p.pk = m.project_pk "
+    "WHERE memory_fts MATCH ? AND m.disabled = 0 "
+    "AND (m.expires_at IS NULL OR m.expires_at > ?) "
+    "ORDER BY f.rank LIMIT ?"
+)
+
+_OBSERVATION_SQL = (
+    f"SELECT {OBSERVATION_COLUMNS}, -f.rank, "
+    f"snippet(observation_fts, 1, '{MARK_OPEN}', '{MARK_CLOSE}', '…', {SNIPPET_TOKENS}) "
+    "FROM observation_fts AS f JOIN observations AS o ON o.pk = f.rowid "
+    "JOIN projects AS p ON p.pk = o.project_pk "
+    "WHERE observation_fts MATCH ? ORDER BY f.rank LIMIT ?"
+)
+
+MemoryHit = tuple[Memory, float, str]
+ObservationHit = tuple[Observation, float, str]
+
+
+def _run_memory_query(
+    conn: sqlite3.Connection, match: str, now: float, limit: int
+) -> list[MemoryHit]:
+    rows = conn.execute(_MEMORY_SQL, (match, now, limit)).fetchall()
+    return [(memory_from_row(r), float(r[18]), display_snippet(r[19])) for r in rows]
+
+
+def search_memories(
+    conn: sqlite3.Connection,
+    project_pks: Sequence[int],
+    query: ParsedQuery,
+    limit: int,
+    now: float,
+) -> list[MemoryHit]:
+    """The best ``limit`` active, unexpired memories of the scopes for ``query``."""
+    if query.is_empty or not project_pks or limit <= 0:
+        return []
+    hits = _run_memory_query(conn, match_all(query, project_pks), now, limit)
+    if len(hits) >= limit or len(query.positive) < 2:
+        return hits
+    seen = {memory.id for memory, _, _ in hits}
+    for hit in _run_memory_query(conn, match_any(query, project_pks), now, limit):
+        if hit[0].id not in seen:
+            hits.append(hit)
+            if len(hits) >= limit:
+                break
+    return hits
+
+
+def search_observations(
+    conn: sqlite3.Connection,
+    project_pks: Sequence[int],
+    query: ParsedQuery,
+    limit: int,
+) -> list[ObservationHit]:
+    if query.is_empty or not project_pks or limit <= 0:
+        return []
+    hits: list[ObservationHit] = []
+    seen: set[str] = set()
+    for match in (match_all(query, project_pks), match_any(query, project_pks)):
+        for row in conn.execute(_OBSERVATION_SQL, (match, limit)).fetchall():
+            observation = observation_from_row(row)
+            if observation.id not in seen:
+                seen.add(observation.id)
+                hits.append((observation, float(row[8]), display_snippet(row[9])))
+        if len(hits) >= limit or len(query.positive) < 2:
+            break
+    return hits[:limit]
+
+
+def near_duplicate_candidates(
+    conn: sqlite3.Connection, project_pk: int, tokens: frozenset[str]
+) -> list[tuple[int, str, str]]:
+    """(pk, id, content) of the active memories most likely to be near-duplicates.
+
+    A memory with token Jaccard > 0.7 shares most of the new tokens, so it ranks
+    near the top of a BM25 search for the new text's longest (rarest) words.
+    """
+    terms: list[Term] = []
+    for token in sorted(tokens, key=lambda t: (-len(t), t)):
+        words = split_words(token)
+        if words:
+            terms.append(Term(words, exact=True))
+        if len(terms) >= NEAR_DUPLICATE_TERMS:
+            break
+    if not terms:
+        return []
+    rows = conn.execute(
+        "SELECT m.pk, m.id, m.content FROM memory_fts AS f JOIN memories AS m "
+        "ON m.pk = f.rowid WHERE memory_fts MATCH ? AND m.disabled = 0 "
+        "ORDER BY f.rank LIMIT ?",
+        (match_terms(terms, [project_pk]), NEAR_DUPLICATE_CANDIDATES),
+    ).fetchall()
+    return [(row[0], row[1], row[2]) for row in rows]

@@ -1,0 +1,390 @@
+"""SqliteStore: the SQLite implementation of ``core.backend.MemoryStore``.
+
+One writer connection, guarded by a lock, runs every write as a ``BEGIN
+IMMEDIATE`` transaction; each reading thread gets its own connection, so reads
+proceed concurrently under WAL. sqlite3 errors leave this module as the core's
+typed ``StorageError``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ltm_desktop.core.errors import NotFound, StorageError
+from ltm_desktop.core.observations import ObservationPayload
+from ltm_desktop.core.query import ParsedQuery
+from ltm_desktop.core.records import (
+    GLOBAL_PROJECT_ID,
+    AddResult,
+    AuditAction,
+    AuditEvent,
+    ListQuery,
+    Memory,
+    MemoryDraft,
+    Observation,
+    Project,
+)
+from ltm_desktop.store import memory_reads as reads
+from ltm_desktop.store import memory_writes as writes
+from ltm_desktop.store import search
+from ltm_desktop.store.connection import (
+    check_is_sqlite_file,
+    connect,
+    describe_error,
+    transaction,
+)
+from ltm_desktop.store.fts_query import scope_token
+from ltm_desktop.store.fts_text import index_text
+from ltm_desktop.store.migrations import (
+    MIGRATIONS,
+    Migration,
+    check_not_too_new,
+    migrate,
+    read_version,
+)
+
+T = TypeVar("T")
+
+
+class SqliteStore:
+    """Memories, observations and their history in one SQLite file."""
+
+    def __init__(
+        self,
+        path: Path,
+        backup_dir: Path,
+        migrations: Sequence[Migration] = MIGRATIONS,
+    ) -> None:
+        self._path = path
+        check_is_sqlite_file(path)
+        if path.exists() and path.stat().st_size > 0:
+            check_not_too_new(read_version(path), path, migrations)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._writer = connect(path)
+        try:
+            self.migration_backup = migrate(self._writer, path, backup_dir, migrations)
+            self._schema_version = int(self._writer.execute("PRAGMA user_version").fetchone()[0])
+        except BaseException:
+            self._writer.close()
+            raise
+        self._write_lock = threading.RLock()
+        self._readers_lock = threading.Lock()
+        self._readers: list[sqlite3.Connection] = []
+        self._local = threading.local()
+        self._project_pks: dict[str, int] = {}
+        self._closed = False
+
+    # -- plumbing ---------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        return str(self._path)
+
+    @property
+    def schema_version(self) -> int:
+        return self._schema_version
+
+    def close(self) -> None:
+        with self._write_lock, self._readers_lock:
+            if self._closed:
+                return
+            self._closed = True
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+            try:
+                self._writer.execute("PRAGMA optimize")
+            except sqlite3.Error:
+                pass
+            self._writer.close()
+
+    def _reader(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            with self._readers_lock:
+                if self._closed:
+                    raise StorageError("the store is closed")
+                conn = connect(self._path, readonly=True)
+                self._readers.append(conn)
+            self._local.conn = conn
+        return conn
+
+    def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        try:
+            return work(self._reader())
+        except sqlite3.Error as exc:
+            raise describe_error(exc, self._path) from exc
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._write_lock:
+            if self._closed:
+                raise StorageError("the store is closed")
+            try:
+                with transaction(self._writer, self._path) as conn:
+                    yield conn
+            except BaseException:
+                self._project_pks.clear()  # a rolled-back insert may have been cached
+                raise
+
+    def _pk(self, conn: sqlite3.Connection, project_id: str) -> int | None:
+        pk = self._project_pks.get(project_id)
+        if pk is None:
+            row = conn.execute(
+                "SELECT pk FROM projects WHERE project_id = ?", (project_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            pk = self._project_pks[project_id] = int(row[0])
+        return pk
+
+    def _pks(self, conn: sqlite3.Connection, project_ids: Sequence[str]) -> list[int]:
+        pks = (self._pk(conn, project_id) for project_id in project_ids)
+        return [pk for pk in pks if pk is not None]
+
+    def _writable_pk(self, conn: sqlite3.Connection, project_id: str, now: float) -> int:
+        pk = self._pk(conn, project_id)
+        if pk is None:
+            conn.execute(
+                "INSERT INTO projects (project_id, path, name, created_at) VALUES (?, NULL, ?, ?)",
+                (project_id, project_id, now),
+            )
+            pk = self._pk(conn, project_id)
+        assert pk is not None
+        return pk
+
+    # -- projects ---------------------------------------------------------
+
+    def ensure_project(self, project_id: str, path: str | None, name: str) -> Project:
+        known = self._read(
+            lambda c: c.execute(
+                "SELECT path, name FROM projects WHERE project_id = ?", (project_id,)
+            ).fetchone()
+        )
+        if known is None or (path is not None and known[0] != path):
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT INTO projects (project_id, path, name, created_at) "
+                    "VALUES (?, ?, ?, strftime('%s', 'now')) ON CONFLICT (project_id) "
+                    "DO UPDATE SET path = excluded.path, name = excluded.name",
+                    (project_id, path, name),
+                )
+        return self.get_project(project_id)
+
+    def get_project(self, project_id: str) -> Project:
+        row = self._read(
+            lambda c: c.execute(
+                "SELECT project_id, path, name, created_at FROM projects WHERE project_id = ?",
+                (project_id,),
+            ).fetchone()
+        )
+        if row is None:
+            raise NotFound(f"no project has the id {project_id!r}")
+        return Project(*row)
+
+    def list_projects(self) -> list[Project]:
+        rows = self._read(
+            lambda c: c.execute(
+                "SELECT project_id, path, name, created_at FROM projects "
+                "ORDER BY project_id != ?, name COLLATE NOCASE",
+                (GLOBAL_PROJECT_ID,),
+            ).fetchall()
+        )
+        return [Project(*row) for row in rows]
+
+    def active_counts(self, now: float) -> dict[str, int]:
+        def work(conn: sqlite3.Connection) -> dict[str, int]:
+            names = dict(conn.execute("SELECT pk, project_id FROM projects").fetchall())
+            return {names[pk]: n for pk, n in reads.active_counts(conn, now).items()}
+
+        return self._read(work)
+
+    # -- memory writes ----------------------------------------------------
+
+    def add_memory(self, project_id: str, draft: MemoryDraft, actor: str, now: float) -> AddResult:
+        with self._write() as conn:
+            pk = self._writable_pk(conn, project_id, now)
+            return writes.add_memory(
+                conn, project_pk=pk, project_id=project_id, draft=draft, actor=actor, now=now
+            )
+
+    def update_memory(
+        self, memory_id: str, changes: dict[str, Any], actor: str, now: float
+    ) -> tuple[Memory, Memory]:
+        with self._write() as conn:
+            return writes.update_memory(conn, memory_id, changes, actor, now)
+
+    def set_disabled(self, memory_id: str, disabled: bool, actor: str, now: float) -> Memory:
+        with self._write() as conn:
+            return writes.set_disabled(conn, memory_id, disabled, actor, now)
+
+    def mark_reviewed(self, memory_id: str, actor: str, now: float) -> Memory:
+        with self._write() as conn:
+            return writes.mark_reviewed(conn, memory_id, actor, now)
+
+    def purge_expired(self, project_id: str | None, actor: str, now: float) -> list[Memory]:
+        with self._write() as conn:
+            pk = None if project_id is None else self._pk(conn, project_id)
+            if project_id is not None and pk is None:
+                return []
+            return [
+                writes.set_disabled(conn, memory_id, True, actor, now, action=AuditAction.EXPIRED)
+                for memory_id in writes.expired_ids(conn, pk, now)
+            ]
+
+    def reinforce(self, memory_ids: Sequence[str], now: float) -> None:
+        if memory_ids:
+            with self._write() as conn:
+                writes.reinforce(conn, list(memory_ids), now)
+
+    # -- memory reads -----------------------------------------------------
+
+    def get_memory(self, memory_id: str) -> Memory:
+        return self._read(lambda c: writes.load_memory(c, memory_id)[2])
+
+    def list_memories(self, project_id: str, query: ListQuery, now: float) -> list[Memory]:
+        def work(conn: sqlite3.Connection) -> list[Memory]:
+            pk = self._pk(conn, project_id)
+            return [] if pk is None else reads.list_memories(conn, pk, query, now)
+
+        return self._read(work)
+
+    def count_memories(self, project_id: str, query: ListQuery, now: float) -> int:
+        def work(conn: sqlite3.Connection) -> int:
+            pk = self._pk(conn, project_id)
+            return 0 if pk is None else reads.count_memories(conn, pk, query, now)
+
+        return self._read(work)
+
+    def top_memories(self, project_id: str, n: int, now: float) -> list[Memory]:
+        def work(conn: sqlite3.Connection) -> list[Memory]:
+            pk = self._pk(conn, project_id)
+            return [] if pk is None else reads.top_memories(conn, pk, n, now)
+
+        return self._read(work)
+
+    def stale_memories(
+        self, project_id: str, max_importance: int, cutoff: float, now: float
+    ) -> list[Memory]:
+        def work(conn: sqlite3.Connection) -> list[Memory]:
+            pk = self._pk(conn, project_id)
+            if pk is None:
+                return []
+            return reads.stale_memories(conn, pk, max_importance, cutoff, now)
+
+        return self._read(work)
+
+    def search_memories(
+        self, project_ids: Sequence[str], query: ParsedQuery, limit: int, now: float
+    ) -> list[search.MemoryHit]:
+        return self._read(
+            lambda c: search.search_memories(c, self._pks(c, project_ids), query, limit, now)
+        )
+
+    def scope_counts(
+        self, project_id: str, max_importance: int, cutoff: float, now: float
+    ) -> dict[str, int]:
+        def work(conn: sqlite3.Connection) -> dict[str, int]:
+            pk = self._pk(conn, project_id)
+            if pk is None:
+                return dict.fromkeys(("active", "disabled", "expired", "stale", "observations"), 0)
+            return reads.scope_counts(conn, pk, max_importance, cutoff, now)
+
+        return self._read(work)
+
+    # -- observations -----------------------------------------------------
+
+    def add_observation(
+        self, project_id: str, payload: ObservationPayload, actor: str, now: float
+    ) -> Observation:
+        observation = Observation(
+            id=f"obs_{int(now * 1000):011x}{secrets.token_hex(5)}",
+            project_id=project_id,
+            session_id=payload.session_id,
+            kind=payload.kind,
+            title=payload.title,
+            narrative=payload.narrative,
+            created_at=now,
+            source=actor,
+        )
+        with self._write() as conn:
+            pk = self._writable_pk(conn, project_id, now)
+            cursor = conn.execute(
+                "INSERT INTO observations (id, project_pk, session_id, kind, title, narrative, "
+                "created_at, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    observation.id,
+                    pk,
+                    observation.session_id,
+                    observation.kind.value,
+                    observation.title,
+                    observation.narrative,
+                    now,
+                    actor,
+                ),
+            )
+            conn.execute(
+                "INSERT INTO observation_fts (rowid, title, narrative, scope) VALUES (?, ?, ?, ?)",
+                (
+                    cursor.lastrowid,
+                    index_text(observation.title),
+                    index_text(observation.narrative),
+                    scope_token(pk),
+                ),
+            )
+        return observation
+
+    def list_observations(self, project_id: str, limit: int, offset: int) -> list[Observation]:
+        def work(conn: sqlite3.Connection) -> list[Observation]:
+            pk = self._pk(conn, project_id)
+            return [] if pk is None else reads.list_observations(conn, pk, limit, offset)
+
+        return self._read(work)
+
+    def search_observations(
+        self, project_ids: Sequence[str], query: ParsedQuery, limit: int
+    ) -> list[search.ObservationHit]:
+        return self._read(
+            lambda c: search.search_observations(c, self._pks(c, project_ids), query, limit)
+        )
+
+    # -- audit history ----------------------------------------------------
+
+    def memory_history(self, memory_id: str) -> list[AuditEvent]:
+        def work(conn: sqlite3.Connection) -> list[AuditEvent]:
+            events = reads.memory_history(conn, memory_id)
+            if not events:
+                writes.load_memory(conn, memory_id)  # raises NotFound for unknown ids
+            return events
+
+        return self._read(work)
+
+    def project_history(
+        self, project_id: str, limit: int, before_seq: int | None, actor: str | None
+    ) -> list[AuditEvent]:
+        def work(conn: sqlite3.Connection) -> list[AuditEvent]:
+            pk = self._pk(conn, project_id)
+            if pk is None:
+                return []
+            return reads.project_history(conn, pk, limit=limit, before_seq=before_seq, actor=actor)
+
+        return self._read(work)
+
+    def events_after(self, seq: int, limit: int) -> list[AuditEvent]:
+        return self._read(lambda c: reads.events_after(c, seq, limit))
+
+    def last_event_seq(self) -> int:
+        return self._read(
+            lambda c: int(c.execute("SELECT coalesce(max(seq), 0) FROM audit").fetchone()[0])
+        )
+
+
+def open_store(db_path: Path, backup_dir: Path) -> SqliteStore:
+    """Open (creating and migrating as needed) the database at ``db_path``."""
+    return SqliteStore(db_path, backup_dir)
