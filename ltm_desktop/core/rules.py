@@ -125,7 +125,7 @@ def normalize_tag(tag: object) -> str:
     text = _WHITESPACE_RE.sub("-", text)
     if len(text) > MAX_TAG_CHARS:
         raise InvalidInput(
-            f"a tag may have at most {MAX_TAG_CHARS} characters: {text[:50]!r}", "tags"
+            f"each of the tags may have at most {MAX_TAG_CHARS} characters: {text[:50]!r}", "tags"
         )
     return text
 

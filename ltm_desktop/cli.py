@@ -1,0 +1,133 @@
+"""Command-line entry points: ``ltm-desktop [--data-dir DIR] [COMMAND]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from ltm_desktop import __version__
+from ltm_desktop.core.config import render_default_config
+from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ltm-desktop",
+        description="Long-term memory for AI coding agents, curated by a human.",
+    )
+    parser.add_argument("--version", action="version", version=f"ltm-desktop {__version__}")
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help=f"where the database and MEMORY.md files live (default: ${ENV_DATA_DIR} "
+        "or the platform's user data dir)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help=f"settings file (default: ${ENV_CONFIG} or the platform's user config dir)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log more detail")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    status = commands.add_parser("status", help="show where data lives and what it holds")
+    status.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    config = commands.add_parser("config", help="show the config file path and its defaults")
+    config.add_argument("--defaults", action="store_true", help="print a config file with defaults")
+    return parser
+
+
+def _warn(lines: Sequence[str]) -> None:
+    for line in lines:
+        print(f"ltm-desktop: warning: {line}", file=sys.stderr)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from ltm_desktop.app import open_service
+
+    opened = open_service(args.data_dir, args.config)
+    _warn(opened.warnings)
+    service = opened.service
+    try:
+        scopes = []
+        for project, active in service.projects():
+            stats = service.stats(project.project_id)
+            scopes.append(
+                {
+                    "project_id": project.project_id,
+                    "name": project.name,
+                    "path": project.path,
+                    "active": active,
+                    "disabled": stats.disabled,
+                    "expired": stats.expired,
+                    "stale": stats.stale,
+                    "observations": stats.observations,
+                }
+            )
+        report = {
+            "version": __version__,
+            "data_dir": str(service.paths.data_dir),
+            "db_path": service.store.location,
+            "schema_version": service.store.schema_version,
+            "config_path": str(opened.config_path),
+            "purged_expired_at_start": opened.purged_at_start,
+            "scopes": scopes,
+        }
+    finally:
+        service.close()
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(f"ltm-desktop {__version__}")
+    print(f"data dir:  {report['data_dir']}")
+    print(f"database:  {report['db_path']} (schema v{report['schema_version']})")
+    print(f"config:    {report['config_path']}")
+    print(f"{'scope':<24} {'active':>7} {'removed':>8} {'stale':>6} {'obs':>5}  path")
+    for scope in scopes:
+        print(
+            f"{scope['name'][:24]:<24} {scope['active']:>7} {scope['disabled']:>8} "
+            f"{scope['stale']:>6} {scope['observations']:>5}  {scope['path'] or '-'}"
+        )
+    return EXIT_OK
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    from ltm_desktop.core.config import load_settings
+    from ltm_desktop.core.paths import resolve_config_path
+
+    if args.defaults:
+        sys.stdout.write(render_default_config())
+        return EXIT_OK
+    path = resolve_config_path(args.config)
+    _, warnings = load_settings(path)
+    _warn(warnings)
+    state = "exists" if path.exists() else "not present; defaults apply"
+    print(f"{path} ({state})")
+    return EXIT_OK
+
+
+COMMANDS = {"status": cmd_status, "config": cmd_config}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    command = COMMANDS[args.command or "status"]
+    try:
+        return command(args)
+    except LtmError as exc:
+        print(f"ltm-desktop: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,100 @@
+"""Shared factories: a fake clock, fresh services on temporary data dirs, drafts."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ltm_desktop.core.config import Settings
+from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR, DataPaths
+from ltm_desktop.core.records import MemoryDraft
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.store import open_store
+
+START = 1_800_000_000.0  # 2027-01-15, a fixed "now" for tests
+
+
+class FakeClock:
+    """A controllable time source; ``advance`` moves it forward."""
+
+    def __init__(self, start: float = START) -> None:
+        self.now = start
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        with self._lock:
+            self.now += 0.001  # strictly increasing, like a real clock
+            return self.now
+
+    def advance(self, seconds: float = 0, *, days: float = 0) -> None:
+        with self._lock:
+            self.now += seconds + days * 86_400
+
+
+def make_draft(content: str = "Run the tests with make test", **overrides: Any) -> MemoryDraft:
+    return MemoryDraft(content=content, **overrides)
+
+
+ServiceFactory = Callable[..., MemoryService]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test may touch the real data or config directories."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv(ENV_DATA_DIR, str(home / "data"))
+    monkeypatch.setenv(ENV_CONFIG, str(home / "config.toml"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "xdg-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(home / "xdg-runtime"))
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_threads() -> Iterator[None]:
+    before = set(threading.enumerate())
+    yield
+    leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+    for thread in leaked:
+        thread.join(timeout=5)
+    still = [t.name for t in leaked if t.is_alive()]
+    assert not still, f"test left threads running: {still}"
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def make_service(tmp_path: Path, clock: FakeClock) -> Iterator[ServiceFactory]:
+    opened: list[MemoryService] = []
+
+    def factory(
+        data_dir: Path | None = None, settings: Settings | None = None, **kwargs: Any
+    ) -> MemoryService:
+        paths = DataPaths(data_dir or tmp_path / "data")
+        store = open_store(paths.db_path, paths.backup_dir)
+        service = MemoryService(store, paths, settings, clock=kwargs.pop("clock", clock), **kwargs)
+        service.start()
+        opened.append(service)
+        return service
+
+    yield factory
+    for service in opened:
+        service.close()
+
+
+@pytest.fixture
+def service(make_service: ServiceFactory) -> MemoryService:
+    return make_service()
+
+
+@pytest.fixture
+def project(service: MemoryService) -> str:
+    return service.resolve_scope(cwd="/home/dev/src/billing-api", register=True)

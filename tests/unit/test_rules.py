@@ -1,0 +1,144 @@
+"""The memory model's rules: project ids, signatures, similarity, validation."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from ltm_desktop.core import rules
+from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.records import MemoryDraft
+
+
+def sha16(text: str) -> str:
+    return "proj_" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def test_project_id_is_sha256_prefix_of_normalized_path() -> None:
+    assert rules.project_id_for_cwd("/nowhere/repo") == sha16("/nowhere/repo")
+
+
+@pytest.mark.parametrize(
+    "variant", ["/nowhere/repo/", "/nowhere//repo", "/nowhere/./repo", "/nowhere/x/../repo", " /nowhere/repo "]
+)
+def test_project_id_normalizes_equivalent_spellings(variant: str) -> None:
+    assert rules.project_id_for_cwd(variant) == sha16("/nowhere/repo")
+
+
+def test_project_id_resolves_symlinks_of_existing_paths(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    assert rules.project_id_for_cwd(str(link)) == rules.project_id_for_cwd(str(real))
+
+
+def test_windows_paths_are_lower_cased() -> None:
+    upper = rules.project_id_for_cwd(r"C:\Users\Dev\Repo", windows=True)
+    lower = rules.project_id_for_cwd(r"c:\users\dev\repo", windows=True)
+    assert upper == lower == sha16(r"c:\users\dev\repo")
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "\t\n", "relative/path", "./repo", None, 42])
+def test_bad_cwd_is_rejected_with_a_clear_error(bad: object) -> None:
+    with pytest.raises(InvalidInput) as info:
+        rules.project_id_for_cwd(bad)
+    assert info.value.field == "cwd"
+    assert "cwd" in str(info.value)
+
+
+@pytest.mark.parametrize("good", ["global", "proj_0123456789abcdef"])
+def test_project_id_format_accepted(good: str) -> None:
+    assert rules.check_project_id(good) == good
+
+
+@pytest.mark.parametrize("bad", ["", "GLOBAL", "proj_123", "proj_0123456789ABCDEF", "../etc", 5])
+def test_project_id_format_rejected(bad: object) -> None:
+    with pytest.raises(InvalidInput, match="project_id"):
+        rules.check_project_id(bad)
+
+
+def test_signature_ignores_case_and_whitespace() -> None:
+    a = rules.content_signature("  Use   pytest\nfor TESTS ")
+    b = rules.content_signature("use pytest for tests")
+    assert a == b == hashlib.sha256(b"use pytest for tests").hexdigest()
+    assert a != rules.content_signature("use pytest for test")
+
+
+def test_similarity_tokens_are_nfc_lowercase_and_longer_than_two() -> None:
+    decomposed = "Cafe\u0301 is an OK place to sit"
+    tokens = rules.similarity_tokens(decomposed)
+    assert tokens == {"caf\u00e9", "place", "sit"}
+
+
+def test_jaccard() -> None:
+    a = frozenset({"one", "two", "three", "four"})
+    assert rules.jaccard(a, a) == 1.0
+    assert rules.jaccard(a, frozenset({"one", "two", "five", "six"})) == pytest.approx(2 / 6)
+    assert rules.jaccard(frozenset(), frozenset()) == 0.0
+
+
+def test_derived_title_uses_first_line_without_markdown() -> None:
+    assert rules.derive_title("\n\n# Deploy notes\nmore") == "Deploy notes"
+    long = "word " * 40
+    title = rules.derive_title(long)
+    assert len(title) <= rules.DERIVED_TITLE_CHARS
+    assert title.endswith("…")
+
+
+def test_validate_draft_fills_title_and_normalizes_tags() -> None:
+    draft = rules.validate_draft(
+        MemoryDraft("  Deploys run on Fridays  ", tags=["CI", " ci ", "Release Train"])
+    )
+    assert draft.title == "Deploys run on Fridays"
+    assert draft.content == "Deploys run on Fridays"
+    assert draft.tags == ("ci", "release-train")
+
+
+@pytest.mark.parametrize(
+    ("draft", "field"),
+    [
+        (MemoryDraft(""), "content"),
+        (MemoryDraft("   \n"), "content"),
+        (MemoryDraft("x" * (rules.MAX_CONTENT_CHARS + 1)), "content"),
+        (MemoryDraft("bad \ud800 surrogate"), "content"),
+        (MemoryDraft("nul \x00 byte"), "content"),
+        (MemoryDraft("ok", category="opinion"), "category"),
+        (MemoryDraft("ok", importance=11), "importance"),
+        (MemoryDraft("ok", importance=-1), "importance"),
+        (MemoryDraft("ok", importance=True), "importance"),
+        (MemoryDraft("ok", importance="5"), "importance"),  # type: ignore[arg-type]
+        (MemoryDraft("ok", tags="one,two"), "tags"),
+        (MemoryDraft("ok", tags=[1]), "tags"),  # type: ignore[list-item]
+        (MemoryDraft("ok", tags=["x" * 41]), "tags"),
+        (MemoryDraft("ok", tags=[f"t{i}" for i in range(21)]), "tags"),
+        (MemoryDraft("ok", ttl_days=0), "ttl_days"),
+        (MemoryDraft("ok", ttl_days=1.5), "ttl_days"),  # type: ignore[arg-type]
+        (MemoryDraft("ok", title="t" * 201), "title"),
+    ],
+)
+def test_invalid_drafts_name_the_field(draft: MemoryDraft, field: str) -> None:
+    with pytest.raises(InvalidInput) as info:
+        rules.validate_draft(draft)
+    assert info.value.field == field
+    assert field.split("_")[0] in str(info.value)
+
+
+def test_validate_changes_rejects_unknown_and_blank_title() -> None:
+    with pytest.raises(InvalidInput, match="signature"):
+        rules.validate_changes({"signature": "x"})
+    with pytest.raises(InvalidInput, match="title"):
+        rules.validate_changes({"title": "  "})
+    assert rules.validate_changes({"ttl_days": None, "importance": 3}) == {
+        "ttl_days": None,
+        "importance": 3,
+    }
+
+
+def test_actor_is_kept_short_and_printable() -> None:
+    assert rules.check_actor(" claude-code\x07 ") == "claude-code"
+    assert len(rules.check_actor("a" * 500)) == rules.MAX_ACTOR_CHARS
+    with pytest.raises(InvalidInput):
+        rules.check_actor("\x07\x08")
