@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.filelock import FileLock
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, PrecisInfo
 
 TRUNCATION_MARK = "\n…(truncated)"
@@ -91,7 +92,6 @@ class PrecisManager:
         self.budget = budget
         self.top_n = top_n
         self._clock = clock
-        self._written: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def candidates(self, project_id: str) -> list[Memory]:
@@ -118,15 +118,21 @@ class PrecisManager:
         )
 
     def refresh(self, project_ids: Iterable[str]) -> None:
-        """Re-render these scopes and rewrite the files whose text changed."""
-        for project_id in project_ids:
-            info = self.compute(project_id)
-            path = Path(info.path)
-            with self._lock:
-                if self._written.get(project_id) == info.text and path.exists():
-                    continue
-                write_atomically(path, info.text)
-                self._written[project_id] = info.text
+        """Re-render these scopes and rewrite the files whose text changed.
+
+        Rendering and writing happen under a lock shared with other processes
+        on the same data dir, so the file always ends up showing the newest
+        state of the store, whichever process wrote last.
+        """
+        ids = list(project_ids)
+        if not ids:
+            return
+        lock_path = Path(self._path_for(GLOBAL_PROJECT_ID)).parent.parent / ".lock"
+        with self._lock, FileLock(lock_path):
+            for project_id in ids:
+                info = self.compute(project_id)
+                if self.read_file(project_id) != info.text or not Path(info.path).exists():
+                    write_atomically(Path(info.path), info.text)
 
     def refresh_all(self) -> None:
         self.refresh(p.project_id for p in self._store.list_projects())

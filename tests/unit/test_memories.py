@@ -10,10 +10,14 @@ from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock, make_draft
 
 DEPLOY = "Deploy the billing service with ./scripts/deploy.sh --env prod after the smoke tests pass"
-DEPLOY_SIMILAR = "Deploy the billing service with ./scripts/deploy.sh --env prod after the smoke tests succeed"
+DEPLOY_SIMILAR = (
+    "Deploy the billing service with ./scripts/deploy.sh --env prod after the smoke tests succeed"
+)
 
 
-def test_add_returns_a_complete_record(service: MemoryService, project: str, clock: FakeClock) -> None:
+def test_add_returns_a_complete_record(
+    service: MemoryService, project: str, clock: FakeClock
+) -> None:
     result = service.add(
         project,
         make_draft(DEPLOY, category="skill", importance=7, tags=["Deploy"], ttl_days=30),
@@ -23,7 +27,10 @@ def test_add_returns_a_complete_record(service: MemoryService, project: str, clo
     assert result.status is AddStatus.CREATED
     assert memory.id.startswith("mem_")
     assert memory.project_id == project
-    assert memory.title == "Deploy the billing service with ./scripts/deploy.sh --env prod after the smoke…"
+    assert (
+        memory.title
+        == "Deploy the billing service with ./scripts/deploy.sh --env prod after the smoke…"
+    )
     assert memory.category is Category.SKILL
     assert (memory.importance, memory.tags, memory.ttl_days) == (7, ("deploy",), 30)
     assert memory.use_count == 0 and memory.last_used_at is None
@@ -60,7 +67,9 @@ def test_dedup_is_per_project(service: MemoryService, project: str) -> None:
     assert a.memory.id != b.memory.id
 
 
-def test_near_duplicate_supersedes_and_restore_clears_it(service: MemoryService, project: str) -> None:
+def test_near_duplicate_supersedes_and_restore_clears_it(
+    service: MemoryService, project: str
+) -> None:
     old = service.add(project, make_draft(DEPLOY), "agent").memory
     result = service.add(project, make_draft(DEPLOY_SIMILAR), "agent")
     assert result.status is AddStatus.SUPERSEDED
@@ -87,7 +96,9 @@ def test_supersede_picks_the_most_similar(service: MemoryService, project: str) 
 
 def test_dissimilar_content_does_not_supersede(service: MemoryService, project: str) -> None:
     service.add(project, make_draft(DEPLOY), "agent")
-    result = service.add(project, make_draft("The staging database is rebuilt every night at 02:00"), "a")
+    result = service.add(
+        project, make_draft("The staging database is rebuilt every night at 02:00"), "a"
+    )
     assert result.status is AddStatus.CREATED and result.superseded_id is None
 
 
@@ -97,11 +108,19 @@ def test_get_unknown_raises_not_found(service: MemoryService) -> None:
 
 
 def test_update_is_a_partial_merge(service: MemoryService, project: str, clock: FakeClock) -> None:
-    memory = service.add(project, make_draft("Old text about zebras", title="Old text", importance=2, tags=["a"]), "agent").memory
+    memory = service.add(
+        project,
+        make_draft("Old text about zebras", title="Old text", importance=2, tags=["a"]),
+        "agent",
+    ).memory
     clock.advance(5)
     updated = service.update(memory.id, {"importance": 9}, "gui")
     assert updated.importance == 9
-    assert (updated.content, updated.title, updated.tags) == ("Old text about zebras", "Old text", ("a",))
+    assert (updated.content, updated.title, updated.tags) == (
+        "Old text about zebras",
+        "Old text",
+        ("a",),
+    )
     assert updated.updated_at > memory.updated_at
     changed = service.update(memory.id, {"content": "New words entirely"}, "gui")
     assert changed.signature != memory.signature
@@ -153,7 +172,9 @@ def test_soft_delete_frees_the_signature_and_hides_from_search(
     assert again.status is AddStatus.CREATED and again.memory.id != memory.id
 
 
-def test_restore_reindexes_and_refuses_to_shadow_a_twin(service: MemoryService, project: str) -> None:
+def test_restore_reindexes_and_refuses_to_shadow_a_twin(
+    service: MemoryService, project: str
+) -> None:
     memory = service.add(project, make_draft("Restorable fact about redis"), "agent").memory
     service.remove(memory.id, "gui")
     service.restore(memory.id, "gui")
@@ -176,7 +197,9 @@ def test_remove_twice_is_a_clear_error(service: MemoryService, project: str) -> 
         service.remove("mem_unknown", "gui")
 
 
-def test_list_orders_by_importance_then_recency(service: MemoryService, project: str, clock: FakeClock) -> None:
+def test_list_orders_by_importance_then_recency(
+    service: MemoryService, project: str, clock: FakeClock
+) -> None:
     ids = {}
     for name, importance in [("low", 1), ("high-old", 9), ("mid", 5), ("high-new", 9)]:
         draft = make_draft(f"{name} memory text", importance=importance)
@@ -190,7 +213,9 @@ def test_list_pages_counts_and_filters(service: MemoryService, project: str) -> 
     for i in range(25):
         category = "task" if i % 5 == 0 else "knowledge"
         tags = ["even"] if i % 2 == 0 else []
-        service.add(project, make_draft(f"fact number {i} zz{i}", category=category, tags=tags), "a")
+        service.add(
+            project, make_draft(f"fact number {i} zz{i}", category=category, tags=tags), "a"
+        )
     page1 = service.list_memories(project, ListQuery(limit=10, offset=0))
     page3 = service.list_memories(project, ListQuery(limit=10, offset=20))
     assert len(page1) == 10 and len(page3) == 5
@@ -220,7 +245,10 @@ def test_list_rejects_unknown_sort_and_bad_paging(service: MemoryService, projec
 def test_list_can_sort_by_other_columns(service: MemoryService, project: str) -> None:
     for title in ["banana", "Apple", "cherry"]:
         service.add(project, make_draft(f"{title} content", title=title), "agent")
-    titles = [m.title for m in service.list_memories(project, ListQuery(order_by="title", descending=False))]
+    titles = [
+        m.title
+        for m in service.list_memories(project, ListQuery(order_by="title", descending=False))
+    ]
     assert titles == ["Apple", "banana", "cherry"]
 
 

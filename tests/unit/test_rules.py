@@ -21,7 +21,14 @@ def test_project_id_is_sha256_prefix_of_normalized_path() -> None:
 
 
 @pytest.mark.parametrize(
-    "variant", ["/nowhere/repo/", "/nowhere//repo", "/nowhere/./repo", "/nowhere/x/../repo", " /nowhere/repo "]
+    "variant",
+    [
+        "/nowhere/repo/",
+        "/nowhere//repo",
+        "/nowhere/./repo",
+        "/nowhere/x/../repo",
+        " /nowhere/repo ",
+    ],
 )
 def test_project_id_normalizes_equivalent_spellings(variant: str) -> None:
     assert rules.project_id_for_cwd(variant) == sha16("/nowhere/repo")

@@ -1,0 +1,78 @@
+"""The command line: status, config, and bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ltm_desktop import __version__
+from ltm_desktop.cli import main
+
+
+def test_status_reports_paths_and_scopes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--data-dir", str(tmp_path / "d"), "status", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["data_dir"] == str(tmp_path / "d")
+    assert report["db_path"] == str(tmp_path / "d" / "ltm.sqlite")
+    assert report["schema_version"] >= 1
+    assert [s["project_id"] for s in report["scopes"]] == ["global"]
+
+
+def test_data_dir_from_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("LTM_DESKTOP_DATA_DIR", str(tmp_path / "env"))
+    assert main(["status"]) == 0
+    assert str(tmp_path / "env") in capsys.readouterr().out
+    assert (tmp_path / "env" / "ltm.sqlite").exists()
+
+
+def test_corrupt_database_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "ltm.sqlite").write_text("my notes, not a database")
+    assert main(["--data-dir", str(tmp_path), "status"]) == 1
+    err = capsys.readouterr().err
+    assert "not an SQLite database" in err and "Traceback" not in err
+    assert (tmp_path / "ltm.sqlite").read_text() == "my notes, not a database"
+
+
+def test_malformed_config_warns_and_still_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text("[precis]\nbudget_bytes = 'lots'\n")
+    assert main(["--data-dir", str(tmp_path / "d"), "--config", str(config), "status"]) == 0
+    err = capsys.readouterr().err
+    assert str(config) in err and "budget_bytes" in err
+
+
+def test_config_defaults_is_valid_toml(capsys: pytest.CaptureFixture[str]) -> None:
+    import tomllib
+
+    assert main(["config", "--defaults"]) == 0
+    assert tomllib.loads(capsys.readouterr().out)["precis"]["budget_bytes"] == 5120
+
+
+@pytest.mark.parametrize("argv", [["frobnicate"], ["status", "--bogus"], ["--data-dir"]])
+def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_console_script_version(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ltm_desktop", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.strip() == f"ltm-desktop {__version__}"

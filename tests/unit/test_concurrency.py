@@ -1,0 +1,126 @@
+"""Concurrent writers and readers: nothing lost, nothing duplicated, no 'database is locked'."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from ltm_desktop.core.records import AddStatus, ListQuery
+from ltm_desktop.core.service import MemoryService
+from tests.conftest import ServiceFactory, make_draft
+
+
+def unique_text(writer: str, i: int) -> str:
+    return f"{writer} wrote entry{i} mentioning token{writer}{i} and marker{i}x{writer}"
+
+
+def run_threads(*targets: Callable[[], None]) -> list[BaseException]:
+    errors: list[BaseException] = []
+
+    def guard(target: Callable[[], None]) -> None:
+        try:
+            target()
+        except BaseException as exc:  # collected and asserted on by the caller
+            errors.append(exc)
+
+    threads = [threading.Thread(target=guard, args=(t,)) for t in targets]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors
+
+
+def test_two_writer_threads_lose_nothing(service: MemoryService, project: str) -> None:
+    def writer(name: str) -> Callable[[], None]:
+        return lambda: [
+            service.add(project, make_draft(unique_text(name, i)), name) for i in range(200)
+        ]
+
+    assert run_threads(writer("alpha"), writer("beta")) == []
+    memories = service.list_memories(project, ListQuery(limit=1000))
+    assert len(memories) == 400
+    assert len({m.content for m in memories}) == 400
+
+
+def test_racing_identical_adds_deduplicate(service: MemoryService, project: str) -> None:
+    statuses: list[AddStatus] = []
+    lock = threading.Lock()
+
+    def writer() -> None:
+        for i in range(100):
+            result = service.add(project, make_draft(f"shared fact {i} zq{i}w"), "racer")
+            with lock:
+                statuses.append(result.status)
+
+    assert run_threads(writer, writer) == []
+    assert service.count_memories(project) == 100
+    assert statuses.count(AddStatus.CREATED) == 100
+    assert statuses.count(AddStatus.DEDUPLICATED) == 100
+    assert all(m.use_count == 1 for m in service.list_memories(project, ListQuery(limit=200)))
+
+
+def test_readers_run_while_writing(service: MemoryService, project: str) -> None:
+    stop = threading.Event()
+
+    def write() -> None:
+        try:
+            for i in range(150):
+                service.add(project, make_draft(unique_text("w", i)), "w")
+        finally:
+            stop.set()
+
+    def read() -> None:
+        while not stop.is_set():
+            service.search(project, "entry mentioning", limit=10, reinforce=True)
+            service.list_memories(project, ListQuery(limit=50))
+            service.precis(project)
+
+    assert run_threads(write, read, read) == []
+    assert service.count_memories(project) == 150
+
+
+def test_two_stores_on_one_file_write_concurrently(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    first, second = make_service(), make_service()
+    project = first.resolve_scope(cwd="/srv/shared", register=True)
+
+    def writer(service: MemoryService, name: str) -> Callable[[], None]:
+        return lambda: [
+            service.add(project, make_draft(unique_text(name, i)), name) for i in range(150)
+        ]
+
+    assert run_threads(writer(first, "one"), writer(second, "two")) == []
+    assert first.count_memories(project) == second.count_memories(project) == 300
+
+
+WRITER_SCRIPT = """
+import sys
+from ltm_desktop.app import open_service
+opened = open_service(sys.argv[1], sys.argv[1] + "/none.toml")
+service = opened.service
+from ltm_desktop.core.records import MemoryDraft
+for i in range(150):
+    service.add(sys.argv[2], MemoryDraft(f"process wrote entry{i} token{i}p marker{i}q"), "proc")
+service.close()
+"""
+
+
+def test_another_process_writes_the_same_database(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    service = make_service(tmp_path / "shared")
+    project = service.resolve_scope(cwd="/srv/shared", register=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", WRITER_SCRIPT, str(tmp_path / "shared"), project]
+    )
+    for i in range(150):
+        service.add(project, make_draft(unique_text("main", i)), "main")
+    assert child.wait(timeout=120) == 0
+    assert service.count_memories(project) == 300
+    sources = {m.source for m in service.list_memories(project, ListQuery(limit=500))}
+    assert sources == {"main", "proc"}

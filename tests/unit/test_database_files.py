@@ -1,0 +1,107 @@
+"""Schema versioning, backups, and refusing files that are not ours to touch."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ltm_desktop.core.errors import DatabaseTooNew, NotADatabase, StorageError
+from ltm_desktop.store import SqliteStore
+from ltm_desktop.store.migrations import MIGRATIONS, Migration, latest_version
+
+
+def open_at(tmp_path: Path, migrations: tuple[Migration, ...] = MIGRATIONS) -> SqliteStore:
+    return SqliteStore(tmp_path / "ltm.sqlite", tmp_path / "backups", migrations)
+
+
+def test_new_database_is_at_latest_version_in_wal_mode(tmp_path: Path) -> None:
+    store = open_at(tmp_path)
+    store.close()
+    conn = sqlite3.connect(tmp_path / "ltm.sqlite")
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == latest_version()
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        names = [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY version")]
+        assert names == [m.name for m in MIGRATIONS]
+    finally:
+        conn.close()
+    assert not (tmp_path / "backups").exists()  # nothing to back up on a fresh file
+
+
+def test_migration_backs_up_first_and_runs_in_order(tmp_path: Path) -> None:
+    open_at(tmp_path).close()
+    v2 = Migration(2, "add a note column", ("ALTER TABLE memories ADD COLUMN note TEXT",))
+    store = open_at(tmp_path, (*MIGRATIONS, v2))
+    try:
+        assert store.schema_version == 2
+        assert store.migration_backup is not None and store.migration_backup.exists()
+    finally:
+        store.close()
+    backup = sqlite3.connect(store.migration_backup)  # type: ignore[arg-type]
+    try:
+        assert backup.execute("PRAGMA user_version").fetchone()[0] == 1
+    finally:
+        backup.close()
+
+
+def test_failing_migration_rolls_back(tmp_path: Path) -> None:
+    open_at(tmp_path).close()
+    bad = Migration(2, "broken", ("CREATE TABLE extra (x)", "THIS IS NOT SQL"))
+    with pytest.raises(StorageError, match="migration 2"):
+        open_at(tmp_path, (*MIGRATIONS, bad))
+    conn = sqlite3.connect(tmp_path / "ltm.sqlite")
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        assert "extra" not in tables
+    finally:
+        conn.close()
+
+
+def test_newer_database_is_refused_and_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "ltm.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE future (x)")
+    conn.execute("PRAGMA user_version = 99")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(DatabaseTooNew, match="newer ltm-desktop"):
+        open_at(tmp_path)
+    assert path.read_bytes() == before
+    assert not (tmp_path / "ltm.sqlite-wal").exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"this is a text file, not a database\n",
+        b"\x00\xff" * 600,
+        b"SQLite format 3\x00" + b"\x07" * 4000,
+    ],
+)
+def test_foreign_or_corrupt_files_are_reported_and_never_overwritten(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "ltm.sqlite"
+    path.write_bytes(content)
+    with pytest.raises(NotADatabase) as info:
+        open_at(tmp_path)
+    assert str(path) in str(info.value)
+    assert path.read_bytes() == content
+
+
+def test_directory_in_place_of_database(tmp_path: Path) -> None:
+    (tmp_path / "ltm.sqlite").mkdir()
+    with pytest.raises(NotADatabase, match="directory"):
+        open_at(tmp_path)
+
+
+def test_closed_store_refuses_work(tmp_path: Path) -> None:
+    store = open_at(tmp_path)
+    store.close()
+    store.close()  # idempotent
+    with pytest.raises(StorageError, match="closed"):
+        store.list_projects()

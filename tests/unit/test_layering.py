@@ -1,0 +1,78 @@
+"""The architecture, enforced: who may import what."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "ltm_desktop"
+
+# package -> top-level modules it must never import (directly).
+FORBIDDEN = {
+    "core": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.api", "ltm_desktop.gui", "ltm_desktop.app", "ltm_desktop.cli"},
+    "store": {"PySide6", "shiboken6", "ltm_desktop.api", "ltm_desktop.gui", "ltm_desktop.app", "ltm_desktop.cli"},
+    "api": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
+    "gui": {"sqlite3", "ltm_desktop.store"},
+}  # fmt: skip
+ONLY_IN = {"sqlite3": "store", "PySide6": "gui", "shiboken6": "gui"}
+
+
+def imported_names(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def violates(name: str, forbidden: set[str]) -> bool:
+    return any(name == f or name.startswith(f + ".") for f in forbidden)
+
+
+def python_files(package: str | None = None) -> list[Path]:
+    root = PACKAGE / package if package else PACKAGE
+    return sorted(root.rglob("*.py"))
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_package_imports_respect_layers(package: str) -> None:
+    problems = [
+        f"{path.relative_to(PACKAGE.parent)} imports {name}"
+        for path in python_files(package)
+        for name in sorted(imported_names(path))
+        if violates(name, FORBIDDEN[package])
+    ]
+    assert problems == []
+
+
+def test_sqlite_and_qt_live_in_one_package_each() -> None:
+    problems = []
+    for path in python_files():
+        parts = path.relative_to(PACKAGE).parts
+        home = parts[0] if len(parts) > 1 else None
+        for name in imported_names(path):
+            top = name.split(".")[0]
+            if top in ONLY_IN and home != ONLY_IN[top]:
+                problems.append(f"{path.relative_to(PACKAGE.parent)} imports {top}")
+    assert problems == []
+
+
+def test_the_checker_catches_a_violation(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sqlite3\nfrom PySide6.QtCore import QObject\n")
+    assert {"sqlite3", "PySide6.QtCore"} <= imported_names(bad)
+    assert violates("PySide6.QtCore", FORBIDDEN["core"])
+
+
+def test_modules_stay_small() -> None:
+    too_long = [
+        f"{path.relative_to(PACKAGE.parent)}: {n} lines"
+        for path in python_files()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 450
+    ]
+    assert too_long == []

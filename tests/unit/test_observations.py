@@ -1,0 +1,100 @@
+"""Observations from agent lifecycle events, payload limits, and recall."""
+
+from __future__ import annotations
+
+import pytest
+
+from ltm_desktop.core import observations as obs
+from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.records import ObservationKind
+from ltm_desktop.core.service import MemoryService
+from tests.conftest import make_draft
+
+
+def test_agent_end_payload_limits_and_placeholders() -> None:
+    payload = obs.build_observation(
+        "agent_end", "s1", user_text="u" * 900, assistant_text="a" * 9000
+    )
+    user_part, assistant_part = payload.narrative.split("\n\nAssistant: ")
+    assert len(user_part.removeprefix("User: ")) == obs.USER_TEXT_LIMIT
+    assert len(assistant_part) == obs.ASSISTANT_TEXT_LIMIT
+    assert len(payload.title) <= obs.TITLE_LIMIT
+    empty = obs.build_observation("agent_end", "s1")
+    assert empty.narrative == "User: (empty)\n\nAssistant: (empty)"
+    assert empty.title == "(empty)"
+
+
+def test_pre_compact_payload_limits() -> None:
+    body = "line of transcript\n" * 1000
+    payload = obs.build_observation("pre_compact", "s2", messages_text=body)
+    assert payload.kind is ObservationKind.PRE_COMPACT
+    assert len(payload.narrative) == obs.PRE_COMPACT_LIMIT
+    assert payload.narrative.endswith("…")
+    assert payload.title.startswith("Before compaction: line of transcript")
+    assert len(payload.title) <= obs.TITLE_LIMIT
+    assert obs.build_observation("pre_compact", "s2", messages_text="  ").narrative == "(empty)"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"kind": "session_start", "session_id": "s"}, "kind"),
+        ({"kind": "agent_end", "session_id": ""}, "session_id"),
+        ({"kind": "agent_end", "session_id": "x" * 201}, "session_id"),
+        ({"kind": "agent_end", "session_id": "s", "user_text": 5}, "user_text"),
+        ({"kind": "agent_end", "session_id": "s", "messages_text": "x"}, "messages_text"),
+        ({"kind": "pre_compact", "session_id": "s", "user_text": "x"}, "user_text"),
+        ({"kind": "pre_compact", "session_id": "s", "messages_text": "\ud800"}, "messages_text"),
+    ],
+)
+def test_bad_observation_input(kwargs: dict[str, object], field: str) -> None:
+    kind, session = kwargs.pop("kind"), kwargs.pop("session_id")
+    with pytest.raises(InvalidInput) as info:
+        obs.build_observation(kind, session, **kwargs)
+    assert info.value.field == field
+
+
+def test_observe_stores_and_lists_newest_first(service: MemoryService, project: str) -> None:
+    first = service.observe(
+        project, "agent_end", "sess-1", "claude-code", user_text="fix the login bug"
+    )
+    second = service.observe(
+        project, "pre_compact", "sess-1", "claude-code", messages_text="we fixed it"
+    )
+    listed = service.observations(project)
+    assert [o.id for o in listed] == [second.id, first.id]
+    assert listed[1].source == "claude-code" and listed[1].session_id == "sess-1"
+
+
+def test_recall_merges_memories_and_observations(service: MemoryService, project: str) -> None:
+    memory = service.add(project, make_draft("The flaky checkout test needs a retry"), "a").memory
+    observation = service.observe(
+        project,
+        "agent_end",
+        "s",
+        "a",
+        user_text="why is checkout flaky?",
+        assistant_text="The checkout test races the payment mock.",
+    )
+    hits = service.recall(project, "checkout flaky")
+    assert {h.kind for h in hits} == {"memory", "observation"}
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    only_obs = service.recall(project, "checkout", kinds=["observation"])
+    assert [h.observation.id for h in only_obs if h.observation] == [observation.id]
+    assert all(h.memory is None for h in only_obs)
+    only_mem = service.recall(project, "checkout", kinds=["memory"], limit=1)
+    assert len(only_mem) == 1 and only_mem[0].memory is not None
+    assert only_mem[0].memory.id == memory.id
+    assert service.get(memory.id).use_count >= 1  # recall reinforces its memory hits
+
+
+@pytest.mark.parametrize("kinds", [[], ["memories"], "memory", [1]])
+def test_recall_rejects_bad_kinds(service: MemoryService, project: str, kinds: object) -> None:
+    with pytest.raises(InvalidInput, match="kind"):
+        service.recall(project, "x", kinds=kinds)  # type: ignore[arg-type]
+
+
+def test_observations_are_scoped(service: MemoryService, project: str) -> None:
+    other = service.resolve_scope(cwd="/elsewhere", register=True)
+    service.observe(other, "agent_end", "s", "a", user_text="secret elsewhere topic")
+    assert service.recall(project, "elsewhere topic") == []

@@ -1,0 +1,140 @@
+"""MEMORY.md: rendering, budget truncation, atomic regeneration, prompt section."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ltm_desktop.core.config import Settings
+from ltm_desktop.core.precis import TRUNCATION_MARK, prompt_section, render_precis
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory
+from ltm_desktop.core.service import MemoryService
+from tests.conftest import ServiceFactory, make_draft
+
+
+def memory(i: int, title: str = "", content: str = "", importance: int = 5) -> Memory:
+    return Memory(
+        id=f"m{i}", project_id="global", title=title or f"T{i}", content=content or f"C{i}",
+        category=Category.KNOWLEDGE, importance=importance, tags=(), signature="", created_at=0,
+        updated_at=float(i), last_used_at=None, use_count=0, ttl_days=None, disabled=False,
+        source="t", superseded_by=None,
+    )  # fmt: skip
+
+
+def test_render_format() -> None:
+    rendered = render_precis([memory(1, "One", "first"), memory(2, "Two", "second")], 5120)
+    assert rendered.text == "## One\n\nfirst\n\n## Two\n\nsecond"
+    assert not rendered.truncated
+    assert rendered.memory_ids == ("m1", "m2")
+    assert render_precis([], 5120).text == ""
+
+
+def test_truncation_marks_the_cut_and_lists_partial_blocks() -> None:
+    blocks = [memory(i, f"Title {i}", "x" * 100) for i in range(10)]
+    rendered = render_precis(blocks, 300)
+    assert rendered.truncated
+    assert rendered.text.endswith(TRUNCATION_MARK)
+    assert len(rendered.text.encode()) <= 300
+    assert rendered.memory_ids == ("m0", "m1", "m2")  # the third block is cut part-way
+
+
+def test_truncation_cuts_at_a_character_boundary() -> None:
+    rendered = render_precis([memory(1, "表", "数据库" * 200)], 256)
+    raw = rendered.text.encode("utf-8")
+    assert len(raw) <= 256
+    raw.decode("utf-8")  # strict: must not raise
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.text(min_size=1, max_size=40), st.text(min_size=1, max_size=400)), max_size=12
+    ),
+    st.integers(min_value=len(TRUNCATION_MARK.encode()), max_value=3000),
+)
+def test_property_never_over_budget_and_always_utf8(
+    pairs: list[tuple[str, str]], budget: int
+) -> None:
+    memories = [memory(i, t, c) for i, (t, c) in enumerate(pairs)]
+    rendered = render_precis(memories, budget)
+    raw = rendered.text.encode("utf-8", errors="strict")
+    assert len(raw) <= budget
+    full = "\n\n".join(f"## {t}\n\n{c}" for t, c in pairs)
+    if len(full.encode("utf-8", errors="surrogatepass")) <= budget:
+        assert rendered.text == full and not rendered.truncated
+    else:
+        assert rendered.truncated and rendered.text.endswith(TRUNCATION_MARK)
+    assert list(rendered.memory_ids) == [m.id for m in memories[: len(rendered.memory_ids)]]
+
+
+def test_precis_follows_every_write(service: MemoryService, project: str) -> None:
+    path = Path(service.precis(project).path)
+    assert path.name == "MEMORY.md"
+    memory = service.add(
+        project, make_draft("Always run migrations first", title="Migrations"), "a"
+    ).memory
+    assert "## Migrations\n\nAlways run migrations first" in path.read_text()
+    service.update(memory.id, {"title": "DB migrations"}, "gui")
+    assert path.read_text().startswith("## DB migrations")
+    service.remove(memory.id, "gui")
+    assert path.read_text() == ""
+    assert not [p for p in path.parent.iterdir() if p.name != "MEMORY.md"]  # no temp files left
+
+
+def test_precis_ranks_project_and_global_together(service: MemoryService, project: str) -> None:
+    service.add(project, make_draft("project detail", title="P", importance=4), "a")
+    service.add(GLOBAL_PROJECT_ID, make_draft("user likes tabs", title="G", importance=9), "a")
+    info = service.precis(project)
+    assert info.text.startswith("## G") and "## P" in info.text
+    assert Path(service.precis(GLOBAL_PROJECT_ID).path).read_text() == "## G\n\nuser likes tabs"
+    # a global write refreshes every project's file
+    assert Path(info.path).read_text() == info.text
+
+
+def test_precis_reports_budget_and_ids(make_service: ServiceFactory) -> None:
+    service = make_service(settings=Settings(precis_budget_bytes=400, precis_top_n=5))
+    project = service.resolve_scope(cwd="/srv/app", register=True)
+    ids = [
+        service.add(
+            project, make_draft(f"{'word' * 30} number{i}", importance=9 - i), "a"
+        ).memory.id
+        for i in range(8)
+    ]
+    info = service.precis(project)
+    assert info.budget == 400 and info.truncated
+    assert info.bytes == len(info.text.encode()) <= 400
+    assert info.candidate_ids == tuple(ids[:5])
+    assert info.memory_ids == tuple(ids[: len(info.memory_ids)]) and len(info.memory_ids) < 5
+
+
+def test_missing_precis_reads_empty_and_startup_regenerates(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    service = make_service()
+    project = service.resolve_scope(cwd="/srv/app", register=True)
+    assert service.precis_manager.read_file("proj_ffffffffffffffff") == ""
+    service.add(project, make_draft("kept in the store"), "a")
+    path = Path(service.precis(project).path)
+    service.close()
+    path.unlink()
+    path.with_name("MEMORY.md").parent.joinpath("junk").write_text("x")
+    reopened = make_service()
+    assert reopened.precis_manager.read_file(project) == "## kept in the store\n\nkept in the store"
+
+
+def test_prompt_section(service: MemoryService, project: str) -> None:
+    assert service.prompt_section(project) == ""
+    service.add(project, make_draft("Use uv to install", title="Tooling"), "a")
+    section = service.prompt_section(project)
+    assert section.startswith("## Long-Term Memory\n\n")
+    assert "search" in section.lower()
+    assert section.endswith("## Tooling\n\nUse uv to install")
+    assert prompt_section("", "nudge") == ""
+
+
+def test_budget_too_small_is_refused() -> None:
+    with pytest.raises(ValueError, match="budget"):
+        render_precis([memory(1)], 3)
