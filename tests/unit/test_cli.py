@@ -39,7 +39,8 @@ def test_corrupt_database_is_a_clear_error(
     (tmp_path / "ltm.sqlite").write_text("my notes, not a database")
     assert main(["--data-dir", str(tmp_path), "status"]) == 1
     err = capsys.readouterr().err
-    assert "not an SQLite database" in err and "Traceback" not in err
+    assert "not an SQLite database" in err
+    assert "Traceback" not in err
     assert (tmp_path / "ltm.sqlite").read_text() == "my notes, not a database"
 
 
@@ -50,7 +51,8 @@ def test_malformed_config_warns_and_still_runs(
     config.write_text("[precis]\nbudget_bytes = 'lots'\n")
     assert main(["--data-dir", str(tmp_path / "d"), "--config", str(config), "status"]) == 0
     err = capsys.readouterr().err
-    assert str(config) in err and "budget_bytes" in err
+    assert str(config) in err
+    assert "budget_bytes" in err
 
 
 def test_config_defaults_is_valid_toml(capsys: pytest.CaptureFixture[str]) -> None:

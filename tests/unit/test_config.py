@@ -40,7 +40,8 @@ def test_valid_file_overrides(tmp_path: Path) -> None:
 
 def test_default_config_round_trips() -> None:
     settings, warnings = load_settings_from_text(render_default_config())
-    assert warnings == [] and settings == Settings()
+    assert warnings == []
+    assert settings == Settings()
 
 
 def load_settings_from_text(text: str) -> tuple[Settings, list[str]]:
@@ -68,7 +69,8 @@ def test_bad_keys_warn_with_file_and_key_and_fall_back(
     path = write(tmp_path, text + "[stale]\nage_days = 7\n")
     settings, warnings = load_settings(path)
     assert len(warnings) == 1
-    assert str(path) in warnings[0] and expected in warnings[0]
+    assert str(path) in warnings[0]
+    assert expected in warnings[0]
     assert settings.precis_budget_bytes == 5120
     assert settings.stale_age_days == 7  # the good key still applies
 
@@ -82,12 +84,15 @@ def test_unparseable_file_means_defaults(
     path = write(tmp_path, content)
     settings, warnings = load_settings(path)
     assert settings == Settings()
-    assert len(warnings) == 1 and str(path) in warnings[0] and expected in warnings[0]
+    assert len(warnings) == 1
+    assert str(path) in warnings[0]
+    assert expected in warnings[0]
 
 
 def test_config_path_that_is_a_directory(tmp_path: Path) -> None:
     settings, warnings = load_settings(tmp_path)
-    assert settings == Settings() and "cannot be read" in warnings[0]
+    assert settings == Settings()
+    assert "cannot be read" in warnings[0]
 
 
 def test_data_dir_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -36,7 +36,8 @@ def test_migration_backs_up_first_and_runs_in_order(tmp_path: Path) -> None:
     store = open_at(tmp_path, (*MIGRATIONS, v2))
     try:
         assert store.schema_version == 2
-        assert store.migration_backup is not None and store.migration_backup.exists()
+        assert store.migration_backup is not None
+        assert store.migration_backup.exists()
     finally:
         store.close()
     backup = sqlite3.connect(store.migration_backup)  # type: ignore[arg-type]

@@ -128,11 +128,14 @@ def test_every_change_is_audited_with_actor(service: MemoryService, project: str
         ("restored", "gui"),
     ]
     created, _, updated, removed, _ = events
-    assert created.before is None and created.after is not None
-    assert created.after["content"] == "audited text" and created.after["importance"] == 3
+    assert created.before is None
+    assert created.after is not None
+    assert created.after["content"] == "audited text"
+    assert created.after["importance"] == 3
     assert updated.before == {"importance": 3, "tags": []}
     assert updated.after == {"importance": 8, "tags": ["x"]}
-    assert removed.before == {"disabled": False} and removed.after == {"disabled": True}
+    assert removed.before == {"disabled": False}
+    assert removed.after == {"disabled": True}
     assert all(e.at > 0 for e in events)
     assert [e.seq for e in events] == sorted(e.seq for e in events)
 
@@ -147,7 +150,8 @@ def test_supersede_is_audited_on_both_memories(service: MemoryService, project: 
     assert service.history(old.id)[-1].action is AuditAction.SUPERSEDED
     assert service.history(old.id)[-1].after == {"disabled": True, "superseded_by": new.memory.id}
     created = service.history(new.memory.id)[0]
-    assert created.after is not None and created.after["supersedes"] == old.id
+    assert created.after is not None
+    assert created.after["supersedes"] == old.id
 
 
 def test_project_history_newest_first_and_filterable(service: MemoryService, project: str) -> None:

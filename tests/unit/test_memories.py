@@ -33,9 +33,11 @@ def test_add_returns_a_complete_record(
     )
     assert memory.category is Category.SKILL
     assert (memory.importance, memory.tags, memory.ttl_days) == (7, ("deploy",), 30)
-    assert memory.use_count == 0 and memory.last_used_at is None
+    assert memory.use_count == 0
+    assert memory.last_used_at is None
     assert memory.source == "claude-code"
-    assert not memory.disabled and memory.superseded_by is None
+    assert not memory.disabled
+    assert memory.superseded_by is None
     assert memory.created_at == memory.updated_at <= clock.now
     assert service.get(memory.id) == memory
 
@@ -75,11 +77,13 @@ def test_near_duplicate_supersedes_and_restore_clears_it(
     assert result.status is AddStatus.SUPERSEDED
     assert result.superseded_id == old.id
     replaced = service.get(old.id)
-    assert replaced.disabled and replaced.superseded_by == result.memory.id
+    assert replaced.disabled
+    assert replaced.superseded_by == result.memory.id
     assert [m.id for m in service.list_memories(project)] == [result.memory.id]
 
     restored = service.restore(old.id, "gui")
-    assert not restored.disabled and restored.superseded_by is None
+    assert not restored.disabled
+    assert restored.superseded_by is None
     assert {m.id for m in service.list_memories(project)} == {old.id, result.memory.id}
 
 
@@ -99,7 +103,8 @@ def test_dissimilar_content_does_not_supersede(service: MemoryService, project: 
     result = service.add(
         project, make_draft("The staging database is rebuilt every night at 02:00"), "a"
     )
-    assert result.status is AddStatus.CREATED and result.superseded_id is None
+    assert result.status is AddStatus.CREATED
+    assert result.superseded_id is None
 
 
 def test_get_unknown_raises_not_found(service: MemoryService) -> None:
@@ -164,12 +169,14 @@ def test_soft_delete_frees_the_signature_and_hides_from_search(
 ) -> None:
     memory = service.add(project, make_draft("Ephemeral fact about kafka"), "agent").memory
     removed = service.remove(memory.id, "gui")
-    assert removed.disabled and removed.disabled_at is not None
+    assert removed.disabled
+    assert removed.disabled_at is not None
     assert service.get(memory.id).disabled  # still readable for auditing
     assert service.search(project, "kafka") == []
     assert service.list_memories(project) == []
     again = service.add(project, make_draft("Ephemeral fact about kafka"), "agent")
-    assert again.status is AddStatus.CREATED and again.memory.id != memory.id
+    assert again.status is AddStatus.CREATED
+    assert again.memory.id != memory.id
 
 
 def test_restore_reindexes_and_refuses_to_shadow_a_twin(
@@ -218,7 +225,8 @@ def test_list_pages_counts_and_filters(service: MemoryService, project: str) -> 
         )
     page1 = service.list_memories(project, ListQuery(limit=10, offset=0))
     page3 = service.list_memories(project, ListQuery(limit=10, offset=20))
-    assert len(page1) == 10 and len(page3) == 5
+    assert len(page1) == 10
+    assert len(page3) == 5
     assert not {m.id for m in page1} & {m.id for m in page3}
     assert service.count_memories(project) == 25
     tasks = ListQuery(category="task")

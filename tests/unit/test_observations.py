@@ -63,7 +63,8 @@ def test_observe_stores_and_lists_newest_first(service: MemoryService, project: 
     )
     listed = service.observations(project)
     assert [o.id for o in listed] == [second.id, first.id]
-    assert listed[1].source == "claude-code" and listed[1].session_id == "sess-1"
+    assert listed[1].source == "claude-code"
+    assert listed[1].session_id == "sess-1"
 
 
 def test_recall_merges_memories_and_observations(service: MemoryService, project: str) -> None:
@@ -83,7 +84,8 @@ def test_recall_merges_memories_and_observations(service: MemoryService, project
     assert [h.observation.id for h in only_obs if h.observation] == [observation.id]
     assert all(h.memory is None for h in only_obs)
     only_mem = service.recall(project, "checkout", kinds=["memory"], limit=1)
-    assert len(only_mem) == 1 and only_mem[0].memory is not None
+    assert len(only_mem) == 1
+    assert only_mem[0].memory is not None
     assert only_mem[0].memory.id == memory.id
     assert service.get(memory.id).use_count >= 1  # recall reinforces its memory hits
 

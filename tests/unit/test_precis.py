@@ -64,9 +64,11 @@ def test_property_never_over_budget_and_always_utf8(
     assert len(raw) <= budget
     full = "\n\n".join(f"## {t}\n\n{c}" for t, c in pairs)
     if len(full.encode("utf-8", errors="surrogatepass")) <= budget:
-        assert rendered.text == full and not rendered.truncated
+        assert rendered.text == full
+        assert not rendered.truncated
     else:
-        assert rendered.truncated and rendered.text.endswith(TRUNCATION_MARK)
+        assert rendered.truncated
+        assert rendered.text.endswith(TRUNCATION_MARK)
     assert list(rendered.memory_ids) == [m.id for m in memories[: len(rendered.memory_ids)]]
 
 
@@ -88,7 +90,8 @@ def test_precis_ranks_project_and_global_together(service: MemoryService, projec
     service.add(project, make_draft("project detail", title="P", importance=4), "a")
     service.add(GLOBAL_PROJECT_ID, make_draft("user likes tabs", title="G", importance=9), "a")
     info = service.precis(project)
-    assert info.text.startswith("## G") and "## P" in info.text
+    assert info.text.startswith("## G")
+    assert "## P" in info.text
     assert Path(service.precis(GLOBAL_PROJECT_ID).path).read_text() == "## G\n\nuser likes tabs"
     # a global write refreshes every project's file
     assert Path(info.path).read_text() == info.text
@@ -104,10 +107,12 @@ def test_precis_reports_budget_and_ids(make_service: ServiceFactory) -> None:
         for i in range(8)
     ]
     info = service.precis(project)
-    assert info.budget == 400 and info.truncated
+    assert info.budget == 400
+    assert info.truncated
     assert info.bytes == len(info.text.encode()) <= 400
     assert info.candidate_ids == tuple(ids[:5])
-    assert info.memory_ids == tuple(ids[: len(info.memory_ids)]) and len(info.memory_ids) < 5
+    assert info.memory_ids == tuple(ids[: len(info.memory_ids)])
+    assert len(info.memory_ids) < 5
 
 
 def test_missing_precis_reads_empty_and_startup_regenerates(

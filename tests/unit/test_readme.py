@@ -19,8 +19,10 @@ def test_readme_opens_with_two_commands() -> None:
     commands = readme_commands()
     assert len(commands) == 2
     run, test = commands
-    assert "pip install" in run and "ltm-desktop" in run
-    assert "pip install" in test and "pytest" in test
+    assert "pip install" in run
+    assert "ltm-desktop" in run
+    assert "pip install" in test
+    assert "pytest" in test
 
 
 def test_ci_runs_the_readme_test_command_verbatim() -> None:
