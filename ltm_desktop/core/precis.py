@@ -76,6 +76,32 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
+@dataclass(frozen=True, slots=True)
+class _Window:
+    """The top-N a scope's precis was last rendered from."""
+
+    ids: frozenset[str]
+    last_key: tuple[int, float] | None  # precis_order of the N-th memory; None if fewer
+
+    @classmethod
+    def of(cls, candidates: Sequence[Memory], top_n: int) -> _Window:
+        full = len(candidates) >= top_n
+        return cls(
+            frozenset(m.id for m in candidates), precis_order(candidates[-1]) if full else None
+        )
+
+    def touched_by(self, changed: Sequence[Memory]) -> bool:
+        """Could these changed memories alter the top-N?"""
+        for memory in changed:
+            if memory.id in self.ids:
+                return True
+            if not memory.disabled and (
+                self.last_key is None or precis_order(memory) < self.last_key
+            ):
+                return True
+        return False
+
+
 class PrecisManager:
     """Renders each scope's precis and keeps its MEMORY.md file in step with the store."""
 
@@ -93,6 +119,8 @@ class PrecisManager:
         self.top_n = top_n
         self._clock = clock
         self._lock = threading.Lock()
+        self._windows: dict[str, _Window] = {}
+        self._seen_version: int | None = None
 
     def candidates(self, project_id: str) -> list[Memory]:
         """The top-N memories of the scope plus global, in list order."""
@@ -105,6 +133,7 @@ class PrecisManager:
 
     def compute(self, project_id: str) -> PrecisInfo:
         candidates = self.candidates(project_id)
+        self._windows[project_id] = _Window.of(candidates, self.top_n)
         rendered = render_precis(candidates, self.budget)
         return PrecisInfo(
             project_id=project_id,
@@ -117,8 +146,12 @@ class PrecisManager:
             candidate_ids=tuple(m.id for m in candidates),
         )
 
-    def refresh(self, project_ids: Iterable[str]) -> None:
+    def refresh(self, project_ids: Iterable[str], changed: Sequence[Memory] | None = None) -> None:
         """Re-render these scopes and rewrite the files whose text changed.
+
+        Args:
+            changed: the memories a write just touched; a scope is skipped when none
+                of them is, or could enter, its current top-N (None: always render).
 
         Rendering and writing happen under a lock shared with other processes
         on the same data dir, so the file always ends up showing the newest
@@ -128,11 +161,22 @@ class PrecisManager:
         if not ids:
             return
         lock_path = Path(self._path_for(GLOBAL_PROJECT_ID)).parent.parent / ".lock"
-        with self._lock, FileLock(lock_path):
-            for project_id in ids:
-                info = self.compute(project_id)
-                if self.read_file(project_id) != info.text or not Path(info.path).exists():
-                    write_atomically(Path(info.path), info.text)
+        with self._lock:
+            version = self._store.data_version()
+            if version != self._seen_version:  # another process wrote: forget what we knew
+                self._windows.clear()
+                self._seen_version = version
+            if changed is not None:
+                ids = [
+                    i for i in ids if i not in self._windows or self._windows[i].touched_by(changed)
+                ]
+            if not ids:
+                return
+            with FileLock(lock_path):
+                for project_id in ids:
+                    info = self.compute(project_id)
+                    if self.read_file(project_id) != info.text or not Path(info.path).exists():
+                        write_atomically(Path(info.path), info.text)
 
     def refresh_all(self) -> None:
         self.refresh(p.project_id for p in self._store.list_projects())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ltm_desktop.core import rules
@@ -149,13 +149,12 @@ class MemoryService:
 
     # -- writes -----------------------------------------------------------
 
-    def _after_write(self, project_ids: Iterable[str]) -> None:
+    def _after_write(self, changed: Sequence[Memory]) -> None:
         """Bring the affected precis files up to date (call with the write lock held)."""
-        affected = set(project_ids)
+        affected = {m.project_id for m in changed}
         if GLOBAL_PROJECT_ID in affected:
-            self.precis_manager.refresh_all()
-        else:
-            self.precis_manager.refresh(sorted(affected))
+            affected = {p.project_id for p in self.store.list_projects()}
+        self.precis_manager.refresh(sorted(affected), changed)
 
     def _event(self, memory: Memory, action: str, actor: str) -> ChangeEvent:
         return ChangeEvent(memory.id, memory.project_id, action, actor, self.now())
@@ -166,14 +165,30 @@ class MemoryService:
         draft = rules.validate_draft(draft)
         with self._write_lock:
             result = self.store.add_memory(project_id, draft, actor, self.now())
-            events = [self._event(result.memory, result.status.value, actor)]
+            changed = [result.memory]
             if result.superseded_id:
-                events.append(
-                    ChangeEvent(result.superseded_id, project_id, "superseded", actor, self.now())
-                )
-            self._after_write([project_id])
+                changed.append(self.store.get_memory(result.superseded_id))
+            events = [self._event(result.memory, result.status.value, actor)]
+            events += [self._event(m, "superseded", actor) for m in changed[1:]]
+            self._after_write(changed)
         self.events.publish(events)
         return result
+
+    def import_memories(
+        self, project_id: str, drafts: Sequence[MemoryDraft], actor: str
+    ) -> list[Memory]:
+        """Bulk insert in one transaction (audited as ``imported``); texts already present are
+        skipped and no near-duplicate is superseded. Every draft is validated first, so a bad
+        one imports nothing."""
+        actor = rules.check_actor(actor)
+        project_id = rules.check_project_id(project_id)
+        clean = [rules.validate_draft(draft) for draft in drafts]
+        with self._write_lock:
+            imported = self.store.import_memories(project_id, clean, actor, self.now())
+            if imported:
+                self._after_write(imported)
+        self.events.publish([self._event(m, "imported", actor) for m in imported])
+        return imported
 
     def update(self, memory_id: str, changes: dict[str, Any], actor: str) -> Memory:
         actor = rules.check_actor(actor)
@@ -182,7 +197,7 @@ class MemoryService:
             before, after = self.store.update_memory(memory_id, clean, actor, self.now())
             events = [] if after == before else [self._event(after, "updated", actor)]
             if events:
-                self._after_write([after.project_id])
+                self._after_write([after])
         self.events.publish(events)
         return after
 
@@ -191,7 +206,7 @@ class MemoryService:
         with self._write_lock:
             memory = self.store.set_disabled(memory_id, disabled, actor, self.now())
             event = self._event(memory, "removed" if disabled else "restored", actor)
-            self._after_write([memory.project_id])
+            self._after_write([memory])
         self.events.publish([event])
         return memory
 
@@ -218,7 +233,7 @@ class MemoryService:
             purged = self.store.purge_expired(project_id, actor, self.now())
             events = [self._event(m, "expired", actor) for m in purged]
             if purged:
-                self._after_write({m.project_id for m in purged})
+                self._after_write(purged)
         self.events.publish(events)
         return len(purged)
 

@@ -28,6 +28,7 @@ from ltm_desktop.core.rules import (
 )
 from ltm_desktop.store.fts_query import scope_token
 from ltm_desktop.store.fts_text import index_text
+from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
     MEMORY_FROM,
@@ -139,33 +140,28 @@ def _deduplicate(conn: sqlite3.Connection, twin_id: str, actor: str, now: float)
 
 
 def _most_similar(
-    conn: sqlite3.Connection, project_pk: int, content: str
+    conn: sqlite3.Connection, project_pk: int, content: str, rarity: WordRarity
 ) -> tuple[int, str] | None:
     """(pk, id) of the active memory most similar to ``content`` above the threshold."""
     tokens = similarity_tokens(content)
     best: tuple[float, int, str] | None = None
-    for pk, memory_id, other in near_duplicate_candidates(conn, project_pk, tokens):
+    for pk, memory_id, other in near_duplicate_candidates(conn, project_pk, content, rarity):
         score = jaccard(tokens, similarity_tokens(other))
         if score > SUPERSEDE_THRESHOLD and (best is None or score > best[0]):
             best = (score, pk, memory_id)
     return None if best is None else (best[1], best[2])
 
 
-def add_memory(
+def _insert(
     conn: sqlite3.Connection,
     *,
     project_pk: int,
     project_id: str,
     draft: MemoryDraft,
+    signature: str,
     actor: str,
     now: float,
-) -> AddResult:
-    """Insert a validated draft, or deduplicate, or supersede its nearest twin."""
-    signature = content_signature(draft.content)
-    twin = _active_twin(conn, project_pk, signature)
-    if twin is not None:
-        return _deduplicate(conn, twin, actor, now)
-    similar = _most_similar(conn, project_pk, draft.content)
+) -> tuple[int, Memory]:
     memory = Memory(
         id=new_memory_id(now),
         project_id=project_id,
@@ -207,6 +203,34 @@ def add_memory(
     pk = int(cursor.lastrowid or 0)
     write_tags(conn, pk, memory.tags)
     index_memory(conn, pk, memory, project_pk)
+    return pk, memory
+
+
+def add_memory(
+    conn: sqlite3.Connection,
+    *,
+    project_pk: int,
+    project_id: str,
+    draft: MemoryDraft,
+    actor: str,
+    now: float,
+    rarity: WordRarity,
+) -> AddResult:
+    """Insert a validated draft, or deduplicate, or supersede its nearest twin."""
+    signature = content_signature(draft.content)
+    twin = _active_twin(conn, project_pk, signature)
+    if twin is not None:
+        return _deduplicate(conn, twin, actor, now)
+    similar = _most_similar(conn, project_pk, draft.content, rarity)
+    _, memory = _insert(
+        conn,
+        project_pk=project_pk,
+        project_id=project_id,
+        draft=draft,
+        signature=signature,
+        actor=actor,
+        now=now,
+    )
     superseded_id = None
     if similar is not None:
         superseded_id = similar[1]
@@ -226,6 +250,41 @@ def add_memory(
     )
     status = AddStatus.SUPERSEDED if superseded_id else AddStatus.CREATED
     return AddResult(status, memory, superseded_id)
+
+
+def import_memory(
+    conn: sqlite3.Connection,
+    *,
+    project_pk: int,
+    project_id: str,
+    draft: MemoryDraft,
+    actor: str,
+    now: float,
+) -> Memory | None:
+    """Insert a validated draft as is (no supersede); None when its text is already there."""
+    signature = content_signature(draft.content)
+    if _active_twin(conn, project_pk, signature) is not None:
+        return None
+    _, memory = _insert(
+        conn,
+        project_pk=project_pk,
+        project_id=project_id,
+        draft=draft,
+        signature=signature,
+        actor=actor,
+        now=now,
+    )
+    record_audit(
+        conn,
+        at=now,
+        memory_id=memory.id,
+        project_pk=project_pk,
+        actor=actor,
+        action=AuditAction.IMPORTED,
+        before=None,
+        after=memory_snapshot(memory),
+    )
+    return memory
 
 
 def update_memory(

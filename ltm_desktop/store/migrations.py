@@ -75,7 +75,7 @@ V1_STATEMENTS = (
     ) WITHOUT ROWID""",
     "CREATE INDEX memory_tags_by_memory ON memory_tags(memory_pk)",
     f"""CREATE VIRTUAL TABLE memory_fts USING fts5(
-        title, content, tags, scope, tokenize = '{TOKENIZER}', prefix = '2 3 4'
+        title, content, tags, scope, tokenize = '{TOKENIZER}'
     )""",
     "INSERT INTO memory_fts(memory_fts, rank) VALUES ('rank', 'bm25(4.0, 1.0, 2.0, 0.0)')",
     """CREATE TABLE observations (
@@ -91,7 +91,7 @@ V1_STATEMENTS = (
     )""",
     "CREATE INDEX observations_by_project ON observations(project_pk, created_at DESC)",
     f"""CREATE VIRTUAL TABLE observation_fts USING fts5(
-        title, narrative, scope, tokenize = '{TOKENIZER}', prefix = '2 3 4'
+        title, narrative, scope, tokenize = '{TOKENIZER}'
     )""",
     "INSERT INTO observation_fts(observation_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0, 0.0)')",
     """CREATE TABLE audit (

@@ -11,10 +11,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from ltm_desktop.core.query import ParsedQuery, Term, split_words
+from ltm_desktop.core.query import CJK_RE, ParsedQuery, Term, split_words
 from ltm_desktop.core.records import Memory, Observation
 from ltm_desktop.store.fts_query import match_all, match_any, match_terms
 from ltm_desktop.store.fts_text import MARK_CLOSE, MARK_OPEN, display_snippet
+from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
     OBSERVATION_COLUMNS,
@@ -24,7 +25,7 @@ from ltm_desktop.store.rows import (
 
 SNIPPET_TOKENS = 24
 NEAR_DUPLICATE_CANDIDATES = 10
-NEAR_DUPLICATE_TERMS = 12
+NEAR_DUPLICATE_TERMS = 8
 
 _MEMORY_SQL = (
     f"SELECT {MEMORY_COLUMNS}, -f.rank, "
@@ -99,22 +100,17 @@ def search_observations(
 
 
 def near_duplicate_candidates(
-    conn: sqlite3.Connection, project_pk: int, tokens: frozenset[str]
+    conn: sqlite3.Connection, project_pk: int, content: str, rarity: WordRarity
 ) -> list[tuple[int, str, str]]:
     """(pk, id, content) of the active memories most likely to be near-duplicates.
 
-    A memory with token Jaccard > 0.7 shares most of the new tokens, so it ranks
-    near the top of a BM25 search for the new text's longest (rarest) words.
+    A memory with token Jaccard > 0.7 shares most of the new text's words, so it
+    ranks near the top of a BM25 search for the new text's rarest words.
     """
-    terms: list[Term] = []
-    for token in sorted(tokens, key=lambda t: (-len(t), t)):
-        words = split_words(token)
-        if words:
-            terms.append(Term(words, exact=True))
-        if len(terms) >= NEAR_DUPLICATE_TERMS:
-            break
-    if not terms:
+    words = {w for w in split_words(content) if len(w) > 2 or CJK_RE.match(w)}
+    if not words:
         return []
+    terms = [Term((w,), exact=True) for w in rarity.rarest(words, NEAR_DUPLICATE_TERMS)]
     rows = conn.execute(
         "SELECT m.pk, m.id, m.content FROM memory_fts AS f JOIN memories AS m "
         "ON m.pk = f.rowid WHERE memory_fts MATCH ? AND m.disabled = 0 "

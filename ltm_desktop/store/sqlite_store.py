@@ -48,6 +48,7 @@ from ltm_desktop.store.migrations import (
     migrate,
     read_version,
 )
+from ltm_desktop.store.rarity import WordRarity
 
 T = TypeVar("T")
 
@@ -73,6 +74,7 @@ class SqliteStore:
         except BaseException:
             self._writer.close()
             raise
+        self._rarity = WordRarity(self._writer)
         self._write_lock = threading.RLock()
         self._readers_lock = threading.Lock()
         self._readers: list[sqlite3.Connection] = []
@@ -103,6 +105,13 @@ class SqliteStore:
             except sqlite3.Error:
                 pass
             self._writer.close()
+
+    def data_version(self) -> int:
+        with self._write_lock:
+            try:
+                return int(self._writer.execute("PRAGMA data_version").fetchone()[0])
+            except sqlite3.Error as exc:
+                raise describe_error(exc, self._path) from exc
 
     def _reader(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -211,8 +220,27 @@ class SqliteStore:
         with self._write() as conn:
             pk = self._writable_pk(conn, project_id, now)
             return writes.add_memory(
-                conn, project_pk=pk, project_id=project_id, draft=draft, actor=actor, now=now
+                conn,
+                project_pk=pk,
+                project_id=project_id,
+                draft=draft,
+                actor=actor,
+                now=now,
+                rarity=self._rarity,
             )
+
+    def import_memories(
+        self, project_id: str, drafts: Sequence[MemoryDraft], actor: str, now: float
+    ) -> list[Memory]:
+        with self._write() as conn:
+            pk = self._writable_pk(conn, project_id, now)
+            imported = (
+                writes.import_memory(
+                    conn, project_pk=pk, project_id=project_id, draft=d, actor=actor, now=now
+                )
+                for d in drafts
+            )
+            return [memory for memory in imported if memory is not None]
 
     def update_memory(
         self, memory_id: str, changes: dict[str, Any], actor: str, now: float

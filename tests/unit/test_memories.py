@@ -285,3 +285,21 @@ def test_resolve_scope_needs_exactly_one(service: MemoryService) -> None:
 def test_writing_to_an_unseen_project_id_registers_it(service: MemoryService) -> None:
     service.add("proj_00000000000000aa", make_draft("hello there"), "agent")
     assert "proj_00000000000000aa" in {p.project_id for p, _ in service.projects()}
+
+
+def test_import_is_one_audited_transaction(service: MemoryService, project: str) -> None:
+    drafts = [make_draft(f"imported fact {i} about topic{i}x") for i in range(5)]
+    drafts.append(make_draft("IMPORTED fact 0 about topic0x"))  # same text: skipped
+    imported = service.import_memories(project, drafts, "importer")
+    assert len(imported) == 5
+    assert service.count_memories(project) == 5
+    assert {e.action.value for m in imported for e in service.history(m.id)} == {"imported"}
+    assert service.precis(project).memory_ids  # precis refreshed
+
+
+def test_import_with_one_bad_draft_imports_nothing(service: MemoryService, project: str) -> None:
+    with pytest.raises(InvalidInput, match="importance"):
+        service.import_memories(
+            project, [make_draft("fine"), make_draft("bad", importance=12)], "x"
+        )
+    assert service.count_memories(project) == 0

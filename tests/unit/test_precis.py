@@ -143,3 +143,29 @@ def test_prompt_section(service: MemoryService, project: str) -> None:
 def test_budget_too_small_is_refused() -> None:
     with pytest.raises(ValueError, match="budget"):
         render_precis([memory(1)], 3)
+
+
+def test_writes_outside_the_top_n_leave_the_file_alone(make_service: ServiceFactory) -> None:
+    service = make_service(settings=Settings(precis_top_n=2))
+    project = service.resolve_scope(cwd="/srv/app", register=True)
+    for i, importance in enumerate((9, 8)):
+        service.add(project, make_draft(f"top memory {i} alpha{i}", importance=importance), "a")
+    path = Path(service.precis(project).path)
+    before = path.stat().st_mtime_ns, path.read_text()
+    low = service.add(project, make_draft("unimportant detail", importance=1), "a").memory
+    assert (path.stat().st_mtime_ns, path.read_text()) == before
+    service.update(low.id, {"importance": 10}, "gui")  # now it enters the top 2
+    assert path.read_text().startswith("## unimportant detail")
+
+
+def test_another_process_lowering_the_top_n_is_noticed(make_service: ServiceFactory, tmp_path: Path) -> None:
+    settings = Settings(precis_top_n=2)
+    mine = make_service(tmp_path / "shared", settings=settings)
+    theirs = make_service(tmp_path / "shared", settings=settings)
+    project = mine.resolve_scope(cwd="/srv/app", register=True)
+    top = mine.add(project, make_draft("first place", importance=9), "a").memory
+    mine.add(project, make_draft("second place", importance=8), "a")
+    theirs.remove(top.id, "gui")  # the other process frees a slot in the top 2
+    mine.add(project, make_draft("now it fits", importance=3), "a")
+    text = Path(mine.precis(project).path).read_text()
+    assert text == "## second place\n\nsecond place\n\n## now it fits\n\nnow it fits"

@@ -1,0 +1,270 @@
+"""Core benchmark: a 100,000-memory database over 20 projects plus global.
+
+Run on demand (not part of the test suite):
+
+    .venv/bin/python bench/core_bench.py [--memories 100000] [--keep DIR]
+
+Every figure is printed next to a baseline measured in the same run on the same
+machine, because these machines are shared and noisy: search against a raw
+``bm25`` MATCH on the same FTS table, adds against raw single-row transactions,
+precis and list pages against the raw SELECT they are built on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.corpus import SampleMemory, generate, project_paths, sample_queries  # noqa: E402
+from ltm_desktop.core.paths import DataPaths  # noqa: E402
+from ltm_desktop.core.precis import write_atomically  # noqa: E402
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft  # noqa: E402
+from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.store import open_store  # noqa: E402
+
+PROJECTS = 20
+GLOBAL_SHARE = 0.05
+
+
+def draft(sample: SampleMemory) -> MemoryDraft:
+    return MemoryDraft(
+        content=sample.content,
+        title=sample.title,
+        category=sample.category,
+        importance=sample.importance,
+        tags=sample.tags,
+    )
+
+
+def timings(fn: Callable[[], object], repeat: int) -> list[float]:
+    """Milliseconds per call."""
+    out = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def row(label: str, ours: float, base: float, unit: str = "ms", target: str = "") -> None:
+    ratio = ours / base if base else float("nan")
+    print(
+        f"  {label:<34} {ours:>9.3f} {unit:<5} baseline {base:>9.3f} {unit:<5} x{ratio:>6.2f}  {target}"
+    )
+
+
+def build(service: MemoryService, count: int, seed: int) -> tuple[str, int, float]:
+    """Import ``count`` memories; returns (largest project id, raw text bytes, seconds)."""
+    paths = project_paths(PROJECTS, seed=seed)
+    ids = [service.resolve_scope(cwd=p, register=True) for p in paths]
+    weights = [1 / (i + 1) ** 0.5 for i in range(PROJECTS)]
+    rng = random.Random(seed)
+    batches: dict[str, list[MemoryDraft]] = {pid: [] for pid in [*ids, GLOBAL_PROJECT_ID]}
+    raw_bytes = 0
+    start = time.perf_counter()
+    for sample in generate(count, seed=seed):
+        raw_bytes += len(sample.title.encode()) + len(sample.content.encode())
+        scope = GLOBAL_PROJECT_ID if rng.random() < GLOBAL_SHARE else rng.choices(ids, weights)[0]
+        batch = batches[scope]
+        batch.append(draft(sample))
+        if len(batch) >= 2000:
+            service.import_memories(scope, batch, "bench")
+            batch.clear()
+    for scope, batch in batches.items():
+        if batch:
+            service.import_memories(scope, batch, "bench")
+    return ids[0], raw_bytes, time.perf_counter() - start
+
+
+def naive_match(query: str, kind: str) -> str:
+    words = [w for w in "".join(c if c.isalnum() or c == "*" else " " for c in query).split()]
+    if kind == "prefix":
+        return " ".join(words)
+    quoted = [f'"{w}"' for w in words]
+    return " OR ".join(quoted) if kind == "natural" else " ".join(quoted)
+
+
+def bench_search(
+    service: MemoryService, raw: sqlite3.Connection, project: str, repeat: int
+) -> None:
+    print("\nagent search (limit 5, scoped to project + global, reinforcing), p50 / p99")
+    sql = "SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT 5"
+    targets = {"rare": 2.0, "two_words": 2.0, "prefix": 5.0, "natural": 5.0}
+    for kind, queries in sample_queries().items():
+        ours: list[float] = []
+        base: list[float] = []
+        hits = 0
+        for query in queries:
+            ours += timings(
+                lambda q=query: service.search(project, q, limit=5, reinforce=True), repeat
+            )
+            hits += len(service.search(project, query, limit=5))
+            match = naive_match(query, kind)
+            base += timings(lambda m=match: raw.execute(sql, (m,)).fetchall(), repeat)
+        p50, p99 = statistics.median(ours), pct(ours, 0.99)
+        verdict = "ok" if p50 < targets[kind] else "MISS"
+        row(
+            f"{kind} p50 ({hits} hits/{len(queries)} q)",
+            p50,
+            statistics.median(base),
+            target=f"target <{targets[kind]} ms: {verdict}",
+        )
+        row(f"{kind} p99", p99, pct(base, 0.99))
+
+
+def bench_adds(
+    service: MemoryService, raw: sqlite3.Connection, project: str, count: int, seed: int
+) -> None:
+    samples = list(generate(count, seed=seed + 1))
+    raw.execute("CREATE TABLE IF NOT EXISTS bench_raw (title TEXT, content TEXT)")
+    start = time.perf_counter()
+    for sample in samples:
+        raw.execute("BEGIN IMMEDIATE")
+        raw.execute("INSERT INTO bench_raw VALUES (?, ?)", (sample.title, sample.content))
+        raw.execute("COMMIT")
+    base = count / (time.perf_counter() - start)
+    raw.execute("DROP TABLE bench_raw")
+    statuses: dict[str, int] = {}
+    start = time.perf_counter()
+    for sample in samples:
+        status = service.add(project, draft(sample), "bench").status.value
+        statuses[status] = statuses.get(status, 0) + 1
+    ours = count / (time.perf_counter() - start)
+    print(
+        f"\nsingle adds ({count}, each its own transaction with dedup, supersede check, audit, precis)"
+    )
+    print(
+        f"  {'adds/s':<34} {ours:>9.0f}       baseline {base:>9.0f} raw inserts/s  x{ours / base:>6.2f}  target >=1000: {'ok' if ours >= 1000 else 'MISS'}"
+    )
+    print(f"  outcomes: {statuses}")
+
+
+def bench_precis(
+    service: MemoryService, raw: sqlite3.Connection, project: str, repeat: int
+) -> None:
+    manager = service.precis_manager
+    sql = (
+        "SELECT m.title, m.content FROM memories m JOIN projects p ON p.pk = m.project_pk "
+        "WHERE p.project_id IN (?, 'global') AND m.disabled = 0 "
+        "ORDER BY m.importance DESC, m.updated_at DESC LIMIT 30"
+    )
+    base = timings(lambda: raw.execute(sql, (project,)).fetchall(), repeat)
+    compute = timings(lambda: manager.compute(project), repeat)
+    path = Path(manager.compute(project).path)
+
+    def regenerate() -> None:
+        write_atomically(path, manager.compute(project).text)
+
+    full = timings(regenerate, repeat)
+    info = manager.compute(project)
+    print(f"\nprecis ({info.bytes} / {info.budget} bytes, truncated={info.truncated}), median")
+    row("render (query + merge + render)", statistics.median(compute), statistics.median(base))
+    row(
+        "regenerate (render + atomic write)",
+        statistics.median(full),
+        statistics.median(base),
+        target=f"target <5 ms: {'ok' if statistics.median(full) < 5 else 'MISS'}",
+    )
+
+
+def bench_list(service: MemoryService, raw: sqlite3.Connection, project: str, repeat: int) -> None:
+    total = service.count_memories(project)
+    sql = (
+        "SELECT * FROM memories WHERE project_pk = (SELECT pk FROM projects WHERE project_id = ?) "
+        "AND disabled = 0 ORDER BY importance DESC, updated_at DESC LIMIT 100 OFFSET ?"
+    )
+    print(f"\nlist pages of 100 (project with {total:,} active memories), median")
+    for label, offset in (
+        ("first page", 0),
+        ("middle page", total // 2),
+        ("last page", max(0, total - 100)),
+    ):
+        ours = timings(
+            lambda o=offset: service.list_memories(project, ListQuery(limit=100, offset=o)), repeat
+        )
+        base = timings(lambda o=offset: raw.execute(sql, (project, o)).fetchall(), repeat)
+        row(label, statistics.median(ours), statistics.median(base))
+    ours = timings(lambda: service.count_memories(project), repeat)
+    base = timings(
+        lambda: raw.execute("SELECT count(*) FROM memories WHERE disabled = 0").fetchone(), repeat
+    )
+    row("count", statistics.median(ours), statistics.median(base))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--adds", type=int, default=2_000)
+    parser.add_argument("--repeat", type=int, default=30, help="timed runs per query")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--keep", metavar="DIR", help="build in DIR and keep it (reused when present)"
+    )
+    args = parser.parse_args()
+
+    workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ltm-bench-"))
+    paths = DataPaths(workdir)
+    reuse = paths.db_path.exists()
+    service = MemoryService(open_store(paths.db_path, paths.backup_dir), paths)
+    service.start()
+    raw = sqlite3.connect(paths.db_path, isolation_level=None)
+    raw.execute("PRAGMA journal_mode = WAL")
+    raw.execute("PRAGMA synchronous = NORMAL")
+    try:
+        print(
+            f"ltm-desktop core benchmark: {args.memories:,} memories, {PROJECTS} projects + global"
+        )
+        print(
+            f"sqlite {sqlite3.sqlite_version}, python {sys.version.split()[0]}, data in {workdir}"
+        )
+        if reuse:
+            project = max(
+                service.projects(),
+                key=lambda pc: pc[1] if pc[0].project_id != GLOBAL_PROJECT_ID else -1,
+            )[0].project_id
+            print("reusing the existing database")
+        else:
+            project, raw_bytes, seconds = build(service, args.memories, args.seed)
+            raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            size = paths.db_path.stat().st_size
+            print(
+                f"\nbuild: {args.memories:,} imported in {seconds:.1f} s ({args.memories / seconds:,.0f}/s, batches of 2,000)"
+            )
+            print(
+                f"  {'database size':<34} {size / 1e6:>9.1f} MB    corpus text {raw_bytes / 1e6:>9.1f} MB    x{size / raw_bytes:>6.2f}"
+            )
+        counts = {p.project_id: n for p, n in service.projects()}
+        print(
+            f"target project {project}: {counts[project]:,} active; global: {counts[GLOBAL_PROJECT_ID]:,}"
+        )
+        bench_search(service, raw, project, args.repeat)
+        bench_precis(service, raw, project, args.repeat * 5)
+        bench_list(service, raw, project, args.repeat)
+        bench_adds(service, raw, project, args.adds, args.seed)
+    finally:
+        raw.close()
+        service.close()
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
