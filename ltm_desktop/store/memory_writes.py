@@ -145,7 +145,8 @@ def _most_similar(
     """(pk, id) of the active memory most similar to ``content`` above the threshold."""
     tokens = similarity_tokens(content)
     best: tuple[float, int, str] | None = None
-    for pk, memory_id, other in near_duplicate_candidates(conn, project_pk, content, rarity):
+    candidates = near_duplicate_candidates(conn, project_pk, content, len(tokens), rarity)
+    for pk, memory_id, other in candidates:
         score = jaccard(tokens, similarity_tokens(other))
         if score > SUPERSEDE_THRESHOLD and (best is None or score > best[0]):
             best = (score, pk, memory_id)
@@ -182,8 +183,8 @@ def _insert(
     )
     cursor = conn.execute(
         "INSERT INTO memories (id, project_pk, title, content, category, importance, tags, "
-        "signature, created_at, updated_at, ttl_days, expires_at, source) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "signature, created_at, updated_at, ttl_days, expires_at, source, token_count) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             memory.id,
             project_pk,
@@ -198,10 +199,12 @@ def _insert(
             memory.ttl_days,
             expires_at(now, memory.ttl_days),
             actor,
+            len(similarity_tokens(memory.content)),
         ),
     )
     pk = int(cursor.lastrowid or 0)
-    write_tags(conn, pk, memory.tags)
+    if memory.tags:
+        write_tags(conn, pk, memory.tags)
     index_memory(conn, pk, memory, project_pk)
     return pk, memory
 
@@ -313,7 +316,8 @@ def update_memory(
     after = replace(after, updated_at=now)
     conn.execute(
         "UPDATE memories SET title = ?, content = ?, category = ?, importance = ?, tags = ?, "
-        "signature = ?, updated_at = ?, ttl_days = ?, expires_at = ? WHERE pk = ?",
+        "signature = ?, updated_at = ?, ttl_days = ?, expires_at = ?, token_count = ? "
+        "WHERE pk = ?",
         (
             after.title,
             after.content,
@@ -324,6 +328,7 @@ def update_memory(
             now,
             after.ttl_days,
             expires_at(now, after.ttl_days),
+            len(similarity_tokens(after.content)),
             pk,
         ),
     )

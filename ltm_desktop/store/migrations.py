@@ -59,7 +59,8 @@ V1_STATEMENTS = (
         disabled_at REAL,
         source TEXT NOT NULL,
         superseded_by TEXT,
-        reviewed_at REAL
+        reviewed_at REAL,
+        token_count INTEGER NOT NULL DEFAULT 0
     )""",
     """CREATE UNIQUE INDEX memories_active_signature
         ON memories(project_pk, signature) WHERE disabled = 0""",

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from itertools import combinations
 
-from ltm_desktop.core.query import CJK_RE, ParsedQuery, Term, split_words
+from ltm_desktop.core.query import CJK_RE, ParsedQuery, split_words
 from ltm_desktop.core.records import Memory, Observation
-from ltm_desktop.store.fts_query import match_all, match_any, match_terms
+from ltm_desktop.core.rules import SUPERSEDE_THRESHOLD
+from ltm_desktop.store.fts_query import match_all, match_any, quote, scope_filter
 from ltm_desktop.store.fts_text import MARK_CLOSE, MARK_OPEN, display_snippet
 from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.rows import (
@@ -24,8 +26,8 @@ from ltm_desktop.store.rows import (
 )
 
 SNIPPET_TOKENS = 24
-NEAR_DUPLICATE_CANDIDATES = 10
-NEAR_DUPLICATE_TERMS = 8
+NEAR_DUPLICATE_CANDIDATES = 50
+NEAR_DUPLICATE_TERMS = 4
 
 _MEMORY_SQL = (
     f"SELECT {MEMORY_COLUMNS}, -f.rank, "
@@ -100,21 +102,30 @@ def search_observations(
 
 
 def near_duplicate_candidates(
-    conn: sqlite3.Connection, project_pk: int, content: str, rarity: WordRarity
+    conn: sqlite3.Connection, project_pk: int, content: str, token_count: int, rarity: WordRarity
 ) -> list[tuple[int, str, str]]:
-    """(pk, id, content) of the active memories most likely to be near-duplicates.
+    """(pk, id, content) of the active memories that may be near-duplicates of ``content``.
 
     A memory with token Jaccard > 0.7 shares most of the new text's words, so it
-    ranks near the top of a BM25 search for the new text's rarest words.
+    almost surely contains two of the four rarest ones: the candidates are the
+    memories that do. Editing three of those four words hides a near-duplicate.
+    Jaccard > 0.7 also bounds the other memory's token count, which filters more.
     """
     words = {w for w in split_words(content) if len(w) > 2 or CJK_RE.match(w)}
     if not words:
         return []
-    terms = [Term((w,), exact=True) for w in rarity.rarest(words, NEAR_DUPLICATE_TERMS)]
+    rare = rarity.rarest(words, NEAR_DUPLICATE_TERMS)
+    pairs = list(combinations(rare, 2)) or [(rare[0],)]
+    body = " OR ".join("(" + " AND ".join(quote(w) for w in pair) + ")" for pair in pairs)
     rows = conn.execute(
         "SELECT m.pk, m.id, m.content FROM memory_fts AS f JOIN memories AS m "
         "ON m.pk = f.rowid WHERE memory_fts MATCH ? AND m.disabled = 0 "
-        "ORDER BY f.rank LIMIT ?",
-        (match_terms(terms, [project_pk]), NEAR_DUPLICATE_CANDIDATES),
+        "AND m.token_count > ? AND m.token_count < ? LIMIT ?",
+        (
+            f"{scope_filter([project_pk])} AND ({body})",
+            token_count * SUPERSEDE_THRESHOLD,
+            token_count / SUPERSEDE_THRESHOLD,
+            NEAR_DUPLICATE_CANDIDATES,
+        ),
     ).fetchall()
     return [(row[0], row[1], row[2]) for row in rows]

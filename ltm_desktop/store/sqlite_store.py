@@ -33,6 +33,7 @@ from ltm_desktop.core.records import (
 from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
 from ltm_desktop.store import search
+from ltm_desktop.store.checkpointer import Checkpointer
 from ltm_desktop.store.connection import (
     check_is_sqlite_file,
     connect,
@@ -75,6 +76,8 @@ class SqliteStore:
             self._writer.close()
             raise
         self._rarity = WordRarity(self._writer)
+        self._writer.execute("PRAGMA wal_autocheckpoint = 0")
+        self._checkpointer = Checkpointer(path)
         self._write_lock = threading.RLock()
         self._readers_lock = threading.Lock()
         self._readers: list[sqlite3.Connection] = []
@@ -97,6 +100,7 @@ class SqliteStore:
             if self._closed:
                 return
             self._closed = True
+            self._checkpointer.stop()
             for conn in self._readers:
                 conn.close()
             self._readers.clear()
@@ -138,6 +142,7 @@ class SqliteStore:
             try:
                 with transaction(self._writer, self._path) as conn:
                     yield conn
+                self._checkpointer.note_write()
             except BaseException:
                 self._project_pks.clear()  # a rolled-back insert may have been cached
                 raise

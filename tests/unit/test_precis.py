@@ -158,7 +158,9 @@ def test_writes_outside_the_top_n_leave_the_file_alone(make_service: ServiceFact
     assert path.read_text().startswith("## unimportant detail")
 
 
-def test_another_process_lowering_the_top_n_is_noticed(make_service: ServiceFactory, tmp_path: Path) -> None:
+def test_another_process_lowering_the_top_n_is_noticed(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
     settings = Settings(precis_top_n=2)
     mine = make_service(tmp_path / "shared", settings=settings)
     theirs = make_service(tmp_path / "shared", settings=settings)
