@@ -20,17 +20,19 @@ from ltm_desktop.store.rows import (
     observation_from_row,
 )
 
-# Sortable columns: the key is what callers say, the value is trusted SQL.
+# Sortable columns: the key is what callers say, the value is trusted SQL. The
+# first two follow an index (whose order breaks ties by rowid), so deep pages
+# need no sort; the others end with the primary key so that paging is stable.
 ORDERINGS = {
     "importance": "m.importance {dir}, m.updated_at {dir}",
     "updated_at": "m.updated_at {dir}",
-    "created_at": "m.created_at {dir}",
-    "last_used_at": "m.last_used_at {dir}",
-    "use_count": "m.use_count {dir}, m.updated_at DESC",
-    "title": "m.title COLLATE NOCASE {dir}",
-    "category": "m.category {dir}, m.importance DESC, m.updated_at DESC",
-    "source": "m.source {dir}, m.updated_at DESC",
-    "disabled_at": "m.disabled_at {dir}",
+    "created_at": "m.created_at {dir}, m.pk",
+    "last_used_at": "m.last_used_at {dir}, m.pk",
+    "use_count": "m.use_count {dir}, m.updated_at DESC, m.pk",
+    "title": "m.title COLLATE NOCASE {dir}, m.pk",
+    "category": "m.category {dir}, m.importance DESC, m.updated_at DESC, m.pk",
+    "source": "m.source {dir}, m.updated_at DESC, m.pk",
+    "disabled_at": "m.disabled_at {dir}, m.pk",
 }
 MAX_PAGE = 10_000
 _NOT_EXPIRED = "(m.expires_at IS NULL OR m.expires_at > ?)"
@@ -68,7 +70,7 @@ def list_memories(
     order = template.format(dir="DESC" if query.descending else "ASC")
     rows = conn.execute(
         f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE {where} "
-        f"ORDER BY {order}, m.pk DESC LIMIT ? OFFSET ?",
+        f"ORDER BY {order} LIMIT ? OFFSET ?",
         (*params, query.limit, query.offset),
     ).fetchall()
     return [memory_from_row(row) for row in rows]
@@ -85,7 +87,7 @@ def top_memories(conn: sqlite3.Connection, project_pk: int, n: int, now: float) 
     """The first ``n`` of a scope in list order (what the precis draws on)."""
     rows = conn.execute(
         f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.project_pk = ? AND m.disabled = 0 "
-        f"AND {_NOT_EXPIRED} ORDER BY m.importance DESC, m.updated_at DESC, m.pk DESC LIMIT ?",
+        f"AND {_NOT_EXPIRED} ORDER BY m.importance DESC, m.updated_at DESC LIMIT ?",
         (project_pk, now, n),
     ).fetchall()
     return [memory_from_row(row) for row in rows]
