@@ -384,6 +384,10 @@ class MemoryService:
     def last_event_seq(self) -> int:
         return self.store.last_event_seq()
 
+    def data_version(self) -> int:
+        """Changes whenever another process commits: a cheap "is there news?" check."""
+        return self.store.data_version()
+
     def _stale_cutoff(self) -> float:
         return self.now() - self.settings.stale_age_days * SECONDS_PER_DAY
 
