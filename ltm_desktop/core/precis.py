@@ -84,11 +84,9 @@ class _Window:
     last_key: tuple[int, float] | None  # precis_order of the N-th memory; None if fewer
 
     @classmethod
-    def of(cls, candidates: Sequence[Memory], top_n: int) -> _Window:
-        full = len(candidates) >= top_n
-        return cls(
-            frozenset(m.id for m in candidates), precis_order(candidates[-1]) if full else None
-        )
+    def of(cls, info: PrecisInfo, top_n: int) -> _Window:
+        full = len(info.candidate_ids) >= top_n
+        return cls(frozenset(info.candidate_ids), info.last_key if full else None)
 
     def touched_by(self, changed: Sequence[Memory]) -> bool:
         """Could these changed memories alter the top-N?"""
@@ -122,18 +120,18 @@ class PrecisManager:
         self._windows: dict[str, _Window] = {}
         self._seen_version: int | None = None
 
-    def candidates(self, project_id: str) -> list[Memory]:
-        """The top-N memories of the scope plus global, in list order."""
+    def candidates(self, project_id: str, include_global: bool = True) -> list[Memory]:
+        """The top-N memories of the scope (plus global), in list order."""
         now = self._clock()
         found = self._store.top_memories(project_id, self.top_n, now)
-        if project_id != GLOBAL_PROJECT_ID:
+        if include_global and project_id != GLOBAL_PROJECT_ID:
             found += self._store.top_memories(GLOBAL_PROJECT_ID, self.top_n, now)
             found.sort(key=precis_order)
         return found[: self.top_n]
 
-    def compute(self, project_id: str) -> PrecisInfo:
-        candidates = self.candidates(project_id)
-        self._windows[project_id] = _Window.of(candidates, self.top_n)
+    def compute(self, project_id: str, include_global: bool = True) -> PrecisInfo:
+        """Render the scope's precis (the file always includes global)."""
+        candidates = self.candidates(project_id, include_global)
         rendered = render_precis(candidates, self.budget)
         return PrecisInfo(
             project_id=project_id,
@@ -144,6 +142,7 @@ class PrecisManager:
             path=str(self._path_for(project_id)),
             memory_ids=rendered.memory_ids,
             candidate_ids=tuple(m.id for m in candidates),
+            last_key=precis_order(candidates[-1]) if candidates else None,
         )
 
     def refresh(self, project_ids: Iterable[str], changed: Sequence[Memory] | None = None) -> None:
@@ -175,6 +174,7 @@ class PrecisManager:
             with FileLock(lock_path):
                 for project_id in ids:
                     info = self.compute(project_id)
+                    self._windows[project_id] = _Window.of(info, self.top_n)
                     if self.read_file(project_id) != info.text or not Path(info.path).exists():
                         write_atomically(Path(info.path), info.text)
 

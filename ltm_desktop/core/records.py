@@ -181,6 +181,7 @@ class PrecisInfo:
     path: str
     memory_ids: tuple[str, ...]
     candidate_ids: tuple[str, ...] = field(default=())
+    last_key: tuple[int, float] | None = None  # list order key of the last candidate
 
 
 @dataclass(frozen=True, slots=True)

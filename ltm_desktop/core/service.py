@@ -412,11 +412,12 @@ class MemoryService:
     def observations(self, project_id: str, limit: int = 100, offset: int = 0) -> list[Observation]:
         return self.store.list_observations(project_id, limit, offset)
 
-    def precis(self, project_id: str) -> PrecisInfo:
-        return self.precis_manager.compute(rules.check_project_id(project_id))
+    def precis(self, project_id: str, include_global: bool = True) -> PrecisInfo:
+        return self.precis_manager.compute(rules.check_project_id(project_id), include_global)
 
-    def prompt_section(self, project_id: str) -> str:
-        return prompt_section(self.precis(project_id).text, self.settings.nudge_text)
+    def prompt_section(self, project_id: str, include_global: bool = True) -> str:
+        text = self.precis(project_id, include_global).text
+        return prompt_section(text, self.settings.nudge_text)
 
 
 def _reinforced(hit: SearchHit, now: float) -> SearchHit:
