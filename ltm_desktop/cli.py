@@ -16,6 +16,7 @@ from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+EXIT_UNREACHABLE = 3
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,7 +42,36 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true", help="print machine-readable JSON")
     config = commands.add_parser("config", help="show the config file path and its defaults")
     config.add_argument("--defaults", action="store_true", help="print a config file with defaults")
+    serve = commands.add_parser("serve", help="run the agent API in the foreground (no window)")
+    _endpoint_arguments(serve)
+    call = commands.add_parser(
+        "call",
+        help="call one API method and print its JSON result",
+        description="Call METHOD with PARAMS (a JSON object) on the running server; "
+        "prints the result as JSON, or the error on stderr with a non-zero exit.",
+    )
+    call.add_argument("method", metavar="METHOD", help="e.g. memory.search (see docs/protocol.md)")
+    call.add_argument(
+        "params", metavar="JSON-PARAMS", nargs="?", default="{}", help="a JSON object"
+    )
+    call.add_argument(
+        "--client", default="ltm-desktop-cli", help="client name for the audit history"
+    )
+    _endpoint_arguments(call)
     return parser
+
+
+def _endpoint_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--socket",
+        metavar="PATH",
+        help="Unix socket path (default: $LTM_DESKTOP_SOCKET or the runtime dir)",
+    )
+    parser.add_argument(
+        "--tcp",
+        metavar="127.0.0.1:PORT",
+        help="also listen on / connect to loopback TCP (port 0: any)",
+    )
 
 
 def _warn(lines: Sequence[str]) -> None:
@@ -113,7 +143,45 @@ def cmd_config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"status": cmd_status, "config": cmd_config}
+def cmd_serve(args: argparse.Namespace) -> int:
+    from ltm_desktop.serve import serve
+
+    return serve(args.data_dir, args.config, args.socket, args.tcp, warn=_warn)
+
+
+def cmd_call(args: argparse.Namespace) -> int:
+    from ltm_desktop.api.client import ApiError, Client, ConnectionFailed
+
+    try:
+        params = json.loads(args.params)
+    except ValueError as exc:
+        print(f"ltm-desktop: error: JSON-PARAMS is not valid JSON: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if not isinstance(params, dict):
+        print(
+            'ltm-desktop: error: JSON-PARAMS must be a JSON object, e.g. \'{"cwd": "/repo"}\'',
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    socket_path = args.socket
+    if socket_path is None and args.data_dir and not args.tcp:
+        from ltm_desktop.serve import socket_for
+
+        socket_path = socket_for(args.data_dir)
+    try:
+        with Client(socket_path, tcp=args.tcp, client_name=args.client) as client:
+            result = client.call(args.method, params)
+    except ConnectionFailed as exc:
+        print(f"ltm-desktop: error: {exc}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+    except ApiError as exc:
+        print(f"ltm-desktop: error {exc.code}: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+    return EXIT_OK
+
+
+COMMANDS = {"status": cmd_status, "config": cmd_config, "serve": cmd_serve, "call": cmd_call}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

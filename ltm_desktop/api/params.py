@@ -67,6 +67,11 @@ class Params:
         value = self._value(name, False)
         return None if value is _MISSING else value
 
+    def optional(self, name: str, default: Any) -> Any:
+        """The value as sent, or ``default`` when absent or null (the core validates it)."""
+        value = self._value(name, False)
+        return default if value is _MISSING or value is None else value
+
     def present(self, name: str) -> bool:
         self._read.add(name)
         return name in self._raw

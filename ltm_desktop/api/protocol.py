@@ -106,11 +106,15 @@ def decode_line(line: bytes) -> Any:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RpcError(PARSE_ERROR, f"parse error: the line is not valid UTF-8 ({exc.reason})") from None
+        raise RpcError(
+            PARSE_ERROR, f"parse error: the line is not valid UTF-8 ({exc.reason})"
+        ) from None
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
-        raise RpcError(PARSE_ERROR, f"parse error: JSON nested deeper than {MAX_NESTING} levels") from None
+        raise RpcError(
+            PARSE_ERROR, f"parse error: JSON nested deeper than {MAX_NESTING} levels"
+        ) from None
     except ValueError as exc:
         raise RpcError(PARSE_ERROR, f"parse error: {exc}") from None
     if _depth(value, MAX_NESTING) > MAX_NESTING:
@@ -148,7 +152,9 @@ def check_request(message: Any) -> Request:
         params = {}
     if isinstance(params, list):
         if params:
-            raise RpcError(INVALID_PARAMS, "invalid params: params must be an object (named parameters)")
+            raise RpcError(
+                INVALID_PARAMS, "invalid params: params must be an object (named parameters)"
+            )
         params = {}
     if not isinstance(params, dict):
         raise RpcError(INVALID_PARAMS, "invalid params: params must be an object")

@@ -1,0 +1,389 @@
+"""A small synchronous client for the ltm-desktop agent API.
+
+    from ltm_desktop.api.client import Client
+
+    with Client(client_name="my-agent") as client:
+        client.memory_add("Tests run with `make test`", cwd="/home/me/src/app")
+        hits = client.memory_search("how do I run the tests?", cwd="/home/me/src/app")
+
+The endpoint is found without configuration (``$LTM_DESKTOP_SOCKET``,
+``$LTM_DESKTOP_TCP``, the running app's endpoint file, the default socket).
+Errors arrive as typed exceptions (``NotFoundError``, ``InvalidParams``...).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import socket
+from collections import deque
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from ltm_desktop.api import protocol, runtime
+from ltm_desktop.core.errors import LtmError
+
+ENV_TOKEN = "LTM_DESKTOP_TOKEN"
+
+
+class ApiError(LtmError):
+    """An error answer from the server (or a failure to reach it)."""
+
+    code = 0
+
+    def __init__(self, message: str, code: int | None = None, data: Any = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.data = data
+
+
+class ConnectionFailed(ApiError):
+    """The server could not be reached, or the connection broke mid-request."""
+
+
+class ParseError(ApiError):
+    code = protocol.PARSE_ERROR
+
+
+class InvalidRequest(ApiError):
+    code = protocol.INVALID_REQUEST
+
+
+class MethodNotFound(ApiError):
+    code = protocol.METHOD_NOT_FOUND
+
+
+class InvalidParams(ApiError):
+    code = protocol.INVALID_PARAMS
+
+
+class InternalError(ApiError):
+    code = protocol.INTERNAL_ERROR
+
+
+class NotFoundError(ApiError):
+    code = protocol.NOT_FOUND
+
+
+class Unauthorized(ApiError):
+    code = protocol.UNAUTHORIZED
+
+
+class ConflictError(ApiError):
+    code = protocol.CONFLICT
+
+
+class TooLarge(ApiError):
+    code = protocol.TOO_LARGE
+
+
+class Busy(ApiError):
+    code = protocol.BUSY
+
+
+ERRORS: dict[int, type[ApiError]] = {
+    cls.code: cls
+    for cls in (ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
+                NotFoundError, Unauthorized, ConflictError, TooLarge, Busy)
+}  # fmt: skip
+
+
+def error_from(payload: dict[str, Any]) -> ApiError:
+    code = payload.get("code")
+    message = str(payload.get("message", "error"))
+    cls = ERRORS.get(code, ApiError) if isinstance(code, int) else ApiError
+    return cls(message, code if isinstance(code, int) else None, payload.get("data"))
+
+
+def discover(
+    socket_path: str | os.PathLike[str] | None = None, tcp: str | None = None
+) -> tuple[Path | None, tuple[str, int] | None, str | None]:
+    """(socket path, tcp address, token) to use, in order of precedence."""
+    if socket_path:
+        return Path(socket_path), None, None
+    if tcp:
+        address = runtime.parse_tcp(tcp)
+        return None, address, _token_for(address)
+    if os.environ.get(runtime.ENV_SOCKET):
+        return Path(os.environ[runtime.ENV_SOCKET]), None, None
+    if os.environ.get(runtime.ENV_TCP):
+        address = runtime.parse_tcp(os.environ[runtime.ENV_TCP])
+        return None, address, _token_for(address)
+    published = runtime.read_endpoint_file()
+    if published:
+        if isinstance(published.get("socket"), str):
+            return Path(published["socket"]), None, None
+        if isinstance(published.get("tcp"), str):
+            address = runtime.parse_tcp(published["tcp"])
+            return None, address, _token_for(address)
+    return runtime.runtime_dir() / runtime.SOCKET_NAME, None, None
+
+
+def _token_for(address: tuple[str, int]) -> str | None:
+    if os.environ.get(ENV_TOKEN):
+        return os.environ[ENV_TOKEN]
+    with contextlib.suppress(OSError, runtime.EndpointError):
+        return (runtime.runtime_dir() / f"tcp-{address[1]}.token").read_text().strip()
+    return None
+
+
+def _drop_none(**params: Any) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if v is not None}
+
+
+class Client:
+    """One connection to the server; reconnects when the server closed an idle one."""
+
+    def __init__(
+        self,
+        socket_path: str | os.PathLike[str] | None = None,
+        *,
+        tcp: str | None = None,
+        token: str | None = None,
+        client_name: str = "python-client",
+        timeout: float = 30.0,
+        connect_timeout: float = 5.0,
+    ) -> None:
+        self._socket_path, self._tcp, found_token = discover(socket_path, tcp)
+        self._token = token or found_token
+        self.client_name = client_name
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self._sock: socket.socket | None = None
+        self._buffer = b""
+        self._ids = itertools.count(1)
+        self.notifications: deque[dict[str, Any]] = deque()
+        self._subscribed = False
+
+    @property
+    def endpoint(self) -> str:
+        if self._socket_path is not None:
+            return f"unix:{self._socket_path}"
+        assert self._tcp is not None
+        return f"tcp:{self._tcp[0]}:{self._tcp[1]}"
+
+    # -- connection -------------------------------------------------------
+
+    def connect(self) -> None:
+        self.close()
+        try:
+            if self._socket_path is not None:
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.settimeout(self.connect_timeout)
+                sock.connect(str(self._socket_path))
+            else:
+                assert self._tcp is not None
+                sock = socket.create_connection(self._tcp, timeout=self.connect_timeout)
+        except OSError as exc:
+            raise ConnectionFailed(
+                f"cannot reach the ltm-desktop server at {self.endpoint} ({exc.strerror or exc}); "
+                "is `ltm-desktop` or `ltm-desktop serve` running?"
+            ) from exc
+        sock.settimeout(self.timeout)
+        self._sock = sock
+        self._buffer = b""
+        if self._tcp is not None:
+            if not self._token:
+                raise Unauthorized(f"no token for {self.endpoint}; set ${ENV_TOKEN}")
+            self._request("auth", {"token": self._token})
+        self._request("hello", {"client": self.client_name})
+        if self._subscribed:
+            self._request("events.subscribe", {})
+
+    def close(self) -> None:
+        if self._sock is not None:
+            with contextlib.suppress(OSError):
+                self._sock.close()
+            self._sock = None
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _closed_by_peer(self) -> bool:
+        assert self._sock is not None
+        self._sock.setblocking(False)  # a socket timeout would make even MSG_PEEK wait
+        try:
+            data = self._sock.recv(1, socket.MSG_PEEK)
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
+        finally:
+            self._sock.settimeout(self.timeout)
+        return data == b""
+
+    def _read_message(self) -> dict[str, Any] | list[Any]:
+        assert self._sock is not None
+        while b"\n" not in self._buffer:
+            try:
+                chunk = self._sock.recv(65536)
+            except TimeoutError as exc:
+                raise ConnectionFailed(
+                    f"no answer from {self.endpoint} within {self.timeout} s"
+                ) from exc
+            except OSError as exc:
+                raise ConnectionFailed(f"connection to {self.endpoint} broke: {exc}") from exc
+            if not chunk:
+                raise ConnectionFailed(f"the server at {self.endpoint} closed the connection")
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        message = json.loads(line)
+        if not isinstance(message, dict | list):
+            raise ApiError(f"unexpected answer from the server: {line[:200]!r}")
+        return message
+
+    def _request(self, method: str, params: dict[str, Any]) -> Any:
+        assert self._sock is not None
+        request_id = next(self._ids)
+        line = protocol.encode(
+            {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+        )
+        try:
+            self._sock.sendall(line)
+        except OSError as exc:
+            raise ConnectionFailed(f"cannot send to {self.endpoint}: {exc}") from exc
+        while True:
+            message = self._read_message()
+            if isinstance(message, dict) and "method" in message and "id" not in message:
+                self.notifications.append(message)
+                continue
+            if not isinstance(message, dict) or message.get("id") != request_id:
+                if isinstance(message, dict) and "error" in message and message.get("id") is None:
+                    raise error_from(message["error"])
+                raise ApiError(f"answer does not match request {request_id}: {str(message)[:200]}")
+            if "error" in message:
+                raise error_from(message["error"])
+            return message.get("result")
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """Call ``method``; reconnects first if the server dropped an idle connection."""
+        if self._sock is None or self._closed_by_peer():
+            self.connect()
+        try:
+            return self._request(method, params or {})
+        except ConnectionFailed:
+            self.close()
+            raise
+
+    # -- events -----------------------------------------------------------
+
+    def events_subscribe(self) -> Any:
+        result = self.call("events.subscribe")
+        self._subscribed = True
+        return result
+
+    def next_event(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """The next ``memory.changed`` notification, or None after ``timeout`` seconds."""
+        if self.notifications:
+            return self.notifications.popleft()
+        if self._sock is None:
+            self.connect()
+        assert self._sock is not None
+        self._sock.settimeout(timeout)
+        try:
+            message = self._read_message()
+        except ConnectionFailed as exc:
+            if isinstance(exc.__cause__, TimeoutError):
+                return None
+            raise
+        finally:
+            if self._sock is not None:
+                self._sock.settimeout(self.timeout)
+        return message if isinstance(message, dict) else None
+
+    # -- methods ----------------------------------------------------------
+
+    def health(self) -> Any:
+        return self.call("health")
+
+    def project_resolve(self, cwd: str) -> Any:
+        return self.call("project.resolve", {"cwd": cwd})
+
+    def project_list(self) -> Any:
+        return self.call("project.list")["projects"]
+
+    def memory_add(self, content: str, *, cwd: str | None = None, project_id: str | None = None,
+                   title: str | None = None, category: str | None = None, importance: int | None = None,
+                   tags: list[str] | None = None, ttl_days: int | None = None) -> Any:  # fmt: skip
+        return self.call("memory.add", _drop_none(
+            cwd=cwd, project_id=project_id, content=content, title=title, category=category,
+            importance=importance, tags=tags, ttl_days=ttl_days))  # fmt: skip
+
+    def memory_get(self, memory_id: str) -> Any:
+        return self.call("memory.get", {"id": memory_id})["memory"]
+
+    def memory_update(self, memory_id: str, **fields: Any) -> Any:
+        return self.call("memory.update", {"id": memory_id, **fields})["memory"]
+
+    def memory_remove(self, memory_id: str) -> Any:
+        return self.call("memory.remove", {"id": memory_id})["memory"]
+
+    def memory_restore(self, memory_id: str) -> Any:
+        return self.call("memory.restore", {"id": memory_id})["memory"]
+
+    def memory_search(self, query: str, *, cwd: str | None = None, project_id: str | None = None,
+                      limit: int | None = None, include_global: bool | None = None) -> Any:  # fmt: skip
+        return self.call("memory.search", _drop_none(
+            cwd=cwd, project_id=project_id, query=query, limit=limit,
+            include_global=include_global))["hits"]  # fmt: skip
+
+    def memory_list(self, *, cwd: str | None = None, project_id: str | None = None,
+                    limit: int | None = None, offset: int | None = None, category: str | None = None,
+                    include_disabled: bool | None = None) -> Any:  # fmt: skip
+        return self.call("memory.list", _drop_none(
+            cwd=cwd, project_id=project_id, limit=limit, offset=offset, category=category,
+            include_disabled=include_disabled))  # fmt: skip
+
+    def memory_history(self, memory_id: str) -> Any:
+        return self.call("memory.history", {"id": memory_id})["events"]
+
+    def memory_stale(self, *, cwd: str | None = None, project_id: str | None = None) -> Any:
+        return self.call("memory.stale", _drop_none(cwd=cwd, project_id=project_id))["memories"]
+
+    def memory_purge_expired(self, *, cwd: str | None = None, project_id: str | None = None) -> int:
+        return int(
+            self.call("memory.purge_expired", _drop_none(cwd=cwd, project_id=project_id))["purged"]
+        )
+
+    def recall(self, query: str, *, cwd: str | None = None, project_id: str | None = None,
+               kinds: list[str] | None = None, limit: int | None = None,
+               include_global: bool | None = None) -> Any:  # fmt: skip
+        return self.call("recall", _drop_none(
+            cwd=cwd, project_id=project_id, query=query, kinds=kinds, limit=limit,
+            include_global=include_global))["hits"]  # fmt: skip
+
+    def observe(self, kind: str, session_id: str, *, cwd: str | None = None,
+                project_id: str | None = None, user_text: str | None = None,
+                assistant_text: str | None = None, messages_text: str | None = None) -> Any:  # fmt: skip
+        return self.call("observe", _drop_none(
+            cwd=cwd, project_id=project_id, kind=kind, session_id=session_id, user_text=user_text,
+            assistant_text=assistant_text, messages_text=messages_text))["observation"]  # fmt: skip
+
+    def precis_get(self, *, cwd: str | None = None, project_id: str | None = None,
+                   include_global: bool | None = None) -> Any:  # fmt: skip
+        return self.call(
+            "precis.get", _drop_none(cwd=cwd, project_id=project_id, include_global=include_global)
+        )
+
+    def prompt_section(self, *, cwd: str | None = None, project_id: str | None = None,
+                       include_global: bool | None = None) -> str:  # fmt: skip
+        result = self.call(
+            "prompt.section",
+            _drop_none(cwd=cwd, project_id=project_id, include_global=include_global),
+        )
+        return str(result["text"])
+
+    def stats(self, *, cwd: str | None = None, project_id: str | None = None) -> Any:
+        return self.call("stats", _drop_none(cwd=cwd, project_id=project_id))

@@ -1,0 +1,366 @@
+"""The API's methods: validate params, call the service, shape the result.
+
+Each handler reads its params through ``Params`` (so unknown fields are refused)
+and returns plain JSON values. Core errors are mapped to JSON-RPC codes in one
+place, ``Dispatcher.dispatch``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ltm_desktop import __version__
+from ltm_desktop.api import PROTOCOL_VERSION, serialize
+from ltm_desktop.api.params import Params, invalid
+from ltm_desktop.api.protocol import (
+    CONFLICT,
+    INTERNAL_ERROR,
+    METHOD_NOT_FOUND,
+    NOT_FOUND,
+    UNAUTHORIZED,
+    Request,
+    RpcError,
+)
+from ltm_desktop.core import rules
+from ltm_desktop.core.errors import Conflict, InvalidInput, LtmError, NotFound, StorageError
+from ltm_desktop.core.records import ListQuery, MemoryDraft
+from ltm_desktop.core.service import MAX_SEARCH_LIMIT, MemoryService
+
+log = logging.getLogger(__name__)
+DEFAULT_ACTOR = "agent"
+MEMORY_FIELDS = ("title", "content", "category", "importance", "tags", "ttl_days")
+
+
+@dataclass
+class Session:
+    """Per-connection state."""
+
+    transport: str  # "unix" or "tcp"
+    client: str = DEFAULT_ACTOR
+    authenticated: bool = False
+    subscribed: bool = False
+    start_events: Callable[[], None] | None = field(default=None, repr=False)
+
+
+Handler = Callable[["Dispatcher", Params, Session], Any]
+METHODS: dict[str, Handler] = {}
+WRITE_METHODS = frozenset(
+    {
+        "memory.add",
+        "memory.update",
+        "memory.remove",
+        "memory.restore",
+        "memory.purge_expired",
+        "observe",
+    }
+)
+
+
+def method(name: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        METHODS[name] = handler
+        return handler
+
+    return register
+
+
+class Dispatcher:
+    """Runs one request against the service on behalf of a session."""
+
+    def __init__(
+        self,
+        service: MemoryService,
+        token: str | None = None,
+        on_write: Callable[[str, str, Any], None] | None = None,
+    ) -> None:
+        self.service = service
+        self._token = token
+        self._on_write = on_write
+
+    def dispatch(self, request: Request, session: Session) -> Any:
+        """The result of ``request``; raises RpcError for every kind of failure."""
+        handler = METHODS.get(request.method)
+        if handler is None:
+            raise RpcError(METHOD_NOT_FOUND, f"method not found: {request.method[:100]!r}")
+        if session.transport == "tcp" and not session.authenticated and request.method != "auth":
+            raise RpcError(UNAUTHORIZED, "unauthorized: call auth with the server's token first")
+        params = Params(request.params)
+        try:
+            result = handler(self, params, session)
+        except RpcError:
+            raise
+        except InvalidInput as exc:
+            raise invalid(exc.field or "params", str(exc)) from None
+        except NotFound as exc:
+            raise RpcError(NOT_FOUND, f"not found: {exc}") from None
+        except Conflict as exc:
+            data = {"other_id": exc.other_id} if exc.other_id else None
+            raise RpcError(CONFLICT, f"conflict: {exc}", data) from None
+        except StorageError as exc:
+            log.warning("storage error in %s: %s", request.method, exc)
+            raise RpcError(INTERNAL_ERROR, f"internal error: {exc}") from None
+        except LtmError as exc:
+            raise RpcError(INTERNAL_ERROR, f"internal error: {exc}") from None
+        except Exception:
+            log.exception("bug while handling %s", request.method)
+            raise RpcError(INTERNAL_ERROR, "internal error; the server log has details") from None
+        if request.method in WRITE_METHODS and self._on_write is not None:
+            self._on_write(session.client, request.method, result)
+        return result
+
+    def check_token(self, token: str) -> bool:
+        return self._token is not None and hmac.compare_digest(token.encode(), self._token.encode())
+
+
+# -- helpers ---------------------------------------------------------------
+
+
+def scope(d: Dispatcher, p: Params, *, register: bool = False) -> str:
+    cwd, project_id = p.raw("cwd"), p.raw("project_id")
+    if cwd is not None and project_id is not None:
+        raise invalid("cwd", "give cwd or project_id, not both")
+    if cwd is None and project_id is None:
+        raise invalid("cwd", "give cwd (the agent's working directory) or project_id")
+    if cwd is not None and not isinstance(cwd, str):
+        raise invalid("cwd", "must be a string")
+    if project_id is not None and not isinstance(project_id, str):
+        raise invalid("project_id", "must be a string")
+    return d.service.resolve_scope(cwd=cwd, project_id=project_id, register=register)
+
+
+def limit(p: Params, default: int) -> int:
+    value = p.integer("limit")
+    if value is None:
+        return default
+    if not 1 <= value <= MAX_SEARCH_LIMIT:
+        raise invalid("limit", f"must be between 1 and {MAX_SEARCH_LIMIT}; got {value}")
+    return value
+
+
+def memory_id(p: Params) -> str:
+    value = p.text("id", required=True)
+    return rules.check_text(value, "id")
+
+
+# -- methods ---------------------------------------------------------------
+
+
+@method("health")
+def health(d: Dispatcher, p: Params, s: Session) -> Any:
+    p.done()
+    store = d.service.store
+    return {
+        "ok": True,
+        "version": __version__,
+        "protocol": PROTOCOL_VERSION,
+        "schema_version": store.schema_version,
+        "db_path": store.location,
+    }
+
+
+@method("hello")
+def hello(d: Dispatcher, p: Params, s: Session) -> Any:
+    client = p.text("client", required=True)
+    p.done()
+    s.client = rules.check_actor(client)
+    return {"server": "ltm-desktop", "version": __version__, "protocol": PROTOCOL_VERSION}
+
+
+@method("auth")
+def auth(d: Dispatcher, p: Params, s: Session) -> Any:
+    token = p.text("token", required=True)
+    p.done()
+    if not d.check_token(token):
+        raise RpcError(UNAUTHORIZED, "unauthorized: wrong token")
+    s.authenticated = True
+    return {"ok": True}
+
+
+@method("project.resolve")
+def project_resolve(d: Dispatcher, p: Params, s: Session) -> Any:
+    cwd = p.raw("cwd")
+    p.done()
+    if cwd is None:
+        raise invalid("cwd", "is required")
+    return serialize.project(d.service.resolve_cwd(cwd))
+
+
+@method("project.list")
+def project_list(d: Dispatcher, p: Params, s: Session) -> Any:
+    p.done()
+    projects = []
+    for project, _ in d.service.projects():
+        stats = serialize.stats(d.service.stats(project.project_id))
+        del stats["project_id"]
+        projects.append(serialize.project(project, stats))
+    return {"projects": projects}
+
+
+@method("memory.add")
+def memory_add(d: Dispatcher, p: Params, s: Session) -> Any:
+    project_id = scope(d, p, register=True)
+    content = p.raw("content")
+    if content is None:
+        raise invalid("content", "is required")
+    draft = MemoryDraft(
+        content=content,
+        title=p.raw("title"),
+        category=p.optional("category", "knowledge"),
+        importance=p.optional("importance", 5),
+        tags=p.optional("tags", []),
+        ttl_days=p.raw("ttl_days"),
+    )
+    p.done()
+    return serialize.add_result(d.service.add(project_id, draft, s.client))
+
+
+@method("memory.get")
+def memory_get(d: Dispatcher, p: Params, s: Session) -> Any:
+    target = memory_id(p)
+    p.done()
+    return {"memory": serialize.memory(d.service.get(target))}
+
+
+@method("memory.update")
+def memory_update(d: Dispatcher, p: Params, s: Session) -> Any:
+    target = memory_id(p)
+    changes = {name: p.raw(name) for name in MEMORY_FIELDS if p.present(name)}
+    p.done()
+    return {"memory": serialize.memory(d.service.update(target, changes, s.client))}
+
+
+@method("memory.remove")
+def memory_remove(d: Dispatcher, p: Params, s: Session) -> Any:
+    target = memory_id(p)
+    p.done()
+    return {"memory": serialize.memory(d.service.remove(target, s.client))}
+
+
+@method("memory.restore")
+def memory_restore(d: Dispatcher, p: Params, s: Session) -> Any:
+    target = memory_id(p)
+    p.done()
+    return {"memory": serialize.memory(d.service.restore(target, s.client))}
+
+
+@method("memory.search")
+def memory_search(d: Dispatcher, p: Params, s: Session) -> Any:
+    project_id = scope(d, p)
+    query = p.text("query", required=True)
+    count = limit(p, 5)
+    include_global = p.boolean("include_global", True)
+    p.done()
+    hits = d.service.search(
+        project_id, query, limit=count, include_global=include_global, reinforce=True
+    )
+    return {"hits": [serialize.search_hit(h) for h in hits]}
+
+
+@method("memory.list")
+def memory_list(d: Dispatcher, p: Params, s: Session) -> Any:
+    project_id = scope(d, p)
+    count = limit(p, 50)
+    offset = p.integer("offset") or 0
+    if offset < 0:
+        raise invalid("offset", "must be 0 or more")
+    category = p.text("category")
+    include_disabled = p.boolean("include_disabled", False)
+    p.done()
+    if category is not None:
+        rules.check_category(category)
+    query = ListQuery(
+        category=category, include_disabled=include_disabled, limit=count, offset=offset
+    )
+    memories = d.service.list_memories(project_id, query)
+    total = d.service.count_memories(project_id, query)
+    return {"memories": [serialize.memory(m) for m in memories], "total": total}
+
+
+@method("memory.history")
+def memory_history(d: Dispatcher, p: Params, s: Session) -> Any:
+    target = memory_id(p)
+    p.done()
+    return {"events": [serialize.audit_event(e) for e in d.service.history(target)]}
+
+
+@method("memory.stale")
+def memory_stale(d: Dispatcher, p: Params, s: Session) -> Any:
+    project_id = scope(d, p)
+    p.done()
+    return {"memories": [serialize.memory(m) for m in d.service.stale(project_id)]}
+
+
+@method("memory.purge_expired")
+def memory_purge_expired(d: Dispatcher, p: Params, s: Session) -> Any:
+    given = p.present("cwd") or p.present("project_id")
+    project_id = scope(d, p) if given else None
+    p.done()
+    return {"purged": d.service.purge_expired(project_id, s.client)}
+
+
+@method("recall")
+def recall(d: Dispatcher, p: Params, s: Session) -> Any:
+    project_id = scope(d, p)
+    query = p.text("query", required=True)
+    kinds = p.strings("kinds")
+    count = limit(p, 5)
+    include_global = p.boolean("include_global", True)
+    p.done()
+    hits = d.service.recall(
+        project_id, query, kinds=kinds, limit=count, include_global=include_global
+    )
+    return {"hits": [serialize.recall_hit(h) for h in hits]}
+
+
+@method("observe")
+def observe(d: Dispatcher, p: Params, s: Session) -> Any:
+    project_id = scope(d, p, register=True)
+    session_id, kind = p.raw("session_id"), p.raw("kind")
+    texts = {name: p.raw(name) for name in ("user_text", "assistant_text", "messages_text")}
+    p.done()
+    if session_id is None:
+        raise invalid("session_id", "is required")
+    if kind is None:
+        raise invalid("kind", "is required")
+    settings = d.service.settings
+    enabled = {"agent_end": settings.observe_agent_end, "pre_compact": settings.observe_pre_compact}
+    if enabled.get(kind) is False:
+        return {"observation": None, "skipped": f"{kind} observations are turned off in the config"}
+    observation = d.service.observe(project_id, kind, session_id, s.client, **texts)
+    return {"observation": serialize.observation(observation)}
+
+
+@method("precis.get")
+def precis_get(d: Dispatcher, p: Params, s: Session) -> Any:
+    project_id = scope(d, p)
+    include_global = p.boolean("include_global", True)
+    p.done()
+    return serialize.precis(d.service.precis(project_id, include_global))
+
+
+@method("prompt.section")
+def prompt_section(d: Dispatcher, p: Params, s: Session) -> Any:
+    project_id = scope(d, p)
+    include_global = p.boolean("include_global", True)
+    p.done()
+    return {"text": d.service.prompt_section(project_id, include_global)}
+
+
+@method("stats")
+def stats(d: Dispatcher, p: Params, s: Session) -> Any:
+    project_id = scope(d, p)
+    p.done()
+    return serialize.stats(d.service.stats(project_id))
+
+
+@method("events.subscribe")
+def events_subscribe(d: Dispatcher, p: Params, s: Session) -> Any:
+    p.done()
+    if not s.subscribed and s.start_events is not None:
+        s.start_events()
+        s.subscribed = True
+    return {"subscribed": True}
