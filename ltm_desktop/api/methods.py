@@ -166,7 +166,10 @@ def health(d: Dispatcher, p: Params, s: Session) -> Any:
 def hello(d: Dispatcher, p: Params, s: Session) -> Any:
     client = p.text("client", required=True)
     p.done()
-    s.client = rules.check_actor(client)
+    try:
+        s.client = rules.check_actor(client)
+    except InvalidInput as exc:
+        raise invalid("client", str(exc).replace("actor", "client name")) from None
     return {"server": "ltm-desktop", "version": __version__, "protocol": PROTOCOL_VERSION}
 
 

@@ -64,10 +64,12 @@ def _private_dir_ok(path: Path) -> bool:
 
 
 def _make_private_dir(path: Path) -> Path | None:
+    """``path`` as a private dir, or None. A directory that already existed with looser
+    permissions is not tightened and used: others may have put things in it."""
     try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if sys.platform != "win32" and path.lstat().st_uid == os.getuid():
-            path.chmod(0o700)
+        path.mkdir(mode=0o700)  # never its parents: a missing XDG_RUNTIME_DIR is unusable
+    except FileExistsError:
+        pass
     except OSError:
         return None
     return path if _private_dir_ok(path) else None

@@ -6,6 +6,8 @@ import json
 import shutil
 import socket
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,16 @@ def short_dir() -> Iterator[Path]:
 
 
 ServerFactory = Callable[..., ServerThread]
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Poll a condition (like qtbot.waitUntil) instead of sleeping a fixed time."""
+    deadline = time.monotonic() + timeout
+    tick = threading.Event()
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        tick.wait(0.01)
 
 
 @pytest.fixture

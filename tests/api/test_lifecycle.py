@@ -1,0 +1,227 @@
+"""Starting, refusing, stopping: sockets, locks, permissions, TCP auth, signals, crashes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from ltm_desktop.api import runtime
+from ltm_desktop.api.client import Client, Unauthorized
+from ltm_desktop.api.runtime import EndpointError, parse_tcp
+from ltm_desktop.api.server import ServerOptions, ServerThread
+from ltm_desktop.core.service import MemoryService
+from tests.api.conftest import RawConnection, ServerFactory, wait_until
+from tests.conftest import ServiceFactory
+
+
+def test_socket_is_private(server: ServerThread, socket_path: Path) -> None:
+    assert stat.S_IMODE(socket_path.stat().st_mode) == 0o600
+
+
+def test_runtime_dir_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "run").mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "run"))
+    path = runtime.runtime_dir()
+    assert path == tmp_path / "run" / "ltm-desktop"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o700
+
+
+def test_unsafe_runtime_dir_falls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    unsafe = tmp_path / "shared" / "ltm-desktop"
+    unsafe.mkdir(parents=True)
+    unsafe.chmod(0o777)
+    monkeypatch.setattr(runtime.platformdirs, "user_runtime_dir", lambda *a, **k: str(unsafe))
+    monkeypatch.setattr(runtime.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    path = runtime.runtime_dir()
+    assert path == tmp_path / "tmp" / f"ltm-desktop-{os.getuid()}"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o700
+    assert stat.S_IMODE(unsafe.stat().st_mode) == 0o777  # not "fixed" behind the owner's back
+
+
+def test_stale_socket_is_replaced(start_server: ServerFactory, short_dir: Path) -> None:
+    path = short_dir / "stale.sock"
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(path))
+    dead.close()  # the file stays, nobody listens: what a crashed server leaves
+    start_server(socket_path=path)
+    with Client(path) as client:
+        assert client.health()["ok"] is True
+
+
+def test_live_socket_is_never_stolen(
+    server: ServerThread, socket_path: Path, make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    other_service = make_service(tmp_path / "other-data")
+    rival = ServerThread(other_service, other_service.paths.data_dir, ServerOptions(socket_path))
+    assert not rival.start()
+    assert rival.error is not None
+    assert "already" in rival.error
+    rival.stop()
+    with Client(socket_path) as client:
+        assert client.health()["ok"] is True
+
+
+def test_second_server_on_the_same_data_dir_is_refused(
+    server: ServerThread, service: MemoryService, short_dir: Path
+) -> None:
+    rival = ServerThread(service, service.paths.data_dir, ServerOptions(short_dir / "b.sock"))
+    assert not rival.start()
+    assert rival.error is not None
+    assert "data dir" in rival.error
+    rival.stop()
+    assert not (short_dir / "b.sock").exists()
+
+
+def test_a_file_in_the_way_is_left_alone(service: MemoryService, short_dir: Path) -> None:
+    path = short_dir / "notes.txt"
+    path.write_text("precious")
+    thread = ServerThread(service, service.paths.data_dir, ServerOptions(path))
+    assert not thread.start()
+    assert "not a socket" in (thread.error or "")
+    thread.stop()
+    assert path.read_text() == "precious"
+
+
+def test_socket_path_too_long_is_a_clear_error(service: MemoryService, short_dir: Path) -> None:
+    thread = ServerThread(service, service.paths.data_dir, ServerOptions(short_dir / ("x" * 120)))
+    assert not thread.start()
+    assert "too long" in (thread.error or "")
+    thread.stop()
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["0.0.0.0:9000", "192.168.1.5:80", "example.com:80", "127.0.0.1", "127.0.0.1:x", "::1:99999"],
+)
+def test_tcp_accepts_loopback_only(bad: str) -> None:
+    with pytest.raises(EndpointError):
+        parse_tcp(bad)
+
+
+def test_tcp_loopback_parsing() -> None:
+    assert parse_tcp("127.0.0.1:0") == ("127.0.0.1", 0)
+    assert parse_tcp("localhost:8123") == ("127.0.0.1", 8123)
+    assert parse_tcp("[::1]:8123") == ("::1", 8123)
+
+
+def test_tcp_requires_auth(start_server: ServerFactory, short_dir: Path) -> None:
+    server = start_server(socket_path=short_dir / "t.sock", tcp=("127.0.0.1", 0))
+    endpoint = server.server.endpoint
+    assert endpoint is not None
+    assert endpoint.tcp is not None
+    token_file = runtime.runtime_dir() / f"tcp-{endpoint.tcp[1]}.token"
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    raw = RawConnection(endpoint.tcp)
+    try:
+        for method in ("health", "memory.list", "hello"):
+            reply = raw.request({"jsonrpc": "2.0", "id": 1, "method": method, "params": {}})
+            assert reply["error"]["code"] == -32002, method
+        wrong = raw.request(
+            {"jsonrpc": "2.0", "id": 2, "method": "auth", "params": {"token": "guess"}}
+        )
+        assert wrong["error"]["code"] == -32002
+        token = token_file.read_text()
+        ok = raw.request({"jsonrpc": "2.0", "id": 3, "method": "auth", "params": {"token": token}})
+        assert ok["result"] == {"ok": True}
+        assert raw.request({"jsonrpc": "2.0", "id": 4, "method": "health"})["result"]["ok"] is True
+    finally:
+        raw.close()
+    address = f"{endpoint.tcp[0]}:{endpoint.tcp[1]}"
+    with Client(tcp=address) as client:  # finds the token file by itself
+        assert client.health()["ok"] is True
+    with pytest.raises(Unauthorized), Client(tcp=address, token="nope") as client:
+        client.health()
+    server.stop()
+    assert not token_file.exists()
+
+
+def test_unix_clients_from_the_same_user_need_no_auth(client: Client) -> None:
+    assert client.health()["ok"] is True
+
+
+def serve(data_dir: Path, sock: Path, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ltm_desktop", "--data-dir", str(data_dir), "serve", "--socket", str(sock), *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_serve_prints_its_endpoint_and_exits_cleanly(
+    tmp_path: Path, short_dir: Path, signum: int
+) -> None:
+    sock = short_dir / "serve.sock"
+    process = serve(tmp_path / "data", sock)
+    try:
+        assert process.stdout is not None
+        ready = process.stdout.readline()
+        assert f"on unix:{sock}" in ready
+        with Client(sock) as client:
+            client.memory_add("served fact", cwd="/srv/app")
+        process.send_signal(signum)
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        process.stdout.close()  # type: ignore[union-attr]
+        process.stderr.close()  # type: ignore[union-attr]
+    assert not sock.exists()
+
+
+def test_second_serve_exits_non_zero(tmp_path: Path, short_dir: Path) -> None:
+    first = serve(tmp_path / "data", short_dir / "one.sock")
+    try:
+        assert first.stdout is not None
+        assert "serving" in first.stdout.readline()
+        second = serve(tmp_path / "data", short_dir / "two.sock")
+        out, err = second.communicate(timeout=60)
+        assert second.returncode != 0
+        assert "already running" in err
+        assert "Traceback" not in err
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=30)
+        first.stdout.close()  # type: ignore[union-attr]
+        first.stderr.close()  # type: ignore[union-attr]
+
+
+def test_sigkill_loses_no_acknowledged_write(
+    tmp_path: Path, short_dir: Path, make_service: ServiceFactory
+) -> None:
+    sock = short_dir / "kill.sock"
+    process = serve(tmp_path / "data", sock)
+    acknowledged: list[str] = []
+    assert process.stdout is not None
+    assert "serving" in process.stdout.readline()
+
+    def writer() -> None:
+        try:
+            with Client(sock, client_name="doomed") as client:
+                for i in range(10_000):
+                    result = client.memory_add(f"durable fact {i} token{i}k", cwd="/srv/app")
+                    acknowledged.append(result["memory"]["id"])
+        except Exception:  # the server dies under us: that is the point
+            return
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    wait_until(lambda: len(acknowledged) >= 150 or not thread.is_alive(), timeout=60)
+    assert len(acknowledged) >= 150
+    os.kill(process.pid, signal.SIGKILL)
+    thread.join()
+    process.wait()
+    process.stdout.close()
+    process.stderr.close()  # type: ignore[union-attr]
+    service = make_service(tmp_path / "data")
+    for memory_id in acknowledged:
+        assert service.get(memory_id).content.startswith("durable fact")
