@@ -15,40 +15,34 @@ import secrets
 import socket
 import struct
 import sys
-import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ltm_desktop.api import runtime
+from ltm_desktop.api.connection import Connection
 from ltm_desktop.api.methods import Dispatcher, Session
 from ltm_desktop.api.protocol import (
     BUSY,
     INVALID_REQUEST,
-    MAX_LINE_BYTES,
-    TOO_LARGE,
     UNAUTHORIZED,
     RpcError,
     check_request,
     decode_line,
     encode,
     error_message,
-    notification,
     result_message,
     valid_id,
 )
 from ltm_desktop.api.runtime import Endpoint, EndpointError
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.filelock import FileLock
-from ltm_desktop.core.records import ChangeEvent
 from ltm_desktop.core.service import MemoryService
 
 log = logging.getLogger(__name__)
-READ_CHUNK = 64 * 1024
-MAX_QUEUED_EVENTS = 10_000
+READ_BUFFER = 64 * 1024
 
 
 class ServerAlreadyRunning(LtmError):
@@ -76,130 +70,6 @@ def peer_uid(sock: socket.socket) -> int | None:
     return int(struct.unpack("3i", creds)[1])
 
 
-class _Connection:
-    def __init__(
-        self,
-        server: ApiServer,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        session: Session,
-    ) -> None:
-        self.server = server
-        self.reader = reader
-        self.writer = writer
-        self.session = session
-        self.busy = False
-        self.task: asyncio.Task[None] | None = None
-        self.unsubscribe: Callable[[], None] | None = None
-        self.events: asyncio.Queue[ChangeEvent] | None = None
-        self.sender: asyncio.Task[None] | None = None
-
-    async def send(self, data: bytes) -> None:
-        self.writer.write(data)
-        await asyncio.wait_for(self.writer.drain(), self.server.options.write_timeout)
-
-    async def run(self) -> None:
-        options = self.server.options
-        buffer = bytearray()
-        while not self.server.stopping:
-            newline = buffer.find(b"\n")
-            if newline < 0:
-                if len(buffer) > MAX_LINE_BYTES:
-                    await self._too_large()
-                    return
-                if buffer:
-                    timeout: float | None = options.line_timeout
-                else:
-                    timeout = None if self.session.subscribed else options.idle_timeout
-                try:
-                    chunk = await asyncio.wait_for(self.reader.read(READ_CHUNK), timeout)
-                except TimeoutError:
-                    log.info(
-                        "closing %s connection: %s",
-                        self.session.transport,
-                        "stalled mid-line" if buffer else "idle",
-                    )
-                    return
-                if not chunk:
-                    return
-                buffer += chunk
-                continue
-            if newline > MAX_LINE_BYTES:
-                await self._too_large()
-                return
-            line = bytes(buffer[:newline]).rstrip(b"\r")
-            del buffer[: newline + 1]
-            if not line.strip():
-                continue
-            self.busy = True
-            try:
-                reply = await self.server.handle_line(line, self.session)
-            finally:
-                self.busy = False
-            if reply is not None:
-                await self.send(reply)
-
-    async def _too_large(self) -> None:
-        error = RpcError(
-            TOO_LARGE,
-            f"too large: a request line may have at most {MAX_LINE_BYTES:,} bytes; closing",
-        )
-        with contextlib.suppress(Exception):
-            await self.send(encode(error_message(None, error)))
-
-    def start_events(self) -> None:
-        """Called from a worker thread by events.subscribe."""
-        loop = self.server.loop
-        queue: asyncio.Queue[ChangeEvent] = asyncio.Queue(MAX_QUEUED_EVENTS)
-        self.events = queue
-
-        def deliver(event: ChangeEvent) -> None:
-            try:
-                queue.put_nowait(event)
-            except asyncio.QueueFull:
-                log.warning("a subscriber is not reading its events; closing it")
-                if self.task is not None:
-                    self.task.cancel()
-
-        def on_change(event: ChangeEvent) -> None:
-            with contextlib.suppress(RuntimeError):  # the loop has closed
-                loop.call_soon_threadsafe(deliver, event)
-
-        self.unsubscribe = self.server.service.events.subscribe(on_change)
-        loop.call_soon_threadsafe(self._start_sender)
-
-    def _start_sender(self) -> None:
-        self.sender = asyncio.get_running_loop().create_task(self._send_events())
-
-    async def _send_events(self) -> None:
-        assert self.events is not None
-        while True:
-            event = await self.events.get()
-            params = {
-                "id": event.memory_id,
-                "project_id": event.project_id,
-                "action": event.action,
-                "actor": event.actor,
-            }
-            try:
-                await self.send(encode(notification("memory.changed", params)))
-            except (OSError, TimeoutError):
-                if self.task is not None:
-                    self.task.cancel()
-                return
-
-    async def close(self) -> None:
-        if self.unsubscribe is not None:
-            self.unsubscribe()
-        if self.sender is not None:
-            self.sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.sender
-        self.writer.close()
-        with contextlib.suppress(Exception):
-            await self.writer.wait_closed()
-
-
 class ApiServer:
     """Serves one MemoryService on a Unix socket and/or loopback TCP."""
 
@@ -215,7 +85,7 @@ class ApiServer:
         self._endpoint_file: Path | None = None
         self._locks: list[FileLock] = []
         self._servers: list[asyncio.AbstractServer] = []
-        self._connections: set[_Connection] = set()
+        self._connections: set[Connection] = set()
         self._pool = ThreadPoolExecutor(options.workers, thread_name_prefix="ltm-api")
         self._dispatcher = Dispatcher(service, on_write=self._record_write)
         self._last_action: str | None = None
@@ -283,13 +153,13 @@ class ApiServer:
             sock.close()
             temporary.unlink(missing_ok=True)
             raise
-        server = await asyncio.start_unix_server(self._accept_unix, sock=sock, limit=READ_CHUNK)
+        server = await asyncio.start_unix_server(self._accept_unix, sock=sock, limit=READ_BUFFER)
         self._servers.append(server)
         return path
 
     async def _start_tcp(self) -> tuple[str, int]:
         host, port = self.options.tcp  # type: ignore[misc]
-        server = await asyncio.start_server(self._accept_tcp, host, port, limit=READ_CHUNK)
+        server = await asyncio.start_server(self._accept_tcp, host, port, limit=READ_BUFFER)
         self._servers.append(server)
         bound = server.sockets[0].getsockname()
         actual = (host, int(bound[1]))
@@ -352,7 +222,7 @@ class ApiServer:
                 writer, RpcError(BUSY, "busy: the server has too many connections; try again later")
             )
             return
-        conn = _Connection(self, reader, writer, session)
+        conn = Connection(self, reader, writer, session)
         conn.task = asyncio.current_task()  # type: ignore[assignment]
         session.start_events = conn.start_events
         self._connections.add(conn)
@@ -417,58 +287,3 @@ def _socket_is_live(path: Path) -> bool:
         return True
     finally:
         probe.close()
-
-
-class ServerThread:
-    """Runs an ApiServer on its own event loop in a background thread (for the app).
-
-    Implements the GUI's ApiStatus: ``endpoint``, ``error``, ``connected_clients()``,
-    ``last_action()``.
-    """
-
-    def __init__(self, service: MemoryService, data_dir: Path, options: ServerOptions) -> None:
-        self.server = ApiServer(service, data_dir, options)
-        self.error: str | None = None
-        self._ready = threading.Event()
-        self._stop: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread = threading.Thread(target=self._run, name="ltm-api-server", daemon=True)
-
-    @property
-    def endpoint(self) -> str | None:
-        ep = self.server.endpoint
-        return ep.describe() if ep is not None and self.error is None else None
-
-    def connected_clients(self) -> int:
-        return self.server.connected_clients()
-
-    def last_action(self) -> str | None:
-        return self.server.last_action()
-
-    def start(self, timeout: float = 15.0) -> bool:
-        """Start serving; False (with ``error`` set) if the server could not start."""
-        self._thread.start()
-        self._ready.wait(timeout)
-        return self.error is None and self.server.endpoint is not None
-
-    def _run(self) -> None:
-        asyncio.run(self._main())
-
-    async def _main(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
-        try:
-            await self.server.start()
-        except (LtmError, OSError) as exc:
-            self.error = str(exc)
-            self._ready.set()
-            return
-        self._ready.set()
-        await self._stop.wait()
-        await self.server.stop()
-
-    def stop(self) -> None:
-        if self._loop is not None and self._stop is not None and self._thread.is_alive():
-            self._loop.call_soon_threadsafe(self._stop.set)
-        if self._thread.is_alive():
-            self._thread.join()

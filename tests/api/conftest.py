@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from ltm_desktop.api.client import Client
-from ltm_desktop.api.server import ServerOptions, ServerThread
+from ltm_desktop.api.server import ServerOptions
+from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.service import MemoryService
 
 

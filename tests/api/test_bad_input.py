@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ltm_desktop.api.protocol import MAX_LINE_BYTES
-from ltm_desktop.api.server import ServerThread
+from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.service import MemoryService
 from tests.api.conftest import RawConnection, ServerFactory, wait_until
 

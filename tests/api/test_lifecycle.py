@@ -16,7 +16,8 @@ import pytest
 from ltm_desktop.api import runtime
 from ltm_desktop.api.client import Client, Unauthorized
 from ltm_desktop.api.runtime import EndpointError, parse_tcp
-from ltm_desktop.api.server import ServerOptions, ServerThread
+from ltm_desktop.api.server import ServerOptions
+from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.service import MemoryService
 from tests.api.conftest import RawConnection, ServerFactory, wait_until
 from tests.conftest import ServiceFactory

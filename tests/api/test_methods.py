@@ -15,7 +15,7 @@ from ltm_desktop.api.client import (
     MethodNotFound,
     NotFoundError,
 )
-from ltm_desktop.api.server import ServerThread
+from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock
 

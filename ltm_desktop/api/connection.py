@@ -1,0 +1,153 @@
+"""A client connection: line framing with size and time limits, replies, event stream."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ltm_desktop.api.methods import Session
+from ltm_desktop.api.protocol import (
+    MAX_LINE_BYTES,
+    TOO_LARGE,
+    RpcError,
+    encode,
+    error_message,
+    notification,
+)
+from ltm_desktop.core.records import ChangeEvent
+
+if TYPE_CHECKING:
+    from ltm_desktop.api.server import ApiServer
+
+log = logging.getLogger(__name__)
+READ_CHUNK = 64 * 1024
+MAX_QUEUED_EVENTS = 10_000
+
+
+class Connection:
+    """One client connection: reads lines, answers them in order, streams events."""
+
+    def __init__(
+        self,
+        server: ApiServer,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        session: Session,
+    ) -> None:
+        self.server = server
+        self.reader = reader
+        self.writer = writer
+        self.session = session
+        self.busy = False
+        self.task: asyncio.Task[None] | None = None
+        self.unsubscribe: Callable[[], None] | None = None
+        self.events: asyncio.Queue[ChangeEvent] | None = None
+        self.sender: asyncio.Task[None] | None = None
+
+    async def send(self, data: bytes) -> None:
+        self.writer.write(data)
+        await asyncio.wait_for(self.writer.drain(), self.server.options.write_timeout)
+
+    async def run(self) -> None:
+        options = self.server.options
+        buffer = bytearray()
+        while not self.server.stopping:
+            newline = buffer.find(b"\n")
+            if newline < 0:
+                if len(buffer) > MAX_LINE_BYTES:
+                    await self._too_large()
+                    return
+                if buffer:
+                    timeout: float | None = options.line_timeout
+                else:
+                    timeout = None if self.session.subscribed else options.idle_timeout
+                try:
+                    chunk = await asyncio.wait_for(self.reader.read(READ_CHUNK), timeout)
+                except TimeoutError:
+                    log.info(
+                        "closing %s connection: %s",
+                        self.session.transport,
+                        "stalled mid-line" if buffer else "idle",
+                    )
+                    return
+                if not chunk:
+                    return
+                buffer += chunk
+                continue
+            if newline > MAX_LINE_BYTES:
+                await self._too_large()
+                return
+            line = bytes(buffer[:newline]).rstrip(b"\r")
+            del buffer[: newline + 1]
+            if not line.strip():
+                continue
+            self.busy = True
+            try:
+                reply = await self.server.handle_line(line, self.session)
+            finally:
+                self.busy = False
+            if reply is not None:
+                await self.send(reply)
+
+    async def _too_large(self) -> None:
+        error = RpcError(
+            TOO_LARGE,
+            f"too large: a request line may have at most {MAX_LINE_BYTES:,} bytes; closing",
+        )
+        with contextlib.suppress(Exception):
+            await self.send(encode(error_message(None, error)))
+
+    def start_events(self) -> None:
+        """Called from a worker thread by events.subscribe."""
+        loop = self.server.loop
+        queue: asyncio.Queue[ChangeEvent] = asyncio.Queue(MAX_QUEUED_EVENTS)
+        self.events = queue
+
+        def deliver(event: ChangeEvent) -> None:
+            try:
+                queue.put_nowait(event)
+            except asyncio.QueueFull:
+                log.warning("a subscriber is not reading its events; closing it")
+                if self.task is not None:
+                    self.task.cancel()
+
+        def on_change(event: ChangeEvent) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed
+                loop.call_soon_threadsafe(deliver, event)
+
+        self.unsubscribe = self.server.service.events.subscribe(on_change)
+        loop.call_soon_threadsafe(self._start_sender)
+
+    def _start_sender(self) -> None:
+        self.sender = asyncio.get_running_loop().create_task(self._send_events())
+
+    async def _send_events(self) -> None:
+        assert self.events is not None
+        while True:
+            event = await self.events.get()
+            params = {
+                "id": event.memory_id,
+                "project_id": event.project_id,
+                "action": event.action,
+                "actor": event.actor,
+            }
+            try:
+                await self.send(encode(notification("memory.changed", params)))
+            except (OSError, TimeoutError):
+                if self.task is not None:
+                    self.task.cancel()
+                return
+
+    async def close(self) -> None:
+        if self.unsubscribe is not None:
+            self.unsubscribe()
+        if self.sender is not None:
+            self.sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.sender
+        self.writer.close()
+        with contextlib.suppress(Exception):
+            await self.writer.wait_closed()

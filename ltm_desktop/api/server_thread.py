@@ -1,0 +1,66 @@
+"""The API server on a background thread with its own event loop (used by the app)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+from ltm_desktop.api.server import ApiServer, ServerOptions
+from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.service import MemoryService
+
+
+class ServerThread:
+    """Runs an ApiServer on its own event loop in a background thread (for the app).
+
+    Implements the GUI's ApiStatus: ``endpoint``, ``error``, ``connected_clients()``,
+    ``last_action()``.
+    """
+
+    def __init__(self, service: MemoryService, data_dir: Path, options: ServerOptions) -> None:
+        self.server = ApiServer(service, data_dir, options)
+        self.error: str | None = None
+        self._ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread = threading.Thread(target=self._run, name="ltm-api-server", daemon=True)
+
+    @property
+    def endpoint(self) -> str | None:
+        ep = self.server.endpoint
+        return ep.describe() if ep is not None and self.error is None else None
+
+    def connected_clients(self) -> int:
+        return self.server.connected_clients()
+
+    def last_action(self) -> str | None:
+        return self.server.last_action()
+
+    def start(self, timeout: float = 15.0) -> bool:
+        """Start serving; False (with ``error`` set) if the server could not start."""
+        self._thread.start()
+        self._ready.wait(timeout)
+        return self.error is None and self.server.endpoint is not None
+
+    def _run(self) -> None:
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        try:
+            await self.server.start()
+        except (LtmError, OSError) as exc:
+            self.error = str(exc)
+            self._ready.set()
+            return
+        self._ready.set()
+        await self._stop.wait()
+        await self.server.stop()
+
+    def stop(self) -> None:
+        if self._loop is not None and self._stop is not None and self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._stop.set)
+        if self._thread.is_alive():
+            self._thread.join()
