@@ -13,7 +13,6 @@ precis and list pages against the raw SELECT they are built on.
 from __future__ import annotations
 
 import argparse
-import random
 import shutil
 import sqlite3
 import statistics
@@ -25,25 +24,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus import SampleMemory, generate, project_paths, sample_queries  # noqa: E402
+from bench.corpus import generate, sample_queries  # noqa: E402
+from bench.dataset import PROJECTS, build, draft, largest_project, open_bench_service  # noqa: E402
 from ltm_desktop.core.paths import DataPaths  # noqa: E402
 from ltm_desktop.core.precis import write_atomically  # noqa: E402
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft  # noqa: E402
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
-from ltm_desktop.store import open_store  # noqa: E402
-
-PROJECTS = 20
-GLOBAL_SHARE = 0.05
-
-
-def draft(sample: SampleMemory) -> MemoryDraft:
-    return MemoryDraft(
-        content=sample.content,
-        title=sample.title,
-        category=sample.category,
-        importance=sample.importance,
-        tags=sample.tags,
-    )
 
 
 def timings(fn: Callable[[], object], repeat: int) -> list[float]:
@@ -66,29 +52,6 @@ def row(label: str, ours: float, base: float, unit: str = "ms", target: str = ""
     print(
         f"  {label:<34} {ours:>9.3f} {unit:<5} baseline {base:>9.3f} {unit:<5} x{ratio:>6.2f}  {target}"
     )
-
-
-def build(service: MemoryService, count: int, seed: int) -> tuple[str, int, float]:
-    """Import ``count`` memories; returns (largest project id, raw text bytes, seconds)."""
-    paths = project_paths(PROJECTS, seed=seed)
-    ids = [service.resolve_scope(cwd=p, register=True) for p in paths]
-    weights = [1 / (i + 1) ** 0.5 for i in range(PROJECTS)]
-    rng = random.Random(seed)
-    batches: dict[str, list[MemoryDraft]] = {pid: [] for pid in [*ids, GLOBAL_PROJECT_ID]}
-    raw_bytes = 0
-    start = time.perf_counter()
-    for sample in generate(count, seed=seed):
-        raw_bytes += len(sample.title.encode()) + len(sample.content.encode())
-        scope = GLOBAL_PROJECT_ID if rng.random() < GLOBAL_SHARE else rng.choices(ids, weights)[0]
-        batch = batches[scope]
-        batch.append(draft(sample))
-        if len(batch) >= 2000:
-            service.import_memories(scope, batch, "bench")
-            batch.clear()
-    for scope, batch in batches.items():
-        if batch:
-            service.import_memories(scope, batch, "bench")
-    return ids[0], raw_bytes, time.perf_counter() - start
 
 
 def naive_match(query: str, kind: str) -> str:
@@ -222,8 +185,7 @@ def main() -> int:
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ltm-bench-"))
     paths = DataPaths(workdir)
     reuse = paths.db_path.exists()
-    service = MemoryService(open_store(paths.db_path, paths.backup_dir), paths)
-    service.start()
+    service = open_bench_service(workdir)
     raw = sqlite3.connect(paths.db_path, isolation_level=None)
     raw.execute("PRAGMA journal_mode = WAL")
     raw.execute("PRAGMA synchronous = NORMAL")
@@ -235,13 +197,9 @@ def main() -> int:
             f"sqlite {sqlite3.sqlite_version}, python {sys.version.split()[0]}, data in {workdir}"
         )
         if reuse:
-            project = max(
-                service.projects(),
-                key=lambda pc: pc[1] if pc[0].project_id != GLOBAL_PROJECT_ID else -1,
-            )[0].project_id
             print("reusing the existing database")
         else:
-            project, raw_bytes, seconds = build(service, args.memories, args.seed)
+            raw_bytes, seconds = build(service, args.memories, args.seed)
             raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             size = paths.db_path.stat().st_size
             print(
@@ -250,6 +208,7 @@ def main() -> int:
             print(
                 f"  {'database size':<34} {size / 1e6:>9.1f} MB    corpus text {raw_bytes / 1e6:>9.1f} MB    x{size / raw_bytes:>6.2f}"
             )
+        project = largest_project(service)
         counts = {p.project_id: n for p, n in service.projects()}
         print(
             f"target project {project}: {counts[project]:,} active; global: {counts[GLOBAL_PROJECT_ID]:,}"

@@ -1,0 +1,157 @@
+"""Agent API benchmark: socket round trips against the same calls made in-process.
+
+Run on demand (not part of the test suite):
+
+    .venv/bin/python bench/api_bench.py [--memories 100000] [--keep DIR]
+
+The server runs as a real ``ltm-desktop serve`` process on a 100,000-memory
+database; clients are separate processes for the 8-client figure. Every figure
+is printed next to its in-process baseline from the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.corpus import generate, sample_queries  # noqa: E402
+from bench.dataset import build, draft, largest_project, open_bench_service  # noqa: E402
+from ltm_desktop.api.client import Client  # noqa: E402
+
+
+def query_mix() -> list[str]:
+    return [q for queries in sample_queries().values() for q in queries]
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def client_worker(
+    socket_path: str, project: str, queries: list[str], count: int, barrier: object, out: object
+) -> None:
+    with Client(socket_path, client_name="bench") as client:
+        client.health()
+        barrier.wait()  # type: ignore[attr-defined]
+        start = time.perf_counter()
+        for i in range(count):
+            client.memory_search(queries[i % len(queries)], project_id=project, limit=5)
+        out.put(time.perf_counter() - start)  # type: ignore[attr-defined]
+
+
+def throughput(socket_path: Path, project: str, clients: int, per_client: int) -> float:
+    ctx = multiprocessing.get_context("fork")
+    barrier, out = ctx.Barrier(clients + 1), ctx.Queue()
+    queries = query_mix()
+    workers = [
+        ctx.Process(target=client_worker, args=(str(socket_path), project, queries[i:] + queries[:i], per_client, barrier, out))
+        for i in range(clients)
+    ]
+    for worker in workers:
+        worker.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for worker in workers:
+        worker.join()
+    wall = time.perf_counter() - start
+    for _ in workers:
+        out.get()
+    return clients * per_client / wall
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=20, help="timed round trips per query")
+    parser.add_argument("--requests", type=int, default=4_000, help="searches per throughput run")
+    parser.add_argument("--adds", type=int, default=1_000)
+    parser.add_argument("--keep", metavar="DIR", help="build in DIR and keep it (reused when present)")
+    args = parser.parse_args()
+
+    workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ltm-api-bench-"))
+    socket_dir = Path(tempfile.mkdtemp(prefix="ltm-s-"))
+    socket_path = socket_dir / "bench.sock"
+    service = open_bench_service(workdir)
+    if len(service.projects()) > 1:
+        print(f"reusing the database in {workdir}")
+    else:
+        _, seconds = build(service, args.memories)
+        print(f"built {args.memories:,} memories in {seconds:.1f} s in {workdir}")
+    project = largest_project(service)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ltm_desktop", "--data-dir", str(workdir), "serve", "--socket", str(socket_path)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        print(server.stdout.readline().strip())
+        print(f"searching project {project} ({service.count_memories(project):,} active memories + global)\n")
+        queries = query_mix()
+        local: list[float] = []
+        remote: list[float] = []
+        with Client(socket_path, client_name="bench") as client:
+            client.health()
+            for query in queries:
+                for _ in range(args.repeat):
+                    start = time.perf_counter()
+                    service.search(project, query, limit=5, reinforce=True)
+                    local.append(ms(time.perf_counter() - start))
+                    start = time.perf_counter()
+                    client.memory_search(query, project_id=project, limit=5)
+                    remote.append(ms(time.perf_counter() - start))
+            p50, base50 = statistics.median(remote), statistics.median(local)
+            print("memory.search round trip (mixed query classes, limit 5, reinforcing)")
+            print(f"  p50  socket {p50:7.3f} ms   in-process {base50:7.3f} ms   x{p50 / base50:5.2f}   target <3 ms and <=2x: {'ok' if p50 < 3 and p50 <= 2 * base50 else 'MISS'}")
+            print(f"  p99  socket {pct(remote, 0.99):7.3f} ms   in-process {pct(local, 0.99):7.3f} ms   x{pct(remote, 0.99) / pct(local, 0.99):5.2f}")
+            start = time.perf_counter()
+            health_n = 2_000
+            for _ in range(health_n):
+                client.health()
+            print(f"  bare protocol round trip (health): {ms((time.perf_counter() - start) / health_n):.3f} ms")
+
+            samples = list(generate(args.adds, seed=99))
+            start = time.perf_counter()
+            for sample in samples:
+                client.memory_add(sample.content, project_id=project, title=sample.title, importance=sample.importance)
+            remote_adds = args.adds / (time.perf_counter() - start)
+        local_samples = list(generate(args.adds, seed=98))
+        start = time.perf_counter()
+        for sample in local_samples:
+            service.add(project, draft(sample), "bench")
+        local_adds = args.adds / (time.perf_counter() - start)
+        print(f"\nmemory.add ({args.adds} adds, each its own transaction)")
+        print(f"  socket {remote_adds:7.0f} adds/s   in-process {local_adds:7.0f} adds/s   x{remote_adds / local_adds:5.2f}")
+
+        single = throughput(socket_path, project, 1, args.requests // 4)
+        eight = throughput(socket_path, project, 8, args.requests // 8)
+        local_rate = 1000 / base50
+        print("\nsearch throughput over the socket (client processes)")
+        print(f"  1 client   {single:7.0f} req/s   (in-process single thread {local_rate:7.0f} req/s, x{single / local_rate:5.2f})")
+        print(f"  8 clients  {eight:7.0f} req/s   (x{eight / single:5.2f} of 1 client)   target >=2000: {'ok' if eight >= 2000 else 'MISS'}")
+    finally:
+        server.terminate()
+        code = server.wait(timeout=30)
+        service.close()
+        print(f"\nserver exited with {code} after SIGTERM")
+        shutil.rmtree(socket_dir, ignore_errors=True)
+        if not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
