@@ -50,19 +50,20 @@ def _negations(query: ParsedQuery) -> str:
     return " NOT (" + " OR ".join(compile_term(t) for t in negative) + ")"
 
 
-def match_all(query: ParsedQuery, project_pks: Sequence[int]) -> str:
-    """Every positive term must match (the first, cheap, precise attempt)."""
+def _scoped(body: str, project_pks: Sequence[int] | None) -> str:
+    return f"({body})" if project_pks is None else f"{scope_filter(project_pks)} AND ({body})"
+
+
+def match_all(query: ParsedQuery, project_pks: Sequence[int] | None = None) -> str:
+    """Every positive term must match (the first, cheap, precise attempt).
+
+    ``project_pks`` adds a scope filter, for tables shared by scopes (observations).
+    """
     body = " AND ".join(compile_term(t) for t in query.positive)
-    return f"{scope_filter(project_pks)} AND ({body}){_negations(query)}"
+    return _scoped(body, project_pks) + _negations(query)
 
 
-def match_any(query: ParsedQuery, project_pks: Sequence[int]) -> str:
+def match_any(query: ParsedQuery, project_pks: Sequence[int] | None = None) -> str:
     """Any positive term may match (the widened attempt)."""
     body = " OR ".join(compile_term(t) for t in query.positive)
-    return f"{scope_filter(project_pks)} AND ({body}){_negations(query)}"
-
-
-def match_terms(terms: Sequence[Term], project_pks: Sequence[int]) -> str:
-    """Any of ``terms`` within the scopes: used to find near-duplicate candidates."""
-    body = " OR ".join(compile_term(t) for t in terms)
-    return f"{scope_filter(project_pks)} AND ({body})"
+    return _scoped(body, project_pks) + _negations(query)

@@ -26,7 +26,7 @@ from ltm_desktop.core.rules import (
     jaccard,
     similarity_tokens,
 )
-from ltm_desktop.store.fts_query import scope_token
+from ltm_desktop.store.fts_tables import memory_table
 from ltm_desktop.store.fts_text import index_text
 from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.rows import (
@@ -87,20 +87,15 @@ def load_memory(conn: sqlite3.Connection, memory_id: str) -> tuple[int, int, Mem
 
 
 def index_memory(conn: sqlite3.Connection, pk: int, memory: Memory, project_pk: int) -> None:
+    """Add to the scope's FTS table (which the store creates with the scope's first write)."""
     conn.execute(
-        "INSERT INTO memory_fts (rowid, title, content, tags, scope) VALUES (?, ?, ?, ?, ?)",
-        (
-            pk,
-            index_text(memory.title),
-            index_text(memory.content),
-            " ".join(memory.tags),
-            scope_token(project_pk),
-        ),
+        f"INSERT INTO {memory_table(project_pk)} (rowid, title, content, tags) VALUES (?, ?, ?, ?)",
+        (pk, index_text(memory.title), index_text(memory.content), " ".join(memory.tags)),
     )
 
 
-def unindex_memory(conn: sqlite3.Connection, pk: int) -> None:
-    conn.execute("DELETE FROM memory_fts WHERE rowid = ?", (pk,))
+def unindex_memory(conn: sqlite3.Connection, pk: int, project_pk: int) -> None:
+    conn.execute(f"DELETE FROM {memory_table(project_pk)} WHERE rowid = ?", (pk,))
 
 
 def write_tags(conn: sqlite3.Connection, pk: int, tags: tuple[str, ...]) -> None:
@@ -145,7 +140,8 @@ def _most_similar(
     """(pk, id) of the active memory most similar to ``content`` above the threshold."""
     tokens = similarity_tokens(content)
     best: tuple[float, int, str] | None = None
-    candidates = near_duplicate_candidates(conn, project_pk, content, len(tokens), rarity)
+    table = memory_table(project_pk)
+    candidates = near_duplicate_candidates(conn, table, content, len(tokens), rarity)
     for pk, memory_id, other in candidates:
         score = jaccard(tokens, similarity_tokens(other))
         if score > SUPERSEDE_THRESHOLD and (best is None or score > best[0]):
@@ -335,7 +331,7 @@ def update_memory(
     if after.tags != before.tags:
         write_tags(conn, pk, after.tags)
     if not after.disabled:
-        unindex_memory(conn, pk)
+        unindex_memory(conn, pk, project_pk)
         index_memory(conn, pk, after, project_pk)
     old, new = changed_fields(before, after)
     record_audit(
@@ -371,7 +367,7 @@ def set_disabled(
             "UPDATE memories SET disabled = 1, disabled_at = ?, superseded_by = ? WHERE pk = ?",
             (now, superseded_by, pk),
         )
-        unindex_memory(conn, pk)
+        unindex_memory(conn, pk, project_pk)
         after = replace(before, disabled=True, disabled_at=now, superseded_by=superseded_by)
         default_action = AuditAction.SUPERSEDED if superseded_by else AuditAction.REMOVED
     else:

@@ -64,9 +64,11 @@ V1_STATEMENTS = (
     )""",
     """CREATE UNIQUE INDEX memories_active_signature
         ON memories(project_pk, signature) WHERE disabled = 0""",
+    # expires_at rides along so that skipping rows for OFFSET never reads the table
     """CREATE INDEX memories_by_rank
-        ON memories(project_pk, disabled, importance DESC, updated_at DESC)""",
-    """CREATE INDEX memories_by_updated ON memories(project_pk, disabled, updated_at DESC)""",
+        ON memories(project_pk, disabled, importance DESC, updated_at DESC, expires_at)""",
+    """CREATE INDEX memories_by_updated
+        ON memories(project_pk, disabled, updated_at DESC, expires_at)""",
     """CREATE INDEX memories_expiring ON memories(expires_at)
         WHERE expires_at IS NOT NULL AND disabled = 0""",
     """CREATE TABLE memory_tags (
@@ -75,10 +77,7 @@ V1_STATEMENTS = (
         PRIMARY KEY (tag, memory_pk)
     ) WITHOUT ROWID""",
     "CREATE INDEX memory_tags_by_memory ON memory_tags(memory_pk)",
-    f"""CREATE VIRTUAL TABLE memory_fts USING fts5(
-        title, content, tags, scope, tokenize = '{TOKENIZER}'
-    )""",
-    "INSERT INTO memory_fts(memory_fts, rank) VALUES ('rank', 'bm25(4.0, 1.0, 2.0, 0.0)')",
+    # memory_fts_<project pk>: one FTS5 table per scope, created on demand (fts_tables.py)
     """CREATE TABLE observations (
         pk INTEGER PRIMARY KEY,
         id TEXT NOT NULL UNIQUE,

@@ -12,40 +12,46 @@ import sqlite3
 from collections.abc import Iterable
 
 MAX_CACHED = 200_000
-VOCAB_TABLE = "temp.memory_vocab"
 
 
 class WordRarity:
-    """Document counts per index word, cached on one connection."""
+    """Document counts per word of a scope's FTS table, cached on one connection."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
-        conn.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE} "
-            "USING fts5vocab(main, memory_fts, 'row')"
-        )
         self._conn = conn
-        self._counts: dict[str, int] = {}
+        self._vocabularies: set[str] = set()
+        self._counts: dict[tuple[str, str], int] = {}
 
-    def counts(self, words: Iterable[str]) -> dict[str, int]:
+    def _vocabulary(self, table: str) -> str:
+        vocab = f"temp.vocab_{table}"
+        if table not in self._vocabularies:
+            self._conn.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, {table}, 'row')"
+            )
+            self._vocabularies.add(table)
+        return vocab
+
+    def counts(self, table: str, words: Iterable[str]) -> dict[str, int]:
         wanted = set(words)
-        missing = [w for w in wanted if w not in self._counts]
+        missing = [w for w in wanted if (table, w) not in self._counts]
         if missing:
             if len(self._counts) + len(missing) > MAX_CACHED:
                 self._counts.clear()
+            vocab = self._vocabulary(table)
             found = dict.fromkeys(missing, 0)
             for start in range(0, len(missing), 500):
                 chunk = missing[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 found.update(
                     self._conn.execute(
-                        f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term IN ({marks})", chunk
+                        f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", chunk
                     ).fetchall()
                 )
-            self._counts.update(found)
-        return {w: self._counts[w] for w in wanted}
+            self._counts.update(((table, w), n) for w, n in found.items())
+        return {w: self._counts[(table, w)] for w in wanted}
 
-    def rarest(self, words: Iterable[str], n: int) -> list[str]:
-        counts = self.counts(words)
+    def rarest(self, table: str, words: Iterable[str], n: int) -> list[str]:
+        counts = self.counts(table, words)
         return sorted(counts, key=lambda w: (counts[w], -len(w), w))[:n]
 
     def forget(self) -> None:

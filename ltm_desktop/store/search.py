@@ -15,7 +15,7 @@ from itertools import combinations
 from ltm_desktop.core.query import CJK_RE, ParsedQuery, split_words
 from ltm_desktop.core.records import Memory, Observation
 from ltm_desktop.core.rules import SUPERSEDE_THRESHOLD
-from ltm_desktop.store.fts_query import match_all, match_any, quote, scope_filter
+from ltm_desktop.store.fts_query import match_all, match_any, quote
 from ltm_desktop.store.fts_text import MARK_CLOSE, MARK_OPEN, display_snippet
 from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.rows import (
@@ -29,15 +29,17 @@ SNIPPET_TOKENS = 24
 NEAR_DUPLICATE_CANDIDATES = 50
 NEAR_DUPLICATE_TERMS = 4
 
-_MEMORY_SQL = (
-    f"SELECT {MEMORY_COLUMNS}, -f.rank, "
-    f"snippet(memory_fts, 1, '{MARK_OPEN}', '{MARK_CLOSE}', '…', {SNIPPET_TOKENS}) "
-    "FROM memory_fts AS f JOIN memories AS m ON m.pk = f.rowid "
-    "JOIN projects AS p ON p.pk = m.project_pk "
-    "WHERE memory_fts MATCH ? AND m.disabled = 0 "
-    "AND (m.expires_at IS NULL OR m.expires_at > ?) "
-    "ORDER BY f.rank LIMIT ?"
-)
+def _memory_sql(table: str) -> str:
+    return (
+        f"SELECT {MEMORY_COLUMNS}, -f.rank, "
+        f"snippet({table}, 1, '{MARK_OPEN}', '{MARK_CLOSE}', '…', {SNIPPET_TOKENS}) "
+        f"FROM {table} AS f JOIN memories AS m ON m.pk = f.rowid "
+        "JOIN projects AS p ON p.pk = m.project_pk "
+        f"WHERE {table} MATCH ? AND m.disabled = 0 "
+        "AND (m.expires_at IS NULL OR m.expires_at > ?) "
+        "ORDER BY f.rank LIMIT ?"
+    )
+
 
 _OBSERVATION_SQL = (
     f"SELECT {OBSERVATION_COLUMNS}, -f.rank, "
@@ -51,28 +53,33 @@ MemoryHit = tuple[Memory, float, str]
 ObservationHit = tuple[Observation, float, str]
 
 
-def _run_memory_query(
-    conn: sqlite3.Connection, match: str, now: float, limit: int
+def _best(
+    conn: sqlite3.Connection, tables: Sequence[str], match: str, now: float, limit: int
 ) -> list[MemoryHit]:
-    rows = conn.execute(_MEMORY_SQL, (match, now, limit)).fetchall()
-    return [(memory_from_row(r), float(r[18]), display_snippet(r[19])) for r in rows]
+    """The ``limit`` best hits over the scopes' tables (BM25 per table, merged by score)."""
+    hits: list[MemoryHit] = []
+    for table in tables:
+        rows = conn.execute(_memory_sql(table), (match, now, limit)).fetchall()
+        hits += [(memory_from_row(r), float(r[18]), display_snippet(r[19])) for r in rows]
+    hits.sort(key=lambda hit: -hit[1])
+    return hits[:limit]
 
 
 def search_memories(
     conn: sqlite3.Connection,
-    project_pks: Sequence[int],
+    tables: Sequence[str],
     query: ParsedQuery,
     limit: int,
     now: float,
 ) -> list[MemoryHit]:
-    """The best ``limit`` active, unexpired memories of the scopes for ``query``."""
-    if query.is_empty or not project_pks or limit <= 0:
+    """The best ``limit`` active, unexpired memories in these scope tables for ``query``."""
+    if query.is_empty or not tables or limit <= 0:
         return []
-    hits = _run_memory_query(conn, match_all(query, project_pks), now, limit)
+    hits = _best(conn, tables, match_all(query), now, limit)
     if len(hits) >= limit or len(query.positive) < 2:
         return hits
     seen = {memory.id for memory, _, _ in hits}
-    for hit in _run_memory_query(conn, match_any(query, project_pks), now, limit):
+    for hit in _best(conn, tables, match_any(query), now, limit):
         if hit[0].id not in seen:
             hits.append(hit)
             if len(hits) >= limit:
@@ -102,7 +109,7 @@ def search_observations(
 
 
 def near_duplicate_candidates(
-    conn: sqlite3.Connection, project_pk: int, content: str, token_count: int, rarity: WordRarity
+    conn: sqlite3.Connection, table: str, content: str, token_count: int, rarity: WordRarity
 ) -> list[tuple[int, str, str]]:
     """(pk, id, content) of the active memories that may be near-duplicates of ``content``.
 
@@ -114,15 +121,15 @@ def near_duplicate_candidates(
     words = {w for w in split_words(content) if len(w) > 2 or CJK_RE.match(w)}
     if not words:
         return []
-    rare = rarity.rarest(words, NEAR_DUPLICATE_TERMS)
+    rare = rarity.rarest(table, words, NEAR_DUPLICATE_TERMS)
     pairs = list(combinations(rare, 2)) or [(rare[0],)]
     body = " OR ".join("(" + " AND ".join(quote(w) for w in pair) + ")" for pair in pairs)
     rows = conn.execute(
-        "SELECT m.pk, m.id, m.content FROM memory_fts AS f JOIN memories AS m "
-        "ON m.pk = f.rowid WHERE memory_fts MATCH ? AND m.disabled = 0 "
+        f"SELECT m.pk, m.id, m.content FROM {table} AS f JOIN memories AS m "
+        f"ON m.pk = f.rowid WHERE {table} MATCH ? AND m.disabled = 0 "
         "AND m.token_count > ? AND m.token_count < ? LIMIT ?",
         (
-            f"{scope_filter([project_pk])} AND ({body})",
+            body,
             token_count * SUPERSEDE_THRESHOLD,
             token_count / SUPERSEDE_THRESHOLD,
             NEAR_DUPLICATE_CANDIDATES,

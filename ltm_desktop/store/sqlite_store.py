@@ -41,6 +41,7 @@ from ltm_desktop.store.connection import (
     transaction,
 )
 from ltm_desktop.store.fts_query import scope_token
+from ltm_desktop.store.fts_tables import MemoryTables
 from ltm_desktop.store.fts_text import index_text
 from ltm_desktop.store.migrations import (
     MIGRATIONS,
@@ -76,6 +77,7 @@ class SqliteStore:
             self._writer.close()
             raise
         self._rarity = WordRarity(self._writer)
+        self._tables = MemoryTables()
         self._writer.execute("PRAGMA wal_autocheckpoint = 0")
         self._checkpointer = Checkpointer(path)
         self._write_lock = threading.RLock()
@@ -145,6 +147,7 @@ class SqliteStore:
                 self._checkpointer.note_write()
             except BaseException:
                 self._project_pks.clear()  # a rolled-back insert may have been cached
+                self._tables.forget()
                 raise
 
     def _pk(self, conn: sqlite3.Connection, project_id: str) -> int | None:
@@ -171,6 +174,7 @@ class SqliteStore:
             )
             pk = self._pk(conn, project_id)
         assert pk is not None
+        self._tables.ensure(conn, pk)
         return pk
 
     # -- projects ---------------------------------------------------------
@@ -316,9 +320,11 @@ class SqliteStore:
     def search_memories(
         self, project_ids: Sequence[str], query: ParsedQuery, limit: int, now: float
     ) -> list[search.MemoryHit]:
-        return self._read(
-            lambda c: search.search_memories(c, self._pks(c, project_ids), query, limit, now)
-        )
+        def work(conn: sqlite3.Connection) -> list[search.MemoryHit]:
+            tables = [name for _, name in self._tables.existing(conn, self._pks(conn, project_ids))]
+            return search.search_memories(conn, tables, query, limit, now)
+
+        return self._read(work)
 
     def scope_counts(
         self, project_id: str, max_importance: int, cutoff: float, now: float
