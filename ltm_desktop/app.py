@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,13 +26,14 @@ class OpenedService:
 def open_service(
     data_dir: str | os.PathLike[str] | None = None,
     config_path: str | os.PathLike[str] | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> OpenedService:
     """Open the data directory's database, run startup housekeeping, return the service."""
     config = resolve_config_path(config_path)
     settings, warnings = load_settings(config)
     paths = DataPaths(resolve_data_dir(data_dir))
     store = open_store(paths.db_path, paths.backup_dir)
-    service = MemoryService(store, paths, settings)
+    service = MemoryService(store, paths, settings, clock=clock)
     try:
         purged = service.start()
     except BaseException:

@@ -37,7 +37,16 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"settings file (default: ${ENV_CONFIG} or the platform's user config dir)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log more detail")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="open the app on a temporary data dir filled with sample memories",
+    )
+    commands = parser.add_subparsers(
+        dest="command",
+        metavar="COMMAND",
+        description="Without a command, ltm-desktop opens the desktop app and serves the agent API.",
+    )
     status = commands.add_parser("status", help="show where data lives and what it holds")
     status.add_argument("--json", action="store_true", help="print machine-readable JSON")
     config = commands.add_parser("config", help="show the config file path and its defaults")
@@ -181,7 +190,14 @@ def cmd_call(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"status": cmd_status, "config": cmd_config, "serve": cmd_serve, "call": cmd_call}
+def cmd_gui(args: argparse.Namespace) -> int:
+    """The desktop app, with the agent API served from a background thread."""
+    from ltm_desktop.desktop import launch
+
+    return launch(args.data_dir, args.config, demo=args.demo, warn=_warn)
+
+
+COMMANDS = {"gui": cmd_gui, "status": cmd_status, "config": cmd_config, "serve": cmd_serve, "call": cmd_call}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -191,7 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    command = COMMANDS[args.command or "status"]
+    command = COMMANDS[args.command or "gui"]
     try:
         return command(args)
     except LtmError as exc:

@@ -1,0 +1,74 @@
+"""``ltm-desktop``: the desktop app plus the agent API on a background thread.
+
+An entry point (like cli.py and serve.py): it composes store, service, API
+server and window, and owns their shutdown order.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ltm_desktop.api.server_thread import ServerThread
+from ltm_desktop.app import open_service
+from ltm_desktop.serve import server_options
+
+NO_DISPLAY = (
+    "no display found (neither $DISPLAY nor $WAYLAND_DISPLAY is set), so the desktop "
+    "window cannot open. Run `ltm-desktop serve` for the agent API without a window, or set "
+    "QT_QPA_PLATFORM=offscreen to run the app headless."
+)
+
+
+def display_problem() -> str | None:
+    """Why a window cannot open here, or None (Qt would abort the process instead)."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return NO_DISPLAY
+
+
+def launch(
+    data_dir: str | None,
+    config: str | None,
+    *,
+    demo: bool,
+    warn: Callable[[Sequence[str]], None],
+) -> int:
+    problem = display_problem()
+    if problem:
+        warn([problem])
+        return 1
+    demo_dir = Path(tempfile.mkdtemp(prefix="ltm-desktop-demo-")) if demo else None
+    clock = None
+    if demo_dir is not None:
+        from ltm_desktop.gui.demo import DemoClock
+
+        clock = DemoClock()
+        data_dir = str(demo_dir)
+    opened = open_service(data_dir, config, **({"clock": clock} if clock else {}))
+    warn(opened.warnings)
+    service = opened.service
+    api = ServerThread(
+        service, service.paths.data_dir, server_options(service.paths.data_dir, None, None)
+    )
+    try:
+        if demo_dir is not None:
+            from ltm_desktop.gui.demo import fill_demo_data
+
+            fill_demo_data(service, clock=clock)
+        api.start()
+        from ltm_desktop.gui.app import run_gui
+
+        label = "demo data (temporary)" if demo_dir else str(service.paths.data_dir)
+        return run_gui(service, data_dir_label=label, api=api)
+    finally:
+        api.stop()
+        service.close()
+        if demo_dir is not None:
+            shutil.rmtree(demo_dir, ignore_errors=True)
