@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
 from ltm_desktop import __version__
 from ltm_desktop.core.config import render_default_config
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR
+from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR, resolve_data_dir
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -172,14 +173,20 @@ def cmd_call(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    socket_path = args.socket
-    if socket_path is None and args.data_dir and not args.tcp:
-        from ltm_desktop.serve import socket_for
+    from ltm_desktop.api.runtime import ENV_SOCKET, ENV_TCP, EndpointError
+    from ltm_desktop.serve import default_data_dir, socket_for
 
-        socket_path = socket_for(args.data_dir)
+    socket_path = args.socket
+    chosen = socket_path or args.tcp or os.environ.get(ENV_SOCKET) or os.environ.get(ENV_TCP)
+    data_dir = resolve_data_dir(args.data_dir)
+    if not chosen and data_dir.resolve() != default_data_dir().resolve():
+        socket_path = socket_for(data_dir)  # the server of that data dir, not the default one
     try:
         with Client(socket_path, tcp=args.tcp, client_name=args.client) as client:
             result = client.call(args.method, params)
+    except EndpointError as exc:
+        print(f"ltm-desktop: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except ConnectionFailed as exc:
         print(f"ltm-desktop: error: {exc}", file=sys.stderr)
         return EXIT_UNREACHABLE
@@ -197,7 +204,13 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return launch(args.data_dir, args.config, demo=args.demo, warn=_warn)
 
 
-COMMANDS = {"gui": cmd_gui, "status": cmd_status, "config": cmd_config, "serve": cmd_serve, "call": cmd_call}
+COMMANDS = {
+    "gui": cmd_gui,
+    "status": cmd_status,
+    "config": cmd_config,
+    "serve": cmd_serve,
+    "call": cmd_call,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

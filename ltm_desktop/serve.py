@@ -39,6 +39,7 @@ def socket_for(data_dir: str | os.PathLike[str] | None, explicit: str | None = N
 
 def server_options(data_dir: Path, socket: str | None, tcp: str | None) -> ServerOptions:
     path = socket_for(data_dir, socket)
+    tcp = tcp or os.environ.get(runtime.ENV_TCP) or None
     is_default = not socket and not os.environ.get(runtime.ENV_SOCKET)
     publish = is_default and data_dir.resolve() == default_data_dir().resolve()
     return ServerOptions(

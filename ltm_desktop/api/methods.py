@@ -28,7 +28,8 @@ from ltm_desktop.api.protocol import (
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import Conflict, InvalidInput, LtmError, NotFound, StorageError
 from ltm_desktop.core.records import ListQuery, MemoryDraft
-from ltm_desktop.core.service import MAX_SEARCH_LIMIT, MemoryService
+from ltm_desktop.core.retrieval import MAX_SEARCH_LIMIT
+from ltm_desktop.core.service import MemoryService
 
 log = logging.getLogger(__name__)
 DEFAULT_ACTOR = "agent"
@@ -83,11 +84,11 @@ class Dispatcher:
 
     def dispatch(self, request: Request, session: Session) -> Any:
         """The result of ``request``; raises RpcError for every kind of failure."""
+        if session.transport == "tcp" and not session.authenticated and request.method != "auth":
+            raise RpcError(UNAUTHORIZED, "unauthorized: call auth with the server's token first")
         handler = METHODS.get(request.method)
         if handler is None:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {request.method[:100]!r}")
-        if session.transport == "tcp" and not session.authenticated and request.method != "auth":
-            raise RpcError(UNAUTHORIZED, "unauthorized: call auth with the server's token first")
         params = Params(request.params)
         try:
             result = handler(self, params, session)
@@ -119,7 +120,7 @@ class Dispatcher:
 # -- helpers ---------------------------------------------------------------
 
 
-def scope(d: Dispatcher, p: Params, *, register: bool = False) -> str:
+def scope(d: Dispatcher, p: Params) -> str:
     cwd, project_id = p.raw("cwd"), p.raw("project_id")
     if cwd is not None and project_id is not None:
         raise invalid("cwd", "give cwd or project_id, not both")
@@ -129,7 +130,7 @@ def scope(d: Dispatcher, p: Params, *, register: bool = False) -> str:
         raise invalid("cwd", "must be a string")
     if project_id is not None and not isinstance(project_id, str):
         raise invalid("project_id", "must be a string")
-    return d.service.resolve_scope(cwd=cwd, project_id=project_id, register=register)
+    return d.service.resolve_scope(cwd=cwd, project_id=project_id)
 
 
 def limit(p: Params, default: int) -> int:
@@ -177,10 +178,12 @@ def hello(d: Dispatcher, p: Params, s: Session) -> Any:
 def auth(d: Dispatcher, p: Params, s: Session) -> Any:
     token = p.text("token", required=True)
     p.done()
+    if s.transport != "tcp":
+        return {"ok": True, "required": False}  # Unix peers are checked by uid instead
     if not d.check_token(token):
         raise RpcError(UNAUTHORIZED, "unauthorized: wrong token")
     s.authenticated = True
-    return {"ok": True}
+    return {"ok": True, "required": True}
 
 
 @method("project.resolve")
@@ -203,9 +206,16 @@ def project_list(d: Dispatcher, p: Params, s: Session) -> Any:
     return {"projects": projects}
 
 
+def register(d: Dispatcher, p: Params) -> None:
+    """Remember a cwd's path and name, once a write to it has succeeded."""
+    cwd = p.raw("cwd")
+    if cwd is not None:
+        d.service.resolve_scope(cwd=cwd, register=True)
+
+
 @method("memory.add")
 def memory_add(d: Dispatcher, p: Params, s: Session) -> Any:
-    project_id = scope(d, p, register=True)
+    project_id = scope(d, p)
     content = p.raw("content")
     if content is None:
         raise invalid("content", "is required")
@@ -218,7 +228,9 @@ def memory_add(d: Dispatcher, p: Params, s: Session) -> Any:
         ttl_days=p.raw("ttl_days"),
     )
     p.done()
-    return serialize.add_result(d.service.add(project_id, draft, s.client))
+    result = d.service.add(project_id, draft, s.client)
+    register(d, p)
+    return serialize.add_result(result)
 
 
 @method("memory.get")
@@ -321,7 +333,7 @@ def recall(d: Dispatcher, p: Params, s: Session) -> Any:
 
 @method("observe")
 def observe(d: Dispatcher, p: Params, s: Session) -> Any:
-    project_id = scope(d, p, register=True)
+    project_id = scope(d, p)
     session_id, kind = p.raw("session_id"), p.raw("kind")
     texts = {name: p.raw(name) for name in ("user_text", "assistant_text", "messages_text")}
     p.done()
@@ -334,6 +346,7 @@ def observe(d: Dispatcher, p: Params, s: Session) -> Any:
     if enabled.get(kind) is False:
         return {"observation": None, "skipped": f"{kind} observations are turned off in the config"}
     observation = d.service.observe(project_id, kind, session_id, s.client, **texts)
+    register(d, p)
     return {"observation": serialize.observation(observation)}
 
 

@@ -5,12 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from ltm_desktop.api.protocol import INVALID_PARAMS, RpcError
+from ltm_desktop.core.rules import describe
 
 _MISSING = object()
 
 
 def invalid(name: str, problem: str) -> RpcError:
-    return RpcError(INVALID_PARAMS, f"invalid params: {name}: {problem}", {"param": name})
+    """-32602 naming the parameter; ``problem`` may start with the name or not."""
+    if problem.startswith(("must ", "is ", "may ", "unknown ")):
+        problem = f"{name} {problem}"
+    elif name not in problem:
+        problem = f"{name}: {problem}"
+    return RpcError(INVALID_PARAMS, f"invalid params: {problem}", {"param": name})
 
 
 class Params:
@@ -35,7 +41,7 @@ class Params:
         if value is _MISSING or (value is None and (nullable or not required)):
             return None
         if not isinstance(value, str):
-            raise invalid(name, f"must be a string, not {_kind(value)}")
+            raise invalid(name, f"must be a string, not {describe(value)}")
         return value
 
     def integer(self, name: str, *, required: bool = False, nullable: bool = False) -> Any:
@@ -43,7 +49,7 @@ class Params:
         if value is _MISSING or (value is None and (nullable or not required)):
             return None
         if isinstance(value, bool) or not isinstance(value, int):
-            raise invalid(name, f"must be an integer, not {_kind(value)}")
+            raise invalid(name, f"must be an integer, not {describe(value)}")
         return value
 
     def boolean(self, name: str, default: bool) -> bool:
@@ -51,7 +57,7 @@ class Params:
         if value is _MISSING or value is None:
             return default
         if not isinstance(value, bool):
-            raise invalid(name, f"must be true or false, not {_kind(value)}")
+            raise invalid(name, f"must be true or false, not {describe(value)}")
         return value
 
     def strings(self, name: str) -> list[str] | None:
@@ -79,11 +85,4 @@ class Params:
     def done(self) -> None:
         unknown = sorted(set(self._raw) - self._read)
         if unknown:
-            raise invalid(unknown[0], "unknown parameter")
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
-            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)  # fmt: skip
+            raise invalid(unknown[0], "is not a parameter of this method")

@@ -27,7 +27,6 @@ ENV_SOCKET = "LTM_DESKTOP_SOCKET"
 ENV_TCP = "LTM_DESKTOP_TCP"
 SOCKET_NAME = "ltm.sock"
 ENDPOINT_FILE = "endpoint.json"
-TOKEN_FILE = "tcp-token"
 MAX_UNIX_PATH = 104  # the smallest sun_path among supported platforms (macOS), minus NUL
 
 
@@ -116,19 +115,19 @@ def parse_tcp(value: str) -> tuple[str, int]:
     """``127.0.0.1:PORT`` (or ``[::1]:PORT``, ``localhost:PORT``); anything else is refused."""
     host, sep, port_text = value.strip().rpartition(":")
     if not sep or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise EndpointError(f"--tcp must be HOST:PORT with a loopback host; got {value!r}")
+        raise EndpointError(f"a TCP endpoint must be HOST:PORT with a loopback host; got {value!r}")
     host = host.strip("[]")
     if host == "localhost":
         host = "127.0.0.1"
-    if not (host == "::1" or host.startswith("127.")) or not _is_ip(host):
+    if not _is_loopback(host):
         raise EndpointError(
-            f"--tcp only listens on loopback (127.0.0.1 or ::1), never on {host!r}: "
-            "the API has no encryption and must not be reachable from other machines"
+            f"TCP is loopback only (127.0.0.1 or ::1), not {host!r}: the API has no "
+            "encryption and must never be reachable from other machines"
         )
     return host, int(port_text)
 
 
-def _is_ip(host: str) -> bool:
+def _is_loopback(host: str) -> bool:
     import ipaddress
 
     try:

@@ -34,10 +34,27 @@ _WHITESPACE_RE = re.compile(r"\s+")
 _HEADING_RE = re.compile(r"^[#>*\-\s]+")
 
 
+def describe(value: object) -> str:
+    """How a wrong value is named in error messages: ``a number (5.5)``, ``a list``..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({'true' if value else 'false'})"
+    if isinstance(value, int | float):
+        return f"a number ({value!r})"
+    if isinstance(value, str):
+        return f"a string ({value[:30]!r})"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
 def check_text(value: object, field: str, *, allow_empty: bool = False) -> str:
     """Return ``value`` if it is storable text, else raise InvalidInput naming ``field``."""
     if not isinstance(value, str):
-        raise InvalidInput(f"{field} must be a string, not {type(value).__name__}", field)
+        raise InvalidInput(f"{field} must be a string, not {describe(value)}", field)
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -100,7 +117,9 @@ def check_category(value: object) -> Category:
 
 def check_importance(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInput(f"importance must be an integer 0-10; got {value!r}", "importance")
+        raise InvalidInput(
+            f"importance must be an integer 0-10, not {describe(value)}", "importance"
+        )
     if not 0 <= value <= 10:
         raise InvalidInput(f"importance must be between 0 and 10; got {value}", "importance")
     return value
@@ -111,7 +130,7 @@ def check_ttl_days(value: object) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidInput(
-            f"ttl_days must be a whole number of days or null; got {value!r}", "ttl_days"
+            f"ttl_days must be a whole number of days or null, not {describe(value)}", "ttl_days"
         )
     if not 1 <= value <= MAX_TTL_DAYS:
         raise InvalidInput(

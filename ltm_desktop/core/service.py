@@ -26,6 +26,7 @@ from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
     SECONDS_PER_DAY,
     AddResult,
+    AddStatus,
     AuditEvent,
     ChangeEvent,
     ListQuery,
@@ -38,6 +39,14 @@ from ltm_desktop.core.records import (
     ScopeStats,
     SearchHit,
 )
+from ltm_desktop.core.retrieval import (
+    OBSERVATION_SCORE_WEIGHT,
+    check_kinds,
+    check_limit,
+    merge_external,
+    rerank,
+    used_now,
+)
 from ltm_desktop.core.seams import (
     Consolidator,
     Embedder,
@@ -47,20 +56,7 @@ from ltm_desktop.core.seams import (
     NoExternalProvider,
 )
 
-MAX_SEARCH_LIMIT = 100
-OBSERVATION_SCORE_WEIGHT = 0.75
-RECALL_KINDS = ("memory", "observation")
 SYSTEM_ACTOR = "system"
-
-
-def check_limit(value: object, default: int, maximum: int = MAX_SEARCH_LIMIT) -> int:
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
-        raise InvalidInput(
-            f"limit must be a whole number from 1 to {maximum}; got {value!r}", "limit"
-        )
-    return value
 
 
 class MemoryService:
@@ -131,11 +127,12 @@ class MemoryService:
             raise InvalidInput("give exactly one of cwd or project_id", "cwd")
         if project_id is not None:
             return rules.check_project_id(project_id)
-        project = self.resolve_cwd(cwd)
+        path = rules.normalize_cwd(cwd)
+        project_id = rules.project_id_for_cwd(path)
         if register:
             with self._write_lock:
-                self.store.ensure_project(project.project_id, project.path, project.name)
-        return project.project_id
+                self.store.ensure_project(project_id, path, rules.display_name_for_path(path))
+        return project_id
 
     def projects(self) -> list[tuple[Project, int]]:
         """Every scope (global first) with its number of active memories."""
@@ -168,7 +165,8 @@ class MemoryService:
             changed = [result.memory]
             if result.superseded_id:
                 changed.append(self.store.get_memory(result.superseded_id))
-            events = [self._event(result.memory, result.status.value, actor)]
+            action = "deduplicated" if result.status is AddStatus.DEDUPLICATED else "created"
+            events = [self._event(result.memory, action, actor)]
             events += [self._event(m, "superseded", actor) for m in changed[1:]]
             self._after_write(changed)
         self.events.publish(events)
@@ -293,37 +291,14 @@ class MemoryService:
         query = parse_query(text, typing=typing)
         found = self.store.search_memories(scopes, query, count, self.now())
         hits = [SearchHit(memory, score, snippet) for memory, score, snippet in found]
-        hits = self._merge_external(hits, scopes, text, count)
-        hits = self._rerank(hits, text)
+        hits = merge_external(self._provider, hits, scopes, text, count)
+        hits = rerank(self._embedder, hits, text)
         if reinforce and hits:
             now = self.now()
             with self._write_lock:
                 self.store.reinforce([h.memory.id for h in hits], now)
-            hits = [_reinforced(hit, now) for hit in hits]
+            hits = [SearchHit(used_now(h.memory, now), h.score, h.snippet) for h in hits]
         return hits
-
-    def _merge_external(
-        self, hits: list[SearchHit], scopes: list[str], text: object, limit: int
-    ) -> list[SearchHit]:
-        if not isinstance(text, str):
-            return hits
-        extra = self._provider.search(scopes, text, limit)
-        if not extra:
-            return hits
-        known = {h.memory.id for h in hits}
-        merged = hits + [h for h in extra if h.memory.id not in known]
-        return sorted(merged, key=lambda h: -h.score)[:limit]
-
-    def _rerank(self, hits: list[SearchHit], text: object) -> list[SearchHit]:
-        """Semantic re-ranking when an embedder is configured; BM25 order otherwise."""
-        if len(hits) < 2 or not isinstance(text, str):
-            return hits
-        vectors = self._embedder.embed([text] + [h.memory.content for h in hits])
-        if not vectors:
-            return hits
-        query_vector, *hit_vectors = vectors
-        scored = zip(hits, (_dot(query_vector, v) for v in hit_vectors), strict=True)
-        return [hit for hit, _ in sorted(scored, key=lambda pair: -pair[1])]
 
     def recall(
         self,
@@ -341,18 +316,12 @@ class MemoryService:
         memory and an observation matching equally well list the memory first.
         """
         count = check_limit(limit, default=5)
-        wanted = _check_kinds(kinds)
+        wanted = check_kinds(kinds)
         hits: list[RecallHit] = []
         if "memory" in wanted:
             hits += [
                 RecallHit("memory", h.score, h.snippet, memory=h.memory)
-                for h in self.search(
-                    project_id,
-                    text,
-                    limit=count,
-                    include_global=include_global,
-                    reinforce=reinforce,
-                )
+                for h in self.search(project_id, text, limit=count, include_global=include_global)
             ]
         if "observation" in wanted:
             scopes = self._with_global(rules.check_project_id(project_id), include_global)
@@ -362,7 +331,19 @@ class MemoryService:
                 for o, score, snippet in found
             ]
         hits.sort(key=lambda h: (-h.score, h.kind != "memory"))
-        return hits[:count]
+        hits = hits[:count]
+        used = [h.memory for h in hits if h.memory is not None]
+        if reinforce and used:
+            now = self.now()
+            with self._write_lock:
+                self.store.reinforce([m.id for m in used], now)
+            hits = [
+                RecallHit(h.kind, h.score, h.snippet, memory=used_now(h.memory, now))
+                if h.memory is not None
+                else h
+                for h in hits
+            ]
+        return hits
 
     def history(self, memory_id: str) -> list[AuditEvent]:
         return self.store.memory_history(rules.check_text(memory_id, "id"))
@@ -418,27 +399,3 @@ class MemoryService:
     def prompt_section(self, project_id: str, include_global: bool = True) -> str:
         text = self.precis(project_id, include_global).text
         return prompt_section(text, self.settings.nudge_text)
-
-
-def _reinforced(hit: SearchHit, now: float) -> SearchHit:
-    from dataclasses import replace
-
-    memory = replace(hit.memory, use_count=hit.memory.use_count + 1, last_used_at=now)
-    return SearchHit(memory, hit.score, hit.snippet)
-
-
-def _dot(a: Sequence[float], b: Sequence[float]) -> float:
-    return sum(x * y for x, y in zip(a, b, strict=False))
-
-
-def _check_kinds(kinds: Sequence[str] | None) -> set[str]:
-    if kinds is None:
-        return set(RECALL_KINDS)
-    if isinstance(kinds, str) or not isinstance(kinds, Sequence) or not kinds:
-        raise InvalidInput(
-            "kinds must be a non-empty list of 'memory' and/or 'observation'", "kinds"
-        )
-    unknown = [k for k in kinds if k not in RECALL_KINDS]
-    if unknown:
-        raise InvalidInput(f"unknown kind {unknown[0]!r}; use 'memory' or 'observation'", "kinds")
-    return set(kinds)

@@ -41,7 +41,9 @@ class MemoryTables:
             self._known.add(project_pk)
         return memory_table(project_pk)
 
-    def existing(self, conn: sqlite3.Connection, project_pks: Iterable[int]) -> list[tuple[int, str]]:
+    def existing(
+        self, conn: sqlite3.Connection, project_pks: Iterable[int]
+    ) -> list[tuple[int, str]]:
         """(pk, table) for the scopes that have a table, in the order given."""
         wanted = list(project_pks)
         unknown = [pk for pk in wanted if pk not in self._known]

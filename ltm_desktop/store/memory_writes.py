@@ -11,7 +11,7 @@ import sqlite3
 from dataclasses import replace
 from typing import Any
 
-from ltm_desktop.core.errors import Conflict, InvalidInput, NotFound
+from ltm_desktop.core.errors import Conflict, NotFound
 from ltm_desktop.core.records import (
     SECONDS_PER_DAY,
     AddResult,
@@ -361,7 +361,7 @@ def set_disabled(
     pk, project_pk, before = load_memory(conn, memory_id)
     if before.disabled == disabled:
         state = "removed" if disabled else "active"
-        raise InvalidInput(f"memory {memory_id} is already {state}", "id")
+        raise Conflict(f"memory {memory_id} is already {state}")
     if disabled:
         conn.execute(
             "UPDATE memories SET disabled = 1, disabled_at = ?, superseded_by = ? WHERE pk = ?",
@@ -378,12 +378,16 @@ def set_disabled(
                 "content; remove that one first",
                 other_id=twin,
             )
+        # Restoring is asking for the memory back: one whose TTL ran out is renewed.
+        updated_at = now if before.is_expired(now) else before.updated_at
         conn.execute(
-            "UPDATE memories SET disabled = 0, disabled_at = NULL, superseded_by = NULL "
-            "WHERE pk = ?",
-            (pk,),
+            "UPDATE memories SET disabled = 0, disabled_at = NULL, superseded_by = NULL, "
+            "updated_at = ?, expires_at = ? WHERE pk = ?",
+            (updated_at, expires_at(updated_at, before.ttl_days), pk),
         )
-        after = replace(before, disabled=False, disabled_at=None, superseded_by=None)
+        after = replace(
+            before, disabled=False, disabled_at=None, superseded_by=None, updated_at=updated_at
+        )
         index_memory(conn, pk, after, project_pk)
         default_action = AuditAction.RESTORED
     old, new = changed_fields(before, after)

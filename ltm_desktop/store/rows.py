@@ -97,7 +97,9 @@ def memory_snapshot(memory: Memory) -> dict[str, Any]:
 def changed_fields(before: Memory, after: Memory) -> tuple[dict[str, Any], dict[str, Any]]:
     """Only the audited fields that differ, as (before, after)."""
     old, new = memory_snapshot(before), memory_snapshot(after)
-    keys = [k for k in AUDITED_FIELDS if old[k] != new[k] and k != "updated_at"]
+    keys = [k for k in AUDITED_FIELDS if old[k] != new[k]]
+    if len(keys) > 1 and "updated_at" in keys:  # every edit bumps it; record it only alone
+        keys.remove("updated_at")
     return {k: old[k] for k in keys}, {k: new[k] for k in keys}
 
 

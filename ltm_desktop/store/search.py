@@ -29,6 +29,7 @@ SNIPPET_TOKENS = 24
 NEAR_DUPLICATE_CANDIDATES = 50
 NEAR_DUPLICATE_TERMS = 4
 
+
 def _memory_sql(table: str) -> str:
     return (
         f"SELECT {MEMORY_COLUMNS}, -f.rank, "

@@ -132,7 +132,7 @@ def test_tcp_requires_auth(start_server: ServerFactory, short_dir: Path) -> None
         assert wrong["error"]["code"] == -32002
         token = token_file.read_text()
         ok = raw.request({"jsonrpc": "2.0", "id": 3, "method": "auth", "params": {"token": token}})
-        assert ok["result"] == {"ok": True}
+        assert ok["result"] == {"ok": True, "required": True}
         assert raw.request({"jsonrpc": "2.0", "id": 4, "method": "health"})["result"]["ok"] is True
     finally:
         raw.close()

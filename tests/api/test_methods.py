@@ -252,3 +252,33 @@ def test_client_reconnects_after_the_server_dropped_it(
 def test_invalid_params_name_the_parameter(client: Client) -> None:
     with pytest.raises(InvalidParams, match="importance"):
         client.memory_add("x", cwd=CWD, importance=11)
+
+
+def test_auth_is_not_needed_on_the_unix_socket(client: Client) -> None:
+    assert client.call("auth", {"token": "anything"}) == {"ok": True, "required": False}
+
+
+def test_a_failed_add_does_not_register_the_project(client: Client) -> None:
+    with pytest.raises(InvalidParams):
+        client.memory_add("   ", cwd="/home/dev/src/never-written")
+    assert "never-written" not in {p["name"] for p in client.project_list()}
+
+
+def test_supersede_events_name_both_sides(socket_path: Path, client: Client) -> None:
+    old = client.memory_add("alpha beta gamma delta epsilon zeta eta theta", cwd=CWD)["memory"]
+    with Client(socket_path, client_name="watcher") as watcher:
+        watcher.events_subscribe()
+        new = client.memory_add("alpha beta gamma delta epsilon zeta eta theta iota", cwd=CWD)
+        events = {watcher.next_event(timeout=10)["params"]["id"]: None for _ in range(2)}  # type: ignore[index]
+        assert set(events) == {old["id"], new["memory"]["id"]}
+    history = client.memory_history(new["memory"]["id"])
+    assert history[0]["action"] == "created"
+
+
+def test_recall_reinforces_only_what_it_returns(client: Client) -> None:
+    ids = [client.memory_add(f"recall target number {i} zz{i}", cwd=CWD)["memory"]["id"] for i in range(4)]
+    hits = client.recall("recall target", cwd=CWD, limit=2, kinds=["memory"])
+    returned = {h["memory"]["id"] for h in hits}
+    assert len(returned) == 2
+    for memory_id in ids:
+        assert client.memory_get(memory_id)["use_count"] == (1 if memory_id in returned else 0)

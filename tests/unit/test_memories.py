@@ -198,7 +198,7 @@ def test_restore_reindexes_and_refuses_to_shadow_a_twin(
 def test_remove_twice_is_a_clear_error(service: MemoryService, project: str) -> None:
     memory = service.add(project, make_draft("Once"), "agent").memory
     service.remove(memory.id, "gui")
-    with pytest.raises(InvalidInput, match="already removed"):
+    with pytest.raises(Conflict, match="already removed"):
         service.remove(memory.id, "gui")
     with pytest.raises(NotFound):
         service.remove("mem_unknown", "gui")
@@ -303,3 +303,14 @@ def test_import_with_one_bad_draft_imports_nothing(service: MemoryService, proje
             project, [make_draft("fine"), make_draft("bad", importance=12)], "x"
         )
     assert service.count_memories(project) == 0
+
+
+def test_restoring_an_expired_memory_renews_it(
+    service: MemoryService, project: str, clock: FakeClock
+) -> None:
+    memory = service.add(project, make_draft("renew me after expiry", ttl_days=1), "a").memory
+    clock.advance(days=2)
+    assert service.purge_expired(project) == 1
+    restored = service.restore(memory.id, "gui")
+    assert not restored.is_expired(service.now())
+    assert [m.id for m in service.list_memories(project)] == [memory.id]
