@@ -58,7 +58,10 @@ def throughput(socket_path: Path, project: str, clients: int, per_client: int) -
     barrier, out = ctx.Barrier(clients + 1), ctx.Queue()
     queries = query_mix()
     workers = [
-        ctx.Process(target=client_worker, args=(str(socket_path), project, queries[i:] + queries[:i], per_client, barrier, out))
+        ctx.Process(
+            target=client_worker,
+            args=(str(socket_path), project, queries[i:] + queries[:i], per_client, barrier, out),
+        )
         for i in range(clients)
     ]
     for worker in workers:
@@ -74,12 +77,16 @@ def throughput(socket_path: Path, project: str, clients: int, per_client: int) -
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=20, help="timed round trips per query")
     parser.add_argument("--requests", type=int, default=4_000, help="searches per throughput run")
     parser.add_argument("--adds", type=int, default=1_000)
-    parser.add_argument("--keep", metavar="DIR", help="build in DIR and keep it (reused when present)")
+    parser.add_argument(
+        "--keep", metavar="DIR", help="build in DIR and keep it (reused when present)"
+    )
     args = parser.parse_args()
 
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ltm-api-bench-"))
@@ -99,7 +106,9 @@ def main() -> int:
     try:
         assert server.stdout is not None
         print(server.stdout.readline().strip())
-        print(f"searching project {project} ({service.count_memories(project):,} active memories + global)\n")
+        print(
+            f"searching project {project} ({service.count_memories(project):,} active memories + global)\n"
+        )
         queries = query_mix()
         local: list[float] = []
         remote: list[float] = []
@@ -115,18 +124,29 @@ def main() -> int:
                     remote.append(ms(time.perf_counter() - start))
             p50, base50 = statistics.median(remote), statistics.median(local)
             print("memory.search round trip (mixed query classes, limit 5, reinforcing)")
-            print(f"  p50  socket {p50:7.3f} ms   in-process {base50:7.3f} ms   x{p50 / base50:5.2f}   target <3 ms and <=2x: {'ok' if p50 < 3 and p50 <= 2 * base50 else 'MISS'}")
-            print(f"  p99  socket {pct(remote, 0.99):7.3f} ms   in-process {pct(local, 0.99):7.3f} ms   x{pct(remote, 0.99) / pct(local, 0.99):5.2f}")
+            print(
+                f"  p50  socket {p50:7.3f} ms   in-process {base50:7.3f} ms   x{p50 / base50:5.2f}   target <3 ms and <=2x: {'ok' if p50 < 3 and p50 <= 2 * base50 else 'MISS'}"
+            )
+            print(
+                f"  p99  socket {pct(remote, 0.99):7.3f} ms   in-process {pct(local, 0.99):7.3f} ms   x{pct(remote, 0.99) / pct(local, 0.99):5.2f}"
+            )
             start = time.perf_counter()
             health_n = 2_000
             for _ in range(health_n):
                 client.health()
-            print(f"  bare protocol round trip (health): {ms((time.perf_counter() - start) / health_n):.3f} ms")
+            print(
+                f"  bare protocol round trip (health): {ms((time.perf_counter() - start) / health_n):.3f} ms"
+            )
 
             samples = list(generate(args.adds, seed=99))
             start = time.perf_counter()
             for sample in samples:
-                client.memory_add(sample.content, project_id=project, title=sample.title, importance=sample.importance)
+                client.memory_add(
+                    sample.content,
+                    project_id=project,
+                    title=sample.title,
+                    importance=sample.importance,
+                )
             remote_adds = args.adds / (time.perf_counter() - start)
         local_samples = list(generate(args.adds, seed=98))
         start = time.perf_counter()
@@ -134,14 +154,20 @@ def main() -> int:
             service.add(project, draft(sample), "bench")
         local_adds = args.adds / (time.perf_counter() - start)
         print(f"\nmemory.add ({args.adds} adds, each its own transaction)")
-        print(f"  socket {remote_adds:7.0f} adds/s   in-process {local_adds:7.0f} adds/s   x{remote_adds / local_adds:5.2f}")
+        print(
+            f"  socket {remote_adds:7.0f} adds/s   in-process {local_adds:7.0f} adds/s   x{remote_adds / local_adds:5.2f}"
+        )
 
         single = throughput(socket_path, project, 1, args.requests // 4)
         eight = throughput(socket_path, project, 8, args.requests // 8)
         local_rate = 1000 / base50
         print("\nsearch throughput over the socket (client processes)")
-        print(f"  1 client   {single:7.0f} req/s   (in-process single thread {local_rate:7.0f} req/s, x{single / local_rate:5.2f})")
-        print(f"  8 clients  {eight:7.0f} req/s   (x{eight / single:5.2f} of 1 client)   target >=2000: {'ok' if eight >= 2000 else 'MISS'}")
+        print(
+            f"  1 client   {single:7.0f} req/s   (in-process single thread {local_rate:7.0f} req/s, x{single / local_rate:5.2f})"
+        )
+        print(
+            f"  8 clients  {eight:7.0f} req/s   (x{eight / single:5.2f} of 1 client)   target >=2000: {'ok' if eight >= 2000 else 'MISS'}"
+        )
     finally:
         server.terminate()
         code = server.wait(timeout=30)

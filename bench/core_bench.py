@@ -67,7 +67,9 @@ def bench_search(
 ) -> None:
     print("\nagent search (limit 5, scoped to project + global, reinforcing), p50 / p99;")
     print("baseline: one raw bm25 MATCH of the words on the project's FTS table (no global)")
-    project_pk = raw.execute("SELECT pk FROM projects WHERE project_id = ?", (project,)).fetchone()[0]
+    project_pk = raw.execute("SELECT pk FROM projects WHERE project_id = ?", (project,)).fetchone()[
+        0
+    ]
     table = f"memory_fts_{project_pk}"  # the project's own FTS table, queried raw
     sql = f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT 5"
     targets = {"rare": 2.0, "two_words": 2.0, "prefix": 5.0, "natural": 5.0}

@@ -58,5 +58,7 @@ def build(service: MemoryService, count: int, seed: int = 0) -> tuple[int, float
 
 def largest_project(service: MemoryService) -> str:
     """The project with the most active memories (what the benchmarks search in)."""
-    counted = [(n, p.project_id) for p, n in service.projects() if p.project_id != GLOBAL_PROJECT_ID]
+    counted = [
+        (n, p.project_id) for p, n in service.projects() if p.project_id != GLOBAL_PROJECT_ID
+    ]
     return max(counted)[1]

@@ -276,7 +276,10 @@ def test_supersede_events_name_both_sides(socket_path: Path, client: Client) -> 
 
 
 def test_recall_reinforces_only_what_it_returns(client: Client) -> None:
-    ids = [client.memory_add(f"recall target number {i} zz{i}", cwd=CWD)["memory"]["id"] for i in range(4)]
+    ids = [
+        client.memory_add(f"recall target number {i} zz{i}", cwd=CWD)["memory"]["id"]
+        for i in range(4)
+    ]
     hits = client.recall("recall target", cwd=CWD, limit=2, kinds=["memory"])
     returned = {h["memory"]["id"] for h in hits}
     assert len(returned) == 2

@@ -1,0 +1,245 @@
+"""GUI benchmark on a 100,000-memory project: first page, search latency, scroll to end, peak RSS.
+
+    .venv/bin/python bench/gui_bench.py [--memories 100000] [--keep DIR]
+
+The database is built in a child process (so this process's peak RSS is the GUI's),
+or reused from ``--keep DIR``. Each figure is printed next to a baseline measured in
+the same run: the raw service calls the view is built on, without Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.corpus import generate, sample_queries  # noqa: E402
+from ltm_desktop.core.paths import DataPaths  # noqa: E402
+from ltm_desktop.core.records import ListQuery, MemoryDraft  # noqa: E402
+from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.store import open_store  # noqa: E402
+
+PROJECT_CWD = "/home/dev/src/billing-api"
+BATCH = 2_000
+
+
+def open_service(data_dir: Path) -> MemoryService:
+    paths = DataPaths(data_dir)
+    service = MemoryService(open_store(paths.db_path, paths.backup_dir), paths)
+    service.start()
+    return service
+
+
+def build(data_dir: Path, count: int, seed: int) -> None:
+    service = open_service(data_dir)
+    try:
+        project = service.resolve_scope(cwd=PROJECT_CWD, register=True)
+        if service.count_memories(project) >= count:
+            return
+        batch: list[MemoryDraft] = []
+        for sample in generate(count, seed=seed):
+            batch.append(
+                MemoryDraft(
+                    sample.content, sample.title, sample.category, sample.importance, sample.tags
+                )
+            )
+            if len(batch) == BATCH:
+                service.import_memories(project, batch, "bench")
+                batch = []
+        if batch:
+            service.import_memories(project, batch, "bench")
+    finally:
+        service.close()
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def row(label: str, ours: float, base: float, unit: str, target: str = "") -> None:
+    ratio = ours / base if base else float("nan")
+    print(
+        f"  {label:<40} {ours:>9.1f} {unit:<3} baseline {base:>9.1f} {unit:<3} x{ratio:>6.2f}  {target}"
+    )
+
+
+def wait(app: object, done: Callable[[], bool], timeout: float = 120.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while not done():
+        app.processEvents()  # type: ignore[attr-defined]
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the GUI did not settle")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--keep", metavar="DIR", help="build into / reuse this data dir")
+    parser.add_argument("--build-only", metavar="DIR", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.build_only:
+        build(Path(args.build_only), args.memories, args.seed)
+        return 0
+    tmp = None if args.keep else tempfile.mkdtemp(prefix="ltm-gui-bench-")
+    data_dir = Path(args.keep or tmp)  # type: ignore[arg-type]
+    try:
+        started = time.perf_counter()
+        subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--memories",
+                str(args.memories),
+                "--seed",
+                str(args.seed),
+                "--build-only",
+                str(data_dir),
+            ],
+            check=True,
+        )
+        print(
+            f"database ready in {time.perf_counter() - started:.1f} s ({args.memories:,} memories, one project)"
+        )
+        return run(data_dir)
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(data_dir: Path) -> int:
+    service = open_service(data_dir)
+    project = service.resolve_scope(cwd=PROJECT_CWD)
+    rss_service = rss_mb()
+
+    # baselines: the raw service calls behind each view
+    t = time.perf_counter()
+    service.count_memories(project)
+    service.list_memories(project, ListQuery(limit=200))
+    base_first = (time.perf_counter() - t) * 1000
+
+    from PySide6.QtCore import QEvent, QObject, QSettings
+
+    from ltm_desktop.gui.app import application
+    from ltm_desktop.gui.main_window import MainWindow
+    from ltm_desktop.gui.memory_table import PAGE_SEARCH
+    from ltm_desktop.gui.models.paged import MAX_PAGE, PAGE_SIZE
+
+    app = application([])
+    rss_qt = rss_mb()
+
+    class PaintWatch(QObject):
+        def __init__(self) -> None:
+            super().__init__()
+            self.at = 0.0
+            self.armed: Callable[[], bool] = lambda: False
+
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint and self.armed() and not self.at:
+                self.at = time.perf_counter()
+            return False
+
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = QSettings(str(Path(tmp) / "gui.ini"), QSettings.Format.IniFormat)
+        settings.setValue("scope", project)
+        t0 = time.perf_counter()
+        window = MainWindow(service, settings=settings, data_dir_label="bench")
+        watch = PaintWatch()
+        table = window.table
+        watch.armed = lambda: table.model.rowCount() > 0
+        table.list_view.viewport().installEventFilter(watch)
+        window.show()
+        wait(app, lambda: watch.at > 0)
+        first_page = (watch.at - t0) * 1000
+        wait(app, window.is_idle)
+        print(f"\nGUI on {table.model.total:,} memories in one project")
+        print("  (baseline = the same data through MemoryService alone, same run)")
+        row("launch -> first page painted", first_page, base_first, "ms", "target < 1500 ms")
+
+        # search as you type: from the settled keystroke (debounce fired) to results painted
+        search_watch = PaintWatch()
+        table.search_view.viewport().installEventFilter(search_watch)
+        ours, base = [], []
+        queries = [q for group in sample_queries().values() for q in group][:24]
+        for query in queries:
+            t = time.perf_counter()
+            service.search(project, query, limit=100, reinforce=False, typing=True)
+            base.append((time.perf_counter() - t) * 1000)
+            table.search_box.clear()
+            wait(app, window.is_idle)
+            table.search_box.setText(query)
+            search_watch.at = 0.0
+            search_watch.armed = lambda q=query: (  # type: ignore[misc]
+                table.search_model.text == q
+                and not table.search_model.pending
+                and table.stack.currentIndex() == PAGE_SEARCH
+            )
+            t = time.perf_counter()
+            table.search_box.flush()  # what the 200 ms debounce timer does
+            wait(
+                app,
+                lambda: (
+                    search_watch.at > 0
+                    or (not table.search_model.pending and table.search_model.rowCount() == 0)
+                ),
+            )
+            if search_watch.at:
+                ours.append((search_watch.at - t) * 1000)
+        table.search_box.clear()
+        wait(app, window.is_idle)
+        row(
+            "search: debounce fired -> hits painted (median)",
+            statistics.median(ours),
+            statistics.median(base),
+            "ms",
+            "target < 100 ms",
+        )
+        row(
+            "search: (p90)",
+            sorted(ours)[int(0.9 * len(ours))],
+            sorted(base)[int(0.9 * len(base))],
+            "ms",
+        )
+
+        # scroll to the end: fetchMore until every row is loaded
+        model, view = table.model, table.list_view
+        t = time.perf_counter()
+        offset = 0
+        while offset < (model.total or 0):
+            limit = min(MAX_PAGE, max(PAGE_SIZE, offset))
+            offset += len(service.list_memories(project, ListQuery(limit=limit, offset=offset)))
+        base_scroll = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        bar = view.verticalScrollBar()
+        while model.rowCount() < (model.total or 0):
+            bar.setValue(bar.maximum())
+            before = model.rowCount()
+            model.fetchMore(view.rootIndex())
+            wait(app, lambda before=before: model.rowCount() > before and model.is_settled())
+        bar.setValue(bar.maximum())
+        app.processEvents()
+        scroll = (time.perf_counter() - t) * 1000
+        row("scroll to the end (fetchMore until all loaded)", scroll, base_scroll, "ms")
+        window.close()
+    peak = rss_mb()
+    print(
+        f"  {'peak RSS':<40} {peak:>9.1f} MB  baseline {rss_service:>9.1f} MB (service only; +Qt {rss_qt:.1f} MB)  x{peak / rss_service:>6.2f}  target < 300 MB"
+    )
+    service.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

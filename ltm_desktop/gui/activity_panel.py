@@ -1,0 +1,77 @@
+"""What happened in this scope lately, across memories: "what did my agent do today?"."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTableView, QVBoxLayout, QWidget
+
+from ltm_desktop.gui.context import AppContext
+from ltm_desktop.gui.models.activity_model import COL_TITLE, ActivityModel
+from ltm_desktop.gui.models.base import MemoryIdRole
+from ltm_desktop.gui.panel_base import ScopedPanel
+from ltm_desktop.gui.view_state import ViewKeeper, configure_table
+
+ALL_ACTORS = "Everyone"
+
+
+class ActivityPanel(ScopedPanel):
+    """The scope's audit events, newest first, paged; filter by who made them.
+
+    Signals:
+        memory_activated(str): the person opened the memory of an event.
+    """
+
+    memory_activated = Signal(str)
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self.model = ActivityModel(ctx.service, ctx.runner, self)
+        self.actor = QComboBox(self)
+        self.actor.addItem(ALL_ACTORS, None)
+        self.actor.setMinimumContentsLength(14)
+        self.view = QTableView(self)
+        self.view.setModel(self.model)
+        configure_table(self.view, multi=False)
+        self.view.setColumnWidth(COL_TITLE, 300)
+        self.keeper = ViewKeeper(self.view, self.model)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Recent changes in this scope, newest first. Show:", self))
+        top.addWidget(self.actor)
+        top.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.view, 1)
+        self._actors: set[str] = set()
+        self.actor.currentIndexChanged.connect(self.on_actor_changed)
+        self.model.loaded.connect(self.on_loaded)
+        self.model.rowsInserted.connect(self.on_loaded)
+        self.model.load_failed.connect(lambda exc: ctx.errors.report(exc, "load the activity"))
+        self.view.activated.connect(self.on_activated)
+
+    def reload(self, scope_changed: bool) -> None:
+        if scope_changed:
+            self._actors.clear()
+            self.actor.blockSignals(True)
+            self.actor.setCurrentIndex(0)
+            while self.actor.count() > 1:
+                self.actor.removeItem(1)
+            self.actor.blockSignals(False)
+            self.model.set_filter(self.project_id, None)
+        else:
+            self.model.refresh()
+
+    def on_actor_changed(self, _index: int) -> None:
+        self.model.set_filter(self.project_id, self.actor.currentData())
+
+    def on_loaded(self, *_args: object) -> None:
+        """Offer every actor seen so far in the filter (plus "gui", which is you)."""
+        seen = {row.event.actor for row in self.model.rows()} | {"gui"}
+        for actor in sorted(seen - self._actors):
+            label = "you (gui)" if actor == "gui" else actor
+            self.actor.addItem(label, actor)
+        self._actors |= seen
+
+    def on_activated(self, index: QModelIndex) -> None:
+        memory_id = index.data(MemoryIdRole)
+        if memory_id:
+            self.memory_activated.emit(memory_id)

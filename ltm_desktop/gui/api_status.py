@@ -1,0 +1,30 @@
+"""What the GUI needs to know about the agent API, without depending on its implementation."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class ApiStatus(Protocol):
+    """Cheap, in-memory facts about the agent API server (polled once a second).
+
+    Attributes:
+        endpoint: where agents connect, e.g. ``unix:/run/user/1000/ltm-desktop/ltm.sock``;
+            None while the server is not serving.
+        error: why the server could not start (e.g. another instance serves this data
+            dir); None when it runs.
+    """
+
+    endpoint: str | None
+    error: str | None
+
+    def connected_clients(self) -> int: ...
+
+    def last_action(self) -> str | None: ...
+
+
+def socket_path(endpoint: str | None) -> str | None:
+    """The filesystem path of a ``unix:`` endpoint (what socat needs), else None."""
+    if endpoint and endpoint.startswith("unix:"):
+        return endpoint[len("unix:") :]
+    return None

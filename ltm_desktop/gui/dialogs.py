@@ -1,0 +1,148 @@
+"""The "Connect an agent" instructions and the About box."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices, QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ltm_desktop import __version__
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.api_status import ApiStatus, socket_path
+
+DEFAULT_SOCKET = "<socket path>"
+
+
+def snippets(api: ApiStatus | None) -> list[tuple[str, str]]:
+    """(caption, text) for each way of talking to the API."""
+    path = socket_path(api.endpoint if api else None) or DEFAULT_SOCKET
+    return [
+        (
+            "Python client",
+            "from ltm_desktop.api.client import Client\n"
+            "c = Client()\n"
+            'c.memory_add(cwd="/path/to/repo", content="Run the tests with make test")',
+        ),
+        (
+            "Command line",
+            'ltm-desktop call memory.search \'{"cwd": "/path/to/repo", "query": "deploy"}\'',
+        ),
+        (
+            "Raw socket (one JSON-RPC request per line)",
+            f'echo \'{{"jsonrpc":"2.0","id":1,"method":"health"}}\' | socat - UNIX-CONNECT:{path}',
+        ),
+    ]
+
+
+def _code_box(text: str, parent: QWidget) -> QPlainTextEdit:
+    box = QPlainTextEdit(text, parent)
+    box.setReadOnly(True)
+    box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    lines = text.count("\n") + 1
+    box.setFixedHeight(box.fontMetrics().lineSpacing() * (lines + 1) + 28)
+    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+    return box
+
+
+class ConnectDialog(QDialog):
+    """Copyable snippets that make an agent write here; uses the live endpoint when known."""
+
+    def __init__(self, api: ApiStatus | None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Connect an agent")
+        self.setMinimumWidth(900)
+        if api is not None and api.endpoint:
+            where = f"Agents reach this app at <code>{api.endpoint}</code>."
+        elif api is not None and api.error:
+            where = f"<b>The agent API is not running:</b> {api.error}"
+        else:
+            where = "The agent API is not running in this window."
+        intro = QLabel(
+            f"<p>{where}</p><p>Agents talk to ltm-desktop over a local socket (no network). "
+            "Each memory is stored for the project of the agent's working directory "
+            "(<code>cwd</code>). Any of these works:</p>",
+            self,
+        )
+        intro.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        self.copy_buttons: list[QPushButton] = []
+        self.boxes: list[QPlainTextEdit] = []
+        for caption, text in snippets(api):
+            row = QHBoxLayout()
+            row.addWidget(QLabel(f"<b>{caption}</b>", self))
+            row.addStretch(1)
+            copy = QPushButton("Copy", self)
+            copy.clicked.connect(lambda _=False, t=text: self.copy(t))
+            row.addWidget(copy)
+            self.copy_buttons.append(copy)
+            layout.addLayout(row)
+            box = _code_box(text, self)
+            self.boxes.append(box)
+            layout.addWidget(box)
+        self.copied = QLabel(self)
+        layout.addWidget(self.copied)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def copy(self, text: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+        self.copied.setText("Copied to the clipboard.")
+
+
+class AboutDialog(QDialog):
+    """Version and where the data lives, with a way to open that folder."""
+
+    def __init__(self, service: MemoryService, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("About ltm-desktop")
+        self.data_dir = Path(service.paths.data_dir)
+        title = QLabel(f"<h2>ltm-desktop {__version__}</h2>", self)
+        blurb = QLabel(
+            "Long-term memory for AI coding agents that you can see and curate. "
+            "Everything stays on this machine.",
+            self,
+        )
+        blurb.setWordWrap(True)
+        grid = QGridLayout()
+        for row, (name, value) in enumerate(
+            (
+                ("Version", __version__),
+                ("Data folder", str(self.data_dir)),
+                ("Database", service.store.location),
+            )
+        ):
+            grid.addWidget(QLabel(f"<b>{name}</b>", self), row, 0)
+            label = QLabel(value, self)
+            label.setTextInteractionFlags(label.textInteractionFlags().TextSelectableByMouse)
+            grid.addWidget(label, row, 1)
+        self.open_button = QPushButton("Open data folder", self)
+        self.open_button.clicked.connect(self.open_folder)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.addButton(self.open_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(title)
+        layout.addWidget(blurb)
+        layout.addLayout(grid)
+        layout.addWidget(buttons)
+
+    def open_folder(self) -> bool:
+        return open_folder(self.data_dir)
+
+
+def open_folder(path: Path) -> bool:
+    return QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))

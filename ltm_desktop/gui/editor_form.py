@@ -1,0 +1,210 @@
+"""The editor's fields, their values as one record, and an inline message under each."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ltm_desktop.core.records import Category, Memory, MemoryDraft
+from ltm_desktop.core.rules import MAX_TTL_DAYS
+from ltm_desktop.gui import theme
+from ltm_desktop.gui.formatting import parse_tags, tags_text
+
+FIELDS = ("title", "content", "category", "importance", "tags", "ttl_days")
+
+
+@dataclass(frozen=True)
+class FormValues:
+    title: str = ""
+    content: str = ""
+    category: str = Category.KNOWLEDGE.value
+    importance: int = 5
+    tags: tuple[str, ...] = ()
+    ttl_days: int | None = None
+
+    @classmethod
+    def of(cls, memory: Memory) -> FormValues:
+        return cls(
+            memory.title,
+            memory.content,
+            memory.category.value,
+            memory.importance,
+            memory.tags,
+            memory.ttl_days,
+        )
+
+    def changes_from(self, base: FormValues) -> dict[str, Any]:
+        """The fields that differ from ``base``, as ``service.update`` takes them."""
+        mine, theirs = asdict(self), asdict(base)
+        changes = {k: v for k, v in mine.items() if v != theirs[k]}
+        if "tags" in changes:
+            changes["tags"] = list(changes["tags"])
+        return changes
+
+    def draft(self) -> MemoryDraft:
+        return MemoryDraft(
+            content=self.content,
+            title=self.title.strip() or None,
+            category=self.category,
+            importance=self.importance,
+            tags=list(self.tags),
+            ttl_days=self.ttl_days,
+        )
+
+
+class EditorForm(QWidget):
+    """Title, content, category, importance, tags and time to live.
+
+    Signals:
+        edited(): the person changed a field.
+    """
+
+    edited = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLineEdit(self)
+        self.category = QComboBox(self)
+        for category in Category:
+            self.category.addItem(category.value.capitalize(), category.value)
+        self.importance = QSpinBox(self)
+        self.importance.setRange(0, 10)
+        self.importance.setToolTip("0–10: higher comes first in lists and in MEMORY.md")
+        self.ttl = QSpinBox(self)
+        self.ttl.setRange(0, MAX_TTL_DAYS)
+        self.ttl.setSpecialValueText("never expires")
+        self.ttl.setSuffix(" days")
+        self.ttl.setToolTip("Expire this many days after the last update (0: never)")
+        self.tags = QLineEdit(self)
+        self.tags.setPlaceholderText("comma, separated, tags")
+        self.content = QPlainTextEdit(self)
+        self.content.setTabChangesFocus(True)
+        self.content.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.content.setPlaceholderText(
+            "What should the agent remember? (Markdown is kept as typed)"
+        )
+        self.errors = {name: self._error_label() for name in (*FIELDS, "general")}
+        self._build()
+        for signal in (
+            self.title.textEdited,
+            self.category.activated,
+            self.importance.valueChanged,
+            self.ttl.valueChanged,
+            self.tags.textEdited,
+            self.content.textChanged,
+        ):
+            signal.connect(self.on_field_edited)
+        self._quiet = False
+
+    def _error_label(self) -> QLabel:
+        label = QLabel(self)
+        label.setWordWrap(True)
+        label.setStyleSheet(f"color: {theme.css(theme.error_color())};")
+        label.hide()
+        return label
+
+    def _build(self) -> None:
+        row = QHBoxLayout()
+        row.addWidget(self.category)
+        row.addWidget(QLabel("Importance", self))
+        row.addWidget(self.importance)
+        row.addWidget(QLabel("Expires", self))
+        row.addWidget(self.ttl)
+        row.addStretch(1)
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("&Title", self._with_error(self.title, "title"))
+        form.addRow(
+            "&Category", self._with_error_layout(row, ("category", "importance", "ttl_days"))
+        )
+        form.addRow("T&ags", self._with_error(self.tags, "tags"))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(form)
+        content_label = QLabel("C&ontent", self)
+        content_label.setBuddy(self.content)
+        layout.addWidget(content_label)
+        layout.addWidget(self.content, 1)
+        layout.addWidget(self.errors["content"])
+        layout.addWidget(self.errors["general"])
+
+    def _with_error(self, widget: QWidget, name: str) -> QWidget:
+        box = QWidget(self)
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(widget)
+        layout.addWidget(self.errors[name])
+        return box
+
+    def _with_error_layout(self, row: QHBoxLayout, names: tuple[str, ...]) -> QWidget:
+        box = QWidget(self)
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(row)
+        for name in names:
+            layout.addWidget(self.errors[name])
+        return box
+
+    def on_field_edited(self, *_args: object) -> None:
+        if not self._quiet:
+            self.edited.emit()
+
+    def values(self) -> FormValues:
+        ttl = self.ttl.value()
+        return FormValues(
+            title=self.title.text().strip(),
+            content=self.content.toPlainText(),
+            category=self.category.currentData(),
+            importance=self.importance.value(),
+            tags=tuple(parse_tags(self.tags.text())),
+            ttl_days=ttl or None,
+        )
+
+    def set_values(self, values: FormValues) -> None:
+        self._quiet = True
+        try:
+            self.title.setText(values.title)
+            self.category.setCurrentIndex(max(0, self.category.findData(values.category)))
+            self.importance.setValue(values.importance)
+            self.ttl.setValue(values.ttl_days or 0)
+            self.tags.setText(tags_text(values.tags))
+            if self.content.toPlainText() != values.content:
+                self.content.setPlainText(values.content)
+        finally:
+            self._quiet = False
+        self.clear_errors()
+
+    def show_error(self, field: str | None, message: str) -> None:
+        label = self.errors.get(field or "general", self.errors["general"])
+        label.setText(f"⚠ {message}")
+        label.show()
+
+    def clear_errors(self) -> None:
+        for label in self.errors.values():
+            label.hide()
+            label.clear()
+
+    def error_text(self, field: str) -> str:
+        label = self.errors[field]
+        return label.text() if label.isVisibleTo(self) else ""
+
+    def set_new_mode(self, new: bool) -> None:
+        self.title.setPlaceholderText(
+            "(optional: taken from the first line of the content)" if new else "Title"
+        )

@@ -1,0 +1,300 @@
+"""Edit one memory, or write a new one; never overwrite a change someone else made meanwhile."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from ltm_desktop.core import rules
+from ltm_desktop.core.errors import Conflict, InvalidInput, NotFound
+from ltm_desktop.core.records import AddResult, Memory
+from ltm_desktop.gui import ops
+from ltm_desktop.gui.actions import MemoryActions, add_result_text
+from ltm_desktop.gui.banner import Banner
+from ltm_desktop.gui.bridge import ChangeSet
+from ltm_desktop.gui.context import AppContext
+from ltm_desktop.gui.editor_form import EditorForm, FormValues
+from ltm_desktop.gui.errors import EditConflict
+from ltm_desktop.gui.formatting import absolute_time, relative_time
+
+
+class EditorPanel(QWidget):
+    """Holds the memory as loaded (``base``) and the person's edits on top of it.
+
+    Signals:
+        memory_opened(str): the editor now shows this memory (e.g. after creating it).
+        dirty_changed(bool): there are (no longer) unsaved edits.
+        open_requested(str): the person asked to open another memory (a conflicting twin).
+    """
+
+    memory_opened = Signal(str)
+    dirty_changed = Signal(bool)
+    open_requested = Signal(str)
+
+    def __init__(
+        self, ctx: AppContext, actions: MemoryActions, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.actions = actions
+        self.base: Memory | None = None
+        self.new_project: str | None = None
+        self._dirty = False
+        self.heading = QLabel(self)
+        self.heading.setWordWrap(True)
+        self.meta = QLabel(self)
+        self.meta.setWordWrap(True)
+        self.meta.setEnabled(False)  # muted, palette-aware
+        self.banner = Banner(self)
+        self.form = EditorForm(self)
+        self.save_button = QPushButton("Save", self)
+        self.revert_button = QPushButton("Revert", self)
+        self.save_button.clicked.connect(self.save)
+        self.revert_button.clicked.connect(self.revert)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.revert_button)
+        buttons.addWidget(self.save_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.meta)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.form, 1)
+        layout.addLayout(buttons)
+        self.form.edited.connect(self.on_edited)
+        ctx.bridge.changed.connect(self.on_changes)
+        self._show_nothing()
+
+    # -- state ------------------------------------------------------------
+
+    @property
+    def memory_id(self) -> str | None:
+        return self.base.id if self.base else None
+
+    def is_dirty(self) -> bool:
+        return self._dirty
+
+    def _baseline(self) -> FormValues:
+        return FormValues.of(self.base) if self.base else FormValues()
+
+    def on_edited(self) -> None:
+        self._set_dirty(self.form.values() != self._baseline())
+
+    def _set_dirty(self, dirty: bool) -> None:
+        self.save_button.setEnabled(dirty)
+        self.revert_button.setEnabled(dirty)
+        if dirty != self._dirty:
+            self._dirty = dirty
+            self.dirty_changed.emit(dirty)
+
+    def _show_nothing(self) -> None:
+        self.base, self.new_project = None, None
+        self.heading.setText("<b>No memory selected</b>")
+        self.meta.setText("Select a memory to edit it, or press Ctrl+N to write a new one.")
+        self.form.set_values(FormValues())
+        self.form.setEnabled(False)
+        self.banner.hide()
+        self._set_dirty(False)
+
+    def _load_into_form(self, memory: Memory) -> None:
+        self.base, self.new_project = memory, None
+        self.form.setEnabled(True)
+        self.form.set_new_mode(False)
+        self.form.set_values(FormValues.of(memory))
+        self._describe(memory)
+        self._set_dirty(False)
+
+    def _describe(self, memory: Memory) -> None:
+        now = self.ctx.service.now()
+        state = " — <i>in the Trash</i>" if memory.disabled else ""
+        self.heading.setText(f"<b>Editing</b> {memory.category.value} memory{state}")
+        expires = f" · expires {absolute_time(memory.expires_at)}" if memory.ttl_days else ""
+        self.meta.setText(
+            f"Created {relative_time(memory.created_at, now)} by {memory.source} · "
+            f"updated {relative_time(memory.updated_at, now)} · "
+            f"found by agents {memory.use_count}×{expires} · {memory.id}"
+        )
+
+    # -- opening ----------------------------------------------------------
+
+    def confirm_leave(self) -> bool:
+        """Ask what to do with unsaved edits before showing something else; False to stay."""
+        if not self._dirty:
+            return True
+        title = self.form.values().title or (self.base.title if self.base else "New memory")
+        answer = self.ctx.prompter.unsaved_changes(self, title)
+        if answer == "save":
+            self.save()
+            return not self._dirty
+        if answer == "discard":
+            self._set_dirty(False)
+            return True
+        return False
+
+    def open_memory(self, memory_id: str) -> None:
+        if not memory_id:
+            if not self._dirty:
+                self._show_nothing()
+            return
+        if memory_id == self.memory_id and self.new_project is None:
+            return
+        if not self.confirm_leave():
+            return
+        service = self.ctx.service
+        self.ctx.runner.run(
+            lambda: ops.load(service, memory_id),
+            self._on_loaded,
+            self._on_load_failed,
+            key=f"editor-load-{id(self)}",
+        )
+
+    def _on_loaded(self, memory: Memory) -> None:
+        if self._dirty:  # edits began while loading: keep them
+            return
+        self.banner.hide()
+        self._load_into_form(memory)
+        self.memory_opened.emit(memory.id)
+
+    def _on_load_failed(self, exc: BaseException) -> None:
+        if isinstance(exc, NotFound):
+            self._show_nothing()
+        else:
+            self.ctx.errors.report(exc, "open the memory")
+
+    def start_new(self, project_id: str, scope_name: str) -> None:
+        if not self.confirm_leave():
+            return
+        self.base, self.new_project = None, project_id
+        self.form.setEnabled(True)
+        self.form.set_new_mode(True)
+        self.form.set_values(FormValues())
+        self.banner.hide()
+        self.heading.setText(f"<b>New memory</b> in {scope_name}")
+        self.meta.setText("Saved as written by you (source “gui”).")
+        self._set_dirty(False)
+        self.save_button.setEnabled(True)
+        self.form.content.setFocus()
+
+    # -- saving -----------------------------------------------------------
+
+    def save(self) -> None:
+        self.form.clear_errors()
+        values = self.form.values()
+        try:
+            if self.new_project is not None:
+                draft = rules.validate_draft(values.draft())
+                self.actions.add(self.new_project, draft, self._on_added, self._on_save_failed)
+                return
+            if self.base is None:
+                return
+            changes = values.changes_from(FormValues.of(self.base))
+            if not changes:
+                self._set_dirty(False)
+                return
+            rules.validate_changes(changes)
+        except InvalidInput as exc:
+            self.form.show_error(exc.field, str(exc))
+            return
+        self.actions.save_edit(self.base, changes, self._on_saved, self._on_save_failed)
+
+    def _on_saved(self, memory: Memory) -> None:
+        self.banner.hide()
+        self._load_into_form(memory)
+
+    def _on_added(self, result: AddResult) -> None:
+        self._load_into_form(result.memory)
+        self.banner.show_message(add_result_text(result), warn=False)
+        self.memory_opened.emit(result.memory.id)
+
+    def _on_save_failed(self, exc: BaseException) -> None:
+        if isinstance(exc, InvalidInput):
+            self.form.show_error(exc.field, str(exc))
+        elif isinstance(exc, EditConflict) and isinstance(exc.current, Memory):
+            self._offer_choice(exc.current, None)
+        elif isinstance(exc, Conflict):
+            choices = []
+            if exc.other_id:
+                other = exc.other_id
+                choices.append(("Open that memory", lambda: self.open_requested.emit(other)))
+            self.banner.show_message(
+                "Not saved: another memory in this scope already has exactly this text. "
+                "Edit that one instead, or change the text.",
+                choices,
+            )
+        elif isinstance(exc, NotFound):
+            self.banner.show_message("Not saved: this memory no longer exists.")
+        else:
+            self.ctx.errors.report(exc, "save the memory")
+
+    def revert(self) -> None:
+        self.form.clear_errors()
+        if self.base is not None:
+            self._load_into_form(self.base)
+        elif self.new_project is not None:
+            self.form.set_values(FormValues())
+            self._set_dirty(False)
+
+    # -- changes made by others ---------------------------------------------
+
+    def on_changes(self, changes: ChangeSet) -> None:
+        if self.base is None or not changes.touches_memory(self.base.id):
+            return
+        actor = changes.last_actor.get(self.base.id)
+        service, memory_id = self.ctx.service, self.base.id
+        self.ctx.runner.run(
+            lambda: ops.load(service, memory_id),
+            lambda current: self._on_changed_underneath(current, actor),
+            lambda exc: None,
+            key=f"editor-check-{id(self)}",
+        )
+
+    def _on_changed_underneath(self, current: Memory, actor: str | None) -> None:
+        base = self.base
+        if base is None or current.id != base.id:
+            return
+        same = FormValues.of(current) == FormValues.of(base) and current.disabled == base.disabled
+        if not self._dirty:
+            self._load_into_form(current)
+            if not same and actor and actor != ops.ACTOR:
+                self.banner.show_message(f"Updated by {actor} just now.", warn=False)
+            return
+        if FormValues.of(current) == self.form.values():  # it now holds exactly my edits
+            self._load_into_form(current)
+            return
+        if same:  # e.g. an agent found it again: nothing to reconcile
+            self.base = current
+            self._describe(current)
+            return
+        self._offer_choice(current, actor)
+
+    def _offer_choice(self, current: Memory, actor: str | None) -> None:
+        who = actor or "someone else"
+        what = (
+            "moved it to the Trash"
+            if current.disabled and not (self.base and self.base.disabled)
+            else "changed it"
+        )
+        self.banner.show_message(
+            f"While you were editing, {who} {what}. Your edits are not saved yet: keep your "
+            "edits (fields you did not touch take their values) or load theirs (your edits are dropped)?",
+            [
+                ("Keep mine", lambda: self.keep_mine(current)),
+                ("Load theirs", lambda: self.load_theirs(current)),
+            ],
+        )
+
+    def keep_mine(self, current: Memory) -> None:
+        """Keep the fields I edited; take theirs for the fields I did not touch."""
+        mine = self.form.values().changes_from(self._baseline())
+        merged = replace(
+            FormValues.of(current), **{k: tuple(v) if k == "tags" else v for k, v in mine.items()}
+        )
+        self.base = current
+        self.form.set_values(merged)
+        self._describe(current)
+        self.on_edited()
+
+    def load_theirs(self, current: Memory) -> None:
+        self._load_into_form(current)

@@ -1,0 +1,59 @@
+"""What an empty list says: on first launch, how to connect an agent; later, why it is empty."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+WELCOME = (
+    "<h2>Welcome to ltm-desktop</h2>"
+    "<p>This is where your coding agents' long-term memory lives. Nothing is stored yet.</p>"
+    "<p>Point an agent at the local API and it will start writing memories for the project it "
+    "works in; they appear here within a second. You can browse, search, edit and remove "
+    "them, and see the <code>MEMORY.md</code> each project gets.</p>"
+)
+
+
+class EmptyState(QWidget):
+    """A friendly page shown instead of an empty table.
+
+    Signals:
+        connect_requested(): the person wants the "Connect an agent" instructions.
+        new_requested(): the person wants to write a memory themselves.
+    """
+
+    connect_requested = Signal()
+    new_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.RichText)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.label.setMaximumWidth(560)
+        self.connect_button = QPushButton("Connect an agent…", self)
+        self.connect_button.clicked.connect(self.connect_requested)
+        self.new_button = QPushButton("New memory (Ctrl+N)", self)
+        self.new_button.clicked.connect(self.new_requested)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.connect_button)
+        buttons.addWidget(self.new_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addStretch(1)
+        layout.addWidget(self.label, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addSpacing(12)
+        layout.addLayout(buttons)
+        layout.addStretch(2)
+
+    def show_welcome(self) -> None:
+        self.label.setText(WELCOME)
+        self.connect_button.show()
+        self.new_button.show()
+
+    def show_text(self, title: str, text: str, *, offer_new: bool = False) -> None:
+        self.label.setText(f"<h3>{title}</h3><p>{text}</p>")
+        self.connect_button.setVisible(offer_new)
+        self.new_button.setVisible(offer_new)

@@ -1,0 +1,286 @@
+"""The main window: composes the panels, routes their signals, remembers its layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QWidget
+
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.actions import MemoryActions
+from ltm_desktop.gui.activity_panel import ActivityPanel
+from ltm_desktop.gui.api_status import ApiStatus
+from ltm_desktop.gui.bridge import ServiceBridge
+from ltm_desktop.gui.context import AppContext, Prompter, ScopeState
+from ltm_desktop.gui.dialogs import AboutDialog, ConnectDialog, open_folder
+from ltm_desktop.gui.editor_panel import EditorPanel
+from ltm_desktop.gui.errors import ErrorReporter
+from ltm_desktop.gui.formatting import count_label
+from ltm_desktop.gui.history_panel import HistoryPanel
+from ltm_desktop.gui.memory_table import MemoryTable
+from ltm_desktop.gui.menus import build_actions, build_menus
+from ltm_desktop.gui.observations_panel import ObservationsPanel
+from ltm_desktop.gui.precis_panel import PrecisPanel
+from ltm_desktop.gui.projects_panel import ProjectsPanel
+from ltm_desktop.gui.stale_panel import StalePanel
+from ltm_desktop.gui.status_bar import StatusBar
+from ltm_desktop.gui.tasks import TaskRunner
+from ltm_desktop.gui.trash_panel import TrashPanel
+from ltm_desktop.gui.undo import UndoStack
+
+TAB_MEMORIES, TAB_TRASH, TAB_STALE, TAB_OBSERVATIONS, TAB_ACTIVITY = range(5)
+TAB_EDITOR, TAB_HISTORY, TAB_PRECIS = range(3)
+
+
+def build_context(
+    service: MemoryService, settings: QSettings, api: ApiStatus | None, label: str, parent: QWidget
+) -> AppContext:
+    runner = TaskRunner(parent=parent)
+    errors = ErrorReporter(parent)
+    runner.error_handler = errors.report
+    return AppContext(
+        service=service,
+        runner=runner,
+        bridge=ServiceBridge(service, runner, parent=parent),
+        errors=errors,
+        undo=UndoStack(parent),
+        scope=ScopeState(parent),
+        settings=settings,
+        prompter=Prompter(),
+        api=api,
+        data_dir_label=label,
+    )
+
+
+class MainWindow(QMainWindow):
+    """Projects | lists (memories, trash, stale, observations, activity) | editor, history, MEMORY.md."""
+
+    def __init__(
+        self,
+        service: MemoryService,
+        *,
+        settings: QSettings,
+        data_dir_label: str,
+        api: ApiStatus | None = None,
+    ) -> None:
+        super().__init__()
+        self._closed = False
+        self.ctx = ctx = build_context(service, settings, api, data_dir_label, self)
+        ctx.errors.window = self
+        self.actions_ = MemoryActions(service, ctx.runner, ctx.undo, ctx.errors, self)
+        scope = str(settings.value("scope", GLOBAL_PROJECT_ID))
+        self.projects = ProjectsPanel(ctx, scope, self)
+        self.table = MemoryTable(ctx, self)
+        self.trash = TrashPanel(ctx, self.actions_, self)
+        self.stale = StalePanel(ctx, self.actions_, self)
+        self.observations = ObservationsPanel(ctx, self)
+        self.activity = ActivityPanel(ctx, self)
+        self.editor = EditorPanel(ctx, self.actions_, self)
+        self.history = HistoryPanel(ctx, self.actions_, self)
+        self.precis = PrecisPanel(ctx, self)
+        self.center = QTabWidget(self)
+        for panel, title in ((self.table, "Memories"), (self.trash, "Trash"), (self.stale, "Stale"),
+                             (self.observations, "Observations"), (self.activity, "Activity")):  # fmt: skip
+            self.center.addTab(panel, title)
+        self.details = QTabWidget(self)
+        for panel, title in (
+            (self.editor, "Editor"),
+            (self.history, "History"),
+            (self.precis, "MEMORY.md"),
+        ):
+            self.details.addTab(panel, title)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        for widget in (self.projects, self.center, self.details):
+            self.splitter.addWidget(widget)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([220, 760, 480])
+        self.setCentralWidget(self.splitter)
+        self.status = StatusBar(api, self)
+        self.setStatusBar(self.status)
+        self.a = build_actions(self)
+        build_menus(self, self.a)
+        self._wire()
+        self.setWindowTitle(f"ltm-desktop — {data_dir_label}[*]")
+        self.resize(1440, 860)
+        self._restore_settings()
+        ctx.bridge.start()
+        self.projects.reload()
+        self.table.list_view.setFocus()
+
+    # -- wiring -----------------------------------------------------------
+
+    def _wire(self) -> None:
+        a, ctx = self.a, self.ctx
+        self.table.current_changed.connect(self.on_memory_current)
+        self.table.activated.connect(lambda _id: self.details.setCurrentIndex(TAB_EDITOR))
+        self.table.connect_requested.connect(self.show_connect)
+        self.table.new_requested.connect(self.new_memory)
+        self.trash.current_changed.connect(self.on_memory_current)
+        self.editor.memory_opened.connect(self.on_editor_opened)
+        self.editor.open_requested.connect(self.open_memory)
+        self.editor.dirty_changed.connect(self.setWindowModified)
+        self.precis.memory_activated.connect(self.open_memory)
+        self.activity.memory_activated.connect(self.open_memory)
+        self.projects.loaded.connect(self.on_projects_loaded)
+        self.table.model.total_changed.connect(lambda _n: self.on_projects_loaded())
+        ctx.scope.scope_changed.connect(self.on_scope_changed)
+        self.actions_.message.connect(self.status.say)
+        self.status.connect_requested.connect(self.show_connect)
+        ctx.undo.changed.connect(self.on_undo_changed)
+        a.new_memory.triggered.connect(self.new_memory)
+        a.save.triggered.connect(self.editor.save)
+        a.revert.triggered.connect(self.editor.revert)
+        a.delete.triggered.connect(self.delete_selected)
+        a.restore.triggered.connect(self.restore_selected)
+        a.undo.triggered.connect(self.actions_.undo)
+        a.find.triggered.connect(self.find)
+        a.refresh.triggered.connect(self.refresh)
+        a.show_removed.toggled.connect(self.table.show_removed.setChecked)
+        a.show_expired.toggled.connect(self.table.show_expired.setChecked)
+        self.table.show_removed.toggled.connect(a.show_removed.setChecked)
+        self.table.show_expired.toggled.connect(a.show_expired.setChecked)
+        a.go_projects.triggered.connect(lambda: self.projects.view.setFocus())
+        for action, index in ((a.go_memories, TAB_MEMORIES), (a.go_trash, TAB_TRASH), (a.go_stale, TAB_STALE),
+                              (a.go_observations, TAB_OBSERVATIONS), (a.go_activity, TAB_ACTIVITY)):  # fmt: skip
+            action.triggered.connect(lambda _=False, i=index: self.center.setCurrentIndex(i))
+        for action, index in (
+            (a.go_editor, TAB_EDITOR),
+            (a.go_history, TAB_HISTORY),
+            (a.go_precis, TAB_PRECIS),
+        ):
+            action.triggered.connect(lambda _=False, i=index: self.details.setCurrentIndex(i))
+        a.open_folder.triggered.connect(lambda: open_folder(Path(ctx.service.paths.data_dir)))
+        a.quit.triggered.connect(self.close)
+        a.connect.triggered.connect(self.show_connect)
+        a.about.triggered.connect(self.show_about)
+
+    # -- slots ------------------------------------------------------------
+
+    def on_memory_current(self, memory_id: str) -> None:
+        self.editor.open_memory(memory_id)
+        self.history.show_memory(memory_id)
+
+    def on_editor_opened(self, memory_id: str) -> None:
+        self.history.show_memory(memory_id)
+        if self.table.current_id() != memory_id:
+            self.table.select_memory(memory_id)
+
+    def open_memory(self, memory_id: str) -> None:
+        """Show a memory wherever it was clicked (precis, activity, a conflict)."""
+        self.center.setCurrentIndex(TAB_MEMORIES)
+        self.details.setCurrentIndex(TAB_EDITOR)
+        if not self.table.select_memory(memory_id):
+            self.editor.open_memory(memory_id)
+            self.history.show_memory(memory_id)
+
+    def on_scope_changed(self, project_id: str) -> None:
+        self.ctx.settings.setValue("scope", project_id)
+        self.on_projects_loaded()
+
+    def on_projects_loaded(self) -> None:
+        self.table.has_projects = self.projects.has_any_memories()
+        self.table.on_list_loaded()
+        total = self.table.model.total
+        size = "" if total is None else f": {count_label(total, 'memory', 'memories')}"
+        self.status.set_scope_text(f"{self.ctx.scope.name}{size}")
+
+    def on_undo_changed(self, label: str) -> None:
+        self.a.undo.setEnabled(bool(label))
+        self.a.undo.setText(f"&Undo {label}" if label else "&Undo")
+
+    def new_memory(self) -> None:
+        self.details.setCurrentIndex(TAB_EDITOR)
+        self.editor.start_new(self.ctx.scope.project_id, self.ctx.scope.name)
+
+    def delete_selected(self) -> None:
+        tab = self.center.currentIndex()
+        if tab == TAB_STALE:
+            self.stale.remove_selected()
+        elif tab == TAB_MEMORIES:
+            self.actions_.delete(self.table.selected_ids())
+        elif tab == TAB_TRASH:
+            self.status.say("These are already in the Trash; nothing is ever deleted for good.")
+
+    def restore_selected(self) -> None:
+        if self.center.currentIndex() == TAB_TRASH:
+            self.trash.restore_selected()
+        elif self.center.currentIndex() == TAB_MEMORIES:
+            self.actions_.restore(self.table.selected_ids())
+
+    def find(self) -> None:
+        self.center.setCurrentIndex(TAB_MEMORIES)
+        self.table.focus_search()
+
+    def refresh(self) -> None:
+        self.projects.reload()
+        for panel in (
+            self.table,
+            self.trash,
+            self.stale,
+            self.observations,
+            self.activity,
+            self.precis,
+        ):
+            panel.reload_now()
+
+    def show_connect(self) -> ConnectDialog:
+        dialog = ConnectDialog(self.ctx.api, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def show_about(self) -> AboutDialog:
+        dialog = AboutDialog(self.ctx.service, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    # -- lifecycle --------------------------------------------------------
+
+    def is_idle(self) -> bool:
+        """No data work in flight (tests and benchmarks wait on this)."""
+        models = (self.table.model, self.trash.model, self.activity.model, self.observations.model)
+        return self.ctx.runner.is_idle() and all(m.is_settled() for m in models)
+
+    def _restore_settings(self) -> None:
+        settings = self.ctx.settings
+        geometry = settings.value("geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        splitter = settings.value("splitter")
+        if isinstance(splitter, QByteArray):
+            self.splitter.restoreState(splitter)
+        for key, tabs in (("tab/center", self.center), ("tab/details", self.details)):
+            index = int(settings.value(key, 0) or 0)
+            tabs.setCurrentIndex(index if 0 <= index < tabs.count() else 0)
+
+    def _save_settings(self) -> None:
+        settings = self.ctx.settings
+        settings.setValue("geometry", self.saveGeometry())
+        settings.setValue("splitter", self.splitter.saveState())
+        settings.setValue("scope", self.ctx.scope.project_id)
+        settings.setValue("tab/center", self.center.currentIndex())
+        settings.setValue("tab/details", self.details.currentIndex())
+        settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._closed and not self.editor.confirm_leave():
+            event.ignore()
+            return
+        self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Stop timers and the change feed, finish background work (joins the workers)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._save_settings()
+        self.status.stop()
+        self.observations.stop()
+        self.ctx.bridge.stop()
+        self.ctx.runner.shutdown()
+        self.ctx.errors.close_all()

@@ -1,0 +1,285 @@
+"""The central list: a scope's memories (paged) or, while a query is typed, the ranked hits."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QItemSelection, QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.records import Category
+from ltm_desktop.core.rules import normalize_tag
+from ltm_desktop.gui.bridge import ChangeSet
+from ltm_desktop.gui.context import AppContext
+from ltm_desktop.gui.delegates import HtmlDelegate
+from ltm_desktop.gui.empty_state import EmptyState
+from ltm_desktop.gui.formatting import count_label
+from ltm_desktop.gui.models.base import MemoryIdRole, RowTableModel
+from ltm_desktop.gui.models.memory_model import MemoryTableModel
+from ltm_desktop.gui.models.search_model import SearchResultsModel
+from ltm_desktop.gui.panel_base import ScopedPanel
+from ltm_desktop.gui.search_box import SearchBox
+from ltm_desktop.gui.view_state import ViewKeeper, configure_table
+
+PAGE_EMPTY, PAGE_LIST, PAGE_SEARCH = range(3)
+
+
+class MemoryTable(ScopedPanel):
+    """Filter bar + table of memories; reports the selection by memory id.
+
+    Signals:
+        current_changed(str): the memory under the cursor ("" for none).
+        selection_changed(list): ids of the selected memories.
+        activated(str): a memory was double-clicked or Enter was pressed on it.
+        connect_requested(): the empty state's "Connect an agent" button.
+        new_requested(): the empty state's "New memory" button.
+    """
+
+    current_changed = Signal(str)
+    selection_changed = Signal(list)
+    activated = Signal(str)
+    connect_requested = Signal()
+    new_requested = Signal()
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, parent)
+        self._ids: list[str] = []
+        self._current = ""
+        self._pending_select = ""
+        self.has_projects = True
+        self.model = MemoryTableModel(ctx.service, ctx.runner, self)
+        self.search_model = SearchResultsModel(ctx.service, ctx.runner, self)
+        self.search_box = SearchBox(self)
+        self.category = QComboBox(self)
+        self.category.addItem("All categories", None)
+        for category in Category:
+            self.category.addItem(category.value.capitalize(), category.value)
+        self.tag = QLineEdit(self)
+        self.tag.setPlaceholderText("Tag")
+        self.tag.setClearButtonEnabled(True)
+        self.tag.setMaximumWidth(140)
+        self.show_removed = QCheckBox("Removed", self)
+        self.show_removed.setToolTip("Also list memories in the Trash (struck through)")
+        self.show_expired = QCheckBox("Expired", self)
+        self.show_expired.setToolTip("Also list memories whose time to live ran out (in italics)")
+        self.count_label = QLabel(self)
+        self.list_view = self._table(self.model)
+        self.search_view = self._table(self.search_model)
+        self.search_view.setItemDelegate(HtmlDelegate(self.search_view))
+        self.list_keeper = ViewKeeper(self.list_view, self.model)
+        self.search_keeper = ViewKeeper(self.search_view, self.search_model)
+        self.empty = EmptyState(self)
+        self.stack = QStackedWidget(self)
+        for page in (self.empty, self.list_view, self.search_view):
+            self.stack.addWidget(page)
+        self._layout()
+        self._connect()
+
+    def _table(self, model: RowTableModel) -> QTableView:
+        view = QTableView(self)
+        view.setModel(model)
+        configure_table(view)
+        view.selectionModel().selectionChanged.connect(self.on_selection_changed)
+        view.selectionModel().currentRowChanged.connect(self.on_selection_changed)
+        view.activated.connect(self.on_activated)
+        return view
+
+    def _layout(self) -> None:
+        bar = QHBoxLayout()
+        bar.addWidget(self.search_box, 1)
+        bar.addWidget(self.category)
+        bar.addWidget(self.tag)
+        bar.addWidget(self.show_removed)
+        bar.addWidget(self.show_expired)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.stack, 1)
+        layout.addWidget(self.count_label)
+        header = self.list_view.horizontalHeader()
+        header.setSortIndicator(self.model.sort_column(), Qt.SortOrder.DescendingOrder)
+        self.list_view.setSortingEnabled(True)
+        for column, width in enumerate((300, 90, 80, 150, 90, 50)):
+            self.list_view.setColumnWidth(column, width)
+        for column, width in enumerate((36, 240, 360, 90, 80, 120)):
+            self.search_view.setColumnWidth(column, width)
+
+    def _connect(self) -> None:
+        self.search_box.query_changed.connect(self.on_query_changed)
+        self.category.currentIndexChanged.connect(self.on_filters_changed)
+        self.tag.editingFinished.connect(self.on_filters_changed)
+        self.tag.textChanged.connect(lambda text: text or self.on_filters_changed())
+        self.show_removed.toggled.connect(self.on_filters_changed)
+        self.show_expired.toggled.connect(self.on_filters_changed)
+        self.model.loaded.connect(self.on_list_loaded)
+        self.model.total_changed.connect(self.on_list_loaded)
+        self.model.load_failed.connect(lambda exc: self.ctx.errors.report(exc, "load the memories"))
+        self.search_model.searched.connect(self.on_search_results)
+        self.search_model.search_failed.connect(lambda exc: self.ctx.errors.report(exc, "search"))
+        self.list_keeper.restored.connect(self.on_rows_restored)
+        self.search_keeper.restored.connect(self.on_rows_restored)
+        self.empty.connect_requested.connect(self.connect_requested)
+        self.empty.new_requested.connect(self.new_requested)
+
+    # -- scope and data ---------------------------------------------------
+
+    def reload(self, scope_changed: bool) -> None:
+        if scope_changed:
+            self._pending_select = ""
+            self.model.update_query(project_id=self.project_id)
+            self.search_model.search(self.project_id, self.search_box.text())
+        else:
+            self.model.refresh()
+            self.search_model.rerun()
+
+    def affected_by(self, changes: ChangeSet) -> bool:
+        searching = bool(self.search_box.text().strip())
+        if searching and changes.touches_precis(self.project_id):  # hits include global ones
+            return True
+        return changes.touches(self.project_id) or (changes.unaudited and changes.external)
+
+    def on_filters_changed(self, *_args: object) -> None:
+        tag = self.tag.text().strip()
+        try:
+            tag_value = normalize_tag(tag) if tag else None
+            self.tag.setToolTip("")
+        except InvalidInput as exc:
+            self.tag.setToolTip(str(exc))
+            return
+        self.model.update_query(
+            category=self.category.currentData(),
+            tag=tag_value,
+            include_disabled=self.show_removed.isChecked(),
+            include_expired=self.show_expired.isChecked(),
+        )
+
+    def on_query_changed(self, text: str) -> None:
+        self.search_model.search(self.project_id, text)
+        if not text.strip():
+            self._show_page()
+
+    def on_search_results(self, text: str, count: int) -> None:
+        self._show_page()
+
+    def on_list_loaded(self, *_args: object) -> None:
+        self._show_page()
+
+    def _filtered(self) -> bool:
+        q = self.model.query
+        return bool(q.category or q.tag or q.include_disabled or q.include_expired)
+
+    def _show_page(self) -> None:
+        text = self.search_box.text().strip()
+        if text:
+            count = self.search_model.rowCount()
+            if count:
+                self.stack.setCurrentIndex(PAGE_SEARCH)
+                self.count_label.setText(f"{count_label(count, 'match', 'matches')}, best first")
+            elif not self.search_model.pending:
+                self.empty.show_text(
+                    "No matches", f"No memory matches “{html.escape(text)}” in this scope."
+                )
+                self.stack.setCurrentIndex(PAGE_EMPTY)
+                self.count_label.setText("")
+        else:
+            total = self.model.total or 0
+            if total or self.model.is_loading():
+                self.stack.setCurrentIndex(PAGE_LIST)
+            elif not self.has_projects and not self._filtered():
+                self.empty.show_welcome()
+                self.stack.setCurrentIndex(PAGE_EMPTY)
+            elif self._filtered():
+                self.empty.show_text("Nothing here", "No memories match these filters.")
+                self.stack.setCurrentIndex(PAGE_EMPTY)
+            else:
+                self.empty.show_text(
+                    f"No memories in {html.escape(self.ctx.scope.name)} yet",
+                    "Agents add memories as they work; you can also write one yourself.",
+                    offer_new=True,
+                )
+                self.stack.setCurrentIndex(PAGE_EMPTY)
+            self.count_label.setText(count_label(total, "memory", "memories"))
+        self.on_selection_changed()
+
+    # -- selection --------------------------------------------------------
+
+    def active_view(self) -> QTableView:
+        return self.search_view if self.stack.currentIndex() == PAGE_SEARCH else self.list_view
+
+    def on_rows_restored(self) -> None:
+        if self._pending_select:
+            self.select_memory(self._pending_select, when_loaded=False)
+        self.on_selection_changed()
+
+    def on_selection_changed(self, *_args: object) -> None:
+        if self.list_keeper.busy or self.search_keeper.busy:
+            return
+        view = self.active_view() if self.stack.currentIndex() != PAGE_EMPTY else None
+        ids: list[str] = []
+        current = ""
+        if view is not None:
+            rows = sorted(i.row() for i in view.selectionModel().selectedRows())
+            ids = [view.model().index(r, 0).data(MemoryIdRole) for r in rows]
+            index = view.currentIndex()
+            if index.isValid() and view.selectionModel().isRowSelected(index.row(), QModelIndex()):
+                current = index.data(MemoryIdRole) or ""
+            elif len(ids) == 1:
+                current = ids[0]
+        if ids != self._ids:
+            self._ids = ids
+            self.selection_changed.emit(ids)
+        if current != self._current:
+            self._current = current
+            self.current_changed.emit(current)
+
+    def on_activated(self, index: QModelIndex) -> None:
+        memory_id = index.data(MemoryIdRole)
+        if memory_id:
+            self.activated.emit(memory_id)
+
+    def selected_ids(self) -> list[str]:
+        return list(self._ids)
+
+    def current_id(self) -> str:
+        return self._current
+
+    def select_memory(self, memory_id: str, *, when_loaded: bool = True) -> bool:
+        """Select the memory if the visible list has it; True if it did.
+
+        Args:
+            when_loaded: if the row is not there yet (a memory just created), select it
+                as soon as a refresh brings it in.
+        """
+        view = self.active_view()
+        model = view.model()
+        assert isinstance(model, RowTableModel)
+        row = model.row_of(memory_id)
+        if row < 0:
+            self._pending_select = memory_id if when_loaded else ""
+            return False
+        self._pending_select = ""
+        index = model.index(row, 0)
+        flags = view.selectionModel().SelectionFlag
+        view.selectionModel().setCurrentIndex(index, flags.ClearAndSelect | flags.Rows)
+        view.scrollTo(index)
+        return True
+
+    def clear_selection(self) -> None:
+        self.active_view().selectionModel().select(
+            QItemSelection(), self.active_view().selectionModel().SelectionFlag.Clear
+        )
+
+    def focus_search(self) -> None:
+        self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_box.selectAll()

@@ -1,0 +1,107 @@
+"""Every command as a QAction with its shortcut (standard keys where Qt has one), in menus."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow
+
+Key = QKeySequence.StandardKey
+
+
+@dataclass
+class WindowActions:
+    new_memory: QAction
+    save: QAction
+    revert: QAction
+    delete: QAction
+    restore: QAction
+    undo: QAction
+    find: QAction
+    refresh: QAction
+    show_removed: QAction
+    show_expired: QAction
+    go_projects: QAction
+    go_memories: QAction
+    go_trash: QAction
+    go_stale: QAction
+    go_observations: QAction
+    go_activity: QAction
+    go_editor: QAction
+    go_history: QAction
+    go_precis: QAction
+    open_folder: QAction
+    quit: QAction
+    connect: QAction
+    about: QAction
+
+    def all(self) -> list[QAction]:
+        return [getattr(self, f.name) for f in fields(self)]
+
+
+def _action(
+    window: QMainWindow, text: str, shortcut: QKeySequence | Key | str | None = None, tip: str = ""
+) -> QAction:
+    action = QAction(text, window)
+    if shortcut is not None:
+        action.setShortcut(QKeySequence(shortcut))
+    if tip:
+        action.setStatusTip(tip)
+    window.addAction(action)  # shortcuts work even where the menu bar is hidden
+    return action
+
+
+def build_actions(window: QMainWindow) -> WindowActions:
+    a = WindowActions(
+        new_memory=_action(window, "&New memory", Key.New, "Write a memory in the selected scope"),
+        save=_action(window, "&Save", Key.Save, "Save the memory being edited"),
+        revert=_action(window, "&Revert changes", None, "Drop unsaved edits"),
+        delete=_action(
+            window, "&Delete (move to Trash)", Key.Delete, "Move the selected memories to the Trash"
+        ),
+        restore=_action(window, "R&estore from Trash", "Ctrl+R", "Restore the selected memories"),
+        undo=_action(window, "&Undo", Key.Undo),
+        find=_action(window, "&Find…", Key.Find, "Search memories"),
+        refresh=_action(window, "Re&fresh", Key.Refresh),
+        show_removed=_action(window, "Show &removed memories"),
+        show_expired=_action(window, "Show &expired memories"),
+        go_projects=_action(window, "&Projects", "Ctrl+0"),
+        go_memories=_action(window, "&Memories", "Ctrl+1"),
+        go_trash=_action(window, "&Trash", "Ctrl+2"),
+        go_stale=_action(window, "&Stale candidates", "Ctrl+3"),
+        go_observations=_action(window, "&Observations", "Ctrl+4"),
+        go_activity=_action(window, "&Activity", "Ctrl+5"),
+        go_editor=_action(window, "&Editor", "Ctrl+E"),
+        go_history=_action(window, "&History", "Ctrl+H"),
+        go_precis=_action(window, "MEMORY.md &preview", "Ctrl+M"),
+        open_folder=_action(window, "Open &data folder"),
+        quit=_action(window, "&Quit", Key.Quit),
+        connect=_action(window, "&Connect an agent…", Key.HelpContents),
+        about=_action(window, "&About ltm-desktop"),
+    )
+    a.undo.setEnabled(False)
+    a.show_removed.setCheckable(True)
+    a.show_expired.setCheckable(True)
+    if a.quit.shortcut().isEmpty():
+        a.quit.setShortcut(QKeySequence("Ctrl+Q"))
+    return a
+
+
+def build_menus(window: QMainWindow, a: WindowActions) -> None:
+    bar = window.menuBar()
+    file_menu = bar.addMenu("&File")
+    for action in (a.new_memory, a.save, a.revert, None, a.open_folder, None, a.quit):
+        file_menu.addSeparator() if action is None else file_menu.addAction(action)
+    edit = bar.addMenu("&Edit")
+    for action in (a.undo, None, a.delete, a.restore, None, a.find):
+        edit.addSeparator() if action is None else edit.addAction(action)
+    view = bar.addMenu("&View")
+    for action in (
+        a.go_projects, a.go_memories, a.go_trash, a.go_stale, a.go_observations, a.go_activity, None,
+        a.go_editor, a.go_history, a.go_precis, None, a.show_removed, a.show_expired, None, a.refresh,
+    ):  # fmt: skip
+        view.addSeparator() if action is None else view.addAction(action)
+    help_menu = bar.addMenu("&Help")
+    help_menu.addAction(a.connect)
+    help_menu.addAction(a.about)

@@ -1,0 +1,103 @@
+"""A scope's recent activity across memories, newest first, filterable by actor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt
+
+from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.records import AuditEvent
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.formatting import absolute_time, relative_time
+from ltm_desktop.gui.models.history_model import changed_field_names
+from ltm_desktop.gui.models.paged import Fetcher, PagedTableModel
+from ltm_desktop.gui.tasks import TaskRunner
+
+COL_TIME, COL_ACTOR, COL_ACTION, COL_TITLE, COL_FIELDS = range(5)
+
+
+@dataclass(frozen=True, slots=True)
+class ActivityRow:
+    event: AuditEvent
+    title: str
+
+    @property
+    def seq(self) -> int:
+        return self.event.seq
+
+
+class ActivityFetcher:
+    """Pages by ``before_seq`` (keyset): cheap at any depth."""
+
+    def __init__(self, service: MemoryService, project_id: str, actor: str | None) -> None:
+        self._service = service
+        self._project_id = project_id
+        self._actor = actor
+        self._titles: dict[str, str] = {}
+
+    def page(self, offset: int, limit: int, last: Any | None) -> tuple[list[ActivityRow], bool]:
+        before = last.seq if isinstance(last, ActivityRow) else None
+        events = self._service.project_history(
+            self._project_id, limit=limit, before_seq=before, actor=self._actor
+        )
+        return [ActivityRow(e, self._title(e)) for e in events], len(events) == limit
+
+    def total(self) -> None:
+        return None
+
+    def _title(self, event: AuditEvent) -> str:
+        for values in (event.after, event.before):
+            if values and isinstance(values.get("title"), str):
+                return values["title"]
+        if event.memory_id not in self._titles:
+            try:
+                self._titles[event.memory_id] = self._service.get(event.memory_id).title
+            except LtmError:
+                self._titles[event.memory_id] = event.memory_id
+        return self._titles[event.memory_id]
+
+
+class ActivityModel(PagedTableModel):
+    COLUMNS = ("When", "Who", "What", "Memory", "Fields")
+
+    def __init__(
+        self, service: MemoryService, runner: TaskRunner, parent: QObject | None = None
+    ) -> None:
+        super().__init__(runner, parent)
+        self._service = service
+        self.project_id: str | None = None
+        self.actor: str | None = None
+
+    def key(self, row: ActivityRow) -> int:
+        return row.seq
+
+    def memory_id(self, row: ActivityRow) -> str | None:
+        return row.event.memory_id
+
+    def make_fetcher(self) -> Fetcher | None:
+        if self.project_id is None:
+            return None
+        return ActivityFetcher(self._service, self.project_id, self.actor)
+
+    def set_filter(self, project_id: str | None, actor: str | None) -> None:
+        if (project_id, actor) != (self.project_id, self.actor):
+            self.project_id, self.actor = project_id, actor
+            self.reload()
+
+    def cell(self, row: ActivityRow, column: int, role: int) -> Any:
+        event = row.event
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == COL_TIME:
+                return relative_time(event.at, self._service.now())
+            if column == COL_ACTOR:
+                return event.actor
+            if column == COL_ACTION:
+                return event.action.value
+            if column == COL_TITLE:
+                return row.title
+            return ", ".join(changed_field_names(event))
+        if role == Qt.ItemDataRole.ToolTipRole and column == COL_TIME:
+            return absolute_time(event.at)
+        return None

@@ -1,0 +1,122 @@
+"""The projects sidebar: pick the scope every other view shows."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QTimer, Signal
+from PySide6.QtWidgets import QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
+
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID
+from ltm_desktop.gui.bridge import ChangeSet
+from ltm_desktop.gui.context import AppContext
+from ltm_desktop.gui.models.projects_model import (
+    COL_COUNT,
+    COL_NAME,
+    GLOBAL_LABEL,
+    ProjectRow,
+    ProjectsModel,
+    project_rows,
+)
+from ltm_desktop.gui.view_state import ViewKeeper, configure_table
+
+MIN_RELOAD_MS = 500  # agents writing in a burst: recount at most twice a second
+
+
+class ProjectsPanel(QWidget):
+    """Lists the scopes with their active-memory counts; new projects appear as agents write.
+
+    Signals:
+        loaded(): the list (re)loaded.
+    """
+
+    loaded = Signal()
+
+    def __init__(self, ctx: AppContext, initial_scope: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self._wanted = initial_scope
+        self._loading = False
+        self._again = False
+        self.model = ProjectsModel(self)
+        self.filter = QLineEdit(self)
+        self.filter.setPlaceholderText("Filter projects")
+        self.filter.setClearButtonEnabled(True)
+        self.view = QTableView(self)
+        self.view.setModel(self.model)
+        configure_table(self.view, multi=False)
+        self.view.setAlternatingRowColors(False)
+        header = self.view.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(COL_COUNT, QHeaderView.ResizeMode.ResizeToContents)
+        self.keeper = ViewKeeper(self.view, self.model)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.view, 1)
+        self._throttle = QTimer(self, singleShot=True, interval=MIN_RELOAD_MS)
+        self._throttle.timeout.connect(self.reload)
+        self.filter.textChanged.connect(self.model.set_filter)
+        self.view.selectionModel().currentRowChanged.connect(self.on_current_row_changed)
+        ctx.bridge.changed.connect(self.on_changes)
+
+    def reload(self) -> None:
+        if self._loading:
+            self._again = True
+            return
+        self._loading = True
+        service = self.ctx.service
+        self.ctx.runner.run(
+            lambda: project_rows(service.projects()),
+            self.on_projects,
+            self.on_failed,
+            key=f"projects-{id(self)}",
+        )
+
+    def on_changes(self, changes: ChangeSet) -> None:
+        if not self._throttle.isActive():
+            self._throttle.start()
+
+    def on_failed(self, exc: BaseException) -> None:
+        self._loading = False
+        self.ctx.errors.report(exc, "list the projects")
+
+    def on_projects(self, rows: list[ProjectRow]) -> None:
+        self._loading = False
+        self.model.set_projects(rows)
+        if self._wanted is not None:
+            wanted, self._wanted = self._wanted, None
+            if self.model.project(wanted) is None:
+                wanted = GLOBAL_PROJECT_ID
+            self.select(wanted)
+        current = self.model.project(self.ctx.scope.project_id)
+        if current is not None:
+            self.ctx.scope.name = GLOBAL_LABEL if current.is_global else current.name
+        self.loaded.emit()
+        if self._again:
+            self._again = False
+            self.reload()
+
+    def select(self, project_id: str) -> None:
+        row = self.model.row_of(project_id)
+        if row < 0:
+            self.filter.clear()
+            row = self.model.row_of(project_id)
+        if row >= 0:
+            flags = QItemSelectionModel.SelectionFlag
+            self.view.selectionModel().setCurrentIndex(
+                self.model.index(row, COL_NAME), flags.ClearAndSelect | flags.Rows
+            )
+        else:
+            self.ctx.scope.set_scope(project_id, project_id)
+
+    def on_current_row_changed(self, *_args: object) -> None:
+        if self.keeper.busy:
+            return
+        row = self.model.row_at(self.view.currentIndex().row())
+        if row is not None:
+            name = GLOBAL_LABEL if row.is_global else row.name
+            self.ctx.scope.set_scope(row.project_id, name)
+
+    def has_any_memories(self) -> bool:
+        """False on a first launch: nothing stored in any scope yet."""
+        return any(r.active or not r.is_global for r in self.model.all_projects())

@@ -1,0 +1,133 @@
+"""Stale candidates: old, unimportant, never used. Remove them in bulk, or keep them."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.actions import MemoryActions
+from ltm_desktop.gui.context import AppContext
+from ltm_desktop.gui.formatting import count_label
+from ltm_desktop.gui.models.stale_model import (
+    COL_REASON,
+    COL_TITLE,
+    StaleModel,
+    StaleRow,
+    stale_row,
+)
+from ltm_desktop.gui.panel_base import ScopedPanel
+from ltm_desktop.gui.view_state import ViewKeeper, configure_table
+
+
+def load_stale(service: MemoryService, project_id: str) -> list[StaleRow]:
+    now = service.now()
+    limit = service.settings.stale_max_importance
+    return [stale_row(m, now, limit) for m in service.stale(project_id)]
+
+
+class StalePanel(ScopedPanel):
+    """Lists the scope's stale candidates with the reason for each."""
+
+    def __init__(
+        self, ctx: AppContext, actions: MemoryActions, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(ctx, parent)
+        self.actions = actions
+        settings = ctx.service.settings
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.explain = QLabel(
+            f"A memory is stale when its importance is at most {settings.stale_max_importance}, "
+            f"no agent ever found it, and nobody touched it for {settings.stale_age_days} days. "
+            "Remove the ones you do not need (they go to the Trash), or keep the others: "
+            "keeping marks them reviewed, raising their importance takes them off for good.",
+            self,
+        )
+        self.explain.setWordWrap(True)
+        self.explain.setEnabled(False)
+        self.model = StaleModel(self)
+        self.view = QTableView(self)
+        self.view.setModel(self.model)
+        configure_table(self.view)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(COL_REASON, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(False)
+        self.view.setColumnWidth(COL_TITLE, 260)
+        self.keeper = ViewKeeper(self.view, self.model)
+        self.select_all = QPushButton("Select all", self)
+        self.remove_button = QPushButton("Remove selected", self)
+        self.keep_button = QPushButton("Keep selected", self)
+        self.importance = QSpinBox(self)
+        self.importance.setRange(settings.stale_max_importance + 1, 10)
+        self.importance.setValue(min(10, settings.stale_max_importance + 2))
+        self.raise_button = QPushButton("Set importance", self)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.select_all)
+        buttons.addStretch(1)
+        buttons.addWidget(self.remove_button)
+        buttons.addWidget(self.keep_button)
+        buttons.addWidget(QLabel("or raise importance to", self))
+        buttons.addWidget(self.importance)
+        buttons.addWidget(self.raise_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.explain)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(buttons)
+        self.select_all.clicked.connect(self.view.selectAll)
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.keep_button.clicked.connect(self.keep_selected)
+        self.raise_button.clicked.connect(self.raise_selected)
+        self.view.selectionModel().selectionChanged.connect(self.on_selection_changed)
+        self.on_selection_changed()
+
+    def reload(self, scope_changed: bool) -> None:
+        service, project_id = self.ctx.service, self.project_id
+        self.ctx.runner.run(
+            lambda: load_stale(service, project_id),
+            lambda rows: self._on_loaded(project_id, rows),
+            lambda exc: self.ctx.errors.report(exc, "find stale memories"),
+            key=f"stale-{id(self)}",
+        )
+
+    def _on_loaded(self, project_id: str, rows: list[StaleRow]) -> None:
+        if project_id != self.project_id:
+            return
+        self.model.set_rows(rows)
+        if rows:
+            self.summary.setText(
+                f"<b>{count_label(len(rows), 'stale candidate')}</b> in this scope."
+            )
+        else:
+            self.summary.setText("<b>No stale memories here.</b> Nothing needs review.")
+        self.on_selection_changed()
+
+    def selected_ids(self) -> list[str]:
+        rows = sorted(i.row() for i in self.view.selectionModel().selectedRows())
+        return [self.model.row_at(r).id for r in rows]
+
+    def on_selection_changed(self, *_args: object) -> None:
+        any_selected = bool(self.view.selectionModel().selectedRows())
+        for button in (self.remove_button, self.keep_button, self.raise_button):
+            button.setEnabled(any_selected)
+        self.select_all.setEnabled(self.model.rowCount() > 0)
+
+    def remove_selected(self) -> None:
+        self.actions.delete(self.selected_ids())
+
+    def keep_selected(self) -> None:
+        self.actions.keep(self.selected_ids())
+
+    def raise_selected(self) -> None:
+        self.actions.set_importance(self.selected_ids(), self.importance.value())

@@ -1,0 +1,82 @@
+"""The status bar: the scope's size, and whether agents can reach this app and what they did last."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QLabel, QPushButton, QStatusBar, QWidget
+
+from ltm_desktop.gui import theme
+from ltm_desktop.gui.api_status import ApiStatus
+
+POLL_MS = 1_000
+MESSAGE_MS = 8_000
+
+
+class StatusBar(QStatusBar):
+    """Polls the ApiStatus once a second (cheap in-memory reads); works without one.
+
+    Signals:
+        connect_requested(): the person clicked "Connect an agent…".
+    """
+
+    connect_requested = Signal()
+
+    def __init__(self, api: ApiStatus | None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.api = api
+        self.scope_label = QLabel(self)
+        self.api_label = QLabel(self)
+        self.agents_label = QLabel(self)
+        self.last_label = QLabel(self)
+        self.connect_button = QPushButton("Connect an agent…", self)
+        self.connect_button.setFlat(True)
+        self.connect_button.clicked.connect(self.connect_requested)
+        for widget in (self.scope_label, self.api_label, self.agents_label, self.last_label):
+            self.addPermanentWidget(widget)
+        self.addPermanentWidget(self.connect_button)
+        self._timer = QTimer(self, interval=POLL_MS)
+        self._timer.timeout.connect(self.on_poll_due)
+        self._timer.start()
+        self.on_poll_due()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def set_scope_text(self, text: str) -> None:
+        self.scope_label.setText(text)
+
+    def say(self, text: str) -> None:
+        if text:
+            self.showMessage(text, MESSAGE_MS)
+
+    def on_poll_due(self) -> None:
+        api = self.api
+        if api is None:
+            self._show("Agent API: not started in this window", "", "")
+            return
+        try:
+            error, endpoint = api.error, api.endpoint
+            clients = api.connected_clients()
+            last = api.last_action()
+        except Exception as exc:  # a status object must never take the window down
+            self._show(f"Agent API status unavailable: {exc}", "", "", error=True)
+            return
+        if error:
+            self._show(f"Agent API not running: {error}", "", "", error=True)
+        elif endpoint is None:
+            self._show("Agent API starting…", "", "")
+        else:
+            agents = (
+                "no agents connected"
+                if clients == 0
+                else f"{clients} agent{'s' if clients != 1 else ''} connected"
+            )
+            self._show(f"API: {endpoint}", agents, f"Last: {last}" if last else "")
+
+    def _show(self, api: str, agents: str, last: str, *, error: bool = False) -> None:
+        self.api_label.setText(api)
+        self.api_label.setStyleSheet(f"color: {theme.css(theme.error_color())};" if error else "")
+        self.agents_label.setText(agents)
+        self.agents_label.setVisible(bool(agents))
+        self.last_label.setText(last)
+        self.last_label.setVisible(bool(last))

@@ -1,0 +1,48 @@
+"""Undo for this session's deletes, edits and restores (Ctrl+Z): each entry knows its inverse."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from ltm_desktop.core.service import MemoryService
+
+MAX_ENTRIES = 100
+
+
+@dataclass(frozen=True)
+class UndoEntry:
+    """``work`` runs on a worker and reverses the action named by ``label``."""
+
+    label: str
+    work: Callable[[MemoryService], object]
+
+
+class UndoStack(QObject):
+    """Signals:
+    changed(str): the label of what Ctrl+Z would undo now ("" when nothing).
+    """
+
+    changed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._entries: list[UndoEntry] = []
+
+    def push(self, entry: UndoEntry) -> None:
+        self._entries.append(entry)
+        del self._entries[:-MAX_ENTRIES]
+        self.changed.emit(entry.label)
+
+    def pop(self) -> UndoEntry | None:
+        entry = self._entries.pop() if self._entries else None
+        self.changed.emit(self.top_label())
+        return entry
+
+    def top_label(self) -> str:
+        return self._entries[-1].label if self._entries else ""
+
+    def __len__(self) -> int:
+        return len(self._entries)

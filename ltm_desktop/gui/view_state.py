@@ -1,0 +1,104 @@
+"""Keep a table's selection, current row and scroll position attached to row keys across reloads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QObject, Signal
+from PySide6.QtWidgets import QAbstractItemView, QTableView
+
+from ltm_desktop.gui.models.base import RowTableModel
+
+Flag = QItemSelectionModel.SelectionFlag
+
+
+def configure_table(view: QTableView, *, multi: bool = True) -> None:
+    """The look and behaviour every list in the app shares."""
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(
+        QAbstractItemView.SelectionMode.ExtendedSelection
+        if multi
+        else QAbstractItemView.SelectionMode.SingleSelection
+    )
+    view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+    view.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+    view.setAlternatingRowColors(True)
+    view.setShowGrid(False)
+    view.setWordWrap(False)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.verticalHeader().hide()
+    header = view.verticalHeader()
+    header.setDefaultSectionSize(view.fontMetrics().height() + 10)
+    header.setSectionResizeMode(header.ResizeMode.Fixed)
+    view.horizontalHeader().setHighlightSections(False)
+    view.horizontalHeader().setStretchLastSection(True)
+
+
+class ViewKeeper(QObject):
+    """Notes the view's state by row key before the model changes rows and restores it after.
+
+    Signals:
+        restored(): the selection, current row and scroll are back after a refresh.
+    """
+
+    restored = Signal()
+
+    def __init__(self, view: QTableView, model: RowTableModel) -> None:
+        super().__init__(view)
+        self._view = view
+        self._model = model
+        self.busy = False
+        self._selected: list[Any] = []
+        self._current: Any = None
+        self._current_column = 0
+        self._top: Any = None
+        self._top_offset = 0
+        model.refresh_started.connect(self.on_rows_changing)
+        model.refresh_finished.connect(self.on_rows_changed)
+        model.modelAboutToBeReset.connect(self.on_rows_changing)
+        model.modelReset.connect(self.on_rows_changed)
+
+    def _key_at(self, row: int) -> Any:
+        item = self._model.row_at(row)
+        return None if item is None else self._model.key(item)
+
+    def on_rows_changing(self) -> None:
+        self.busy = True
+        view, selection = self._view, self._view.selectionModel()
+        self._selected = [self._key_at(i.row()) for i in selection.selectedRows()]
+        current = view.currentIndex()
+        self._current = self._key_at(current.row()) if current.isValid() else None
+        self._current_column = max(0, current.column())
+        top = view.rowAt(0)
+        self._top = self._key_at(top) if top >= 0 else None
+        self._top_offset = view.rowViewportPosition(top) if top >= 0 else 0
+
+    def on_rows_changed(self) -> None:
+        try:
+            self._restore()
+        finally:
+            self.busy = False
+        self.restored.emit()
+
+    def _restore(self) -> None:
+        model, view = self._model, self._view
+        selection_model = view.selectionModel()
+        rows = sorted(
+            r for r in (model.row_of(k) for k in self._selected if k is not None) if r >= 0
+        )
+        wanted = QItemSelection()
+        last = model.columnCount() - 1
+        for row in rows:
+            wanted.select(model.index(row, 0), model.index(row, last))
+        if sorted(i.row() for i in selection_model.selectedRows()) != rows:
+            selection_model.select(wanted, Flag.ClearAndSelect | Flag.Rows)
+        current_row = model.row_of(self._current) if self._current is not None else -1
+        if current_row >= 0 and view.currentIndex().row() != current_row:
+            selection_model.setCurrentIndex(
+                model.index(current_row, self._current_column), Flag.NoUpdate
+            )
+        top_row = model.row_of(self._top) if self._top is not None else -1
+        if top_row >= 0:
+            view.doItemsLayout()
+            bar = view.verticalScrollBar()
+            bar.setValue(bar.value() + view.rowViewportPosition(top_row) - self._top_offset)

@@ -1,0 +1,136 @@
+"""Render the main views with demo data to docs/screenshots/*.png (offscreen, no display needed).
+
+.venv/bin/python scripts/screenshots.py [--out docs/screenshots]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from PySide6.QtCore import QItemSelectionModel, QSettings  # noqa: E402
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+
+from ltm_desktop.core.config import Settings  # noqa: E402
+from ltm_desktop.core.paths import DataPaths  # noqa: E402
+from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.gui.app import application  # noqa: E402
+from ltm_desktop.gui.demo import PROJECTS, DemoClock, fill_demo_data  # noqa: E402
+from ltm_desktop.gui.main_window import (  # noqa: E402
+    TAB_EDITOR,
+    TAB_HISTORY,
+    TAB_MEMORIES,
+    TAB_PRECIS,
+    TAB_STALE,
+    TAB_TRASH,
+    MainWindow,
+)
+from ltm_desktop.store import open_store  # noqa: E402
+
+
+class DemoApi:
+    endpoint = "unix:/run/user/1000/ltm-desktop/ltm.sock"
+    error = None
+
+    def connected_clients(self) -> int:
+        return 2
+
+    def last_action(self) -> str | None:
+        return "claude-code: memory.search 12 s ago"
+
+
+def settle(app: QApplication, done: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        app.processEvents()
+        if done():
+            break
+    for _ in range(20):
+        app.processEvents()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", default="docs/screenshots")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    app = application([])
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = DataPaths(Path(tmp) / "data")
+        clock = DemoClock()
+        service = MemoryService(
+            open_store(paths.db_path, paths.backup_dir),
+            paths,
+            Settings(precis_budget_bytes=2048),
+            clock=clock,
+        )
+        service.start()
+        fill_demo_data(service, clock)
+        billing = service.resolve_scope(cwd=PROJECTS["billing"])
+        settings = QSettings(str(Path(tmp) / "gui.ini"), QSettings.Format.IniFormat)
+        settings.setValue("scope", billing)
+        window = MainWindow(
+            service, settings=settings, data_dir_label="~/.local/share/ltm-desktop", api=DemoApi()
+        )
+        window.resize(1480, 860)
+        window.show()
+        idle = window.is_idle
+        settle(app, lambda: idle() and window.table.model.rowCount() > 0)
+
+        def shot(name: str, widget: QWidget | None = None) -> None:
+            settle(app, idle)
+            (widget or window).grab().save(str(out / f"{name}.png"))
+            print(out / f"{name}.png")
+
+        model = window.table.model
+        flags = QItemSelectionModel.SelectionFlag
+        window.table.list_view.selectionModel().setCurrentIndex(
+            model.index(1, 0), flags.ClearAndSelect | flags.Rows
+        )
+        window.details.setCurrentIndex(TAB_EDITOR)
+        shot("main-window")
+        window.details.setCurrentIndex(TAB_HISTORY)
+        window.history.view.selectRow(window.history.model.rowCount() - 1)
+        shot("history")
+        window.details.setCurrentIndex(TAB_PRECIS)
+        shot("memory-md-preview")
+        window.details.setCurrentIndex(TAB_EDITOR)
+        window.table.search_box.setText("deploy produc")
+        window.table.search_box.flush()
+        settle(app, lambda: idle() and window.table.search_model.rowCount() > 0)
+        window.table.search_view.selectRow(0)
+        shot("search")
+        window.table.search_box.clear()
+        window.a.new_memory.trigger()
+        window.editor.form.content.setPlainText("   ")
+        window.editor.form.tags.setText(", ".join(f"tag{i}" for i in range(21)))
+        window.editor.save()
+        shot("editor-validation")
+        window.editor.revert()
+        window.center.setCurrentIndex(TAB_STALE)
+        settle(app, lambda: idle() and window.stale.model.rowCount() > 0)
+        window.stale.view.selectAll()
+        shot("stale")
+        window.center.setCurrentIndex(TAB_TRASH)
+        settle(app, lambda: idle() and window.trash.model.rowCount() > 0)
+        shot("trash")
+        window.center.setCurrentIndex(TAB_MEMORIES)
+        dialog = window.show_connect()
+        shot("connect-dialog", dialog)
+        dialog.close()
+        window.close()
+        service.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,154 @@
+"""The editor: save creates an audit event, bad input is explained inline, new memories, conflicts."""
+
+from __future__ import annotations
+
+from pytestqt.qtbot import QtBot
+
+from ltm_desktop.core.records import AuditAction
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.main_window import MainWindow
+from tests.gui.conftest import WindowFactory, add, wait_idle
+
+
+def open_in_editor(qtbot: QtBot, window: MainWindow, memory_id: str) -> None:
+    qtbot.waitUntil(lambda: window.table.model.row_of(memory_id) >= 0)
+    assert window.table.select_memory(memory_id)
+    qtbot.waitUntil(lambda: window.editor.memory_id == memory_id)
+
+
+def test_edit_and_save_records_an_audit_event(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "Tests run with make test", tags=["testing"])
+    window = make_window(service, scope=billing)
+    open_in_editor(qtbot, window, memory.id)
+    form = window.editor.form
+    form.content.setPlainText("Tests run with make test-all")
+    form.importance.setValue(8)
+    assert window.editor.is_dirty()
+    window.a.save.trigger()
+    qtbot.waitUntil(lambda: not window.editor.is_dirty())
+    stored = service.get(memory.id)
+    assert (stored.content, stored.importance) == ("Tests run with make test-all", 8)
+    last = service.history(memory.id)[-1]
+    assert (last.action, last.actor) == (AuditAction.UPDATED, "gui")
+    assert last.before == {"content": "Tests run with make test", "importance": 5}
+
+
+def test_bad_values_are_explained_inline_and_nothing_is_saved(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "Original content")
+    window = make_window(service, scope=billing)
+    open_in_editor(qtbot, window, memory.id)
+    editor, form = window.editor, window.editor.form
+    events = len(service.history(memory.id))
+
+    form.content.setPlainText("   ")
+    editor.save()
+    assert "content must not be empty" in form.error_text("content")
+
+    form.content.setPlainText("Original content")
+    form.tags.setText(", ".join(f"tag{i}" for i in range(21)))
+    editor.save()
+    assert "at most 20 tags" in form.error_text("tags")
+
+    form.tags.setText("x" * 41)
+    editor.save()
+    assert "at most 40 characters" in form.error_text("tags")
+    assert form.importance.maximum() == 10  # out of range cannot even be typed
+
+    form.tags.setText("")
+    form.title.setText("")
+    editor.save()
+    assert "title must not be empty" in form.error_text("title")
+    wait_idle(qtbot, window)
+    assert len(service.history(memory.id)) == events
+    assert service.get(memory.id).title == memory.title
+
+
+def test_new_memory_reports_what_the_core_did(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    existing = add(service, billing, "Deploys happen on Tuesdays")
+    window = make_window(service, scope=billing)
+    messages: list[str] = []
+    window.actions_.message.connect(messages.append)
+
+    window.a.new_memory.trigger()
+    assert window.editor.new_project == billing
+    window.editor.form.content.setPlainText("Invoices are numbered per year")
+    window.a.save.trigger()
+    qtbot.waitUntil(lambda: bool(messages))
+    assert messages[-1].startswith("Created “Invoices are numbered per year”")
+    created = service.list_memories(billing)
+    assert {m.source for m in created} == {"agent", "gui"}
+    qtbot.waitUntil(lambda: window.table.current_id() == window.editor.memory_id)
+
+    window.a.new_memory.trigger()
+    window.editor.form.content.setPlainText("deploys happen on  tuesdays")
+    window.a.save.trigger()
+    qtbot.waitUntil(lambda: len(messages) == 2)
+    assert "Already known" in messages[-1]
+    assert window.editor.memory_id == existing.id
+
+
+def test_duplicate_content_conflict_is_explained(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    first = add(service, billing, "Cache keys include the tenant id")
+    second = add(service, billing, "Something else entirely different")
+    window = make_window(service, scope=billing)
+    open_in_editor(qtbot, window, second.id)
+    window.editor.form.content.setPlainText("Cache keys include the tenant id")
+    window.editor.save()
+    qtbot.waitUntil(lambda: window.editor.banner.isVisible())
+    assert "already has exactly this text" in window.editor.banner.label.text()
+    button = window.editor.banner.button("Open that memory")
+    assert button is not None
+    window.editor.form.content.setPlainText("Something else entirely different")  # back to clean
+    qtbot.waitUntil(lambda: not window.editor.is_dirty())
+    button.click()
+    qtbot.waitUntil(lambda: window.editor.memory_id == first.id)
+
+
+def test_change_underneath_unsaved_edits_asks_and_never_overwrites(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "Original text from the agent")
+    window = make_window(service, scope=billing)
+    open_in_editor(qtbot, window, memory.id)
+    editor = window.editor
+    editor.form.content.setPlainText("My unsaved edit")
+    service.update(memory.id, {"content": "The agent's newer text"}, "claude-code")
+    qtbot.waitUntil(lambda: editor.banner.isVisible())
+    assert "claude-code changed it" in editor.banner.label.text()
+    assert editor.form.content.toPlainText() == "My unsaved edit"  # nothing overwritten
+    assert service.get(memory.id).content == "The agent's newer text"
+
+    editor.banner.button("Load theirs").click()
+    assert editor.form.content.toPlainText() == "The agent's newer text"
+    assert not editor.is_dirty()
+
+    editor.form.content.setPlainText("Mine again")
+    service.update(memory.id, {"importance": 9}, "claude-code")
+    qtbot.waitUntil(lambda: editor.banner.isVisible())
+    editor.banner.button("Keep mine").click()
+    editor.save()
+    qtbot.waitUntil(lambda: not editor.is_dirty())
+    stored = service.get(memory.id)
+    assert (stored.content, stored.importance) == ("Mine again", 9)
+
+
+def test_save_refuses_when_the_poll_has_not_noticed_yet(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "Shared text")
+    window = make_window(service, scope=billing)
+    open_in_editor(qtbot, window, memory.id)
+    window.ctx.bridge.stop()  # simulate a change the window has not heard of
+    service.update(memory.id, {"content": "Changed elsewhere"}, "other-agent")
+    window.editor.form.content.setPlainText("My version")
+    window.editor.save()
+    qtbot.waitUntil(lambda: window.editor.banner.isVisible())
+    assert service.get(memory.id).content == "Changed elsewhere"

@@ -1,0 +1,80 @@
+"""Search-as-you-type through the real window: ranked, highlighted, latest query wins, no reinforcement."""
+
+from __future__ import annotations
+
+from pytestqt.qtbot import QtBot
+
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.memory_table import PAGE_LIST, PAGE_SEARCH
+from ltm_desktop.gui.models.base import HtmlRole
+from ltm_desktop.gui.models.search_model import COL_MATCH, COL_TITLE
+from tests.gui.conftest import WindowFactory, add
+
+
+def test_typing_shows_ranked_highlighted_hits_without_reinforcing(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    best = add(
+        service,
+        billing,
+        "Deploy to production with the release workflow",
+        title="Production deploy",
+    )
+    add(service, billing, "The staging server mirrors production data nightly")
+    add(service, billing, "Unrelated note about invoice footers")
+    window = make_window(service, scope=billing)
+    table = window.table
+
+    qtbot.keyClicks(table.search_box, "deploy produc")
+    qtbot.waitUntil(
+        lambda: table.stack.currentIndex() == PAGE_SEARCH and table.search_model.rowCount() > 0
+    )
+    model = table.search_model
+    assert model.row_at(0).id == best.id  # ranked: the best match first
+    assert "<b>" in model.index(0, COL_MATCH).data(HtmlRole)
+    assert model.index(0, COL_TITLE).data(HtmlRole) == "<b>Production</b> <b>deploy</b>"
+    assert all(
+        m.use_count == 0 for m in service.list_memories(billing)
+    )  # browsing never reinforces
+
+    table.search_box.clear()
+    qtbot.waitUntil(lambda: table.stack.currentIndex() == PAGE_LIST)
+    assert table.model.rowCount() == 3
+
+
+def test_any_text_is_accepted_and_html_is_escaped(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    add(service, billing, "Use <b>bold</b> tags sparingly in C++ docs")
+    window = make_window(service, scope=billing)
+    table = window.table
+    for text in ('"unclosed', "C++ AND (", "NEAR -", "<b>bold</b>"):
+        table.search_box.setText(text)
+        table.search_box.flush()
+        qtbot.waitUntil(lambda: not table.search_model.pending)
+    assert table.search_model.rowCount() == 1
+    html = table.search_model.index(0, COL_MATCH).data(HtmlRole)
+    assert "&lt;" in html  # the memory's own markup is shown as text, not rendered
+
+
+def test_latest_query_wins(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    add(service, billing, "Kubernetes cluster notes")
+    add(service, billing, "Terraform state notes")
+    window = make_window(service, scope=billing)
+    table = window.table
+    table.search_box.setText("kubernetes")
+    table.search_box.flush()
+    table.search_box.setText("terraform")  # supersedes the first before it can land
+    table.search_box.flush()
+    qtbot.waitUntil(lambda: not table.search_model.pending and window.ctx.runner.is_idle())
+    assert [r.memory.title for r in table.search_model.rows()] == ["Terraform state notes"]
+
+
+def test_find_shortcut_focuses_the_search_field(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    window = make_window(service)
+    window.a.find.trigger()
+    qtbot.waitUntil(window.table.search_box.hasFocus)

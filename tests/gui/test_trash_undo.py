@@ -1,0 +1,103 @@
+"""Soft delete to the Trash, restore from it, and undo of delete, edit and restore."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel
+from pytestqt.qtbot import QtBot
+
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.main_window import TAB_MEMORIES, TAB_TRASH, MainWindow
+from tests.gui.conftest import WindowFactory, add
+
+
+def select_rows(window: MainWindow, ids: list[str]) -> None:
+    view, model = window.table.list_view, window.table.model
+    flags = QItemSelectionModel.SelectionFlag
+    view.selectionModel().clearSelection()
+    for memory_id in ids:
+        row = model.row_of(memory_id)
+        assert row >= 0
+        view.selectionModel().select(model.index(row, 0), flags.Select | flags.Rows)
+
+
+def active_ids(service: MemoryService, project_id: str) -> set[str]:
+    return {m.id for m in service.list_memories(project_id)}
+
+
+def test_delete_trash_restore(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    keep = add(service, billing, "Keep this one about billing cycles")
+    gone = [add(service, billing, f"{word} is a memory to remove") for word in ("Alpha", "Bravo")]
+    window = make_window(service, scope=billing)
+    select_rows(window, [m.id for m in gone])
+    assert sorted(window.table.selected_ids()) == sorted(m.id for m in gone)
+    window.a.delete.trigger()
+    qtbot.waitUntil(lambda: active_ids(service, billing) == {keep.id})
+    qtbot.waitUntil(lambda: window.table.model.rowCount() == 1)
+
+    window.center.setCurrentIndex(TAB_TRASH)
+    trash = window.trash
+    qtbot.waitUntil(lambda: trash.model.rowCount() == 2)
+    assert {r.why for r in trash.model.rows()} == {"Removed"}
+    assert {r.actor for r in trash.model.rows()} == {"gui"}
+    flags = QItemSelectionModel.SelectionFlag
+    trash.view.selectionModel().select(trash.model.index(0, 0), flags.Select | flags.Rows)
+    restored_id = trash.selected_ids()[0]
+    window.a.restore.trigger()
+    qtbot.waitUntil(lambda: restored_id in active_ids(service, billing))
+    qtbot.waitUntil(lambda: trash.model.rowCount() == 1)
+    window.center.setCurrentIndex(TAB_MEMORIES)
+    qtbot.waitUntil(lambda: window.table.model.rowCount() == 2)
+
+
+def test_trash_explains_superseded_memories(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    add(
+        service,
+        billing,
+        "The nightly backup job runs at two in the morning on the primary database",
+    )
+    add(
+        service,
+        billing,
+        "The nightly backup job runs at two in the morning on the primary database server",
+        title="Backups",
+    )
+    window = make_window(service, scope=billing)
+    window.center.setCurrentIndex(TAB_TRASH)
+    qtbot.waitUntil(lambda: window.trash.model.rowCount() == 1)
+    assert window.trash.model.rows()[0].why == "Superseded by “Backups”"
+
+
+def test_undo_delete_edit_and_restore(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "Webhooks are retried three times", importance=4)
+    window = make_window(service, scope=billing)
+    qtbot.waitUntil(lambda: window.table.model.row_of(memory.id) >= 0)
+
+    select_rows(window, [memory.id])
+    window.a.delete.trigger()
+    qtbot.waitUntil(window.a.undo.isEnabled)
+    assert service.get(memory.id).disabled
+    window.a.undo.trigger()
+    qtbot.waitUntil(lambda: not service.get(memory.id).disabled)
+
+    qtbot.waitUntil(lambda: window.table.select_memory(memory.id))
+    qtbot.waitUntil(lambda: window.editor.memory_id == memory.id)
+    window.editor.form.importance.setValue(9)
+    window.editor.save()
+    qtbot.waitUntil(lambda: window.ctx.undo.top_label().startswith("Edit"))
+    assert service.get(memory.id).importance == 9
+    window.a.undo.trigger()
+    qtbot.waitUntil(lambda: service.get(memory.id).importance == 4)
+    qtbot.waitUntil(lambda: window.editor.form.importance.value() == 4)  # the editor follows
+
+    service.remove(memory.id, "agent")
+    window.actions_.restore([memory.id])
+    qtbot.waitUntil(lambda: window.ctx.undo.top_label().startswith("Restore"))
+    assert not service.get(memory.id).disabled
+    window.a.undo.trigger()
+    qtbot.waitUntil(lambda: service.get(memory.id).disabled)

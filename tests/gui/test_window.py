@@ -1,0 +1,239 @@
+"""The window around the lists: status bar, dialogs, settings, history, activity, observations, keys."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QSettings
+from PySide6.QtGui import QGuiApplication, QKeySequence
+from pytestqt.qtbot import QtBot
+
+from ltm_desktop import __version__
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.main_window import TAB_ACTIVITY, TAB_HISTORY, TAB_OBSERVATIONS, MainWindow
+from ltm_desktop.gui.memory_table import PAGE_EMPTY
+from tests.gui.conftest import AutoPrompter, FakeApi, WindowFactory, add
+
+
+def test_status_bar_follows_the_api(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    api = FakeApi(clients=2, action="claude-code: memory.add")
+    window = make_window(service, api=api)
+    status = window.status
+    assert status.api_label.text() == "API: unix:/run/user/1000/ltm-desktop/ltm.sock"
+    assert status.agents_label.text() == "2 agents connected"
+    assert status.last_label.text() == "Last: claude-code: memory.add"
+    api.clients, api.action = 1, "codex: memory.search"
+    qtbot.waitUntil(lambda: status.agents_label.text() == "1 agent connected", timeout=3000)
+    assert status.last_label.text() == "Last: codex: memory.search"
+    api.endpoint, api.error = None, "another ltm-desktop serves this data dir"
+    qtbot.waitUntil(lambda: "not running" in status.api_label.text(), timeout=3000)
+    assert (
+        status.api_label.text() == "Agent API not running: another ltm-desktop serves this data dir"
+    )
+
+
+def test_works_without_an_api(make_window: WindowFactory, service: MemoryService) -> None:
+    window = make_window(service, api=None)
+    assert "not started" in window.status.api_label.text()
+
+
+def test_first_launch_explains_how_to_connect(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    window = make_window(service)
+    qtbot.waitUntil(lambda: window.table.stack.currentIndex() == PAGE_EMPTY)
+    assert "Welcome" in window.table.empty.label.text()
+    window.table.empty.connect_button.click()
+    dialogs = [d for d in window.findChildren(type(window.show_connect())) if d.isVisible()]
+    assert dialogs
+
+
+def test_connect_dialog_has_copyable_snippets(
+    make_window: WindowFactory, service: MemoryService
+) -> None:
+    window = make_window(service, api=FakeApi())
+    dialog = window.show_connect()
+    texts = [box.toPlainText() for box in dialog.boxes]
+    assert any("from ltm_desktop.api.client import Client" in t for t in texts)
+    assert any("ltm-desktop call memory.search" in t for t in texts)
+    assert any("UNIX-CONNECT:/run/user/1000/ltm-desktop/ltm.sock" in t for t in texts)
+    dialog.copy_buttons[2].click()
+    assert QGuiApplication.clipboard().text() == texts[2]
+    dialog.close()
+
+
+def test_about_dialog(make_window: WindowFactory, service: MemoryService) -> None:
+    window = make_window(service)
+    dialog = window.show_about()
+    text = " ".join(label.text() for label in dialog.findChildren(type(window.status.api_label)))
+    assert __version__ in text
+    assert service.store.location in text
+    assert str(service.paths.data_dir) in text
+    dialog.close()
+
+
+def test_settings_remember_scope_and_layout(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    service: MemoryService,
+    billing: str,
+    gui_settings: QSettings,
+) -> None:
+    add(service, billing, "Something")
+    window = make_window(service)
+    window.projects.select(billing)
+    qtbot.waitUntil(lambda: window.ctx.scope.project_id == billing)
+    window.splitter.setSizes([300, 700, 400])
+    sizes = window.splitter.sizes()
+    size = window.size()
+    window.close()
+    assert gui_settings.value("scope") == billing
+    again = make_window(service)
+    qtbot.waitUntil(lambda: again.ctx.scope.project_id == billing)
+    assert gui_settings.contains("geometry")
+    # the offscreen screen may clamp the restored window; the details pane keeps its width
+    assert again.splitter.sizes()[2] == sizes[2]
+    assert again.size().width() <= size.width()
+
+
+def test_standard_shortcuts(make_window: WindowFactory, service: MemoryService) -> None:
+    a = make_window(service).a
+    for action, key in (
+        (a.new_memory, QKeySequence.StandardKey.New),
+        (a.save, QKeySequence.StandardKey.Save),
+        (a.undo, QKeySequence.StandardKey.Undo),
+        (a.find, QKeySequence.StandardKey.Find),
+        (a.delete, QKeySequence.StandardKey.Delete),
+        (a.refresh, QKeySequence.StandardKey.Refresh),
+    ):
+        assert action.shortcut() == QKeySequence(key)
+    assert all(not act.shortcut().isEmpty() or act.menu() is None for act in a.all())
+
+
+def test_closing_with_unsaved_edits_asks(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "Editable")
+    window = make_window(service, scope=billing)
+    qtbot.waitUntil(lambda: window.table.select_memory(memory.id))
+    qtbot.waitUntil(lambda: window.editor.memory_id == memory.id)
+    window.editor.form.content.setPlainText("Edited but not saved")
+    prompter = AutoPrompter("cancel")
+    window.ctx.prompter = prompter  # type: ignore[assignment]
+    window.close()
+    assert prompter.asked
+    assert window.isVisible()
+    prompter.answer = "save"
+    window.close()
+    qtbot.waitUntil(lambda: service.get(memory.id).content == "Edited but not saved")
+
+
+def select_row(window: MainWindow, view: object, row: int) -> None:
+    flags = QItemSelectionModel.SelectionFlag
+    view.selectionModel().setCurrentIndex(
+        view.model().index(row, 0), flags.ClearAndSelect | flags.Rows
+    )  # type: ignore[attr-defined]
+
+
+def test_history_shows_a_diff_and_reverts(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "The API listens on port 8000", title="API port")
+    service.update(
+        memory.id, {"content": "The API listens on port 9000", "importance": 7}, "claude-code"
+    )
+    window = make_window(service, scope=billing)
+    window.details.setCurrentIndex(TAB_HISTORY)
+    qtbot.waitUntil(lambda: window.table.select_memory(memory.id))
+    history = window.history
+    qtbot.waitUntil(lambda: history.model.rowCount() == 2)
+    assert [e.actor for e in history.model.rows()] == ["agent", "claude-code"]
+    html = history.diff.toHtml()
+    assert "8000" in html and "9000" in html  # noqa: PT018 - both sides of the diff
+    assert "5" in history.diff.toPlainText() and "7" in history.diff.toPlainText()  # noqa: PT018
+    assert history.revert_button.isEnabled()
+    history.revert_button.click()
+    qtbot.waitUntil(lambda: service.get(memory.id).content == "The API listens on port 8000")
+    assert service.get(memory.id).importance == 5
+    assert service.history(memory.id)[-1].actor == "gui"
+    qtbot.waitUntil(lambda: history.model.rowCount() == 3)
+
+
+def test_activity_log_filters_by_actor_and_opens_memories(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    mine = add(service, billing, "Written by me", actor="gui")
+    add(service, billing, "Written by the agent", actor="claude-code")
+    window = make_window(service, scope=billing)
+    window.center.setCurrentIndex(TAB_ACTIVITY)
+    activity = window.activity
+    qtbot.waitUntil(lambda: activity.model.rowCount() == 2)
+    assert activity.model.rows()[0].title == "Written by the agent"  # newest first
+    index = activity.actor.findData("claude-code")
+    assert index > 0
+    activity.actor.setCurrentIndex(index)
+    qtbot.waitUntil(lambda: activity.model.rowCount() == 1 and activity.model.is_settled())
+    activity.actor.setCurrentIndex(activity.actor.findData("gui"))
+    qtbot.waitUntil(
+        lambda: activity.model.rowCount() == 1 and activity.model.rows()[0].title == "Written by me"
+    )
+    activity.on_activated(activity.model.index(0, 0))
+    qtbot.waitUntil(lambda: window.editor.memory_id == mine.id)
+
+
+def test_observations_by_session_and_search(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    service.observe(
+        billing,
+        "agent_end",
+        "sess-a",
+        "claude-code",
+        user_text="Fix the flaky test",
+        assistant_text="Pinned the clock",
+    )
+    service.observe(
+        billing,
+        "pre_compact",
+        "sess-b",
+        "claude-code",
+        messages_text="Long transcript about invoices",
+    )
+    window = make_window(service, scope=billing)
+    window.center.setCurrentIndex(TAB_OBSERVATIONS)
+    panel = window.observations
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 2)
+    assert panel.session.findData("sess-a") > 0
+    panel.session.setCurrentIndex(panel.session.findData("sess-a"))
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 1 and panel.model.is_settled())
+    select_row(window, panel.view, 0)
+    assert "Pinned the clock" in panel.detail.toPlainText()
+    panel.session.setCurrentIndex(0)
+    panel.search.setText("invoices")
+    qtbot.waitUntil(
+        lambda: (
+            panel.model.rowCount() == 1 and panel.model.rows()[0].observation.session_id == "sess-b"
+        )
+    )
+    qtbot.waitUntil(lambda: panel.newest_seen is not None)
+    service.observe(
+        billing, "agent_end", "sess-c", "codex", user_text="invoices again", assistant_text="ok"
+    )
+    panel.on_poll_due()  # what the panel's timer does every two seconds
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 2, timeout=5000)
+
+
+def test_scope_switch_scopes_every_view(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    add(service, billing, "Project memory")
+    add(service, GLOBAL_PROJECT_ID, "Global preference")
+    window = make_window(service, scope=GLOBAL_PROJECT_ID)
+    qtbot.waitUntil(lambda: [r.title for r in window.table.model.rows()] == ["Global preference"])
+    window.projects.filter.setText("billing")
+    window.projects.select(billing)
+    qtbot.waitUntil(lambda: [r.title for r in window.table.model.rows()] == ["Project memory"])
+    assert window.projects.model.rowCount() == 2
+    tooltip = window.projects.model.index(window.projects.model.row_of(billing), 0).data(3)
+    assert tooltip == "/home/dev/src/billing-api"
