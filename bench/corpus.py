@@ -531,12 +531,12 @@ def _one(r: random.Random) -> SampleMemory:
             parts.insert(r.randint(1, len(parts)), block)
     if r.random() < 0.01:
         parts.append(r.choice(CJK).format_map(child))
-    text = sep.join(parts).replace("\n ", "\n")
+    text = sep.join(parts).replace("\n ", "\n").strip()
     while len(text) < 60:
         text += " " + _cap(r.choice(EXTRAS).format_map(child))
     while len(text) > 900:
         parts.pop()
-        text = sep.join(parts).replace("\n ", "\n")
+        text = sep.join(parts).replace("\n ", "\n").strip()
     title = r.choice(_TITLE_FOR[lead]).format_map(sl).replace("`", "")
     if r.random() < 0.35:
         title = r.choice(PREFIX[cat]) + " " + title

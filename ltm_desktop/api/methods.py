@@ -27,6 +27,7 @@ from ltm_desktop.api.protocol import (
 )
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import Conflict, InvalidInput, LtmError, NotFound, StorageError
+from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.records import ListQuery, MemoryDraft
 from ltm_desktop.core.retrieval import MAX_SEARCH_LIMIT
 from ltm_desktop.core.service import MemoryService
@@ -127,9 +128,9 @@ def scope(d: Dispatcher, p: Params) -> str:
     if cwd is None and project_id is None:
         raise invalid("cwd", "give cwd (the agent's working directory) or project_id")
     if cwd is not None and not isinstance(cwd, str):
-        raise invalid("cwd", "must be a string")
+        raise invalid("cwd", f"must be a string, not {rules.describe(cwd)}")
     if project_id is not None and not isinstance(project_id, str):
-        raise invalid("project_id", "must be a string")
+        raise invalid("project_id", f"must be a string, not {rules.describe(project_id)}")
     return d.service.resolve_scope(cwd=cwd, project_id=project_id)
 
 
@@ -207,10 +208,17 @@ def project_list(d: Dispatcher, p: Params, s: Session) -> Any:
 
 
 def register(d: Dispatcher, p: Params) -> None:
-    """Remember a cwd's path and name, once a write to it has succeeded."""
+    """Remember a cwd's path and name, once a write to it has succeeded.
+
+    The write is already committed, so a failure here is logged, not reported: the
+    project then shows its id until its next write records the path.
+    """
     cwd = p.raw("cwd")
     if cwd is not None:
-        d.service.resolve_scope(cwd=cwd, register=True)
+        try:
+            d.service.resolve_scope(cwd=cwd, register=True)
+        except LtmError:
+            log.warning("could not record the path of %s", cwd, exc_info=True)
 
 
 @method("memory.add")
@@ -341,6 +349,7 @@ def observe(d: Dispatcher, p: Params, s: Session) -> Any:
         raise invalid("session_id", "is required")
     if kind is None:
         raise invalid("kind", "is required")
+    build_observation(kind, session_id, **texts)  # bad input is an error even when skipped
     settings = d.service.settings
     enabled = {"agent_end": settings.observe_agent_end, "pre_compact": settings.observe_pre_compact}
     if enabled.get(kind) is False:

@@ -54,7 +54,12 @@ class MemoryStore(Protocol):
         self, project_id: str, drafts: Sequence[MemoryDraft], actor: str, now: float
     ) -> list[Memory]: ...
     def update_memory(
-        self, memory_id: str, changes: dict[str, Any], actor: str, now: float
+        self,
+        memory_id: str,
+        changes: dict[str, Any],
+        actor: str,
+        now: float,
+        expected: dict[str, Any] | None = None,
     ) -> tuple[Memory, Memory]: ...
     def set_disabled(self, memory_id: str, disabled: bool, actor: str, now: float) -> Memory: ...
     def mark_reviewed(self, memory_id: str, actor: str, now: float) -> Memory: ...

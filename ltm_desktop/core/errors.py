@@ -36,6 +36,10 @@ class Conflict(LtmError):
         self.other_id = other_id
 
 
+class StaleEdit(Conflict):
+    """The memory changed after the caller read it; nothing was written."""
+
+
 class StorageError(LtmError):
     """The database cannot be used (corrupt, locked, full, unreadable)."""
 

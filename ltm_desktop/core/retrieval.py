@@ -70,5 +70,7 @@ def check_kinds(kinds: Sequence[str] | None) -> set[str]:
         )
     unknown = [k for k in kinds if k not in RECALL_KINDS]
     if unknown:
-        raise InvalidInput(f"unknown kind {unknown[0]!r}; use 'memory' or 'observation'", "kinds")
+        raise InvalidInput(
+            f"kinds may only contain 'memory' and 'observation', not {unknown[0]!r}", "kinds"
+        )
     return set(kinds)

@@ -188,11 +188,24 @@ class MemoryService:
         self.events.publish([self._event(m, "imported", actor) for m in imported])
         return imported
 
-    def update(self, memory_id: str, changes: dict[str, Any], actor: str) -> Memory:
+    def update(
+        self,
+        memory_id: str,
+        changes: dict[str, Any],
+        actor: str,
+        *,
+        expected: dict[str, Any] | None = None,
+    ) -> Memory:
+        """Partial update. ``expected``: the values the caller saw (title, content, ...,
+        disabled); if the memory changed meanwhile, StaleEdit and nothing is written."""
         actor = rules.check_actor(actor)
         clean = rules.validate_changes(changes)
+        if expected and set(expected) - rules.EDITABLE_FIELDS - {"disabled"}:
+            raise InvalidInput("expected may only name editable fields and disabled", "expected")
         with self._write_lock:
-            before, after = self.store.update_memory(memory_id, clean, actor, self.now())
+            before, after = self.store.update_memory(
+                memory_id, clean, actor, self.now(), expected=expected
+            )
             events = [] if after == before else [self._event(after, "updated", actor)]
             if events:
                 self._after_write([after])

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ltm_desktop.core.errors import LtmError, StorageError
+from ltm_desktop.core.errors import LtmError, StaleEdit, StorageError
 from ltm_desktop.core.records import AddResult, Memory, MemoryDraft
 from ltm_desktop.core.rules import EDITABLE_FIELDS
 from ltm_desktop.core.service import MemoryService
@@ -94,10 +94,11 @@ def save_edit(
     Raises:
         EditConflict: the stored memory differs from ``base`` (carries the current one).
     """
-    current = service.get(base.id)
-    if editable_values(current) != editable_values(base) or current.disabled != base.disabled:
-        raise EditConflict(current)
-    return current, service.update(base.id, changes, ACTOR)
+    expected = {**editable_values(base), "disabled": base.disabled}
+    try:
+        return base, service.update(base.id, changes, ACTOR, expected=expected)
+    except StaleEdit:
+        raise EditConflict(service.get(base.id)) from None
 
 
 def apply_values(service: MemoryService, memory_id: str, values: dict[str, Any]) -> Memory:

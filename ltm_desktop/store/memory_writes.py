@@ -5,13 +5,12 @@ Functions here run inside a transaction opened by the caller and never commit.
 
 from __future__ import annotations
 
-import json
 import secrets
 import sqlite3
 from dataclasses import replace
 from typing import Any
 
-from ltm_desktop.core.errors import Conflict, NotFound
+from ltm_desktop.core.errors import Conflict, NotFound, StaleEdit
 from ltm_desktop.core.records import (
     SECONDS_PER_DAY,
     AddResult,
@@ -26,8 +25,9 @@ from ltm_desktop.core.rules import (
     jaccard,
     similarity_tokens,
 )
+from ltm_desktop.store.audit import record_audit
 from ltm_desktop.store.fts_tables import memory_table
-from ltm_desktop.store.fts_text import index_text
+from ltm_desktop.store.indexing import index_memory, unindex_memory, write_tags
 from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
@@ -49,32 +49,6 @@ def expires_at(updated_at: float, ttl_days: int | None) -> float | None:
     return None if ttl_days is None else updated_at + ttl_days * SECONDS_PER_DAY
 
 
-def record_audit(
-    conn: sqlite3.Connection,
-    *,
-    at: float,
-    memory_id: str,
-    project_pk: int,
-    actor: str,
-    action: AuditAction,
-    before: dict[str, Any] | None,
-    after: dict[str, Any] | None,
-) -> None:
-    conn.execute(
-        "INSERT INTO audit (at, memory_id, project_pk, actor, action, before, after) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            at,
-            memory_id,
-            project_pk,
-            actor,
-            action.value,
-            json.dumps(before, ensure_ascii=False) if before is not None else None,
-            json.dumps(after, ensure_ascii=False) if after is not None else None,
-        ),
-    )
-
-
 def load_memory(conn: sqlite3.Connection, memory_id: str) -> tuple[int, int, Memory]:
     """(pk, project_pk, memory) of ``memory_id``, disabled ones included."""
     row = conn.execute(
@@ -84,25 +58,6 @@ def load_memory(conn: sqlite3.Connection, memory_id: str) -> tuple[int, int, Mem
     if row is None:
         raise NotFound(f"no memory has the id {memory_id!r}")
     return row[0], row[1], memory_from_row(row[2:])
-
-
-def index_memory(conn: sqlite3.Connection, pk: int, memory: Memory, project_pk: int) -> None:
-    """Add to the scope's FTS table (which the store creates with the scope's first write)."""
-    conn.execute(
-        f"INSERT INTO {memory_table(project_pk)} (rowid, title, content, tags) VALUES (?, ?, ?, ?)",
-        (pk, index_text(memory.title), index_text(memory.content), " ".join(memory.tags)),
-    )
-
-
-def unindex_memory(conn: sqlite3.Connection, pk: int, project_pk: int) -> None:
-    conn.execute(f"DELETE FROM {memory_table(project_pk)} WHERE rowid = ?", (pk,))
-
-
-def write_tags(conn: sqlite3.Connection, pk: int, tags: tuple[str, ...]) -> None:
-    conn.execute("DELETE FROM memory_tags WHERE memory_pk = ?", (pk,))
-    conn.executemany(
-        "INSERT INTO memory_tags (tag, memory_pk) VALUES (?, ?)", [(t, pk) for t in tags]
-    )
 
 
 def _active_twin(conn: sqlite3.Connection, project_pk: int, signature: str) -> str | None:
@@ -286,6 +241,13 @@ def import_memory(
     return memory
 
 
+def _same(stored: Any, seen: Any) -> bool:
+    """Equality across the shapes callers use (tags as list or tuple)."""
+    if isinstance(stored, tuple) and isinstance(seen, list):
+        seen = tuple(seen)
+    return bool(stored == seen)
+
+
 def update_memory(
     conn: sqlite3.Connection,
     memory_id: str,
@@ -293,9 +255,23 @@ def update_memory(
     actor: str,
     now: float,
     action: AuditAction = AuditAction.UPDATED,
+    expected: dict[str, Any] | None = None,
 ) -> tuple[Memory, Memory]:
-    """Apply validated ``changes``; returns (before, after). No change means no event."""
+    """Apply validated ``changes``; returns (before, after). No change means no event.
+
+    Args:
+        expected: field values the caller last saw; if any differs now, StaleEdit is
+            raised and nothing is written (a compare-and-swap for editors).
+    """
     pk, project_pk, before = load_memory(conn, memory_id)
+    if expected:
+        moved = sorted(k for k, v in expected.items() if not _same(getattr(before, k), v))
+        if moved:
+            raise StaleEdit(
+                f"memory {memory_id} was changed by someone else ({', '.join(moved)}) "
+                "since it was opened; reload it before saving",
+                other_id=memory_id,
+            )
     after = replace(before, **changes)
     if "content" in changes:
         after = replace(after, signature=content_signature(after.content))
@@ -391,6 +367,8 @@ def set_disabled(
         index_memory(conn, pk, after, project_pk)
         default_action = AuditAction.RESTORED
     old, new = changed_fields(before, after)
+    if after.updated_at != before.updated_at:  # a renewing restore: record it
+        old["updated_at"], new["updated_at"] = before.updated_at, after.updated_at
     record_audit(
         conn,
         at=now,

@@ -252,10 +252,15 @@ class SqliteStore:
             return [memory for memory in imported if memory is not None]
 
     def update_memory(
-        self, memory_id: str, changes: dict[str, Any], actor: str, now: float
+        self,
+        memory_id: str,
+        changes: dict[str, Any],
+        actor: str,
+        now: float,
+        expected: dict[str, Any] | None = None,
     ) -> tuple[Memory, Memory]:
         with self._write() as conn:
-            return writes.update_memory(conn, memory_id, changes, actor, now)
+            return writes.update_memory(conn, memory_id, changes, actor, now, expected=expected)
 
     def set_disabled(self, memory_id: str, disabled: bool, actor: str, now: float) -> Memory:
         with self._write() as conn:

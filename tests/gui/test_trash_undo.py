@@ -87,6 +87,8 @@ def test_undo_delete_edit_and_restore(
 
     qtbot.waitUntil(lambda: window.table.select_memory(memory.id))
     qtbot.waitUntil(lambda: window.editor.memory_id == memory.id)
+    # the editor must have caught up with the restore, or saving is (rightly) a conflict
+    qtbot.waitUntil(lambda: window.editor.base is not None and not window.editor.base.disabled)
     window.editor.form.importance.setValue(9)
     window.editor.save()
     qtbot.waitUntil(lambda: window.ctx.undo.top_label().startswith("Edit"))
