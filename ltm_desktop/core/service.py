@@ -21,7 +21,7 @@ from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.precis import PrecisManager, prompt_section
-from ltm_desktop.core.query import parse_query
+from ltm_desktop.core.query import ParsedQuery, parse_query
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
     SECONDS_PER_DAY,
@@ -55,6 +55,7 @@ from ltm_desktop.core.seams import (
     NoEmbedder,
     NoExternalProvider,
 )
+from ltm_desktop.core.search_cache import SearchCache
 
 SYSTEM_ACTOR = "system"
 
@@ -82,6 +83,8 @@ class MemoryService:
         self._provider = provider or NoExternalProvider()
         self._consolidator = consolidator or NoConsolidator()
         self._write_lock = threading.RLock()
+        self._generation = 0
+        self._cache = SearchCache()
         self.precis_manager = PrecisManager(
             store,
             paths.precis_path,
@@ -148,6 +151,7 @@ class MemoryService:
 
     def _after_write(self, changed: Sequence[Memory]) -> None:
         """Bring the affected precis files up to date (call with the write lock held)."""
+        self._generation += 1  # cached searches are stale now
         affected = {m.project_id for m in changed}
         if GLOBAL_PROJECT_ID in affected:
             affected = {p.project_id for p in self.store.list_projects()}
@@ -302,8 +306,7 @@ class MemoryService:
         count = check_limit(limit, default=5)
         scopes = self._with_global(rules.check_project_id(project_id), include_global)
         query = parse_query(text, typing=typing)
-        found = self.store.search_memories(scopes, query, count, self.now())
-        hits = [SearchHit(memory, score, snippet) for memory, score, snippet in found]
+        hits = self._search_store(scopes, query, count)
         hits = merge_external(self._provider, hits, scopes, text, count)
         hits = rerank(self._embedder, hits, text)
         if reinforce and hits:
@@ -311,6 +314,24 @@ class MemoryService:
             with self._write_lock:
                 self.store.reinforce([h.memory.id for h in hits], now)
             hits = [SearchHit(used_now(h.memory, now), h.score, h.snippet) for h in hits]
+        return hits
+
+    def _search_store(self, scopes: list[str], query: ParsedQuery, count: int) -> list[SearchHit]:
+        """The store's hits, from the cache when nothing was written since the same search."""
+        version = (self._generation, self.store.data_version())
+        key = (tuple(scopes), query, count)
+        cached = self._cache.lookup(key, version)
+        if cached is not None:
+            now = self.now()
+            fresh = {m.id: m for m in self.store.get_memories([i for i, _, _ in cached])}
+            if all(
+                i in fresh and not fresh[i].disabled and not fresh[i].is_expired(now)
+                for i, _, _ in cached
+            ):
+                return [SearchHit(fresh[i], score, snippet) for i, score, snippet in cached]
+        found = self.store.search_memories(scopes, query, count, self.now())
+        hits = [SearchHit(memory, score, snippet) for memory, score, snippet in found]
+        self._cache.store(key, version, [(h.memory.id, h.score, h.snippet) for h in hits])
         return hits
 
     def recall(

@@ -57,6 +57,16 @@ def _where(project_pk: int, query: ListQuery, now: float) -> tuple[str, list[Any
     return " AND ".join(clauses), params
 
 
+def get_memories(conn: sqlite3.Connection, memory_ids: list[str]) -> list[Memory]:
+    if not memory_ids:
+        return []
+    marks = ",".join("?" * len(memory_ids))
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.id IN ({marks})", memory_ids
+    ).fetchall()
+    return [memory_from_row(row) for row in rows]
+
+
 def list_memories(
     conn: sqlite3.Connection, project_pk: int, query: ListQuery, now: float
 ) -> list[Memory]:

@@ -290,6 +290,9 @@ class SqliteStore:
     def get_memory(self, memory_id: str) -> Memory:
         return self._read(lambda c: writes.load_memory(c, memory_id)[2])
 
+    def get_memories(self, memory_ids: Sequence[str]) -> list[Memory]:
+        return self._read(lambda c: reads.get_memories(c, list(memory_ids)))
+
     def list_memories(self, project_id: str, query: ListQuery, now: float) -> list[Memory]:
         def work(conn: sqlite3.Connection) -> list[Memory]:
             pk = self._pk(conn, project_id)

@@ -1,0 +1,38 @@
+"""Recent search results, reused until anything is written.
+
+Agents repeat searches (a hook that searches each prompt, a question asked again
+next turn). A cached hit is only (memory id, score, snippet): the memories are
+read again on reuse, so counters are fresh, and a memory removed or expired
+since makes the search run again. Any write, in this process or another, makes
+every entry stale.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+
+CachedHit = tuple[str, float, str]
+
+
+class SearchCache:
+    def __init__(self, capacity: int = 256) -> None:
+        self._capacity = capacity
+        self._entries: OrderedDict[Hashable, tuple[Hashable, list[CachedHit]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def lookup(self, key: Hashable, version: Hashable) -> list[CachedHit] | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[0] != version:
+                return None
+            self._entries.move_to_end(key)
+            return entry[1]
+
+    def store(self, key: Hashable, version: Hashable, hits: list[CachedHit]) -> None:
+        with self._lock:
+            self._entries[key] = (version, hits)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._capacity:
+                self._entries.popitem(last=False)
