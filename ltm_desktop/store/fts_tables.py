@@ -20,12 +20,18 @@ def memory_table(project_pk: int) -> str:
 
 
 def create_memory_table(conn: sqlite3.Connection, project_pk: int) -> str:
+    """Create the scope's table unless it exists (configuring it again would make every
+    other connection reload the table's configuration)."""
     name = memory_table(project_pk)
-    conn.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} USING fts5(title, content, tags, "
-        f"tokenize = '{TOKENIZER}')"
-    )
-    conn.execute(f"INSERT INTO {name} ({name}, rank) VALUES ('rank', '{RANK}')")
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+    ).fetchone()
+    if exists is None:
+        conn.execute(
+            f"CREATE VIRTUAL TABLE {name} USING fts5(title, content, tags, "
+            f"tokenize = '{TOKENIZER}')"
+        )
+        conn.execute(f"INSERT INTO {name} ({name}, rank) VALUES ('rank', '{RANK}')")
     return name
 
 

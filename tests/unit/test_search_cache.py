@@ -21,9 +21,11 @@ def test_repeated_search_has_fresh_counters(service: MemoryService, project: str
 
 
 def test_a_write_invalidates(service: MemoryService, project: str) -> None:
-    first = service.add(project, make_draft("kafka notes one"), "a").memory
+    first = service.add(project, make_draft("kafka notes one", title="One"), "a").memory
     assert ids(service, project, "kafka") == [first.id]
-    second = service.add(project, make_draft("kafka notes two, longer and newer"), "a").memory
+    second = service.add(
+        project, make_draft("kafka notes two, longer and newer", title="Two"), "a"
+    ).memory
     assert set(ids(service, project, "kafka")) == {first.id, second.id}
     service.update(second.id, {"content": "now about rabbitmq"}, "gui")
     assert ids(service, project, "kafka") == [first.id]
