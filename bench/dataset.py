@@ -27,9 +27,11 @@ def draft(sample: SampleMemory) -> MemoryDraft:
     )
 
 
-def open_bench_service(data_dir: Path) -> MemoryService:
+def open_bench_service(data_dir: Path, *, search_cache: bool = True) -> MemoryService:
+    """A service on ``data_dir``; ``search_cache=False`` measures the search engine itself."""
     paths = DataPaths(data_dir)
-    service = MemoryService(open_store(paths.db_path, paths.backup_dir), paths)
+    store = open_store(paths.db_path, paths.backup_dir)
+    service = MemoryService(store, paths, search_cache_size=256 if search_cache else 0)
     service.start()
     return service
 

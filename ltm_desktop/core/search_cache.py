@@ -17,6 +17,9 @@ CachedHit = tuple[str, float, str]
 
 
 class SearchCache:
+    """A small LRU of search results keyed by (scopes, parsed query, limit); capacity 0
+    turns it off (benchmarks measure the search engine itself that way)."""
+
     def __init__(self, capacity: int = 256) -> None:
         self._capacity = capacity
         self._entries: OrderedDict[Hashable, tuple[Hashable, list[CachedHit]]] = OrderedDict()
@@ -31,6 +34,8 @@ class SearchCache:
             return entry[1]
 
     def store(self, key: Hashable, version: Hashable, hits: list[CachedHit]) -> None:
+        if self._capacity <= 0:
+            return
         with self._lock:
             self._entries[key] = (version, hits)
             self._entries.move_to_end(key)

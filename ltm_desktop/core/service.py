@@ -73,6 +73,7 @@ class MemoryService:
         embedder: Embedder | None = None,
         provider: ExternalProvider | None = None,
         consolidator: Consolidator | None = None,
+        search_cache_size: int = 256,
     ) -> None:
         self.store = store
         self.paths = paths
@@ -84,7 +85,7 @@ class MemoryService:
         self._consolidator = consolidator or NoConsolidator()
         self._write_lock = threading.RLock()
         self._generation = 0
-        self._cache = SearchCache()
+        self._cache = SearchCache(search_cache_size)
         self.precis_manager = PrecisManager(
             store,
             paths.precis_path,
