@@ -43,6 +43,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="open the app on a temporary data dir filled with sample memories",
     )
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="check that this installation works, headless, on a temporary data dir "
+        "(API over a socket, search, MEMORY.md, the window offscreen); exit 0 if it does",
+    )
     commands = parser.add_subparsers(
         dest="command",
         metavar="COMMAND",
@@ -68,6 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--client", default="ltm-desktop-cli", help="client name for the audit history"
     )
     _endpoint_arguments(call)
+    entry = commands.add_parser(
+        "install-desktop-entry",
+        help="add ltm-desktop to your applications menu (Linux, this user)",
+        description="Install the desktop entry into $XDG_DATA_HOME/applications and the icons "
+        "into $XDG_DATA_HOME/icons/hicolor, with Exec pointing at this ltm-desktop.",
+    )
+    entry.add_argument("--uninstall", action="store_true", help="remove what it installed")
     return parser
 
 
@@ -197,6 +210,21 @@ def cmd_call(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_install_desktop_entry(args: argparse.Namespace) -> int:
+    from ltm_desktop import desktop_entry
+
+    if not desktop_entry.supported():
+        print(f"ltm-desktop: error: {desktop_entry.UNSUPPORTED}", file=sys.stderr)
+        return EXIT_ERROR
+    return desktop_entry.uninstall() if args.uninstall else desktop_entry.install()
+
+
+def cmd_self_test(args: argparse.Namespace) -> int:
+    from ltm_desktop.selftest import run
+
+    return run()
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     """The desktop app, with the agent API served from a background thread."""
     from ltm_desktop.desktop import launch
@@ -210,6 +238,7 @@ COMMANDS = {
     "config": cmd_config,
     "serve": cmd_serve,
     "call": cmd_call,
+    "install-desktop-entry": cmd_install_desktop_entry,
 }
 
 
@@ -220,7 +249,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    command = COMMANDS[args.command or "gui"]
+    if args.self_test and args.command:
+        parser.error("--self-test runs on its own, without a COMMAND")
+    command = cmd_self_test if args.self_test else COMMANDS[args.command or "gui"]
     try:
         return command(args)
     except LtmError as exc:

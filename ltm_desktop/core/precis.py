@@ -117,6 +117,7 @@ class PrecisManager:
         self.top_n = top_n
         self._clock = clock
         self._lock = threading.Lock()
+        self._lock_path = Path(path_for(GLOBAL_PROJECT_ID)).parent.parent / ".lock"
         self._windows: dict[str, _Window] = {}
         self._seen_version: int | None = None
 
@@ -159,7 +160,6 @@ class PrecisManager:
         ids = list(project_ids)
         if not ids:
             return
-        lock_path = Path(self._path_for(GLOBAL_PROJECT_ID)).parent.parent / ".lock"
         with self._lock:
             version = self._store.data_version()
             if version != self._seen_version:  # another process wrote: forget what we knew
@@ -171,7 +171,7 @@ class PrecisManager:
                 ]
             if not ids:
                 return
-            with FileLock(lock_path):
+            with FileLock(self._lock_path):
                 for project_id in ids:
                     info = self.compute(project_id)
                     self._windows[project_id] = _Window.of(info, self.top_n)

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QEventLoop, QSettings, QTimer, qVersion
 from PySide6.QtWidgets import QApplication
 
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.api_status import ApiStatus
+from ltm_desktop.gui.dialogs import ABOUT_ICON_SIZE, AboutDialog, app_icon
 from ltm_desktop.gui.errors import install_excepthook
 from ltm_desktop.gui.main_window import MainWindow
+from ltm_desktop.resources import APP_ID
 
 ORGANIZATION = "ltm-desktop"
 APPLICATION = "ltm-desktop"
-DESKTOP_FILE = "io.github.ltm_desktop"
+DESKTOP_FILE = APP_ID  # the desktop entry's name: Wayland app_id, taskbar grouping
 
 
 def application(argv: list[str] | None = None) -> QApplication:
@@ -27,6 +32,7 @@ def application(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName(APPLICATION)
     app.setApplicationDisplayName("ltm-desktop")
     app.setDesktopFileName(DESKTOP_FILE)
+    app.setWindowIcon(app_icon())
     return app
 
 
@@ -53,3 +59,53 @@ def run_gui(
     finally:
         window.shutdown()
         sys.excepthook = previous_hook
+
+
+def _wait_until(condition: Callable[[], bool], timeout: float) -> bool:
+    """Run the event loop until ``condition()`` holds or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    loop = QEventLoop()
+    poll = QTimer(interval=10)
+
+    def tick() -> None:
+        if condition() or time.monotonic() > deadline:
+            loop.quit()
+
+    poll.timeout.connect(tick)
+    poll.start()
+    if not condition():
+        loop.exec()
+    poll.stop()
+    return condition()
+
+
+def check_window(service: MemoryService, settings_file: Path) -> str:
+    """Open the main window and the About box once, then close them (for ``--self-test``).
+
+    Proves that Qt, its platform plugin and the packaged icon load; returns what was
+    seen. Raises RuntimeError when something is missing.
+    """
+    app = application(sys.argv[:1])
+    settings = QSettings(str(settings_file), QSettings.Format.IniFormat)
+    window = MainWindow(service, settings=settings, data_dir_label="self-test")
+    try:
+        window.show()
+        if not _wait_until(window.is_idle, timeout=15):
+            raise RuntimeError("the main window did not finish loading within 15 s")
+        if window.windowIcon().isNull():
+            raise RuntimeError("the window has no icon (packaged PNGs not found)")
+        about = AboutDialog(service, window)
+        pixmap = about.icon_label.pixmap()
+        about.deleteLater()
+        if pixmap.isNull() or pixmap.width() != ABOUT_ICON_SIZE:
+            raise RuntimeError("the About box shows no icon")
+        shot = window.grab()
+        sizes = len(app.windowIcon().availableSizes())
+        return (
+            f"Qt {qVersion()} on {app.platformName()!r}: main window {shot.width()}x"
+            f"{shot.height()} rendered, icon at {sizes} sizes, About box"
+        )
+    finally:
+        window.shutdown()
+        window.close()
+        window.deleteLater()

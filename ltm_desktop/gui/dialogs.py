@@ -1,11 +1,11 @@
-"""The "Connect an agent" instructions and the About box."""
+"""The "Connect an agent" instructions, the About box, and the application icon."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices, QFontDatabase, QGuiApplication
+from PySide6.QtGui import QDesktopServices, QFontDatabase, QGuiApplication, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -21,8 +21,20 @@ from PySide6.QtWidgets import (
 from ltm_desktop import __version__
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.api_status import ApiStatus, socket_path
+from ltm_desktop.resources import icon_pngs
 
 DEFAULT_SOCKET = "<socket path>"
+ABOUT_ICON_SIZE = 64
+
+
+def app_icon() -> QIcon:
+    """The application icon at every packaged size (PNGs, so no SVG plugin is needed)."""
+    icon = QIcon()
+    for data in icon_pngs().values():
+        pixmap = QPixmap()
+        if pixmap.loadFromData(data, "PNG"):
+            icon.addPixmap(pixmap)
+    return icon
 
 
 def snippets(api: ApiStatus | None) -> list[tuple[str, str]]:
@@ -110,6 +122,10 @@ class AboutDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("About ltm-desktop")
         self.data_dir = Path(service.paths.data_dir)
+        icon = app_icon()
+        self.setWindowIcon(icon)
+        self.icon_label = QLabel(self)
+        self.icon_label.setPixmap(icon.pixmap(ABOUT_ICON_SIZE, ABOUT_ICON_SIZE))
         title = QLabel(f"<h2>ltm-desktop {__version__}</h2>", self)
         blurb = QLabel(
             "Long-term memory for AI coding agents that you can see and curate. "
@@ -134,8 +150,11 @@ class AboutDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.addButton(self.open_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.reject)
+        heading = QHBoxLayout()
+        heading.addWidget(self.icon_label)
+        heading.addWidget(title, 1)
         layout = QVBoxLayout(self)
-        layout.addWidget(title)
+        layout.addLayout(heading)
         layout.addWidget(blurb)
         layout.addLayout(grid)
         layout.addWidget(buttons)

@@ -90,10 +90,13 @@ def _deduplicate(conn: sqlite3.Connection, twin_id: str, actor: str, now: float)
 
 
 def _most_similar(
-    conn: sqlite3.Connection, project_pk: int, content: str, rarity: WordRarity
+    conn: sqlite3.Connection,
+    project_pk: int,
+    content: str,
+    tokens: frozenset[str],
+    rarity: WordRarity,
 ) -> tuple[int, str] | None:
     """(pk, id) of the active memory most similar to ``content`` above the threshold."""
-    tokens = similarity_tokens(content)
     best: tuple[float, int, str] | None = None
     table = memory_table(project_pk)
     candidates = near_duplicate_candidates(conn, table, content, len(tokens), rarity)
@@ -113,6 +116,7 @@ def _insert(
     signature: str,
     actor: str,
     now: float,
+    token_count: int,
 ) -> tuple[int, Memory]:
     memory = Memory(
         id=new_memory_id(now),
@@ -150,7 +154,7 @@ def _insert(
             memory.ttl_days,
             expires_at(now, memory.ttl_days),
             actor,
-            len(similarity_tokens(memory.content)),
+            token_count,
         ),
     )
     pk = int(cursor.lastrowid or 0)
@@ -175,7 +179,8 @@ def add_memory(
     twin = _active_twin(conn, project_pk, signature)
     if twin is not None:
         return _deduplicate(conn, twin, actor, now)
-    similar = _most_similar(conn, project_pk, draft.content, rarity)
+    tokens = similarity_tokens(draft.content)
+    similar = _most_similar(conn, project_pk, draft.content, tokens, rarity)
     _, memory = _insert(
         conn,
         project_pk=project_pk,
@@ -184,6 +189,7 @@ def add_memory(
         signature=signature,
         actor=actor,
         now=now,
+        token_count=len(tokens),
     )
     superseded_id = None
     if similar is not None:
@@ -227,6 +233,7 @@ def import_memory(
         signature=signature,
         actor=actor,
         now=now,
+        token_count=len(similarity_tokens(draft.content)),
     )
     record_audit(
         conn,
