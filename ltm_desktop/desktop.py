@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.app import open_service
+from ltm_desktop.core.errors import LtmError
 from ltm_desktop.serve import server_options
 
 NO_DISPLAY = (
@@ -42,8 +43,7 @@ def launch(
 ) -> int:
     problem = display_problem()
     if problem:
-        warn([problem])
-        return 1
+        raise LtmError(problem)
     demo_dir = Path(tempfile.mkdtemp(prefix="ltm-desktop-demo-")) if demo else None
     clock = None
     if demo_dir is not None:
