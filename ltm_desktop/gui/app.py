@@ -97,7 +97,7 @@ def check_window(service: MemoryService, settings_file: Path) -> str:
         about = AboutDialog(service, window)
         pixmap = about.icon_label.pixmap()
         about.deleteLater()
-        if pixmap.isNull() or pixmap.width() != ABOUT_ICON_SIZE:
+        if pixmap.isNull() or round(pixmap.deviceIndependentSize().width()) != ABOUT_ICON_SIZE:
             raise RuntimeError("the About box shows no icon")
         shot = window.grab()
         sizes = len(app.windowIcon().availableSizes())
