@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QEventLoop, QSettings, QTimer, qVersion
 from PySide6.QtWidgets import QApplication
@@ -53,12 +55,28 @@ def run_gui(
     window = MainWindow(service, settings=settings, data_dir_label=data_dir_label, api=api)
     previous_hook = sys.excepthook
     install_excepthook(window.ctx.errors)
+    previous_signals = _quit_on_signals(app)
+    wake = QTimer(interval=250)  # lets Python run its signal handlers during exec()
+    wake.timeout.connect(lambda: None)
+    wake.start()
     window.show()
     try:
         return app.exec()
     finally:
+        wake.stop()
         window.shutdown()
         sys.excepthook = previous_hook
+        for signum, handler in previous_signals.items():
+            signal.signal(signum, handler)
+
+
+def _quit_on_signals(app: QApplication) -> dict[int, Any]:
+    """SIGINT/SIGTERM end the event loop normally, so the API server and the database
+    shut down in order (and --demo removes its temporary data)."""
+    previous: dict[int, Any] = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous[signum] = signal.signal(signum, lambda *_: app.quit())
+    return previous
 
 
 def _wait_until(condition: Callable[[], bool], timeout: float) -> bool:
