@@ -6,10 +6,9 @@ Kept apart from the service so that the facade reads as a list of operations.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from ltm_desktop.core.errors import InvalidInput
-from ltm_desktop.core.records import Memory, SearchHit
+from ltm_desktop.core.records import SearchHit
 from ltm_desktop.core.seams import Embedder, ExternalProvider
 
 MAX_SEARCH_LIMIT = 100
@@ -51,10 +50,6 @@ def rerank(embedder: Embedder, hits: list[SearchHit], text: object) -> list[Sear
     query_vector, *hit_vectors = vectors
     scored = zip(hits, (_dot(query_vector, v) for v in hit_vectors), strict=True)
     return [hit for hit, _ in sorted(scored, key=lambda pair: -pair[1])]
-
-
-def used_now(memory: Memory, now: float) -> Memory:
-    return replace(memory, use_count=memory.use_count + 1, last_used_at=now)
 
 
 def _dot(a: Sequence[float], b: Sequence[float]) -> float:

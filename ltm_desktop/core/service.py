@@ -45,7 +45,6 @@ from ltm_desktop.core.retrieval import (
     check_limit,
     merge_external,
     rerank,
-    used_now,
 )
 from ltm_desktop.core.seams import (
     Consolidator,
@@ -56,6 +55,7 @@ from ltm_desktop.core.seams import (
     NoExternalProvider,
 )
 from ltm_desktop.core.search_cache import SearchCache
+from ltm_desktop.core.uses import UseCounter
 
 SYSTEM_ACTOR = "system"
 
@@ -86,6 +86,7 @@ class MemoryService:
         self._write_lock = threading.RLock()
         self._generation = 0
         self._cache = SearchCache(search_cache_size)
+        self._uses = UseCounter(self._write_uses)
         self.precis_manager = PrecisManager(
             store,
             paths.precis_path,
@@ -96,14 +97,20 @@ class MemoryService:
 
     def start(self) -> int:
         """Startup housekeeping: expire what is due and regenerate every precis."""
+        self._uses.start()
         purged = self.purge_expired(None, SYSTEM_ACTOR)
         with self._write_lock:
             self.precis_manager.refresh_all()
         return purged
 
     def close(self) -> None:
+        self._uses.close()
         with self._write_lock:
             self.store.close()
+
+    def _write_uses(self, uses: dict[str, tuple[int, float]]) -> None:
+        with self._write_lock:
+            self.store.reinforce(uses)
 
     def now(self) -> float:
         return self._clock()
@@ -280,10 +287,11 @@ class MemoryService:
     # -- reads ------------------------------------------------------------
 
     def get(self, memory_id: str) -> Memory:
-        return self.store.get_memory(rules.check_text(memory_id, "id"))
+        return self._uses.overlay(self.store.get_memory(rules.check_text(memory_id, "id")))
 
     def list_memories(self, project_id: str, query: ListQuery | None = None) -> list[Memory]:
-        return self.store.list_memories(project_id, query or ListQuery(), self.now())
+        found = self.store.list_memories(project_id, query or ListQuery(), self.now())
+        return [self._uses.overlay(m) for m in found]
 
     def count_memories(self, project_id: str, query: ListQuery | None = None) -> int:
         return self.store.count_memories(project_id, query or ListQuery(), self.now())
@@ -305,17 +313,20 @@ class MemoryService:
             typing: the text is being typed, so its last word is a prefix.
         """
         count = check_limit(limit, default=5)
+        hits = self._hits(project_id, text, count, include_global, typing)
+        if reinforce and hits:
+            self._uses.add((h.memory.id for h in hits), self.now())
+        return [SearchHit(self._uses.overlay(h.memory), h.score, h.snippet) for h in hits]
+
+    def _hits(
+        self, project_id: str, text: object, count: int, include_global: bool, typing: bool
+    ) -> list[SearchHit]:
+        """Search hits as stored (no pending uses added, none counted)."""
         scopes = self._with_global(rules.check_project_id(project_id), include_global)
         query = parse_query(text, typing=typing)
         hits = self._search_store(scopes, query, count)
         hits = merge_external(self._provider, hits, scopes, text, count)
-        hits = rerank(self._embedder, hits, text)
-        if reinforce and hits:
-            now = self.now()
-            with self._write_lock:
-                self.store.reinforce([h.memory.id for h in hits], now)
-            hits = [SearchHit(used_now(h.memory, now), h.score, h.snippet) for h in hits]
-        return hits
+        return rerank(self._embedder, hits, text)
 
     def _search_store(self, scopes: list[str], query: ParsedQuery, count: int) -> list[SearchHit]:
         """The store's hits, from the cache when nothing was written since the same search."""
@@ -356,7 +367,7 @@ class MemoryService:
         if "memory" in wanted:
             hits += [
                 RecallHit("memory", h.score, h.snippet, memory=h.memory)
-                for h in self.search(project_id, text, limit=count, include_global=include_global)
+                for h in self._hits(project_id, text, count, include_global, typing=False)
             ]
         if "observation" in wanted:
             scopes = self._with_global(rules.check_project_id(project_id), include_global)
@@ -367,18 +378,15 @@ class MemoryService:
             ]
         hits.sort(key=lambda h: (-h.score, h.kind != "memory"))
         hits = hits[:count]
-        used = [h.memory for h in hits if h.memory is not None]
+        used = [h.memory.id for h in hits if h.memory is not None]
         if reinforce and used:
-            now = self.now()
-            with self._write_lock:
-                self.store.reinforce([m.id for m in used], now)
-            hits = [
-                RecallHit(h.kind, h.score, h.snippet, memory=used_now(h.memory, now))
-                if h.memory is not None
-                else h
-                for h in hits
-            ]
-        return hits
+            self._uses.add(used, self.now())
+        return [
+            RecallHit(h.kind, h.score, h.snippet, memory=self._uses.overlay(h.memory))
+            if h.memory is not None
+            else h
+            for h in hits
+        ]
 
     def history(self, memory_id: str) -> list[AuditEvent]:
         return self.store.memory_history(rules.check_text(memory_id, "id"))
@@ -409,9 +417,11 @@ class MemoryService:
 
     def stale(self, project_id: str) -> list[Memory]:
         """Low-importance, never-used memories nobody touched for ``stale_age_days``."""
-        return self.store.stale_memories(
+        found = self.store.stale_memories(
             project_id, self.settings.stale_max_importance, self._stale_cutoff(), self.now()
         )
+        used = self._uses.pending_ids()  # a use not yet written still counts
+        return [m for m in found if m.id not in used]
 
     def consolidation_suggestions(self, project_id: str) -> list[tuple[str, ...]]:
         return self._consolidator.suggest(self.list_memories(project_id, ListQuery(limit=1000)))

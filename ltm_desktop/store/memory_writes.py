@@ -417,9 +417,10 @@ def expired_ids(conn: sqlite3.Connection, project_pk: int | None, now: float) ->
     return [row[0] for row in conn.execute(sql, params)]
 
 
-def reinforce(conn: sqlite3.Connection, memory_ids: list[str], now: float) -> None:
-    """Count a use of each memory (not an audit event: it is not a change of content)."""
+def reinforce(conn: sqlite3.Connection, uses: dict[str, tuple[int, float]]) -> None:
+    """Count uses of memories (not an audit event: it is not a change of content)."""
     conn.executemany(
-        "UPDATE memories SET use_count = use_count + 1, last_used_at = ? WHERE id = ?",
-        [(now, memory_id) for memory_id in memory_ids],
+        "UPDATE memories SET use_count = use_count + ?, "
+        "last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?",
+        [(count, at, memory_id) for memory_id, (count, at) in uses.items()],
     )

@@ -280,10 +280,10 @@ class SqliteStore:
                 for memory_id in writes.expired_ids(conn, pk, now)
             ]
 
-    def reinforce(self, memory_ids: Sequence[str], now: float) -> None:
-        if memory_ids:
+    def reinforce(self, uses: dict[str, tuple[int, float]]) -> None:
+        if uses:
             with self._write() as conn:
-                writes.reinforce(conn, list(memory_ids), now)
+                writes.reinforce(conn, uses)
 
     # -- memory reads -----------------------------------------------------
 
