@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import time
 from typing import Any
 
 from ltm_desktop.core.records import (
@@ -22,8 +22,8 @@ def iso(timestamp: float | None) -> str | None:
     """``2026-11-30T15:02:04.123Z`` (millisecond precision), or None."""
     if timestamp is None:
         return None
-    moment = datetime.fromtimestamp(timestamp, UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    whole, micros = divmod(round(timestamp * 1_000_000), 1_000_000)  # as datetime rounds
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{micros // 1000:03d}Z"
 
 
 def memory(m: Memory) -> dict[str, Any]:

@@ -285,3 +285,19 @@ def test_recall_reinforces_only_what_it_returns(client: Client) -> None:
     assert len(returned) == 2
     for memory_id in ids:
         assert client.memory_get(memory_id)["use_count"] == (1 if memory_id in returned else 0)
+
+
+def test_iso_timestamps_match_datetime() -> None:
+    import random
+    from datetime import UTC, datetime
+
+    from ltm_desktop.api.serialize import iso
+
+    rng = random.Random(7)
+    for timestamp in [0.0, 1.0005, 1796051516.9536233, *(rng.uniform(0, 4e9) for _ in range(2000))]:
+        moment = datetime.fromtimestamp(timestamp, UTC)
+        assert (
+            iso(timestamp)
+            == moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+        )
+    assert iso(None) is None
