@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -22,7 +23,10 @@ def iso(timestamp: float | None) -> str | None:
     """``2026-11-30T15:02:04.123Z`` (millisecond precision), or None."""
     if timestamp is None:
         return None
-    whole, micros = divmod(round(timestamp * 1_000_000), 1_000_000)  # as datetime rounds
+    fraction, whole = math.modf(timestamp)  # rounds like datetime.fromtimestamp
+    micros = round(fraction * 1_000_000)
+    if micros >= 1_000_000:
+        whole, micros = whole + 1, micros - 1_000_000
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{micros // 1000:03d}Z"
 
 
