@@ -8,6 +8,7 @@ read as FTS5 syntax. Plain words match their forms through a root prefix
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 
 from ltm_desktop.core.query import MIN_ROOT_CHARS, ParsedQuery, Term, word_root
 
@@ -67,3 +68,10 @@ def match_any(query: ParsedQuery, project_pks: Sequence[int] | None = None) -> s
     """Any positive term may match (the widened attempt)."""
     body = " OR ".join(compile_term(t) for t in query.positive)
     return _scoped(body, project_pks) + _negations(query)
+
+
+def match_two(query: ParsedQuery) -> str:
+    """At least two of the positive terms (between "all" and "any" when there are 3+)."""
+    terms = [compile_term(t) for t in query.positive]
+    pairs = " OR ".join(f"({a} AND {b})" for a, b in combinations(terms, 2))
+    return f"({pairs}){_negations(query)}"

@@ -2,8 +2,9 @@
 
 Query shaping keeps natural-language questions cheap: stop words are dropped,
 at most a handful of terms are kept, and every term must match first; only when
-that finds too little is the query widened to any term. Full matches always
-rank above partial ones, each group by BM25.
+that finds too little is the query widened, first to memories with at least two
+of the terms, then to any term. Earlier groups always rank above later ones,
+each group by BM25.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from itertools import combinations
 from ltm_desktop.core.query import CJK_RE, ParsedQuery, split_words
 from ltm_desktop.core.records import Memory, Observation
 from ltm_desktop.core.rules import SUPERSEDE_THRESHOLD
-from ltm_desktop.store.fts_query import match_all, match_any, quote
+from ltm_desktop.store.fts_query import match_all, match_any, match_two, quote
 from ltm_desktop.store.fts_text import MARK_CLOSE, MARK_OPEN, display_snippet
 from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.rows import (
@@ -76,15 +77,20 @@ def search_memories(
     """The best ``limit`` active, unexpired memories in these scope tables for ``query``."""
     if query.is_empty or not tables or limit <= 0:
         return []
-    hits = _best(conn, tables, match_all(query), now, limit)
-    if len(hits) >= limit or len(query.positive) < 2:
-        return hits
-    seen = {memory.id for memory, _, _ in hits}
-    for hit in _best(conn, tables, match_any(query), now, limit):
-        if hit[0].id not in seen:
-            hits.append(hit)
-            if len(hits) >= limit:
-                break
+    stages = [match_all(query)]
+    if len(query.positive) >= 3:
+        stages.append(match_two(query))  # cheaper and better than any-term when it suffices
+    if len(query.positive) >= 2:
+        stages.append(match_any(query))
+    hits: list[MemoryHit] = []
+    seen: set[str] = set()
+    for match in stages:
+        for hit in _best(conn, tables, match, now, limit):
+            if hit[0].id not in seen and len(hits) < limit:
+                seen.add(hit[0].id)
+                hits.append(hit)
+        if len(hits) >= limit:
+            break
     return hits
 
 

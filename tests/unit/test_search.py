@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ltm_desktop.core.query import parse_query, word_root
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.store.fts_query import match_all, match_any
+from ltm_desktop.store.fts_query import match_all, match_any, match_two
 from ltm_desktop.store.fts_text import TOKENIZER
 from tests.conftest import FakeClock, make_draft
 
@@ -231,7 +231,7 @@ def test_compiled_queries_never_raise_in_fts5(text: str) -> None:
             query = parse_query(text, typing=typing)
             if query.is_empty:
                 continue
-            for match in (match_all(query, [1, 2]), match_any(query, [1])):
+            for match in (match_all(query, [1, 2]), match_any(query, [1]), match_two(query)):
                 conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,)).fetchall()
     finally:
         conn.close()
@@ -249,3 +249,11 @@ def test_service_search_never_raises(
         assert all(hit.memory.project_id in (project, GLOBAL_PROJECT_ID) for hit in hits)
 
     check()
+
+
+def test_two_of_three_terms_rank_before_one(service: MemoryService, project: str) -> None:
+    one = service.add(project, make_draft("nginx nginx nginx nginx nginx only"), "a").memory.id
+    two = service.add(
+        project, make_draft("nginx reload needs sudo and some other words"), "a"
+    ).memory.id
+    assert found(service, project, "nginx reload certificate", limit=10) == [two, one]
