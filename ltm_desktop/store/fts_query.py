@@ -73,5 +73,7 @@ def match_any(query: ParsedQuery, project_pks: Sequence[int] | None = None) -> s
 def match_two(query: ParsedQuery) -> str:
     """At least two of the positive terms (between "all" and "any" when there are 3+)."""
     terms = [compile_term(t) for t in query.positive]
+    if len(terms) < 2:
+        return match_all(query)
     pairs = " OR ".join(f"({a} AND {b})" for a, b in combinations(terms, 2))
     return f"({pairs}){_negations(query)}"
