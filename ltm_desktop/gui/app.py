@@ -17,11 +17,11 @@ from ltm_desktop.gui.api_status import ApiStatus
 from ltm_desktop.gui.dialogs import ABOUT_ICON_SIZE, AboutDialog, app_icon
 from ltm_desktop.gui.errors import install_excepthook
 from ltm_desktop.gui.main_window import MainWindow
-from ltm_desktop.resources import APP_ID
+from ltm_desktop.resources import DESKTOP_ID
 
 ORGANIZATION = "ltm-desktop"
 APPLICATION = "ltm-desktop"
-DESKTOP_FILE = APP_ID  # the desktop entry's name: Wayland app_id, taskbar grouping
+DESKTOP_FILE = DESKTOP_ID  # the desktop entry's name: Wayland app_id, taskbar grouping
 
 
 def application(argv: list[str] | None = None) -> QApplication:

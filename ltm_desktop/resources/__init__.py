@@ -1,8 +1,11 @@
 """Files the app needs at run time: its icon, desktop entry and AppStream metainfo.
 
 They are package data, read through ``importlib.resources`` so that the same code
-works from a checkout, an installed wheel and a PyInstaller bundle. One reverse-DNS
-id names them all, and it is what the GUI passes to ``setDesktopFileName()``.
+works from a checkout, an installed wheel and a PyInstaller bundle. The reverse-DNS
+APP_ID names the AppStream component and the icon; the desktop entry is
+``ltm-desktop.desktop`` (the name users and the issue tracker know), and its id
+``ltm-desktop`` is what the GUI passes to ``setDesktopFileName()`` (the Wayland
+app id, which must match the entry's file name).
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 
 APP_ID = "io.github.ltm_desktop.ltm_desktop"
-DESKTOP_ENTRY = f"{APP_ID}.desktop"
+DESKTOP_ID = "ltm-desktop"
+DESKTOP_ENTRY = f"{DESKTOP_ID}.desktop"
 METAINFO = f"{APP_ID}.metainfo.xml"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 ICON_THEME = "icons/hicolor"  # laid out like a freedesktop icon theme, ready to copy

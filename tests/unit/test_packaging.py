@@ -81,13 +81,13 @@ def test_one_copy_of_each_resource_in_the_package() -> None:
 
 def test_one_app_id_everywhere() -> None:
     assert re.fullmatch(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*){2,}", APP_ID)
-    assert f"{APP_ID}.desktop" == DESKTOP_ENTRY
+    assert DESKTOP_ENTRY == "ltm-desktop.desktop"  # as the issue names it
     assert read_entry((PACKAGE / DESKTOP_ENTRY).read_text(encoding="utf-8"))["Icon"] == APP_ID
     root = metainfo()
     assert root.findtext("id") == APP_ID
     assert root.findtext("launchable[@type='desktop-id']") == DESKTOP_ENTRY
     gui_app = (ROOT / "ltm_desktop" / "gui" / "app.py").read_text(encoding="utf-8")
-    assert re.search(r"^DESKTOP_FILE = APP_ID\b", gui_app, re.M)
+    assert re.search(r"^DESKTOP_FILE = DESKTOP_ID\b", gui_app, re.M)
     assert "setDesktopFileName(DESKTOP_FILE)" in gui_app
 
 
