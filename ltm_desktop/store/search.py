@@ -28,7 +28,7 @@ from ltm_desktop.store.rows import (
 
 SNIPPET_TOKENS = 24
 NEAR_DUPLICATE_CANDIDATES = 50
-NEAR_DUPLICATE_TERMS = 4
+NEAR_DUPLICATE_TERMS = 3
 
 
 def _memory_sql(table: str) -> str:
@@ -121,8 +121,8 @@ def near_duplicate_candidates(
     """(pk, id, content) of the active memories that may be near-duplicates of ``content``.
 
     A memory with token Jaccard > 0.7 shares most of the new text's words, so it
-    almost surely contains two of the four rarest ones: the candidates are the
-    memories that do. Editing three of those four words hides a near-duplicate.
+    almost surely contains two of the three rarest ones: the candidates are the
+    memories that do. Editing two of those three words hides a near-duplicate.
     Jaccard > 0.7 also bounds the other memory's token count, which filters more.
     """
     words = {w for w in split_words(content) if len(w) > 2 or CJK_RE.match(w)}

@@ -314,3 +314,10 @@ def test_restoring_an_expired_memory_renews_it(
     restored = service.restore(memory.id, "gui")
     assert not restored.is_expired(service.now())
     assert [m.id for m in service.list_memories(project)] == [memory.id]
+
+
+def test_supersede_survives_an_edit_of_one_rare_word(service: MemoryService, project: str) -> None:
+    base = "The connection pool for the orders database holds {n} connections per worker process"
+    old = service.add(project, make_draft(base.format(n="twenty")), "agent").memory
+    result = service.add(project, make_draft(base.format(n="thirty")), "agent")
+    assert result.superseded_id == old.id
