@@ -117,7 +117,10 @@ def _insert(
     actor: str,
     now: float,
     token_count: int,
-) -> tuple[int, Memory]:
+    action: AuditAction,
+    supersedes: str | None = None,
+) -> Memory:
+    """Insert a validated draft with its tags, search index row and audit event."""
     memory = Memory(
         id=new_memory_id(now),
         project_id=project_id,
@@ -161,7 +164,20 @@ def _insert(
     if memory.tags:
         write_tags(conn, pk, memory.tags)
     index_memory(conn, pk, memory, project_pk)
-    return pk, memory
+    after = memory_snapshot(memory)
+    if supersedes:
+        after["supersedes"] = supersedes
+    record_audit(
+        conn,
+        at=now,
+        memory_id=memory.id,
+        project_pk=project_pk,
+        actor=actor,
+        action=action,
+        before=None,
+        after=after,
+    )
+    return memory
 
 
 def add_memory(
@@ -181,7 +197,8 @@ def add_memory(
         return _deduplicate(conn, twin, actor, now)
     tokens = similarity_tokens(draft.content)
     similar = _most_similar(conn, project_pk, draft.content, tokens, rarity)
-    _, memory = _insert(
+    superseded_id = None if similar is None else similar[1]
+    memory = _insert(
         conn,
         project_pk=project_pk,
         project_id=project_id,
@@ -190,24 +207,11 @@ def add_memory(
         actor=actor,
         now=now,
         token_count=len(tokens),
-    )
-    superseded_id = None
-    if similar is not None:
-        superseded_id = similar[1]
-        set_disabled(conn, superseded_id, True, actor, now, superseded_by=memory.id)
-    after = memory_snapshot(memory)
-    if superseded_id:
-        after["supersedes"] = superseded_id
-    record_audit(
-        conn,
-        at=now,
-        memory_id=memory.id,
-        project_pk=project_pk,
-        actor=actor,
         action=AuditAction.CREATED,
-        before=None,
-        after=after,
+        supersedes=superseded_id,
     )
+    if superseded_id is not None:
+        set_disabled(conn, superseded_id, True, actor, now, superseded_by=memory.id)
     status = AddStatus.SUPERSEDED if superseded_id else AddStatus.CREATED
     return AddResult(status, memory, superseded_id)
 
@@ -225,7 +229,7 @@ def import_memory(
     signature = content_signature(draft.content)
     if _active_twin(conn, project_pk, signature) is not None:
         return None
-    _, memory = _insert(
+    return _insert(
         conn,
         project_pk=project_pk,
         project_id=project_id,
@@ -234,18 +238,8 @@ def import_memory(
         actor=actor,
         now=now,
         token_count=len(similarity_tokens(draft.content)),
-    )
-    record_audit(
-        conn,
-        at=now,
-        memory_id=memory.id,
-        project_pk=project_pk,
-        actor=actor,
         action=AuditAction.IMPORTED,
-        before=None,
-        after=memory_snapshot(memory),
     )
-    return memory
 
 
 def _same(stored: Any, seen: Any) -> bool:
