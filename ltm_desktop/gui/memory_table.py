@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QStackedWidget,
@@ -110,10 +111,19 @@ class MemoryTable(ScopedPanel):
         header = self.list_view.horizontalHeader()
         header.setSortIndicator(self.model.sort_column(), Qt.SortOrder.DescendingOrder)
         self.list_view.setSortingEnabled(True)
-        for column, width in enumerate((300, 90, 80, 150, 90, 50)):
-            self.list_view.setColumnWidth(column, width)
-        for column, width in enumerate((36, 240, 360, 90, 80, 120)):
-            self.search_view.setColumnWidth(column, width)
+        # The title (or the match) takes the room that is left, so the table fits its pane.
+        for view, widths, stretch in (
+            (self.list_view, (0, 86, 96, 116, 86, 50, 90), 0),
+            (self.search_view, (32, 200, 0, 86, 96, 90), 2),
+        ):
+            view.horizontalHeader().setStretchLastSection(False)
+            for column, width in enumerate(widths):
+                if column == stretch:
+                    view.horizontalHeader().setSectionResizeMode(
+                        column, QHeaderView.ResizeMode.Stretch
+                    )
+                else:
+                    view.setColumnWidth(column, width)
 
     def _connect(self) -> None:
         self.search_box.query_changed.connect(self.on_query_changed)
