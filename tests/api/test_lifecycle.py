@@ -20,7 +20,7 @@ from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.service import MemoryService
 from tests.api.conftest import RawConnection, ServerFactory, wait_until
-from tests.conftest import ServiceFactory
+from tests.conftest import ServiceFactory, make_draft
 
 
 def test_socket_is_private(server: ServerThread, socket_path: Path) -> None:
@@ -226,3 +226,14 @@ def test_sigkill_loses_no_acknowledged_write(
     service = make_service(tmp_path / "data")
     for memory_id in acknowledged:
         assert service.get(memory_id).content.startswith("durable fact")
+
+
+def test_the_server_expires_memories_while_it_runs(
+    start_server: ServerFactory, service: MemoryService, short_dir: Path, clock: object
+) -> None:
+    project = service.resolve_scope(cwd="/srv/app", register=True)
+    memory = service.add(project, make_draft("temporary credentials", ttl_days=1), "a").memory
+    clock.advance(days=2)  # type: ignore[attr-defined]
+    start_server(socket_path=short_dir / "h.sock", housekeeping_interval=0.05)
+    wait_until(lambda: service.get(memory.id).disabled)
+    assert service.history(memory.id)[-1].action.value == "expired"
