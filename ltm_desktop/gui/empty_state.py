@@ -31,7 +31,9 @@ class EmptyState(QWidget):
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.RichText)
         self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.label.setMaximumWidth(560)
+        # A fixed width lets the layout ask the wrapped text for its real height
+        # (an aligned, free-width label gets a height for the wrong width and is clipped).
+        self.label.setFixedWidth(460)
         self.connect_button = QPushButton("Connect an agent…", self)
         self.connect_button.clicked.connect(self.connect_requested)
         self.new_button = QPushButton("New memory (Ctrl+N)", self)
@@ -48,12 +50,16 @@ class EmptyState(QWidget):
         layout.addLayout(buttons)
         layout.addStretch(2)
 
+    def _set_text(self, html: str) -> None:
+        self.label.setText(html)
+        self.label.setMinimumHeight(self.label.heightForWidth(self.label.width()))
+
     def show_welcome(self) -> None:
-        self.label.setText(WELCOME)
+        self._set_text(WELCOME)
         self.connect_button.show()
         self.new_button.show()
 
     def show_text(self, title: str, text: str, *, offer_new: bool = False) -> None:
-        self.label.setText(f"<h3>{title}</h3><p>{text}</p>")
+        self._set_text(f"<h3>{title}</h3><p>{text}</p>")
         self.connect_button.setVisible(offer_new)
         self.new_button.setVisible(offer_new)
