@@ -36,15 +36,19 @@ def create_memory_table(conn: sqlite3.Connection, project_pk: int) -> str:
 
 
 class MemoryTables:
-    """Remembers which scopes have a table (tables are never dropped, so a yes is final)."""
+    """Remembers which scopes have a table (tables are never dropped, so a yes is final).
+
+    Only what a reader saw committed is remembered: a table created in a write
+    transaction may still be rolled back, and readers share this cache.
+    """
 
     def __init__(self) -> None:
         self._known: set[int] = set()
 
     def ensure(self, conn: sqlite3.Connection, project_pk: int) -> str:
+        """In a write transaction: create the scope's table if it does not exist yet."""
         if project_pk not in self._known:
             create_memory_table(conn, project_pk)
-            self._known.add(project_pk)
         return memory_table(project_pk)
 
     def existing(
@@ -62,7 +66,3 @@ class MemoryTables:
             ).fetchall()
             self._known.update(names[row[0]] for row in rows)
         return [(pk, memory_table(pk)) for pk in wanted if pk in self._known]
-
-    def forget(self) -> None:
-        """After a rollback: a table created in it is gone again."""
-        self._known.clear()

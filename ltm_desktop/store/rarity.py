@@ -54,5 +54,7 @@ class WordRarity:
         counts = self.counts(table, words)
         return sorted(counts, key=lambda w: (counts[w], -len(w), w))[:n]
 
-    def forget(self) -> None:
+    def reset(self) -> None:
+        """Forget everything (after a rollback, which also drops temp vocabulary tables)."""
+        self._vocabularies.clear()
         self._counts.clear()

@@ -53,6 +53,14 @@ from ltm_desktop.store.migrations import (
 from ltm_desktop.store.rarity import WordRarity
 
 T = TypeVar("T")
+SCHEMA_RACE_RETRIES = 3
+
+
+def _is_schema_race(exc: sqlite3.OperationalError) -> bool:
+    """Errors SQLite reports when a table is created while a reader prepares a statement;
+    the same read succeeds when repeated (seen with 3.40 and FTS5)."""
+    text = str(exc)
+    return "vtable constructor failed" in text or "schema has changed" in text
 
 
 class SqliteStore:
@@ -131,10 +139,18 @@ class SqliteStore:
         return conn
 
     def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        try:
-            return work(self._reader())
-        except sqlite3.Error as exc:
-            raise describe_error(exc, self._path) from exc
+        """Run ``work`` on this thread's reader, retrying the rare read that races a schema
+        change (another connection creating a scope's search table)."""
+        for attempt in range(SCHEMA_RACE_RETRIES + 1):
+            try:
+                return work(self._reader())
+            except sqlite3.OperationalError as exc:
+                if attempt < SCHEMA_RACE_RETRIES and _is_schema_race(exc):
+                    continue
+                raise describe_error(exc, self._path) from exc
+            except sqlite3.Error as exc:
+                raise describe_error(exc, self._path) from exc
+        raise AssertionError("unreachable")
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -146,11 +162,12 @@ class SqliteStore:
                     yield conn
                 self._checkpointer.note_write()
             except BaseException:
-                self._project_pks.clear()  # a rolled-back insert may have been cached
-                self._tables.forget()
+                self._rarity.reset()  # its temp vocabulary tables were rolled back too
                 raise
 
     def _pk(self, conn: sqlite3.Connection, project_id: str) -> int | None:
+        """The project's key. Only committed rows are cached: readers share the cache, and
+        must never be sent to a project (or its table) that a transaction may roll back."""
         pk = self._project_pks.get(project_id)
         if pk is None:
             row = conn.execute(
@@ -158,7 +175,9 @@ class SqliteStore:
             ).fetchone()
             if row is None:
                 return None
-            pk = self._project_pks[project_id] = int(row[0])
+            pk = int(row[0])
+            if not conn.in_transaction:
+                self._project_pks[project_id] = pk
         return pk
 
     def _pks(self, conn: sqlite3.Connection, project_ids: Sequence[str]) -> list[int]:

@@ -124,3 +124,48 @@ def test_another_process_writes_the_same_database(
     assert service.count_memories(project) == 300
     sources = {m.source for m in service.list_memories(project, ListQuery(limit=500))}
     assert sources == {"main", "proc"}
+
+
+def test_a_failed_add_does_not_break_later_adds(make_service: ServiceFactory, tmp_path: Path) -> None:
+    """A rollback also drops the temp tables the write created (review finding)."""
+    import sqlite3
+
+    import pytest
+
+    from ltm_desktop.core.errors import LtmError
+
+    first = make_service(tmp_path / "d")
+    project = first.resolve_scope(cwd="/srv/app", register=True)
+    first.add(project, make_draft("first memory about deployment pipelines"), "a")
+    first.close()
+    conn = sqlite3.connect(tmp_path / "d" / "ltm.sqlite")
+    conn.execute(
+        "CREATE TRIGGER boom BEFORE INSERT ON memories WHEN NEW.content LIKE '%boom%' "
+        "BEGIN SELECT RAISE(ABORT, 'simulated disk full'); END"
+    )
+    conn.commit()
+    conn.close()
+    service = make_service(tmp_path / "d")
+    with pytest.raises((LtmError, sqlite3.DatabaseError)):
+        service.add(project, make_draft("boom this add fails"), "a")
+    for text in ("a perfectly normal memory afterwards", "and another one"):
+        assert service.add(project, make_draft(text), "a").status.value == "created"
+
+
+def test_searching_a_project_while_its_first_memory_is_added(service: MemoryService) -> None:
+    """Readers never see a project or table that is not committed yet (review finding)."""
+    stop = threading.Event()
+
+    def search() -> None:
+        while not stop.is_set():
+            for n in range(200):
+                service.search(f"proj_{n:016x}", "memory about widgets", limit=5)
+
+    def write() -> None:
+        try:
+            for n in range(200):
+                service.add(f"proj_{n:016x}", make_draft(f"first memory about widgets {n}"), "a")
+        finally:
+            stop.set()
+
+    assert run_threads(write, search, search) == []
