@@ -8,7 +8,6 @@ typed ``StorageError``.
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -32,7 +31,7 @@ from ltm_desktop.core.records import (
 )
 from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
-from ltm_desktop.store import search
+from ltm_desktop.store import observations, search
 from ltm_desktop.store.checkpointer import Checkpointer
 from ltm_desktop.store.connection import (
     check_is_sqlite_file,
@@ -40,9 +39,7 @@ from ltm_desktop.store.connection import (
     describe_error,
     transaction,
 )
-from ltm_desktop.store.fts_query import scope_token
 from ltm_desktop.store.fts_tables import MemoryTables
-from ltm_desktop.store.fts_text import index_text
 from ltm_desktop.store.migrations import (
     MIGRATIONS,
     Migration,
@@ -369,42 +366,9 @@ class SqliteStore:
     def add_observation(
         self, project_id: str, payload: ObservationPayload, actor: str, now: float
     ) -> Observation:
-        observation = Observation(
-            id=f"obs_{int(now * 1000):011x}{secrets.token_hex(5)}",
-            project_id=project_id,
-            session_id=payload.session_id,
-            kind=payload.kind,
-            title=payload.title,
-            narrative=payload.narrative,
-            created_at=now,
-            source=actor,
-        )
         with self._write() as conn:
             pk = self._writable_pk(conn, project_id, now)
-            cursor = conn.execute(
-                "INSERT INTO observations (id, project_pk, session_id, kind, title, narrative, "
-                "created_at, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    observation.id,
-                    pk,
-                    observation.session_id,
-                    observation.kind.value,
-                    observation.title,
-                    observation.narrative,
-                    now,
-                    actor,
-                ),
-            )
-            conn.execute(
-                "INSERT INTO observation_fts (rowid, title, narrative, scope) VALUES (?, ?, ?, ?)",
-                (
-                    cursor.lastrowid,
-                    index_text(observation.title),
-                    index_text(observation.narrative),
-                    scope_token(pk),
-                ),
-            )
-        return observation
+            return observations.insert_observation(conn, pk, project_id, payload, actor, now)
 
     def list_observations(self, project_id: str, limit: int, offset: int) -> list[Observation]:
         def work(conn: sqlite3.Connection) -> list[Observation]:
