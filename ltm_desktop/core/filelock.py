@@ -35,6 +35,16 @@ else:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
 
+def make_private_dirs(path: Path) -> None:
+    """Create ``path`` and any missing parents, each readable by its owner only."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        path = path.parent
+    for directory in reversed(missing):
+        directory.mkdir(mode=0o700, exist_ok=True)
+
+
 class FileLock:
     """An exclusive lock on ``path``; the OS releases it if the process dies."""
 
@@ -46,7 +56,7 @@ class FileLock:
         """Take the lock; with ``blocking=False`` return False at once if it is held."""
         if self._fd is not None:
             raise RuntimeError(f"{self.path} is already locked by this object")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(self.path.parent)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         if not _lock(fd, blocking):
             os.close(fd)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.filelock import FileLock
+from ltm_desktop.core.filelock import FileLock, make_private_dirs
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, PrecisInfo
 
 TRUNCATION_MARK = "\n…(truncated)"
@@ -65,7 +65,7 @@ def prompt_section(precis_text: str, nudge: str) -> str:
 
 def write_atomically(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` so that a reader sees the old or the new file, whole."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path.parent)
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=".MEMORY.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

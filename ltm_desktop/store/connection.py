@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,7 +50,7 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
         if readonly:
             conn.execute("PRAGMA query_only = ON")
         else:
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = _enable_wal(conn)
             if str(mode).lower() != "wal":
                 raise StorageError(f"cannot switch {path} to WAL mode (got {mode})")
         conn.execute("PRAGMA synchronous = NORMAL")
@@ -59,6 +61,30 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _enable_wal(conn: sqlite3.Connection, patience: float = BUSY_TIMEOUT_MS / 1000) -> str:
+    """Switch to WAL. On a brand-new file several processes may try at once, and SQLite
+    answers "busy" at once instead of waiting: retry until the deadline."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+def create_private(path: Path) -> None:
+    """Create the database file readable by its owner only (SQLite gives the -wal and
+    -shm files the same permissions); an existing file is left as it is."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
 
 
 def describe_error(exc: sqlite3.Error, path: Path) -> StorageError:

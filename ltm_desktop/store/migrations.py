@@ -7,6 +7,7 @@ A database newer than this code is refused and left untouched.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -148,13 +149,15 @@ def check_not_too_new(version: int, path: Path, migrations: Sequence[Migration])
 
 def backup_database(conn: sqlite3.Connection, backup_dir: Path, version: int) -> Path:
     """A consistent copy of the live database (SQLite's online backup)."""
-    backup_dir.mkdir(parents=True, exist_ok=True)
+    backup_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = backup_dir / f"ltm-v{version}-{stamp}.sqlite"
+    backup_dir.chmod(0o700)
     counter = 1
     while target.exists():
         target = backup_dir / f"ltm-v{version}-{stamp}-{counter}.sqlite"
         counter += 1
+    os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # private
     dest = sqlite3.connect(str(target))
     try:
         conn.backup(dest)
@@ -179,6 +182,10 @@ def migrate(
     for migration in pending:
         try:
             conn.execute("BEGIN IMMEDIATE")
+            # Another process may have migrated while we waited for the lock.
+            if int(conn.execute("PRAGMA user_version").fetchone()[0]) >= migration.version:
+                conn.execute("COMMIT")
+                continue
             for statement in migration.statements:
                 conn.execute(statement)
             conn.execute(

@@ -36,6 +36,7 @@ from ltm_desktop.store.checkpointer import Checkpointer
 from ltm_desktop.store.connection import (
     check_is_sqlite_file,
     connect,
+    create_private,
     describe_error,
     transaction,
 )
@@ -73,7 +74,8 @@ class SqliteStore:
         check_is_sqlite_file(path)
         if path.exists() and path.stat().st_size > 0:
             check_not_too_new(read_version(path), path, migrations)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        create_private(path)
         self._writer = connect(path)
         try:
             self.migration_backup = migrate(self._writer, path, backup_dir, migrations)

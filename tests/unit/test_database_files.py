@@ -106,3 +106,53 @@ def test_closed_store_refuses_work(tmp_path: Path) -> None:
     store.close()  # idempotent
     with pytest.raises(StorageError, match="closed"):
         store.list_projects()
+
+
+def test_data_files_are_private(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from ltm_desktop.app import open_service
+
+    old = os.umask(0o022)
+    try:
+        opened = open_service(tmp_path / "data", tmp_path / "none.toml")
+        service = opened.service
+        project = service.resolve_scope(cwd="/srv/app", register=True)
+        from ltm_desktop.core.records import MemoryDraft
+
+        service.add(project, MemoryDraft("secret-ish note"), "a")
+        service.close()
+    finally:
+        os.umask(old)
+    data = tmp_path / "data"
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+    for name in ("ltm.sqlite", "ltm.sqlite-wal", "ltm.sqlite-shm"):
+        if (data / name).exists():
+            assert stat.S_IMODE((data / name).stat().st_mode) == 0o600, name
+    assert stat.S_IMODE((data / "precis").stat().st_mode) == 0o700
+
+
+OPEN_SCRIPT = """
+import sys
+from ltm_desktop.app import open_service
+open_service(sys.argv[1], sys.argv[1] + "/none.toml").service.close()
+"""
+
+
+def test_several_processes_can_create_a_new_data_dir_at_once(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    for trial in range(3):
+        target = tmp_path / f"fresh{trial}"
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPEN_SCRIPT, str(target)], stderr=subprocess.PIPE, text=True
+            )
+            for _ in range(3)
+        ]
+        results = [(p.wait(timeout=120), p.stderr.read()) for p in procs]  # type: ignore[union-attr]
+        for p in procs:
+            p.stderr.close()  # type: ignore[union-attr]
+        assert [code for code, _ in results] == [0, 0, 0], [err for _, err in results]
