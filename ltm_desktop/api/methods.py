@@ -34,6 +34,7 @@ from ltm_desktop.core.service import MemoryService
 
 log = logging.getLogger(__name__)
 DEFAULT_ACTOR = "agent"
+MAX_OFFSET = 10_000_000
 MEMORY_FIELDS = ("title", "content", "category", "importance", "tags", "ttl_days")
 
 
@@ -177,7 +178,7 @@ def hello(d: Dispatcher, p: Params, s: Session) -> Any:
 
 @method("auth")
 def auth(d: Dispatcher, p: Params, s: Session) -> Any:
-    token = p.text("token", required=True)
+    token = rules.check_text(p.text("token", required=True), "token")
     p.done()
     if s.transport != "tcp":
         return {"ok": True, "required": False}  # Unix peers are checked by uid instead
@@ -288,8 +289,8 @@ def memory_list(d: Dispatcher, p: Params, s: Session) -> Any:
     project_id = scope(d, p)
     count = limit(p, 50)
     offset = p.integer("offset") or 0
-    if offset < 0:
-        raise invalid("offset", "must be 0 or more")
+    if not 0 <= offset <= MAX_OFFSET:
+        raise invalid("offset", f"must be between 0 and {MAX_OFFSET:,}")
     category = p.text("category")
     include_disabled = p.boolean("include_disabled", False)
     p.done()

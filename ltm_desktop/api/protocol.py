@@ -7,6 +7,7 @@ anything malformed becomes a JSON-RPC error object, never an exception.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,6 +130,8 @@ def valid_id(message: Any) -> Id:
     request_id = message.get("id")
     if isinstance(request_id, bool) or not isinstance(request_id, str | int | float | None):
         return None
+    if isinstance(request_id, float) and not math.isfinite(request_id):
+        return None  # 1e400 parses as infinity, which JSON cannot carry back
     return request_id
 
 

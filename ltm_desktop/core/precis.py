@@ -82,14 +82,17 @@ class _Window:
 
     ids: frozenset[str]
     last_key: tuple[int, float] | None  # precis_order of the N-th memory; None if fewer
+    next_expiry: float | None  # after this, a member has silently left the top-N
 
     @classmethod
     def of(cls, info: PrecisInfo, top_n: int) -> _Window:
         full = len(info.candidate_ids) >= top_n
-        return cls(frozenset(info.candidate_ids), info.last_key if full else None)
+        return cls(frozenset(info.candidate_ids), info.last_key if full else None, info.next_expiry)
 
-    def touched_by(self, changed: Sequence[Memory]) -> bool:
-        """Could these changed memories alter the top-N?"""
+    def touched_by(self, changed: Sequence[Memory], now: float) -> bool:
+        """Could these changed memories (or the passing of time) alter the top-N?"""
+        if self.next_expiry is not None and now >= self.next_expiry:
+            return True
         for memory in changed:
             if memory.id in self.ids:
                 return True
@@ -144,6 +147,9 @@ class PrecisManager:
             memory_ids=rendered.memory_ids,
             candidate_ids=tuple(m.id for m in candidates),
             last_key=precis_order(candidates[-1]) if candidates else None,
+            next_expiry=min(
+                (m.expires_at for m in candidates if m.expires_at is not None), default=None
+            ),
         )
 
     def refresh(self, project_ids: Iterable[str], changed: Sequence[Memory] | None = None) -> None:
@@ -166,8 +172,11 @@ class PrecisManager:
                 self._windows.clear()
                 self._seen_version = version
             if changed is not None:
+                now = self._clock()
                 ids = [
-                    i for i in ids if i not in self._windows or self._windows[i].touched_by(changed)
+                    i
+                    for i in ids
+                    if i not in self._windows or self._windows[i].touched_by(changed, now)
                 ]
             if not ids:
                 return

@@ -182,6 +182,7 @@ class PrecisInfo:
     memory_ids: tuple[str, ...]
     candidate_ids: tuple[str, ...] = field(default=())
     last_key: tuple[int, float] | None = None  # list order key of the last candidate
+    next_expiry: float | None = None  # when the first candidate's TTL runs out
 
 
 @dataclass(frozen=True, slots=True)

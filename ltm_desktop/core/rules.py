@@ -13,7 +13,7 @@ import posixpath
 import re
 import sys
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ltm_desktop.core.errors import InvalidInput
@@ -150,8 +150,8 @@ def normalize_tag(tag: object) -> str:
 
 
 def check_tags(value: object) -> tuple[str, ...]:
-    if isinstance(value, str) or not isinstance(value, Iterable):
-        raise InvalidInput("tags must be a list of strings", "tags")
+    if not isinstance(value, list | tuple):
+        raise InvalidInput(f"tags must be a list of strings, not {describe(value)}", "tags")
     tags: list[str] = []
     for raw in value:
         tag = normalize_tag(raw)

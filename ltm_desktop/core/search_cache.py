@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
+
+from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.query import ParsedQuery
+from ltm_desktop.core.records import SearchHit
 
 CachedHit = tuple[str, float, str]
 
@@ -41,3 +45,28 @@ class SearchCache:
             self._entries.move_to_end(key)
             while len(self._entries) > self._capacity:
                 self._entries.popitem(last=False)
+
+    def search(
+        self,
+        store: MemoryStore,
+        scopes: Sequence[str],
+        query: ParsedQuery,
+        count: int,
+        version: Hashable,
+        now: float,
+    ) -> list[SearchHit]:
+        """``store.search_memories``, answered from the cache when ``version`` still holds
+        and every cached memory is still active and unexpired."""
+        key = (tuple(scopes), query, count)
+        cached = self.lookup(key, version)
+        if cached is not None:
+            fresh = {m.id: m for m in store.get_memories([i for i, _, _ in cached])}
+            if all(
+                i in fresh and not fresh[i].disabled and not fresh[i].is_expired(now)
+                for i, _, _ in cached
+            ):
+                return [SearchHit(fresh[i], score, snippet) for i, score, snippet in cached]
+        found = store.search_memories(scopes, query, count, now)
+        hits = [SearchHit(memory, score, snippet) for memory, score, snippet in found]
+        self.store(key, version, [(h.memory.id, h.score, h.snippet) for h in hits])
+        return hits

@@ -8,6 +8,7 @@ own connection).
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -57,6 +58,7 @@ from ltm_desktop.core.seams import (
 from ltm_desktop.core.search_cache import SearchCache
 from ltm_desktop.core.uses import UseCounter
 
+log = logging.getLogger(__name__)
 SYSTEM_ACTOR = "system"
 
 
@@ -104,9 +106,17 @@ class MemoryService:
         return purged
 
     def close(self) -> None:
-        self._uses.close()
-        with self._write_lock:
-            self.store.close()
+        """Write pending use counts (if the database lets us) and close the store."""
+        try:
+            self._uses.close()
+        except Exception:  # logged by the counter; closing must still happen
+            log.warning(
+                "use counts not written at close; %d memories keep older counts",
+                len(self._uses.pending_ids()),
+            )
+        finally:
+            with self._write_lock:
+                self.store.close()
 
     def _write_uses(self, uses: dict[str, tuple[int, float]]) -> None:
         with self._write_lock:
@@ -331,20 +341,7 @@ class MemoryService:
     def _search_store(self, scopes: list[str], query: ParsedQuery, count: int) -> list[SearchHit]:
         """The store's hits, from the cache when nothing was written since the same search."""
         version = (self._generation, self.store.data_version())
-        key = (tuple(scopes), query, count)
-        cached = self._cache.lookup(key, version)
-        if cached is not None:
-            now = self.now()
-            fresh = {m.id: m for m in self.store.get_memories([i for i, _, _ in cached])}
-            if all(
-                i in fresh and not fresh[i].disabled and not fresh[i].is_expired(now)
-                for i, _, _ in cached
-            ):
-                return [SearchHit(fresh[i], score, snippet) for i, score, snippet in cached]
-        found = self.store.search_memories(scopes, query, count, self.now())
-        hits = [SearchHit(memory, score, snippet) for memory, score, snippet in found]
-        self._cache.store(key, version, [(h.memory.id, h.score, h.snippet) for h in hits])
-        return hits
+        return self._cache.search(self.store, scopes, query, count, version, self.now())
 
     def recall(
         self,

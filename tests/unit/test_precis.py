@@ -12,7 +12,7 @@ from ltm_desktop.core.config import Settings
 from ltm_desktop.core.precis import TRUNCATION_MARK, prompt_section, render_precis
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory
 from ltm_desktop.core.service import MemoryService
-from tests.conftest import ServiceFactory, make_draft
+from tests.conftest import FakeClock, ServiceFactory, make_draft
 
 
 def memory(i: int, title: str = "", content: str = "", importance: int = 5) -> Memory:
@@ -171,3 +171,16 @@ def test_another_process_lowering_the_top_n_is_noticed(
     mine.add(project, make_draft("now it fits", importance=3), "a")
     text = Path(mine.precis(project).path).read_text()
     assert text == "## second place\n\nsecond place\n\n## now it fits\n\nnow it fits"
+
+
+def test_a_write_after_a_top_memory_expired_refreshes_the_file(
+    make_service: ServiceFactory, clock: FakeClock
+) -> None:
+    service = make_service(settings=Settings(precis_top_n=2))
+    project = service.resolve_scope(cwd="/srv/app", register=True)
+    service.add(project, make_draft("alpha", importance=9, ttl_days=1), "a")
+    service.add(project, make_draft("bravo", importance=8), "a")
+    clock.advance(days=2)  # alpha expired, but nothing wrote since
+    service.add(project, make_draft("charlie", importance=3), "a")
+    text = Path(service.precis(project).path).read_text()
+    assert text == "## bravo\n\nbravo\n\n## charlie\n\ncharlie"
