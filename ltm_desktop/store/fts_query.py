@@ -13,6 +13,7 @@ from itertools import combinations
 from ltm_desktop.core.query import MIN_ROOT_CHARS, ParsedQuery, Term, word_root
 
 SCOPE_COLUMN = "scope"
+TEXT_COLUMNS = ("title", "narrative")  # observation_fts, the one table shared by scopes
 
 
 def quote(word: str) -> str:
@@ -52,7 +53,11 @@ def _negations(query: ParsedQuery) -> str:
 
 
 def _scoped(body: str, project_pks: Sequence[int] | None) -> str:
-    return f"({body})" if project_pks is None else f"{scope_filter(project_pks)} AND ({body})"
+    """In a table shared by scopes, the words may only match the text columns: a word
+    like "s3" must never match the scope column's tokens."""
+    if project_pks is None:
+        return f"({body})"
+    return f"{scope_filter(project_pks)} AND {{{' '.join(TEXT_COLUMNS)}}}:({body})"
 
 
 def match_all(query: ParsedQuery, project_pks: Sequence[int] | None = None) -> str:
@@ -61,13 +66,13 @@ def match_all(query: ParsedQuery, project_pks: Sequence[int] | None = None) -> s
     ``project_pks`` adds a scope filter, for tables shared by scopes (observations).
     """
     body = " AND ".join(compile_term(t) for t in query.positive)
-    return _scoped(body, project_pks) + _negations(query)
+    return _scoped(f"({body}){_negations(query)}", project_pks)
 
 
 def match_any(query: ParsedQuery, project_pks: Sequence[int] | None = None) -> str:
     """Any positive term may match (the widened attempt)."""
     body = " OR ".join(compile_term(t) for t in query.positive)
-    return _scoped(body, project_pks) + _negations(query)
+    return _scoped(f"({body}){_negations(query)}", project_pks)
 
 
 def match_two(query: ParsedQuery) -> str:

@@ -100,3 +100,17 @@ def test_observations_are_scoped(service: MemoryService, project: str) -> None:
     other = service.resolve_scope(cwd="/elsewhere", register=True)
     service.observe(other, "agent_end", "s", "a", user_text="secret elsewhere topic")
     assert service.recall(project, "elsewhere topic") == []
+
+
+def test_words_never_match_the_scope_column(service: MemoryService, project: str) -> None:
+    """A query word like "s2" must not match the internal scope tokens (review finding)."""
+    service.observe(project, "agent_end", "s", "a", user_text="unrelated words only")
+    pk_token = "s" + str(
+        service.store._read(  # type: ignore[attr-defined]
+            lambda c: c.execute(
+                "SELECT pk FROM projects WHERE project_id = ?", (project,)
+            ).fetchone()[0]
+        )
+    )
+    assert service.recall(project, pk_token, kinds=["observation"]) == []
+    assert service.recall(project, f"nothing {pk_token}", kinds=["observation"]) == []

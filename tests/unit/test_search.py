@@ -220,19 +220,26 @@ def test_word_root() -> None:
 @settings(max_examples=400, deadline=None)
 @given(st.text(max_size=80))
 def test_compiled_queries_never_raise_in_fts5(text: str) -> None:
-    """Property: for any string, the compiled MATCH expressions are valid FTS5."""
+    """Property: for any string, the compiled MATCH expressions are valid FTS5, both on a
+    scope's own table and on the shared (scope-filtered) observation table."""
     conn = sqlite3.connect(":memory:")
     try:
         conn.execute(
-            f"CREATE VIRTUAL TABLE t USING fts5(title, content, tags, scope, tokenize='{TOKENIZER}')"
+            f"CREATE VIRTUAL TABLE m USING fts5(title, content, tags, tokenize='{TOKENIZER}')"
         )
-        conn.execute("INSERT INTO t VALUES ('a b', 'deploy the app', '', 's1')")
+        conn.execute(
+            f"CREATE VIRTUAL TABLE o USING fts5(title, narrative, scope, tokenize='{TOKENIZER}')"
+        )
+        conn.execute("INSERT INTO m VALUES ('a b', 'deploy the app', '')")
+        conn.execute("INSERT INTO o VALUES ('a b', 'deploy the app', 's1')")
         for typing in (False, True):
             query = parse_query(text, typing=typing)
             if query.is_empty:
                 continue
-            for match in (match_all(query, [1, 2]), match_any(query, [1]), match_two(query)):
-                conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,)).fetchall()
+            for match in (match_all(query), match_any(query), match_two(query)):
+                conn.execute("SELECT rowid FROM m WHERE m MATCH ?", (match,)).fetchall()
+            for match in (match_all(query, [1, 2]), match_any(query, [1])):
+                conn.execute("SELECT rowid FROM o WHERE o MATCH ?", (match,)).fetchall()
     finally:
         conn.close()
 
