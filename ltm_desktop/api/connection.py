@@ -23,6 +23,12 @@ if TYPE_CHECKING:
     from ltm_desktop.api.server import ApiServer
 
 log = logging.getLogger(__name__)
+
+
+def loop_time() -> float:
+    return asyncio.get_running_loop().time()
+
+
 READ_CHUNK = 64 * 1024
 MAX_QUEUED_EVENTS = 10_000
 
@@ -54,6 +60,9 @@ class Connection:
     async def run(self) -> None:
         options = self.server.options
         buffer = bytearray()
+        # A TCP peer that has not authenticated gets a short leash, so that anonymous
+        # connections cannot hold the connection slots the owner's agents need.
+        auth_deadline = loop_time() + options.auth_timeout
         while not self.server.stopping:
             newline = buffer.find(b"\n")
             if newline < 0:
@@ -64,6 +73,10 @@ class Connection:
                     timeout: float | None = options.line_timeout
                 else:
                     timeout = None if self.session.subscribed else options.idle_timeout
+                if self.session.transport == "tcp" and not self.session.authenticated:
+                    timeout = max(
+                        0.0, min(timeout or options.auth_timeout, auth_deadline - loop_time())
+                    )
                 try:
                     chunk = await asyncio.wait_for(self.reader.read(READ_CHUNK), timeout)
                 except TimeoutError:

@@ -56,6 +56,7 @@ class ServerOptions:
     max_connections: int = 128
     idle_timeout: float = 600.0
     line_timeout: float = 10.0
+    auth_timeout: float = 5.0  # TCP peers must call auth within this
     write_timeout: float = 30.0
     workers: int = 4  # more threads only fight over the GIL (measured: 8 was 30% slower)
     housekeeping_interval: float = 600.0  # expire memories whose TTL ran out, this often

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from ltm_desktop.core.errors import Conflict, NotFound, StaleEdit
+from ltm_desktop.core.query import split_words
 from ltm_desktop.core.records import (
     SECONDS_PER_DAY,
     AddResult,
@@ -210,6 +211,7 @@ def add_memory(
         action=AuditAction.CREATED,
         supersedes=superseded_id,
     )
+    rarity.add_document(memory_table(project_pk), split_words(draft.content))
     if superseded_id is not None:
         set_disabled(conn, superseded_id, True, actor, now, superseded_by=memory.id)
     status = AddStatus.SUPERSEDED if superseded_id else AddStatus.CREATED

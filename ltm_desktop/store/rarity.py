@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 
 MAX_CACHED = 200_000
+REFRESH_AFTER = 2_000  # lookups; counts drift as memories are added, so forget them now and then
 
 
 class WordRarity:
@@ -21,6 +22,7 @@ class WordRarity:
         self._conn = conn
         self._vocabularies: set[str] = set()
         self._counts: dict[tuple[str, str], int] = {}
+        self._lookups = 0
 
     def _vocabulary(self, table: str) -> str:
         vocab = f"temp.vocab_{table}"
@@ -33,6 +35,9 @@ class WordRarity:
 
     def counts(self, table: str, words: Iterable[str]) -> dict[str, int]:
         wanted = set(words)
+        self._lookups += 1
+        if self._lookups % REFRESH_AFTER == 0:
+            self._counts.clear()
         missing = [w for w in wanted if (table, w) not in self._counts]
         if missing:
             if len(self._counts) + len(missing) > MAX_CACHED:
@@ -47,8 +52,18 @@ class WordRarity:
                         f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", chunk
                     ).fetchall()
                 )
-            self._counts.update(((table, w), n) for w, n in found.items())
-        return {w: self._counts[(table, w)] for w in wanted}
+            # A word not in the index yet is not cached: it will not stay at 0.
+            self._counts.update(((table, w), n) for w, n in found.items() if n > 0)
+        else:
+            found = {}
+        return {w: found.get(w, self._counts.get((table, w), 0)) for w in wanted}
+
+    def add_document(self, table: str, words: Iterable[str]) -> None:
+        """Keep cached counts in step with a memory this connection just indexed."""
+        for word in set(words):
+            key = (table, word)
+            if key in self._counts:
+                self._counts[key] += 1
 
     def rarest(self, table: str, words: Iterable[str], n: int) -> list[str]:
         counts = self.counts(table, words)

@@ -267,7 +267,9 @@ class SqliteStore:
                 )
                 for d in drafts
             )
-            return [memory for memory in imported if memory is not None]
+            done = [memory for memory in imported if memory is not None]
+            self._rarity.reset()  # bulk inserts change word counts wholesale
+        return done
 
     def update_memory(
         self,

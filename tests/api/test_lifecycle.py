@@ -237,3 +237,19 @@ def test_the_server_expires_memories_while_it_runs(
     start_server(socket_path=short_dir / "h.sock", housekeeping_interval=0.05)
     wait_until(lambda: service.get(memory.id).disabled)
     assert service.history(memory.id)[-1].action.value == "expired"
+
+
+def test_unauthenticated_tcp_peers_are_dropped_quickly(
+    start_server: ServerFactory, short_dir: Path
+) -> None:
+    server = start_server(socket_path=short_dir / "a.sock", tcp=("127.0.0.1", 0), auth_timeout=0.2)
+    assert server.server.endpoint is not None
+    address = server.server.endpoint.tcp
+    assert address is not None
+    squatter = RawConnection(address)
+    try:
+        assert squatter.closed()  # never authenticated: closed after auth_timeout
+    finally:
+        squatter.close()
+    with Client(short_dir / "a.sock") as owner:  # the owner's Unix client is unaffected
+        assert owner.health()["ok"] is True

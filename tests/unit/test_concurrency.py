@@ -126,7 +126,9 @@ def test_another_process_writes_the_same_database(
     assert sources == {"main", "proc"}
 
 
-def test_a_failed_add_does_not_break_later_adds(make_service: ServiceFactory, tmp_path: Path) -> None:
+def test_a_failed_add_does_not_break_later_adds(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
     """A rollback also drops the temp tables the write created (review finding)."""
     import sqlite3
 

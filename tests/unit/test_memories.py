@@ -321,3 +321,16 @@ def test_supersede_survives_an_edit_of_one_rare_word(service: MemoryService, pro
     old = service.add(project, make_draft(base.format(n="twenty")), "agent").memory
     result = service.add(project, make_draft(base.format(n="thirty")), "agent")
     assert result.superseded_id == old.id
+
+
+def test_supersede_does_not_depend_on_how_long_the_process_ran(
+    service: MemoryService, project: str
+) -> None:
+    """Word counts first seen as 0 must not stay 0 in the rarity cache (review finding)."""
+
+    def text(i: int, word: str = "note") -> str:
+        return f"kubernetes deployment configuration {word} number with item zz{i} qq{i}"
+
+    ids = [service.add(project, make_draft(text(i)), "a").memory.id for i in range(80)]
+    result = service.add(project, make_draft(text(70, "memo")), "a")
+    assert result.superseded_id == ids[70]
