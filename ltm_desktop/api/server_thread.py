@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import threading
 from pathlib import Path
 
 from ltm_desktop.api.server import ApiServer, ServerOptions
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.service import MemoryService
+
+log = logging.getLogger(__name__)
 
 
 class ServerThread:
@@ -40,7 +44,8 @@ class ServerThread:
     def start(self, timeout: float = 15.0) -> bool:
         """Start serving; False (with ``error`` set) if the server could not start."""
         self._thread.start()
-        self._ready.wait(timeout)
+        if not self._ready.wait(timeout):
+            self.error = f"the agent API did not start within {timeout:.0f} s"
         return self.error is None and self.server.endpoint is not None
 
     def _run(self) -> None:
@@ -53,14 +58,22 @@ class ServerThread:
             await self.server.start()
         except (LtmError, OSError) as exc:
             self.error = str(exc)
-            self._ready.set()
             return
-        self._ready.set()
+        except Exception as exc:  # a bug: report it in the status bar, keep the app running
+            log.exception("the agent API failed to start")
+            self.error = f"the agent API failed to start: {exc}"
+            return
+        finally:
+            self._ready.set()
         await self._stop.wait()
         await self.server.stop()
 
     def stop(self) -> None:
-        if self._loop is not None and self._stop is not None and self._thread.is_alive():
-            self._loop.call_soon_threadsafe(self._stop.set)
-        if self._thread.is_alive():
-            self._thread.join()
+        """Stop serving and wait for the thread (also when start() gave up waiting)."""
+        if not self._thread.is_alive():
+            return
+        self._ready.wait()  # the loop and its stop event exist from then on
+        if self._loop is not None and self._stop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already finished
+                self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join()
