@@ -132,6 +132,7 @@ def main() -> int:
     parser.add_argument("--unique", type=int, default=300, help="never-repeated queries timed")
     parser.add_argument("--requests", type=int, default=4_000, help="searches per throughput run")
     parser.add_argument("--adds", type=int, default=1_000)
+    parser.add_argument("--workers", type=int, default=2, help="serve --workers (processes)")
     parser.add_argument(
         "--keep", metavar="DIR", help="build in DIR and keep it (reused when present)"
     )
@@ -148,7 +149,8 @@ def main() -> int:
         print(f"built {args.memories:,} memories in {seconds:.1f} s in {workdir}")
     project = largest_project(service)
     server = subprocess.Popen(
-        [sys.executable, "-m", "ltm_desktop", "--data-dir", str(workdir), "serve", "--socket", str(socket_path)],
+        [sys.executable, "-m", "ltm_desktop", "--data-dir", str(workdir), "serve",
+         "--socket", str(socket_path), "--workers", str(args.workers)],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:

@@ -60,6 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("--defaults", action="store_true", help="print a config file with defaults")
     serve = commands.add_parser("serve", help="run the agent API in the foreground (no window)")
     _endpoint_arguments(serve)
+    serve.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="serve from N processes (more searches per second on several cores; default 1)",
+    )
     call = commands.add_parser(
         "call",
         help="call one API method and print its JSON result",
@@ -82,6 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     entry.add_argument("--uninstall", action="store_true", help="remove what it installed")
     return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError("must be a whole number from 1 to 64")
+    return value
 
 
 def _endpoint_arguments(parser: argparse.ArgumentParser) -> None:
@@ -169,7 +183,9 @@ def cmd_config(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from ltm_desktop.serve import serve
 
-    return serve(args.data_dir, args.config, args.socket, args.tcp, warn=_warn)
+    return serve(
+        args.data_dir, args.config, args.socket, args.tcp, warn=_warn, workers=args.workers
+    )
 
 
 def cmd_call(args: argparse.Namespace) -> int:

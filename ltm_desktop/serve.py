@@ -6,13 +6,17 @@ An entry point (like cli.py), so it may compose the store, the service and the s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from ltm_desktop import __version__
 from ltm_desktop.api import runtime
+from ltm_desktop.api.listeners import Listeners, open_listeners
+from ltm_desktop.api.runtime import Endpoint
 from ltm_desktop.api.server import ApiServer, ServerOptions
 from ltm_desktop.app import open_service
 from ltm_desktop.core.paths import resolve_data_dir
@@ -56,29 +60,115 @@ def serve(
     tcp: str | None,
     *,
     warn: Callable[[Sequence[str]], None],
+    workers: int = 1,
 ) -> int:
-    """Run until a signal; returns the process exit code. Raises LtmError on startup failure."""
+    """Run until a signal; returns the process exit code. Raises LtmError on startup failure.
+
+    With ``workers`` > 1 the parent binds the endpoint (and holds the locks), then forks
+    that many processes that all accept on it: one Python process is bound by its GIL.
+    """
     opened = open_service(data_dir, config)
     warn(opened.warnings)
     service = opened.service
+    data_path = service.paths.data_dir
     try:
-        options = server_options(service.paths.data_dir, socket, tcp)
-        server = ApiServer(service, service.paths.data_dir, options)
-        asyncio.run(_run(server))
+        options = server_options(data_path, socket, tcp)
+        if workers <= 1:
+            asyncio.run(_run(ApiServer(service, data_path, options), announce=True))
+            return 0
     finally:
-        service.close()
-    return 0
+        service.close()  # before forking: children open their own connections
+    return _serve_forked(data_path, config, options, workers)
 
 
-async def _run(server: ApiServer) -> None:
+def _announce(data_dir: Path, endpoint: Endpoint, workers: int = 1) -> None:
+    extra = f" with {workers} worker processes" if workers > 1 else ""
+    print(
+        f"ltm-desktop {__version__} serving {data_dir} on {endpoint.describe()}{extra}", flush=True
+    )
+
+
+async def _run(server: ApiServer, *, announce: bool) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     endpoint = await server.start()
-    print(
-        f"ltm-desktop {__version__} serving {server.data_dir} on {endpoint.describe()}",
-        flush=True,
-    )
+    if announce:
+        _announce(server.data_dir, endpoint)
     await stop.wait()
     await server.stop()
+
+
+def _serve_forked(data_dir: Path, config: str | None, options: ServerOptions, workers: int) -> int:
+    listeners = open_listeners(data_dir, options.socket_path, options.tcp)
+    children: list[int] = []
+    try:
+        for index in range(workers):
+            pid = os.fork()
+            if pid == 0:  # the worker: never returns into the parent's code
+                code = 1
+                try:
+                    code = _worker(data_dir, config, options, listeners, index)
+                finally:
+                    os._exit(code)
+            children.append(pid)
+        _announce(data_dir, listeners.endpoint, workers)
+        return _supervise(children)
+    finally:
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        for pid in children:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+        listeners.close()
+
+
+def _supervise(children: list[int]) -> int:
+    """Wait for SIGINT/SIGTERM (then stop the workers, exit 0) or a worker's death (exit 1)."""
+    stopping = False
+
+    def on_signal(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, on_signal)
+    alive = set(children)
+    failed = False
+    while alive:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            break
+        alive.discard(pid)
+        if not stopping:  # a worker died on its own: stop the others, report it
+            failed = True
+            on_signal(signal.SIGTERM, None)
+    return 1 if failed else 0
+
+
+def _worker(
+    data_dir: Path, config: str | None, options: ServerOptions, listeners: Listeners, index: int
+) -> int:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it sends SIGTERM
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    opened = open_service(data_dir, config)
+    try:
+        worker_options = replace(
+            options,
+            events_from_audit=True,
+            publish_endpoint=False,
+            # one worker is enough to expire memories; the others effectively never do
+            housekeeping_interval=options.housekeeping_interval if index == 0 else 10**9,
+        )
+        asyncio.run(
+            _run(ApiServer(opened.service, data_dir, worker_options, listeners), announce=False)
+        )
+    finally:
+        opened.service.close()
+    return 0

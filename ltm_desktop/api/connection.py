@@ -127,11 +127,7 @@ class Connection:
                 if self.task is not None:
                     self.task.cancel()
 
-        def on_change(event: ChangeEvent) -> None:
-            with contextlib.suppress(RuntimeError):  # the loop has closed
-                loop.call_soon_threadsafe(deliver, event)
-
-        self.unsubscribe = self.server.service.events.subscribe(on_change)
+        self.unsubscribe = self.server.subscribe(deliver)
         loop.call_soon_threadsafe(self._start_sender)
 
     def _start_sender(self) -> None:

@@ -11,11 +11,11 @@ import asyncio
 import contextlib
 import logging
 import os
-import secrets
 import socket
 import struct
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import Any
 
 from ltm_desktop.api import runtime
 from ltm_desktop.api.connection import Connection
+from ltm_desktop.api.listeners import Listeners, open_listeners
 from ltm_desktop.api.methods import Dispatcher, Session
 from ltm_desktop.api.protocol import (
     BUSY,
@@ -36,17 +37,13 @@ from ltm_desktop.api.protocol import (
     result_message,
     valid_id,
 )
-from ltm_desktop.api.runtime import Endpoint, EndpointError
+from ltm_desktop.api.runtime import Endpoint
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.filelock import FileLock
+from ltm_desktop.core.records import ChangeEvent
 from ltm_desktop.core.service import MemoryService
 
 log = logging.getLogger(__name__)
 READ_BUFFER = 64 * 1024
-
-
-class ServerAlreadyRunning(LtmError):
-    """Another live server owns this socket or data dir; it is never displaced."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +58,10 @@ class ServerOptions:
     workers: int = 4  # more threads only fight over the GIL (measured: 8 was 30% slower)
     housekeeping_interval: float = 600.0  # expire memories whose TTL ran out, this often
     publish_endpoint: bool = False
+    # Several processes serve one socket (serve --workers): events.subscribe then reads
+    # the audit log, which every process writes, instead of this process's own events.
+    events_from_audit: bool = False
+    audit_poll_interval: float = 0.1
 
 
 def peer_uid(sock: socket.socket) -> int | None:
@@ -75,17 +76,26 @@ def peer_uid(sock: socket.socket) -> int | None:
 class ApiServer:
     """Serves one MemoryService on a Unix socket and/or loopback TCP."""
 
-    def __init__(self, service: MemoryService, data_dir: Path, options: ServerOptions) -> None:
+    def __init__(
+        self,
+        service: MemoryService,
+        data_dir: Path,
+        options: ServerOptions,
+        listeners: Listeners | None = None,
+    ) -> None:
+        """``listeners``: sockets bound (and locks held) by another process; this server
+        then serves them without owning them (one of ``serve --workers`` processes)."""
         self.service = service
         self.data_dir = data_dir
         self.options = options
         self.stopping = False
         self.endpoint: Endpoint | None = None
         self.loop: asyncio.AbstractEventLoop = None  # type: ignore[assignment]  # set in start()
-        self._token: str | None = None
-        self._token_file: Path | None = None
+        self._listeners = listeners
+        self._owns_listeners = listeners is None
         self._endpoint_file: Path | None = None
-        self._locks: list[FileLock] = []
+        self._subscribers: set[Callable[[ChangeEvent], None]] = set()
+        self._audit_feed: asyncio.Task[None] | None = None
         self._servers: list[asyncio.AbstractServer] = []
         self._connections: set[Connection] = set()
         self._pool = ThreadPoolExecutor(options.workers, thread_name_prefix="ltm-api")
@@ -108,70 +118,78 @@ class ApiServer:
 
     # -- lifecycle --------------------------------------------------------
 
-    def _lock(self, path: Path, what: str) -> None:
-        lock = FileLock(path)
-        if not lock.acquire(blocking=False):
-            raise ServerAlreadyRunning(
-                f"another ltm-desktop server is already running for {what}; not starting a second one"
-            )
-        self._locks.append(lock)
-
     async def start(self) -> Endpoint:
         self.loop = asyncio.get_running_loop()
+        if self._listeners is None:
+            options = self.options
+            self._listeners = await self.loop.run_in_executor(
+                None, open_listeners, self.data_dir, options.socket_path, options.tcp
+            )
+        listeners = self._listeners
         try:
-            self._lock(self.data_dir / "server.lock", f"the data dir {self.data_dir}")
-            socket_path = await self._start_unix() if self.options.socket_path else None
-            tcp = await self._start_tcp() if self.options.tcp else None
+            if listeners.unix is not None:
+                self._servers.append(
+                    await asyncio.start_unix_server(
+                        self._accept_unix, sock=listeners.unix, limit=READ_BUFFER
+                    )
+                )
+            if listeners.tcp is not None:
+                self._servers.append(
+                    await asyncio.start_server(
+                        self._accept_tcp, sock=listeners.tcp, limit=READ_BUFFER
+                    )
+                )
         except BaseException:
             await self._teardown()
             raise
-        self.endpoint = Endpoint(socket_path, tcp)
-        self._housekeeping = asyncio.get_running_loop().create_task(self._housekeep())
-        if self.options.publish_endpoint:
+        self._dispatcher = Dispatcher(
+            self.service, token=listeners.token, on_write=self._record_write
+        )
+        self.endpoint = listeners.endpoint
+        self._housekeeping = self.loop.create_task(self._housekeep())
+        if self.options.events_from_audit:
+            self._audit_feed = self.loop.create_task(self._feed_from_audit())
+        if self.options.publish_endpoint and self._owns_listeners:
             self._endpoint_file = runtime.publish_endpoint(
-                self.endpoint, self.data_dir, self._token_file
+                self.endpoint, self.data_dir, listeners.token_file
             )
         return self.endpoint
 
-    async def _start_unix(self) -> Path:
-        path = runtime.check_socket_path(self.options.socket_path)  # type: ignore[arg-type]
-        self._lock(path.with_name(path.name + ".lock"), f"the socket {path}")
-        if path.exists() or path.is_symlink():
-            if not path.is_socket():
-                raise EndpointError(f"{path} exists and is not a socket; refusing to replace it")
-            if _socket_is_live(path):
-                raise ServerAlreadyRunning(
-                    f"a live server already listens on {path}; not replacing it"
-                )
-            log.info("removing stale socket %s", path)
-            path.unlink()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temporary.unlink(missing_ok=True)
-        try:
-            sock.bind(str(temporary))
-            os.chmod(temporary, 0o600)
-            os.rename(temporary, path)
-            sock.listen(256)
-        except BaseException:
-            sock.close()
-            temporary.unlink(missing_ok=True)
-            raise
-        server = await asyncio.start_unix_server(self._accept_unix, sock=sock, limit=READ_BUFFER)
-        self._servers.append(server)
-        return path
+    def subscribe(self, deliver: Callable[[ChangeEvent], None]) -> Callable[[], None]:
+        """Route change events to ``deliver`` (called on the event loop)."""
+        if not self.options.events_from_audit:
+            loop = self.loop
 
-    async def _start_tcp(self) -> tuple[str, int]:
-        host, port = self.options.tcp  # type: ignore[misc]
-        server = await asyncio.start_server(self._accept_tcp, host, port, limit=READ_BUFFER)
-        self._servers.append(server)
-        bound = server.sockets[0].getsockname()
-        actual = (host, int(bound[1]))
-        self._token = secrets.token_urlsafe(32)
-        self._dispatcher = Dispatcher(self.service, token=self._token, on_write=self._record_write)
-        self._token_file = runtime.runtime_dir() / f"tcp-{actual[1]}.token"
-        runtime.write_private_file(self._token_file, self._token)
-        return actual
+            def on_change(event: ChangeEvent) -> None:
+                with contextlib.suppress(RuntimeError):  # the loop has closed
+                    loop.call_soon_threadsafe(deliver, event)
+
+            return self.service.events.subscribe(on_change)
+        self._subscribers.add(deliver)
+        return lambda: self._subscribers.discard(deliver)
+
+    async def _feed_from_audit(self) -> None:
+        """Every process writes the audit log, so reading it gives every process's changes."""
+        seen = await self.loop.run_in_executor(self._pool, self.service.last_event_seq)
+        while True:
+            await asyncio.sleep(self.options.audit_poll_interval)
+            if not self._subscribers:
+                seen = await self.loop.run_in_executor(self._pool, self.service.last_event_seq)
+                continue
+            try:
+                events = await self.loop.run_in_executor(
+                    self._pool, self.service.events_after, seen, 1000
+                )
+            except LtmError as exc:
+                log.warning("reading the audit log for subscribers failed: %s", exc)
+                continue
+            for event in events:
+                seen = event.seq
+                change = ChangeEvent(
+                    event.memory_id, event.project_id, event.action.value, event.actor, event.at
+                )
+                for deliver in list(self._subscribers):
+                    deliver(change)
 
     async def _housekeep(self) -> None:
         """Expire what is due while running for days (MEMORY.md then drops it too)."""
@@ -185,8 +203,9 @@ class ApiServer:
     async def stop(self, grace: float = 10.0) -> None:
         """Stop accepting, let requests in flight finish (writes commit), then close."""
         self.stopping = True
-        if self._housekeeping is not None:
-            self._housekeeping.cancel()
+        for task in (self._housekeeping, self._audit_feed):
+            if task is not None:
+                task.cancel()
         for server in self._servers:
             server.close()
         for conn in list(self._connections):
@@ -203,14 +222,10 @@ class ApiServer:
             with contextlib.suppress(Exception):
                 await server.wait_closed()
         await self.loop.run_in_executor(None, self._pool.shutdown)
-        if self.endpoint is not None and self.endpoint.socket_path is not None:
-            self.endpoint.socket_path.unlink(missing_ok=True)
-        for path in (self._token_file, self._endpoint_file):
-            if path is not None:
-                path.unlink(missing_ok=True)
-        for lock in self._locks:
-            lock.release()
-        self._locks.clear()
+        if self._owns_listeners and self._listeners is not None:
+            self._listeners.close()
+        if self._endpoint_file is not None:
+            self._endpoint_file.unlink(missing_ok=True)
 
     # -- connections ------------------------------------------------------
 
@@ -289,16 +304,3 @@ async def _refuse(writer: asyncio.StreamWriter, error: RpcError) -> None:
     writer.close()
     with contextlib.suppress(Exception):
         await writer.wait_closed()
-
-
-def _socket_is_live(path: Path) -> bool:
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    probe.settimeout(1.0)
-    try:
-        probe.connect(str(path))
-    except OSError:
-        return False
-    else:
-        return True
-    finally:
-        probe.close()

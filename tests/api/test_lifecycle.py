@@ -253,3 +253,55 @@ def test_unauthenticated_tcp_peers_are_dropped_quickly(
         squatter.close()
     with Client(short_dir / "a.sock") as owner:  # the owner's Unix client is unaffected
         assert owner.health()["ok"] is True
+
+
+def test_serve_with_worker_processes(tmp_path: Path, short_dir: Path) -> None:
+    sock = short_dir / "w.sock"
+    process = serve(tmp_path / "data", sock, "--workers", "2")
+    try:
+        assert process.stdout is not None
+        assert "with 2 worker processes" in process.stdout.readline()
+        with Client(sock, client_name="watcher") as watcher:
+            watcher.events_subscribe()
+            written = set()
+            for i in range(6):  # separate connections land on either worker
+                with Client(sock, client_name=f"agent{i}") as agent:
+                    written.add(
+                        agent.memory_add(f"fact {i} from agent zz{i}q", cwd="/srv/w")["memory"][
+                            "id"
+                        ]
+                    )
+            seen: set[str] = set()
+            while seen != written:
+                event = watcher.next_event(timeout=10)
+                assert event is not None, f"missing events for {written - seen}"
+                seen.add(event["params"]["id"])
+            assert len(watcher.memory_search("fact from agent", cwd="/srv/w", limit=10)) == 6
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        process.stdout.close()  # type: ignore[union-attr]
+        process.stderr.close()  # type: ignore[union-attr]
+    assert not sock.exists()
+
+
+def test_a_dying_worker_stops_the_server_with_an_error(tmp_path: Path, short_dir: Path) -> None:
+    sock = short_dir / "d.sock"
+    process = serve(tmp_path / "data", sock, "--workers", "2")
+    try:
+        assert process.stdout is not None
+        assert "worker processes" in process.stdout.readline()
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        assert len(children) == 2
+        os.kill(int(children[0]), signal.SIGKILL)
+        assert process.wait(timeout=30) == 1
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        process.stdout.close()  # type: ignore[union-attr]
+        process.stderr.close()  # type: ignore[union-attr]
+    assert not sock.exists()

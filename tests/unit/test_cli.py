@@ -62,7 +62,16 @@ def test_config_defaults_is_valid_toml(capsys: pytest.CaptureFixture[str]) -> No
     assert tomllib.loads(capsys.readouterr().out)["precis"]["budget_bytes"] == 5120
 
 
-@pytest.mark.parametrize("argv", [["frobnicate"], ["status", "--bogus"], ["--data-dir"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["frobnicate"],
+        ["status", "--bogus"],
+        ["--data-dir"],
+        ["serve", "--workers", "0"],
+        ["serve", "--workers", "x"],
+    ],
+)
 def test_bad_arguments_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(argv)
