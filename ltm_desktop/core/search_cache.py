@@ -3,8 +3,8 @@
 Agents repeat searches (a hook that searches each prompt, a question asked again
 next turn). A cached hit is only (memory id, score, snippet): the memories are
 read again on reuse, so counters are fresh, and a memory removed or expired
-since makes the search run again. Any write, in this process or another, makes
-every entry stale.
+since makes the search run again. Any audited change (every change to a memory,
+in this process or another) makes every entry stale; counting uses does not.
 """
 
 from __future__ import annotations

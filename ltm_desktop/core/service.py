@@ -86,7 +86,6 @@ class MemoryService:
         self._provider = provider or NoExternalProvider()
         self._consolidator = consolidator or NoConsolidator()
         self._write_lock = threading.RLock()
-        self._generation = 0
         self._cache = SearchCache(search_cache_size)
         self._uses = UseCounter(self._write_uses)
         self.precis_manager = PrecisManager(
@@ -169,7 +168,6 @@ class MemoryService:
 
     def _after_write(self, changed: Sequence[Memory]) -> None:
         """Bring the affected precis files up to date (call with the write lock held)."""
-        self._generation += 1  # cached searches are stale now
         affected = {m.project_id for m in changed}
         if GLOBAL_PROJECT_ID in affected:
             affected = {p.project_id for p in self.store.list_projects()}
@@ -340,7 +338,9 @@ class MemoryService:
 
     def _search_store(self, scopes: list[str], query: ParsedQuery, count: int) -> list[SearchHit]:
         """The store's hits, from the cache when nothing was written since the same search."""
-        version = (self._generation, self.store.data_version())
+        # Every change to a memory, in any process, adds an audit event; use counts do not,
+        # so searches stay cached while agents (here or in other workers) keep reading.
+        version = self.store.last_event_seq()
         return self._cache.search(self.store, scopes, query, count, version, self.now())
 
     def recall(
