@@ -19,6 +19,7 @@ from ltm_desktop.api.listeners import Listeners, open_listeners
 from ltm_desktop.api.runtime import Endpoint
 from ltm_desktop.api.server import ApiServer, ServerOptions
 from ltm_desktop.app import open_service
+from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.paths import resolve_data_dir
 
 
@@ -67,6 +68,8 @@ def serve(
     With ``workers`` > 1 the parent binds the endpoint (and holds the locks), then forks
     that many processes that all accept on it: one Python process is bound by its GIL.
     """
+    if workers > 1 and not hasattr(os, "fork"):
+        raise LtmError("--workers needs a system with fork() (Linux, macOS); use --workers 1")
     opened = open_service(data_dir, config)
     warn(opened.warnings)
     service = opened.service

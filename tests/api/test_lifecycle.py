@@ -288,6 +288,9 @@ def test_serve_with_worker_processes(tmp_path: Path, short_dir: Path) -> None:
     assert not sock.exists()
 
 
+@pytest.mark.skipif(
+    not Path("/proc/self/task").exists(), reason="finds the workers via Linux /proc"
+)
 def test_a_dying_worker_stops_the_server_with_an_error(tmp_path: Path, short_dir: Path) -> None:
     sock = short_dir / "d.sock"
     process = serve(tmp_path / "data", sock, "--workers", "2")
