@@ -149,6 +149,15 @@ def test_unix_clients_from_the_same_user_need_no_auth(client: Client) -> None:
     assert client.health()["ok"] is True
 
 
+def reap(process: subprocess.Popen[str]) -> None:
+    """Kill the server if a test failed before stopping it, and close its pipes."""
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+    process.stdout.close()  # type: ignore[union-attr]
+    process.stderr.close()  # type: ignore[union-attr]
+
+
 def serve(data_dir: Path, sock: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "ltm_desktop", "--data-dir", str(data_dir), "serve", "--socket", str(sock), *extra],
@@ -171,11 +180,7 @@ def test_serve_prints_its_endpoint_and_exits_cleanly(
         process.send_signal(signum)
         assert process.wait(timeout=30) == 0
     finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-        process.stdout.close()  # type: ignore[union-attr]
-        process.stderr.close()  # type: ignore[union-attr]
+        reap(process)
     assert not sock.exists()
 
 
@@ -280,11 +285,7 @@ def test_serve_with_worker_processes(tmp_path: Path, short_dir: Path) -> None:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
     finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-        process.stdout.close()  # type: ignore[union-attr]
-        process.stderr.close()  # type: ignore[union-attr]
+        reap(process)
     assert not sock.exists()
 
 
@@ -302,9 +303,5 @@ def test_a_dying_worker_stops_the_server_with_an_error(tmp_path: Path, short_dir
         os.kill(int(children[0]), signal.SIGKILL)
         assert process.wait(timeout=30) == 1
     finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-        process.stdout.close()  # type: ignore[union-attr]
-        process.stderr.close()  # type: ignore[union-attr]
+        reap(process)
     assert not sock.exists()
