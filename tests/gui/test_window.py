@@ -239,3 +239,32 @@ def test_scope_switch_scopes_every_view(
     assert window.projects.model.rowCount() == 2
     tooltip = window.projects.model.index(window.projects.model.row_of(billing), 0).data(3)
     assert tooltip == "/home/dev/src/billing-api"
+
+
+def test_removed_and_expired_toggles_show_them_marked(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: object
+) -> None:
+    from PySide6.QtCore import Qt
+
+    from tests.gui.conftest import add
+
+    kept = add(service, billing, "Kept memory stays visible")
+    gone = add(service, billing, "Removed memory about queues")
+    service.remove(gone.id, "gui")
+    late = add(service, billing, "Expiring memory about tokens", ttl_days=1)
+    clock.advance(days=2)  # type: ignore[attr-defined]
+    window = make_window(service, scope=billing)
+    table = window.table
+    qtbot.waitUntil(lambda: table.model.row_of(kept.id) >= 0)
+    assert table.model.row_of(gone.id) < 0
+    assert table.model.row_of(late.id) < 0
+    table.show_removed.setChecked(True)
+    table.show_expired.setChecked(True)
+    qtbot.waitUntil(lambda: table.model.row_of(gone.id) >= 0 and table.model.row_of(late.id) >= 0)
+    model = table.model
+    removed_index = model.index(model.row_of(gone.id), 0)
+    expired_index = model.index(model.row_of(late.id), 0)
+    assert model.data(removed_index).endswith("[removed]")
+    assert model.data(removed_index, Qt.ItemDataRole.FontRole).strikeOut()
+    assert model.data(expired_index).endswith("[expired]")
+    assert model.data(expired_index, Qt.ItemDataRole.FontRole).italic()
