@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from PySide6.QtCore import Signal
@@ -42,6 +43,7 @@ class EditorPanel(QWidget):
         self.base: Memory | None = None
         self.new_project: str | None = None
         self._dirty = False
+        self._saving: str | None = None  # what a save in flight writes to
         self.heading = QLabel(self)
         self.heading.setWordWrap(True)
         self.meta = QLabel(self)
@@ -119,29 +121,44 @@ class EditorPanel(QWidget):
 
     # -- opening ----------------------------------------------------------
 
-    def confirm_leave(self) -> bool:
-        """Ask what to do with unsaved edits before showing something else; False to stay."""
+    def confirm_leave(self, then: Callable[[], None] | None = None) -> bool:
+        """Ask what to do with unsaved edits before showing something else; False to stay.
+
+        Args:
+            then: what to do once a save the person asked for has succeeded (the caller
+                stays put until then: the save runs in the background).
+        """
+        if self._saving is not None:
+            return False  # a save is on its way: nothing moves until it settles
         if not self._dirty:
             return True
         title = self.form.values().title or (self.base.title if self.base else "New memory")
         answer = self.ctx.prompter.unsaved_changes(self, title)
         if answer == "save":
-            self.save()
-            return not self._dirty
+            self.save(then=then)
+            return False
         if answer == "discard":
             self._set_dirty(False)
             return True
         return False
 
-    def open_memory(self, memory_id: str) -> None:
+    def is_saving(self) -> bool:
+        return self._saving is not None
+
+    def _target(self) -> str:
+        """What a save writes to: the memory's id, or the scope of a new memory."""
+        return self.base.id if self.new_project is None and self.base else f"new:{self.new_project}"
+
+    def open_memory(self, memory_id: str) -> bool:
+        """Show ``memory_id``; False when the person chose to stay with unsaved edits."""
         if not memory_id:
             if not self._dirty:
                 self._show_nothing()
-            return
+            return True
         if memory_id == self.memory_id and self.new_project is None:
-            return
-        if not self.confirm_leave():
-            return
+            return True
+        if not self.confirm_leave(then=lambda: self.open_requested.emit(memory_id)):
+            return False
         service = self.ctx.service
         self.ctx.runner.run(
             lambda: ops.load(service, memory_id),
@@ -149,6 +166,7 @@ class EditorPanel(QWidget):
             self._on_load_failed,
             key=f"editor-load-{id(self)}",
         )
+        return True
 
     def _on_loaded(self, memory: Memory) -> None:
         if self._dirty:  # edits began while loading: keep them
@@ -164,7 +182,7 @@ class EditorPanel(QWidget):
             self.ctx.errors.report(exc, "open the memory")
 
     def start_new(self, project_id: str, scope_name: str) -> None:
-        if not self.confirm_leave():
+        if not self.confirm_leave(then=lambda: self.start_new(project_id, scope_name)):
             return
         self.base, self.new_project = None, project_id
         self.form.setEnabled(True)
@@ -179,36 +197,75 @@ class EditorPanel(QWidget):
 
     # -- saving -----------------------------------------------------------
 
-    def save(self) -> None:
+    def save(self, *, then: Callable[[], None] | None = None) -> None:
+        """Save in the background; one save at a time, and its result goes to the memory it
+        was for (the editor cannot move to another one until it settles)."""
+        if self._saving is not None:
+            return  # a second Ctrl+S while the first runs would only conflict with it
         self.form.clear_errors()
         values = self.form.values()
+        target = self._target()
         try:
             if self.new_project is not None:
                 draft = rules.validate_draft(values.draft())
-                self.actions.add(self.new_project, draft, self._on_added, self._on_save_failed)
+                self._begin_save(target)
+                self.actions.add(
+                    self.new_project,
+                    draft,
+                    lambda result: self._on_added(result, target, then),
+                    lambda exc: self._on_save_failed(exc, target),
+                )
                 return
             if self.base is None:
                 return
             changes = values.changes_from(FormValues.of(self.base))
             if not changes:
                 self._set_dirty(False)
+                if then is not None:
+                    then()
                 return
             rules.validate_changes(changes)
         except InvalidInput as exc:
             self.form.show_error(exc.field, str(exc))
             return
-        self.actions.save_edit(self.base, changes, self._on_saved, self._on_save_failed)
+        self._begin_save(target)
+        self.actions.save_edit(
+            self.base,
+            changes,
+            lambda memory: self._on_saved(memory, target, then),
+            lambda exc: self._on_save_failed(exc, target),
+        )
 
-    def _on_saved(self, memory: Memory) -> None:
+    def _begin_save(self, target: str) -> None:
+        self._saving = target
+        self.save_button.setEnabled(False)
+
+    def _end_save(self, target: str) -> bool:
+        """Clear the in-flight state; True if the editor still shows what was saved."""
+        self._saving = None
+        self.save_button.setEnabled(self._dirty or self.new_project is not None)
+        return self._target() == target
+
+    def _on_saved(self, memory: Memory, target: str, then: Callable[[], None] | None) -> None:
+        if not self._end_save(target):
+            return
         self.banner.hide()
         self._load_into_form(memory)
+        if then is not None:
+            then()
 
-    def _on_added(self, result: AddResult) -> None:
+    def _on_added(self, result: AddResult, target: str, then: Callable[[], None] | None) -> None:
+        if not self._end_save(target):
+            return
         self._load_into_form(result.memory)
         self.banner.show_message(add_result_text(result), warn=False)
         self.memory_opened.emit(result.memory.id)
+        if then is not None:
+            then()
 
-    def _on_save_failed(self, exc: BaseException) -> None:
+    def _on_save_failed(self, exc: BaseException, target: str) -> None:
+        if not self._end_save(target):
+            return
         if isinstance(exc, InvalidInput):
             self.form.show_error(exc.field, str(exc))
         elif isinstance(exc, EditConflict) and isinstance(exc.current, Memory):

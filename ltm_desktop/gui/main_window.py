@@ -160,8 +160,10 @@ class MainWindow(QMainWindow):
     # -- slots ------------------------------------------------------------
 
     def on_memory_current(self, memory_id: str) -> None:
-        self.editor.open_memory(memory_id)
-        self.history.show_memory(memory_id)
+        if self.editor.open_memory(memory_id):
+            self.history.show_memory(memory_id)
+        elif self.editor.memory_id:  # the person stayed: keep the table on the edited memory
+            self.table.select_memory(self.editor.memory_id, when_loaded=False)
 
     def on_editor_opened(self, memory_id: str) -> None:
         self.history.show_memory(memory_id)
@@ -172,8 +174,7 @@ class MainWindow(QMainWindow):
         """Show a memory wherever it was clicked (precis, activity, a conflict)."""
         self.center.setCurrentIndex(TAB_MEMORIES)
         self.details.setCurrentIndex(TAB_EDITOR)
-        if not self.table.select_memory(memory_id):
-            self.editor.open_memory(memory_id)
+        if not self.table.select_memory(memory_id) and self.editor.open_memory(memory_id):
             self.history.show_memory(memory_id)
 
     def on_scope_changed(self, project_id: str) -> None:
@@ -267,7 +268,7 @@ class MainWindow(QMainWindow):
         settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self._closed and not self.editor.confirm_leave():
+        if not self._closed and not self.editor.confirm_leave(then=self.close):
             event.ignore()
             return
         self.shutdown()

@@ -152,3 +152,49 @@ def test_save_refuses_when_the_poll_has_not_noticed_yet(
     window.editor.save()
     qtbot.waitUntil(lambda: window.editor.banner.isVisible())
     assert service.get(memory.id).content == "Changed elsewhere"
+
+
+def test_a_double_save_saves_once_without_a_false_conflict(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "Deploys happen on Tuesdays")
+    window = make_window(service, scope=billing)
+    open_in_editor(qtbot, window, memory.id)
+    window.editor.form.importance.setValue(9)
+    window.editor.save()
+    window.editor.save()  # a second Ctrl+S before the first one returned
+    qtbot.waitUntil(lambda: not window.editor.is_saving() and not window.editor.is_dirty())
+    assert [e.action for e in service.history(memory.id)].count(AuditAction.UPDATED) == 1
+    assert not window.editor.banner.isVisible()
+
+
+def test_moving_on_while_a_save_runs_keeps_the_editor_on_its_memory(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    first = add(service, billing, "First memory about queues", importance=6)
+    second = add(service, billing, "Second memory about caches", importance=5)
+    window = make_window(service, scope=billing)
+    open_in_editor(qtbot, window, first.id)
+    window.editor.form.content.setPlainText("First memory about queues, edited")
+    window.editor.save()
+    window.table.select_memory(second.id)  # clicked while the save is on its way
+    qtbot.waitUntil(lambda: not window.editor.is_saving())
+    assert window.editor.memory_id == first.id
+    qtbot.waitUntil(lambda: window.table.current_id() == first.id)
+    assert service.get(first.id).content == "First memory about queues, edited"
+    assert service.get(second.id).content == "Second memory about caches"
+
+
+def test_answering_save_then_goes_where_the_person_clicked(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    first = add(service, billing, "First memory about queues", importance=6)
+    second = add(service, billing, "Second memory about caches", importance=5)
+    window = make_window(service, scope=billing)
+    window.ctx.prompter.answer = "save"  # type: ignore[attr-defined]
+    open_in_editor(qtbot, window, first.id)
+    window.editor.form.content.setPlainText("First memory about queues, edited")
+    window.table.select_memory(second.id)
+    qtbot.waitUntil(lambda: window.editor.memory_id == second.id)
+    assert service.get(first.id).content == "First memory about queues, edited"
+    qtbot.waitUntil(lambda: window.table.current_id() == second.id)
