@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import MemoryDraft
@@ -85,3 +86,44 @@ def test_many_writes_are_coalesced(
     write_from_thread(lambda: service.import_memories(billing, drafts, "importer"))
     qtbot.waitUntil(lambda: window.table.model.total == 300)
     assert len(signals) <= 3
+
+
+def test_a_change_during_the_first_page_load_is_not_lost(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    service: MemoryService,
+    billing: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A refresh requested while the first page is read must run after it (review finding)."""
+    add(service, billing, "Existing memory one")
+    window = make_window(service, scope=billing)
+    window.ctx.bridge.stop()  # only the explicit refresh below may notice the change
+    model = window.table.model
+    read_done, release = threading.Event(), threading.Event()
+    make_fetcher = model.make_fetcher
+
+    def gated() -> object:
+        fetcher = make_fetcher()
+        assert fetcher is not None
+        page = fetcher.page
+
+        class Gated:
+            def total(self) -> int | None:
+                return fetcher.total()
+
+            def page(self, *args: object) -> object:
+                result = page(*args)  # read before the change...
+                read_done.set()
+                release.wait(5)  # ...and deliver it after
+                return result
+
+        return Gated()
+
+    monkeypatch.setattr(model, "make_fetcher", gated)
+    model.reload()
+    assert read_done.wait(5)
+    new = add(service, billing, "Added while the first page was being read")
+    model.refresh()  # the live update arrives during the load
+    release.set()
+    qtbot.waitUntil(lambda: model.row_of(new.id) >= 0, timeout=3000)

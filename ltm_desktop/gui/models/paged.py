@@ -135,12 +135,16 @@ class PagedTableModel(RowTableModel):
         if self._total is not None:
             self.total_changed.emit(self._total)
         self.loaded.emit()
+        if self._refresh_again:  # a change arrived while the first page was being read
+            self.refresh()
 
     def _on_failed(self, generation: int, exc: BaseException) -> None:
         if generation == self._generation:
             self._page_pending = self._refresh_pending = False
             self._set_loading(False)
             self.load_failed.emit(exc)
+            if self._refresh_again:
+                self.refresh()
 
     # -- more pages -------------------------------------------------------
 
