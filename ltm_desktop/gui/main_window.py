@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QMainWindow, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter, QTabWidget, QWidget
 
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
@@ -197,6 +197,11 @@ class MainWindow(QMainWindow):
         self.editor.start_new(self.ctx.scope.project_id, self.ctx.scope.name)
 
     def delete_selected(self) -> None:
+        focus = QApplication.focusWidget()
+        if focus is not None and focus is not self.center and not self.center.isAncestorOf(focus):
+            # Delete pressed in the editor or the projects list is not meant for the table.
+            self.status.say("Delete acts on the memories selected in the list; click it first.")
+            return
         tab = self.center.currentIndex()
         if tab == TAB_STALE:
             self.stale.remove_selected()

@@ -29,6 +29,7 @@ def test_storage_error_during_delete_shows_a_dialog(
         raise StorageError("database or disk is full")
 
     monkeypatch.setattr(service, "remove", broken)
+    window.table.list_view.setFocus()
     window.a.delete.trigger()
     qtbot.waitUntil(lambda: bool(window.ctx.errors.open_boxes()))
     box = window.ctx.errors.open_boxes()[0]

@@ -7,7 +7,7 @@ from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.main_window import TAB_MEMORIES, TAB_TRASH, MainWindow
-from tests.gui.conftest import WindowFactory, add
+from tests.gui.conftest import WindowFactory, add, wait_idle
 
 
 def select_rows(window: MainWindow, ids: list[str]) -> None:
@@ -18,6 +18,7 @@ def select_rows(window: MainWindow, ids: list[str]) -> None:
         row = model.row_of(memory_id)
         assert row >= 0
         view.selectionModel().select(model.index(row, 0), flags.Select | flags.Rows)
+    view.setFocus()  # as when the person clicked the rows
 
 
 def active_ids(service: MemoryService, project_id: str) -> set[str]:
@@ -103,3 +104,16 @@ def test_undo_delete_edit_and_restore(
     assert not service.get(memory.id).disabled
     window.a.undo.trigger()
     qtbot.waitUntil(lambda: service.get(memory.id).disabled)
+
+
+def test_delete_in_the_editor_does_not_remove_the_selected_memory(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "Keep me while I edit", importance=4)
+    window = make_window(service, scope=billing)
+    qtbot.waitUntil(lambda: window.table.select_memory(memory.id))
+    qtbot.waitUntil(lambda: window.editor.memory_id == memory.id)
+    window.editor.form.category.setFocus()  # Delete pressed while editing
+    window.a.delete.trigger()
+    wait_idle(qtbot, window)
+    assert not service.get(memory.id).disabled
