@@ -168,7 +168,10 @@ class MainWindow(QMainWindow):
     def on_editor_opened(self, memory_id: str) -> None:
         self.history.show_memory(memory_id)
         if self.table.current_id() != memory_id:
-            self.table.select_memory(memory_id)
+            # select it once a refresh lists it (a memory just created); one in the Trash
+            # will never be in this list, so waiting for it would only hijack a later click
+            base = self.editor.base
+            self.table.select_memory(memory_id, when_loaded=base is not None and not base.disabled)
 
     def open_memory(self, memory_id: str) -> None:
         """Show a memory wherever it was clicked (precis, activity, a conflict)."""

@@ -251,6 +251,8 @@ class MemoryTable(ScopedPanel):
             self.selection_changed.emit(ids)
         if current != self._current:
             self._current = current
+            if current:
+                self._pending_select = ""  # the person chose: drop any older "select later"
             self.current_changed.emit(current)
 
     def on_activated(self, index: QModelIndex) -> None:

@@ -117,3 +117,28 @@ def test_delete_in_the_editor_does_not_remove_the_selected_memory(
     window.a.delete.trigger()
     wait_idle(qtbot, window)
     assert not service.get(memory.id).disabled
+
+
+def test_opening_a_trashed_memory_does_not_hijack_a_later_selection(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    kept = add(service, billing, "A memory the person works on", importance=5)
+    trashed = add(service, billing, "A memory in the trash", importance=4)
+    service.remove(trashed.id, "agent")
+    window = make_window(service, scope=billing)
+    window.open_memory(trashed.id)  # e.g. clicked in the Trash tab
+    qtbot.waitUntil(lambda: window.editor.memory_id == trashed.id)
+    qtbot.waitUntil(lambda: window.table.model.row_of(kept.id) >= 0)
+    view = window.table.list_view  # a click on the row (not select_memory)
+    flags = QItemSelectionModel.SelectionFlag
+    view.selectionModel().setCurrentIndex(
+        window.table.model.index(window.table.model.row_of(kept.id), 0),
+        flags.ClearAndSelect | flags.Rows,
+    )
+    qtbot.waitUntil(lambda: window.editor.memory_id == kept.id)
+    service.restore(trashed.id, "agent")  # it comes back into the list later
+    qtbot.waitUntil(lambda: window.table.model.row_of(trashed.id) >= 0)
+    wait_idle(qtbot, window)
+    assert window.table.current_id() == kept.id
+    assert window.editor.memory_id == kept.id
+    assert window.ctx.prompter.asked == []  # type: ignore[attr-defined]
