@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QObject, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QObject, Signal
 from PySide6.QtWidgets import QAbstractItemView, QTableView
 
 from ltm_desktop.gui.models.base import RowTableModel
@@ -97,6 +97,11 @@ class ViewKeeper(QObject):
             selection_model.setCurrentIndex(
                 model.index(current_row, self._current_column), Flag.NoUpdate
             )
+        elif current_row < 0 and view.currentIndex().isValid():
+            # The current row is gone (filtered out, restored, removed). Qt would quietly make
+            # a neighbour current while our "busy" flag hides it; a later click on that row
+            # would then change nothing. No current row is the honest state.
+            selection_model.setCurrentIndex(QModelIndex(), Flag.NoUpdate)
         top_row = model.row_of(self._top) if self._top is not None else -1
         if top_row >= 0:
             view.doItemsLayout()

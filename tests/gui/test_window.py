@@ -268,3 +268,26 @@ def test_removed_and_expired_toggles_show_them_marked(
     assert model.data(removed_index, Qt.ItemDataRole.FontRole).strikeOut()
     assert model.data(expired_index).endswith("[expired]")
     assert model.data(expired_index, Qt.ItemDataRole.FontRole).italic()
+
+
+def test_filtering_projects_then_clicking_one_switches_scope(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    from PySide6.QtCore import QItemSelectionModel
+
+    from tests.gui.conftest import add
+
+    other = service.resolve_scope(cwd="/home/dev/src/zebra-shop", register=True)
+    add(service, billing, "Billing fact")
+    add(service, other, "Zebra fact")
+    window = make_window(service, scope=billing)
+    panel = window.projects
+    qtbot.waitUntil(lambda: panel.model.row_of(other) >= 0)
+    panel.filter.setText("zebra")  # the current scope (billing) is filtered out
+    qtbot.waitUntil(lambda: panel.model.row_of(billing) < 0)
+    row = panel.model.row_of(other)
+    flags = QItemSelectionModel.SelectionFlag
+    panel.view.selectionModel().setCurrentIndex(
+        panel.model.index(row, 0), flags.ClearAndSelect | flags.Rows
+    )  # the click
+    qtbot.waitUntil(lambda: window.ctx.scope.project_id == other)
