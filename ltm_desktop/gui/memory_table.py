@@ -111,6 +111,7 @@ class MemoryTable(ScopedPanel):
         header = self.list_view.horizontalHeader()
         header.setSortIndicator(self.model.sort_column(), Qt.SortOrder.DescendingOrder)
         self.list_view.setSortingEnabled(True)
+        header.sortIndicatorChanged.connect(self.on_sort_indicator_changed)
         # The title (or the match) takes the room that is left, so the table fits its pane.
         for view, widths, stretch in (
             (self.list_view, (0, 86, 96, 116, 86, 50, 90), 0),
@@ -221,6 +222,18 @@ class MemoryTable(ScopedPanel):
                 self.stack.setCurrentIndex(PAGE_EMPTY)
             self.count_label.setText(count_label(total, "memory", "memories"))
         self.on_selection_changed()
+
+    def on_sort_indicator_changed(self, column: int, order: Qt.SortOrder) -> None:
+        """Columns the store cannot sort by (tags) put the arrow back where the order is."""
+        if column != self.model.sort_column():
+            header = self.list_view.horizontalHeader()
+            blocked = header.blockSignals(True)
+            descending = self.model.query.descending
+            header.setSortIndicator(
+                self.model.sort_column(),
+                Qt.SortOrder.DescendingOrder if descending else Qt.SortOrder.AscendingOrder,
+            )
+            header.blockSignals(blocked)
 
     # -- selection --------------------------------------------------------
 

@@ -25,7 +25,7 @@ from ltm_desktop.gui.models.stale_model import StaleModel, stale_row
 from ltm_desktop.gui.models.trash_model import TrashModel
 from ltm_desktop.gui.tasks import TaskRunner
 from tests.conftest import FakeClock
-from tests.gui.conftest import add
+from tests.gui.conftest import WindowFactory, add
 
 TOPICS = (
     "Kubernetes rollout strategy uses surge",
@@ -238,3 +238,20 @@ def test_refresh_patches_rows_in_place(
     assert "Changed title" in titles
     assert model.row_of(top.id) == 1
     assert resets == []
+
+
+def test_the_sort_arrow_stays_where_the_order_is(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    from PySide6.QtCore import Qt
+
+    from ltm_desktop.gui.models.memory_model import COL_IMPORTANCE, COL_TAGS, COL_TITLE
+
+    add(service, billing, "Some memory")
+    window = make_window(service, scope=billing)
+    header = window.table.list_view.horizontalHeader()
+    header.setSortIndicator(COL_TAGS, Qt.SortOrder.AscendingOrder)  # tags cannot be sorted
+    assert header.sortIndicatorSection() == COL_IMPORTANCE
+    header.setSortIndicator(COL_TITLE, Qt.SortOrder.AscendingOrder)
+    assert header.sortIndicatorSection() == COL_TITLE
+    assert window.table.model.query.order_by == "title"
