@@ -148,8 +148,12 @@ class MemoryActions(QObject):
             before, after = result
             if after != before:
                 old = ops.editable_values(before, changes)
+                new = ops.editable_values(after, changes)
                 self._undo.push(
-                    UndoEntry(f"Edit “{after.title}”", lambda s: ops.apply_values(s, after.id, old))
+                    UndoEntry(
+                        f"Edit “{after.title}”",
+                        lambda s: ops.apply_values(s, after.id, old, expected=new),
+                    )
                 )
                 self.message.emit(f"Saved “{after.title}”. Ctrl+Z undoes it.")
             self.saved.emit(after)

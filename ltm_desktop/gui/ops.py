@@ -101,6 +101,16 @@ def save_edit(
         raise EditConflict(service.get(base.id)) from None
 
 
-def apply_values(service: MemoryService, memory_id: str, values: dict[str, Any]) -> Memory:
-    """Set fields back to given values (revert to a version, undo an edit)."""
-    return service.update(memory_id, values, ACTOR)
+def apply_values(
+    service: MemoryService,
+    memory_id: str,
+    values: dict[str, Any],
+    expected: dict[str, Any] | None = None,
+) -> Memory:
+    """Set fields back to given values (revert to a version, undo an edit).
+
+    Args:
+        expected: the values these fields must still have (undo passes what the edit set,
+            so an agent's later change is never silently overwritten: StaleEdit instead).
+    """
+    return service.update(memory_id, values, ACTOR, expected=expected)

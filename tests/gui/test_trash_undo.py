@@ -142,3 +142,19 @@ def test_opening_a_trashed_memory_does_not_hijack_a_later_selection(
     assert window.table.current_id() == kept.id
     assert window.editor.memory_id == kept.id
     assert window.ctx.prompter.asked == []  # type: ignore[attr-defined]
+
+
+def test_undo_never_overwrites_a_later_change_by_an_agent(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "Cache entries live for five minutes", importance=4)
+    window = make_window(service, scope=billing)
+    qtbot.waitUntil(lambda: window.table.select_memory(memory.id))
+    qtbot.waitUntil(lambda: window.editor.memory_id == memory.id)
+    window.editor.form.importance.setValue(7)
+    window.editor.save()
+    qtbot.waitUntil(lambda: window.ctx.undo.top_label().startswith("Edit"))
+    service.update(memory.id, {"importance": 9}, "claude-code")  # the agent changes it again
+    window.a.undo.trigger()
+    qtbot.waitUntil(lambda: bool(window.ctx.errors.open_boxes()))
+    assert service.get(memory.id).importance == 9  # the agent's value stays
