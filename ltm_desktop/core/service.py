@@ -19,6 +19,7 @@ from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.events import EventHub
+from ltm_desktop.core.history import HistoryReads
 from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.precis import PrecisManager, prompt_section
@@ -28,7 +29,6 @@ from ltm_desktop.core.records import (
     SECONDS_PER_DAY,
     AddResult,
     AddStatus,
-    AuditEvent,
     ChangeEvent,
     ListQuery,
     Memory,
@@ -62,7 +62,7 @@ log = logging.getLogger(__name__)
 SYSTEM_ACTOR = "system"
 
 
-class MemoryService:
+class MemoryService(HistoryReads):
     """Thread-safe access to one data directory's memories."""
 
     def __init__(
@@ -385,25 +385,9 @@ class MemoryService:
             for h in hits
         ]
 
-    def history(self, memory_id: str) -> list[AuditEvent]:
-        return self.store.memory_history(rules.check_text(memory_id, "id"))
-
-    def project_history(
-        self,
-        project_id: str,
-        *,
-        limit: int = 200,
-        before_seq: int | None = None,
-        actor: str | None = None,
-    ) -> list[AuditEvent]:
-        return self.store.project_history(project_id, limit, before_seq, actor)
-
-    def events_after(self, seq: int, limit: int = 500) -> list[AuditEvent]:
-        """Audit events newer than ``seq``: how a window follows other processes' writes."""
-        return self.store.events_after(seq, limit)
-
-    def last_event_seq(self) -> int:
-        return self.store.last_event_seq()
+    def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
+        """The memories that exist among ``memory_ids`` (one query), by id."""
+        return {m.id: self._uses.overlay(m) for m in self.store.get_memories(list(memory_ids))}
 
     def data_version(self) -> int:
         """Changes whenever another process commits: a cheap "is there news?" check."""

@@ -192,6 +192,23 @@ def project_history(
     return [audit_from_row(row) for row in rows]
 
 
+def last_events(
+    conn: sqlite3.Connection, memory_ids: list[str], actions: list[str]
+) -> list[AuditEvent]:
+    """The newest event with one of ``actions`` for each memory (one query for a page)."""
+    if not memory_ids or not actions:
+        return []
+    ids = ",".join("?" * len(memory_ids))
+    kinds = ",".join("?" * len(actions))
+    rows = conn.execute(
+        f"SELECT {AUDIT_COLUMNS} FROM {AUDIT_FROM} WHERE a.seq IN ("
+        f"SELECT max(seq) FROM audit WHERE memory_id IN ({ids}) AND action IN ({kinds}) "
+        "GROUP BY memory_id)",
+        (*memory_ids, *actions),
+    ).fetchall()
+    return [audit_from_row(row) for row in rows]
+
+
 def events_after(conn: sqlite3.Connection, seq: int, limit: int) -> list[AuditEvent]:
     """Audit events newer than ``seq``, oldest first (to follow other processes' writes)."""
     rows = conn.execute(

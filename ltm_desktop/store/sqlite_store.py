@@ -410,6 +410,9 @@ class SqliteStore:
 
         return self._read(work)
 
+    def last_events(self, memory_ids: Sequence[str], actions: Sequence[str]) -> list[AuditEvent]:
+        return self._read(lambda c: reads.last_events(c, list(memory_ids), list(actions)))
+
     def events_after(self, seq: int, limit: int) -> list[AuditEvent]:
         return self._read(lambda c: reads.events_after(c, seq, limit))
 

@@ -181,3 +181,31 @@ def test_audit_table_is_append_only(service: MemoryService, project: str) -> Non
             conn.execute("DELETE FROM audit")
     finally:
         conn.close()
+
+
+def test_removal_events_give_the_newest_reason_for_each_memory(
+    service: MemoryService, project: str, clock: FakeClock
+) -> None:
+    removed = service.add(project, make_draft("removed by hand"), "a").memory
+    service.remove(removed.id, "gui")
+    service.restore(removed.id, "gui")
+    service.remove(removed.id, "claude-code")
+    expired = service.add(project, make_draft("short lived", ttl_days=1), "a").memory
+    live = service.add(project, make_draft("still here"), "a").memory
+    clock.advance(days=2)
+    service.purge_expired(project)
+    events = service.removal_events([removed.id, expired.id, live.id, "mem_missing"])
+    assert set(events) == {removed.id, expired.id}
+    assert (events[removed.id].action, events[removed.id].actor) == (
+        AuditAction.REMOVED,
+        "claude-code",
+    )
+    assert events[expired.id].action is AuditAction.EXPIRED
+    assert service.removal_events([]) == {}
+
+
+def test_get_many_skips_unknown_ids(service: MemoryService, project: str) -> None:
+    a = service.add(project, make_draft("first of many"), "a").memory
+    b = service.add(project, make_draft("second of many"), "a").memory
+    found = service.get_many([a.id, "mem_missing", b.id])
+    assert {k: m.title for k, m in found.items()} == {a.id: a.title, b.id: b.title}

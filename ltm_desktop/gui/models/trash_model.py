@@ -7,7 +7,6 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt
 
-from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.records import AuditAction, ListQuery, Memory
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.formatting import absolute_time, relative_time
@@ -30,27 +29,23 @@ class TrashRow:
         return self.memory.id
 
 
-def explain_removal(service: MemoryService, memory: Memory) -> tuple[str, str]:
-    """Why a memory is in the Trash and who put it there (from its last audit event)."""
-    history = service.history(memory.id)
-    last = next(
-        (
-            e
-            for e in reversed(history)
-            if e.action in (AuditAction.REMOVED, AuditAction.SUPERSEDED, AuditAction.EXPIRED)
-        ),
-        None,
-    )
-    actor = last.actor if last else memory.source
-    if memory.superseded_by:
-        try:
-            newer = service.get(memory.superseded_by).title
-        except LtmError:
-            newer = memory.superseded_by
-        return f"Superseded by “{newer}”", actor
-    if last is not None and last.action == AuditAction.EXPIRED:
-        return f"Expired (time to live: {memory.ttl_days} days)", actor
-    return "Removed", actor
+def explain_removals(service: MemoryService, memories: list[Memory]) -> list[tuple[str, str]]:
+    """Why each memory is in the Trash and who put it there: two queries for a whole page."""
+    events = service.removal_events([m.id for m in memories])
+    newer = service.get_many([m.superseded_by for m in memories if m.superseded_by])
+    out = []
+    for memory in memories:
+        last = events.get(memory.id)
+        actor = last.actor if last else memory.source
+        if memory.superseded_by:
+            other = newer.get(memory.superseded_by)
+            title = other.title if other else memory.superseded_by
+            out.append((f"Superseded by “{title}”", actor))
+        elif last is not None and last.action == AuditAction.EXPIRED:
+            out.append((f"Expired (time to live: {memory.ttl_days} days)", actor))
+        else:
+            out.append(("Removed", actor))
+    return out
 
 
 class TrashFetcher:
@@ -73,10 +68,11 @@ class TrashFetcher:
     def page(self, offset: int, limit: int, last: Any | None) -> tuple[list[TrashRow], bool]:
         found = self._service.list_memories(self._project_id, self._query(offset, limit))
         now = self._service.now()
-        rows = []
-        for memory in found:
-            why, actor = explain_removal(self._service, memory)
-            rows.append(TrashRow(MemoryRow.of(memory, now), why, actor))
+        reasons = explain_removals(self._service, found)
+        rows = [
+            TrashRow(MemoryRow.of(memory, now), why, actor)
+            for memory, (why, actor) in zip(found, reasons, strict=True)
+        ]
         return rows, len(found) == limit
 
     def total(self) -> int:
