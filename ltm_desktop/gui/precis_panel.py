@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, PrecisInfo
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui import theme
@@ -33,11 +32,11 @@ from ltm_desktop.gui.view_state import ViewKeeper, configure_table
 def load_precis(service: MemoryService, project_id: str) -> tuple[PrecisInfo, list[CandidateRow]]:
     info = service.precis(project_id)
     included = set(info.memory_ids)
+    found = service.get_many(info.candidate_ids)
     rows = []
     for rank, memory_id in enumerate(info.candidate_ids, start=1):
-        try:
-            memory = service.get(memory_id)
-        except LtmError:
+        memory = found.get(memory_id)
+        if memory is None:  # removed since the precis was computed
             continue
         rows.append(
             CandidateRow(

@@ -57,14 +57,19 @@ def _where(project_pk: int, query: ListQuery, now: float) -> tuple[str, list[Any
     return " AND ".join(clauses), params
 
 
+IDS_PER_QUERY = 500  # well under SQLite's bound-variable limit, however it was built
+
+
 def get_memories(conn: sqlite3.Connection, memory_ids: list[str]) -> list[Memory]:
-    if not memory_ids:
-        return []
-    marks = ",".join("?" * len(memory_ids))
-    rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.id IN ({marks})", memory_ids
-    ).fetchall()
-    return [memory_from_row(row) for row in rows]
+    found: list[Memory] = []
+    for start in range(0, len(memory_ids), IDS_PER_QUERY):
+        chunk = memory_ids[start : start + IDS_PER_QUERY]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.id IN ({marks})", chunk
+        ).fetchall()
+        found += [memory_from_row(row) for row in rows]
+    return found
 
 
 def list_memories(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui.models.activity_model import ActivityModel
+from ltm_desktop.gui.models.activity_model import ActivityFetcher, ActivityModel
 from ltm_desktop.gui.models.base import RowTableModel
 from ltm_desktop.gui.models.history_model import HistoryModel
 from ltm_desktop.gui.models.memory_model import COL_TITLE, MemoryQuery, MemoryTableModel
@@ -23,6 +24,7 @@ from ltm_desktop.gui.models.projects_model import ProjectsModel, project_rows
 from ltm_desktop.gui.models.search_model import SearchResultsModel
 from ltm_desktop.gui.models.stale_model import StaleModel, stale_row
 from ltm_desktop.gui.models.trash_model import TrashModel
+from ltm_desktop.gui.precis_panel import load_precis
 from ltm_desktop.gui.tasks import TaskRunner
 from tests.conftest import FakeClock
 from tests.gui.conftest import WindowFactory, add
@@ -255,3 +257,32 @@ def test_the_sort_arrow_stays_where_the_order_is(
     header.setSortIndicator(COL_TITLE, Qt.SortOrder.AscendingOrder)
     assert header.sortIndicatorSection() == COL_TITLE
     assert window.table.model.query.order_by == "title"
+
+
+def test_activity_rows_name_the_memory_even_when_the_event_does_not(
+    service: MemoryService, project: str
+) -> None:
+    memory = service.add(project, MemoryDraft("Deploys go out on Tuesdays"), "claude").memory
+    service.update(memory.id, {"importance": 9}, "gui")
+    service.remove(memory.id, "gui")
+    fetcher = ActivityFetcher(service, project, None)
+    rows, more = fetcher.page(0, 10, None)
+    assert [r.event.action.value for r in rows] == ["removed", "updated", "created"]
+    assert {r.title for r in rows} == {memory.title}
+    assert not more
+
+
+def test_precis_candidates_skip_memories_gone_since_the_precis_was_computed(
+    service: MemoryService, project: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept = service.add(project, MemoryDraft("Use uv for installs", importance=8), "a").memory
+    other = service.add(project, MemoryDraft("Ship on green CI only", importance=7), "a").memory
+    real = service.precis(project)
+    raced = dataclasses.replace(real, candidate_ids=(kept.id, "mem_gone", other.id))
+    monkeypatch.setattr(service, "precis", lambda project_id: raced)
+    _, rows = load_precis(service, project)
+    assert [(r.id, r.rank, r.title) for r in rows] == [
+        (kept.id, 1, kept.title),
+        (other.id, 3, other.title),
+    ]
+    assert all(r.included for r in rows)

@@ -9,6 +9,7 @@ import pytest
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.records import AuditAction, ListQuery
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.store import memory_reads
 from tests.conftest import FakeClock, ServiceFactory, make_draft
 
 
@@ -209,3 +210,10 @@ def test_get_many_skips_unknown_ids(service: MemoryService, project: str) -> Non
     b = service.add(project, make_draft("second of many"), "a").memory
     found = service.get_many([a.id, "mem_missing", b.id])
     assert {k: m.title for k, m in found.items()} == {a.id: a.title, b.id: b.title}
+    conn = sqlite3.connect(service.store.location)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 999)  # the oldest builds' limit
+    try:
+        many = [f"mem_{i}" for i in range(2_500)] + [b.id]
+        assert [m.id for m in memory_reads.get_memories(conn, many)] == [b.id]
+    finally:
+        conn.close()

@@ -7,7 +7,6 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt
 
-from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.records import AuditEvent
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.formatting import absolute_time, relative_time
@@ -42,21 +41,38 @@ class ActivityFetcher:
         events = self._service.project_history(
             self._project_id, limit=limit, before_seq=before, actor=self._actor
         )
+        self._look_up_titles(events)
         return [ActivityRow(e, self._title(e)) for e in events], len(events) == limit
 
     def total(self) -> None:
         return None
 
+    def _look_up_titles(self, events: list[AuditEvent]) -> None:
+        """One query for the titles a page of events does not carry itself."""
+        missing = {
+            e.memory_id
+            for e in events
+            if _recorded_title(e) is None and e.memory_id not in self._titles
+        }
+        if missing:
+            found = self._service.get_many(sorted(missing))
+            for memory_id in missing:
+                memory = found.get(memory_id)
+                self._titles[memory_id] = memory.title if memory else memory_id
+
     def _title(self, event: AuditEvent) -> str:
-        for values in (event.after, event.before):
-            if values and isinstance(values.get("title"), str):
-                return values["title"]
-        if event.memory_id not in self._titles:
-            try:
-                self._titles[event.memory_id] = self._service.get(event.memory_id).title
-            except LtmError:
-                self._titles[event.memory_id] = event.memory_id
-        return self._titles[event.memory_id]
+        recorded = _recorded_title(event)
+        if recorded is not None:
+            return recorded
+        return self._titles.get(event.memory_id, event.memory_id)
+
+
+def _recorded_title(event: AuditEvent) -> str | None:
+    """The title the event itself holds (it changed, or the memory was created)."""
+    for values in (event.after, event.before):
+        if values and isinstance(values.get("title"), str):
+            return values["title"]
+    return None
 
 
 class ActivityModel(PagedTableModel):
