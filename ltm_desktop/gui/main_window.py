@@ -6,7 +6,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QMainWindow,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QWidget,
+)
 
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
@@ -30,6 +37,7 @@ from ltm_desktop.gui.status_bar import StatusBar
 from ltm_desktop.gui.tasks import TaskRunner
 from ltm_desktop.gui.trash_panel import TrashPanel
 from ltm_desktop.gui.undo import UndoStack
+from ltm_desktop.gui.view_state import column_widths, restore_column_widths
 
 TAB_MEMORIES, TAB_TRASH, TAB_STALE, TAB_OBSERVATIONS, TAB_ACTIVITY = range(5)
 TAB_EDITOR, TAB_HISTORY, TAB_PRECIS = range(3)
@@ -254,6 +262,18 @@ class MainWindow(QMainWindow):
         models = (self.table.model, self.trash.model, self.activity.model, self.observations.model)
         return self.ctx.runner.is_idle() and all(m.is_settled() for m in models)
 
+    def _tables(self) -> dict[str, QTableView]:
+        """Every table whose column widths the person may set, by settings name."""
+        return {
+            "memories": self.table.list_view,
+            "search": self.table.search_view,
+            "trash": self.trash.view,
+            "stale": self.stale.view,
+            "observations": self.observations.view,
+            "activity": self.activity.view,
+            "precis": self.precis.candidates,
+        }
+
     def _restore_settings(self) -> None:
         settings = self.ctx.settings
         geometry = settings.value("geometry")
@@ -265,6 +285,8 @@ class MainWindow(QMainWindow):
         for key, tabs in (("tab/center", self.center), ("tab/details", self.details)):
             index = int(settings.value(key, 0) or 0)
             tabs.setCurrentIndex(index if 0 <= index < tabs.count() else 0)
+        for name, view in self._tables().items():
+            restore_column_widths(view, settings.value(f"columns/{name}"))
 
     def _save_settings(self) -> None:
         settings = self.ctx.settings
@@ -273,6 +295,8 @@ class MainWindow(QMainWindow):
         settings.setValue("scope", self.ctx.scope.project_id)
         settings.setValue("tab/center", self.center.currentIndex())
         settings.setValue("tab/details", self.details.currentIndex())
+        for name, view in self._tables().items():
+            settings.setValue(f"columns/{name}", column_widths(view))
         settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:

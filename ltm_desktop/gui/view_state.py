@@ -107,3 +107,36 @@ class ViewKeeper(QObject):
             view.doItemsLayout()
             bar = view.verticalScrollBar()
             bar.setValue(bar.value() + view.rowViewportPosition(top_row) - self._top_offset)
+
+
+MIN_COLUMN_WIDTH = 24
+MAX_COLUMN_WIDTH = 4_000
+
+
+def column_widths(view: QTableView) -> list[int]:
+    """The widths of a table's columns, for the settings file."""
+    header = view.horizontalHeader()
+    return [header.sectionSize(i) for i in range(header.count())]
+
+
+def restore_column_widths(view: QTableView, saved: object) -> None:
+    """Give back the widths the person chose; columns that size themselves keep doing so.
+
+    ``saved`` comes from a settings file a person may have edited: anything that
+    is not a list of sensible widths is ignored, never an error.
+    """
+    if isinstance(saved, str):  # QSettings' INI format reads a one-item list back as a string
+        saved = [saved]
+    if not isinstance(saved, list):
+        return
+    header = view.horizontalHeader()
+    last = header.count() - 1
+    for column, value in enumerate(saved[: header.count()]):
+        try:
+            width = int(value)
+        except (TypeError, ValueError):
+            continue
+        interactive = header.sectionResizeMode(column) == header.ResizeMode.Interactive
+        stretched_last = column == last and header.stretchLastSection()
+        if interactive and not stretched_last and MIN_COLUMN_WIDTH <= width <= MAX_COLUMN_WIDTH:
+            header.resizeSection(column, width)

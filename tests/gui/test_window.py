@@ -291,3 +291,32 @@ def test_filtering_projects_then_clicking_one_switches_scope(
         panel.model.index(row, 0), flags.ClearAndSelect | flags.Rows
     )  # the click
     qtbot.waitUntil(lambda: window.ctx.scope.project_id == other)
+
+
+def test_column_widths_are_remembered_and_bad_saved_widths_ignored(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    service: MemoryService,
+    billing: str,
+    gui_settings: QSettings,
+) -> None:
+    add(service, billing, "Something")
+    window = make_window(service)
+    qtbot.waitUntil(window.is_idle)
+    window.table.list_view.setColumnWidth(1, 140)  # Category
+    window.trash.view.setColumnWidth(0, 333)
+    window.close()
+    again = make_window(service)
+    qtbot.waitUntil(again.is_idle)
+    assert again.table.list_view.columnWidth(1) == 140
+    assert again.trash.view.columnWidth(0) == 333
+    again.close()
+
+    gui_settings.setValue("columns/memories", ["wide", -5, None, 99999])
+    gui_settings.setValue("columns/trash", "250")  # how INI reads back a one-item list
+    gui_settings.setValue("columns/stale", {"not": "a list"})
+    third = make_window(service)
+    qtbot.waitUntil(third.is_idle)
+    assert third.table.list_view.columnWidth(1) == 86  # the default, not garbage
+    assert third.table.list_view.columnWidth(3) == 116
+    assert third.trash.view.columnWidth(0) == 250
