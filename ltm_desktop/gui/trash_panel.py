@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ltm_desktop.gui.actions import MemoryActions
 from ltm_desktop.gui.context import AppContext
@@ -32,7 +40,10 @@ class TrashPanel(ScopedPanel):
         self.view = QTableView(self)
         self.view.setModel(self.model)
         configure_table(self.view)
-        for column, width in ((COL_TITLE, 280), (1, 80), (COL_WHY, 220), (COL_WHEN, 90)):
+        header = self.view.horizontalHeader()
+        header.setStretchLastSection(False)  # the title takes the room left: no sideways scroll
+        header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((1, 80), (COL_WHY, 240), (COL_WHEN, 90), (COL_WHEN + 1, 100)):
             self.view.setColumnWidth(column, width)
         self.view.horizontalHeader().setSortIndicator(COL_WHEN, Qt.SortOrder.DescendingOrder)
         self.view.setSortingEnabled(True)

@@ -304,19 +304,21 @@ def test_column_widths_are_remembered_and_bad_saved_widths_ignored(
     window = make_window(service)
     qtbot.waitUntil(window.is_idle)
     window.table.list_view.setColumnWidth(1, 140)  # Category
-    window.trash.view.setColumnWidth(0, 333)
+    window.trash.view.setColumnWidth(2, 333)  # Why
     window.close()
     again = make_window(service)
     qtbot.waitUntil(again.is_idle)
     assert again.table.list_view.columnWidth(1) == 140
-    assert again.trash.view.columnWidth(0) == 333
+    assert again.trash.view.columnWidth(2) == 333
     again.close()
 
     gui_settings.setValue("columns/memories", ["wide", -5, None, 99999])
-    gui_settings.setValue("columns/trash", "250")  # how INI reads back a one-item list
+    gui_settings.setValue("columns/trash", ["x", "x", "250"])
     gui_settings.setValue("columns/stale", {"not": "a list"})
+    gui_settings.setValue("columns/activity", "260")  # how INI reads back a one-item list
     third = make_window(service)
     qtbot.waitUntil(third.is_idle)
     assert third.table.list_view.columnWidth(1) == 86  # the default, not garbage
     assert third.table.list_view.columnWidth(3) == 116
-    assert third.trash.view.columnWidth(0) == 250
+    assert third.trash.view.columnWidth(2) == 250
+    assert third.activity.view.columnWidth(0) == 260
