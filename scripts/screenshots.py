@@ -25,6 +25,7 @@ from ltm_desktop.core.service import MemoryService  # noqa: E402
 from ltm_desktop.gui.app import application  # noqa: E402
 from ltm_desktop.gui.demo import PROJECTS, DemoClock, fill_demo_data  # noqa: E402
 from ltm_desktop.gui.main_window import (  # noqa: E402
+    TAB_ACTIVITY,
     TAB_EDITOR,
     TAB_HISTORY,
     TAB_MEMORIES,
@@ -123,6 +124,9 @@ def main() -> int:
         window.center.setCurrentIndex(TAB_TRASH)
         settle(app, lambda: idle() and window.trash.model.rowCount() > 0)
         shot("trash")
+        window.center.setCurrentIndex(TAB_ACTIVITY)
+        settle(app, lambda: idle() and window.activity.model.rowCount() > 0)
+        shot("activity")
         window.center.setCurrentIndex(TAB_MEMORIES)
         dialog = window.show_connect()
         shot("connect-dialog", dialog)
