@@ -56,7 +56,9 @@ class ServerOptions:
     auth_timeout: float = 5.0  # TCP peers must call auth within this
     write_timeout: float = 30.0
     workers: int = 4  # more threads only fight over the GIL (measured: 8 was 30% slower)
-    housekeeping_interval: float = 600.0  # expire memories whose TTL ran out, this often
+    # Expire memories whose TTL ran out this often, so MEMORY.md drops them within a minute;
+    # when nothing is due it is one indexed lookup.
+    housekeeping_interval: float = 60.0
     publish_endpoint: bool = False
     # Several processes serve one socket (serve --workers): events.subscribe then reads
     # the audit log, which every process writes, instead of this process's own events.
