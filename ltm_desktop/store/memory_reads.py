@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from typing import Any
 
 from ltm_desktop.core.errors import InvalidInput
@@ -60,11 +61,16 @@ def _where(project_pk: int, query: ListQuery, now: float) -> tuple[str, list[Any
 IDS_PER_QUERY = 500  # well under SQLite's bound-variable limit, however it was built
 
 
+def _id_chunks(ids: list[str]) -> Iterator[tuple[list[str], str]]:
+    """``ids`` in slices small enough to bind, each with its ``?,?,…`` placeholders."""
+    for start in range(0, len(ids), IDS_PER_QUERY):
+        chunk = ids[start : start + IDS_PER_QUERY]
+        yield chunk, ",".join("?" * len(chunk))
+
+
 def get_memories(conn: sqlite3.Connection, memory_ids: list[str]) -> list[Memory]:
     found: list[Memory] = []
-    for start in range(0, len(memory_ids), IDS_PER_QUERY):
-        chunk = memory_ids[start : start + IDS_PER_QUERY]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in _id_chunks(memory_ids):
         rows = conn.execute(
             f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.id IN ({marks})", chunk
         ).fetchall()
@@ -201,17 +207,19 @@ def last_events(
     conn: sqlite3.Connection, memory_ids: list[str], actions: list[str]
 ) -> list[AuditEvent]:
     """The newest event with one of ``actions`` for each memory (one query for a page)."""
-    if not memory_ids or not actions:
+    if not actions:
         return []
-    ids = ",".join("?" * len(memory_ids))
     kinds = ",".join("?" * len(actions))
-    rows = conn.execute(
-        f"SELECT {AUDIT_COLUMNS} FROM {AUDIT_FROM} WHERE a.seq IN ("
-        f"SELECT max(seq) FROM audit WHERE memory_id IN ({ids}) AND action IN ({kinds}) "
-        "GROUP BY memory_id)",
-        (*memory_ids, *actions),
-    ).fetchall()
-    return [audit_from_row(row) for row in rows]
+    found: list[AuditEvent] = []
+    for chunk, marks in _id_chunks(memory_ids):
+        rows = conn.execute(
+            f"SELECT {AUDIT_COLUMNS} FROM {AUDIT_FROM} WHERE a.seq IN ("
+            f"SELECT max(seq) FROM audit WHERE memory_id IN ({marks}) AND action IN ({kinds}) "
+            "GROUP BY memory_id)",
+            (*chunk, *actions),
+        ).fetchall()
+        found += [audit_from_row(row) for row in rows]
+    return found
 
 
 def events_after(conn: sqlite3.Connection, seq: int, limit: int) -> list[AuditEvent]:

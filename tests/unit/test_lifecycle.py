@@ -215,5 +215,7 @@ def test_get_many_skips_unknown_ids(service: MemoryService, project: str) -> Non
     try:
         many = [f"mem_{i}" for i in range(2_500)] + [b.id]
         assert [m.id for m in memory_reads.get_memories(conn, many)] == [b.id]
+        created = memory_reads.last_events(conn, many, [AuditAction.CREATED.value])
+        assert [e.memory_id for e in created] == [b.id]
     finally:
         conn.close()

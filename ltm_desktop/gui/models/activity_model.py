@@ -41,30 +41,18 @@ class ActivityFetcher:
         events = self._service.project_history(
             self._project_id, limit=limit, before_seq=before, actor=self._actor
         )
-        self._look_up_titles(events)
-        return [ActivityRow(e, self._title(e)) for e in events], len(events) == limit
+        recorded = [(e, _recorded_title(e)) for e in events]
+        missing = {e.memory_id for e, t in recorded if t is None} - set(self._titles)
+        if missing:  # one query for the titles this page's events do not carry themselves
+            found = self._service.get_many(sorted(missing))
+            self._titles.update({i: found[i].title if i in found else i for i in missing})
+        rows = [
+            ActivityRow(e, t if t is not None else self._titles[e.memory_id]) for e, t in recorded
+        ]
+        return rows, len(events) == limit
 
     def total(self) -> None:
         return None
-
-    def _look_up_titles(self, events: list[AuditEvent]) -> None:
-        """One query for the titles a page of events does not carry itself."""
-        missing = {
-            e.memory_id
-            for e in events
-            if _recorded_title(e) is None and e.memory_id not in self._titles
-        }
-        if missing:
-            found = self._service.get_many(sorted(missing))
-            for memory_id in missing:
-                memory = found.get(memory_id)
-                self._titles[memory_id] = memory.title if memory else memory_id
-
-    def _title(self, event: AuditEvent) -> str:
-        recorded = _recorded_title(event)
-        if recorded is not None:
-            return recorded
-        return self._titles.get(event.memory_id, event.memory_id)
 
 
 def _recorded_title(event: AuditEvent) -> str | None:
