@@ -51,6 +51,15 @@ class Session:
 
 Handler = Callable[["Dispatcher", Params, Session], Any]
 METHODS: dict[str, Handler] = {}
+# Handlers that answer at once, without I/O that grows with the data, so the server runs
+# them on its event loop; one raises NotInline when the request needs the thread pool.
+INLINE: dict[str, Handler] = {}
+
+
+class NotInline(Exception):  # noqa: N818 - a signal, not an error
+    """The request cannot be answered at once; run it on the thread pool."""
+
+
 WRITE_METHODS = frozenset(
     {
         "memory.add",
@@ -63,9 +72,21 @@ WRITE_METHODS = frozenset(
 )
 
 
-def method(name: str) -> Callable[[Handler], Handler]:
+def method(name: str, *, inline: bool = False) -> Callable[[Handler], Handler]:
     def register(handler: Handler) -> Handler:
         METHODS[name] = handler
+        if inline:
+            INLINE[name] = handler
+        return handler
+
+    return register
+
+
+def inline_method(name: str) -> Callable[[Handler], Handler]:
+    """The at-once variant of method ``name`` (it may raise NotInline)."""
+
+    def register(handler: Handler) -> Handler:
+        INLINE[name] = handler
         return handler
 
     return register
@@ -84,17 +105,23 @@ class Dispatcher:
         self._token = token
         self._on_write = on_write
 
-    def dispatch(self, request: Request, session: Session) -> Any:
-        """The result of ``request``; raises RpcError for every kind of failure."""
+    def dispatch(self, request: Request, session: Session, *, inline: bool = False) -> Any:
+        """The result of ``request``; raises RpcError for every kind of failure.
+
+        ``inline``: only answer what can be answered at once (see INLINE); raises
+        NotInline for the rest, which then goes to the thread pool.
+        """
         if session.transport == "tcp" and not session.authenticated and request.method != "auth":
             raise RpcError(UNAUTHORIZED, "unauthorized: call auth with the server's token first")
-        handler = METHODS.get(request.method)
+        handler = (INLINE if inline else METHODS).get(request.method)
         if handler is None:
+            if inline and request.method in METHODS:
+                raise NotInline
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {request.method[:100]!r}")
         params = Params(request.params)
         try:
             result = handler(self, params, session)
-        except RpcError:
+        except (RpcError, NotInline):
             raise
         except InvalidInput as exc:
             raise invalid(exc.field or "params", str(exc)) from None
@@ -152,7 +179,7 @@ def memory_id(p: Params) -> str:
 # -- methods ---------------------------------------------------------------
 
 
-@method("health")
+@method("health", inline=True)
 def health(d: Dispatcher, p: Params, s: Session) -> Any:
     p.done()
     store = d.service.store
@@ -165,7 +192,7 @@ def health(d: Dispatcher, p: Params, s: Session) -> Any:
     }
 
 
-@method("hello")
+@method("hello", inline=True)
 def hello(d: Dispatcher, p: Params, s: Session) -> Any:
     client = p.text("client", required=True)
     p.done()
@@ -176,7 +203,7 @@ def hello(d: Dispatcher, p: Params, s: Session) -> Any:
     return {"server": "ltm-desktop", "version": __version__, "protocol": PROTOCOL_VERSION}
 
 
-@method("auth")
+@method("auth", inline=True)
 def auth(d: Dispatcher, p: Params, s: Session) -> Any:
     token = rules.check_text(p.text("token", required=True), "token")
     p.done()
@@ -271,16 +298,33 @@ def memory_restore(d: Dispatcher, p: Params, s: Session) -> Any:
     return {"memory": serialize.memory(d.service.restore(target, s.client))}
 
 
-@method("memory.search")
-def memory_search(d: Dispatcher, p: Params, s: Session) -> Any:
+def _search_params(d: Dispatcher, p: Params) -> tuple[str, str, int, bool]:
     project_id = scope(d, p)
     query = p.text("query", required=True)
     count = limit(p, 5)
     include_global = p.boolean("include_global", True)
     p.done()
+    return project_id, query, count, include_global
+
+
+@method("memory.search")
+def memory_search(d: Dispatcher, p: Params, s: Session) -> Any:
+    project_id, query, count, include_global = _search_params(d, p)
     hits = d.service.search(
         project_id, query, limit=count, include_global=include_global, reinforce=True
     )
+    return {"hits": [serialize.search_hit(h) for h in hits]}
+
+
+@inline_method("memory.search")
+def memory_search_cached(d: Dispatcher, p: Params, s: Session) -> Any:
+    """A search asked again with nothing written since: answered from the cache."""
+    project_id, query, count, include_global = _search_params(d, p)
+    hits = d.service.search_if_cached(
+        project_id, query, limit=count, include_global=include_global, reinforce=True
+    )
+    if hits is None:
+        raise NotInline
     return {"hits": [serialize.search_hit(h) for h in hits]}
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from ltm_desktop.api import runtime
 from ltm_desktop.api.connection import Connection
 from ltm_desktop.api.listeners import Listeners, open_listeners
-from ltm_desktop.api.methods import Dispatcher, Session
+from ltm_desktop.api.methods import Dispatcher, NotInline, Session
 from ltm_desktop.api.protocol import (
     BUSY,
     INVALID_REQUEST,
@@ -291,9 +291,12 @@ class ApiServer:
         except RpcError as exc:
             return error_message(valid_id(message), exc)
         try:
-            result = await self.loop.run_in_executor(
-                self._pool, self._dispatcher.dispatch, request, session
-            )
+            try:
+                result = self._dispatcher.dispatch(request, session, inline=True)
+            except NotInline:
+                result = await self.loop.run_in_executor(
+                    self._pool, self._dispatcher.dispatch, request, session
+                )
         except RpcError as exc:
             return None if request.is_notification else error_message(request.id, exc)
         return None if request.is_notification else result_message(request.id, result)

@@ -46,6 +46,30 @@ class SearchCache:
             while len(self._entries) > self._capacity:
                 self._entries.popitem(last=False)
 
+    def cached(
+        self,
+        store: MemoryStore,
+        scopes: Sequence[str],
+        query: ParsedQuery,
+        count: int,
+        version: Hashable,
+        now: float,
+    ) -> list[SearchHit] | None:
+        """The cached hits with fresh memories, or None when the search has to run.
+
+        Costs one read of at most ``count`` memories, never a search.
+        """
+        cached = self.lookup((tuple(scopes), query, count), version)
+        if cached is None:
+            return None
+        fresh = {m.id: m for m in store.get_memories([i for i, _, _ in cached])}
+        if not all(
+            i in fresh and not fresh[i].disabled and not fresh[i].is_expired(now)
+            for i, _, _ in cached
+        ):
+            return None
+        return [SearchHit(fresh[i], score, snippet) for i, score, snippet in cached]
+
     def search(
         self,
         store: MemoryStore,
@@ -57,15 +81,10 @@ class SearchCache:
     ) -> list[SearchHit]:
         """``store.search_memories``, answered from the cache when ``version`` still holds
         and every cached memory is still active and unexpired."""
+        hits = self.cached(store, scopes, query, count, version, now)
+        if hits is not None:
+            return hits
         key = (tuple(scopes), query, count)
-        cached = self.lookup(key, version)
-        if cached is not None:
-            fresh = {m.id: m for m in store.get_memories([i for i, _, _ in cached])}
-            if all(
-                i in fresh and not fresh[i].disabled and not fresh[i].is_expired(now)
-                for i, _, _ in cached
-            ):
-                return [SearchHit(fresh[i], score, snippet) for i, score, snippet in cached]
         found = store.search_memories(scopes, query, count, now)
         hits = [SearchHit(memory, score, snippet) for memory, score, snippet in found]
         self.store(key, version, [(h.memory.id, h.score, h.snippet) for h in hits])

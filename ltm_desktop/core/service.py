@@ -23,7 +23,6 @@ from ltm_desktop.core.history import HistoryReads
 from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.precis import PrecisManager, prompt_section
-from ltm_desktop.core.query import ParsedQuery, parse_query
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
     SECONDS_PER_DAY,
@@ -36,16 +35,7 @@ from ltm_desktop.core.records import (
     Observation,
     PrecisInfo,
     Project,
-    RecallHit,
     ScopeStats,
-    SearchHit,
-)
-from ltm_desktop.core.retrieval import (
-    OBSERVATION_SCORE_WEIGHT,
-    check_kinds,
-    check_limit,
-    merge_external,
-    rerank,
 )
 from ltm_desktop.core.seams import (
     Consolidator,
@@ -56,13 +46,14 @@ from ltm_desktop.core.seams import (
     NoExternalProvider,
 )
 from ltm_desktop.core.search_cache import SearchCache
+from ltm_desktop.core.searching import SearchReads
 from ltm_desktop.core.uses import UseCounter
 
 log = logging.getLogger(__name__)
 SYSTEM_ACTOR = "system"
 
 
-class MemoryService(HistoryReads):
+class MemoryService(SearchReads, HistoryReads):
     """Thread-safe access to one data directory's memories."""
 
     def __init__(
@@ -158,11 +149,6 @@ class MemoryService(HistoryReads):
         """Every scope (global first) with its number of active memories."""
         counts = self.store.active_counts(self.now())
         return [(p, counts.get(p.project_id, 0)) for p in self.store.list_projects()]
-
-    def _with_global(self, project_id: str, include_global: bool) -> list[str]:
-        if include_global and project_id != GLOBAL_PROJECT_ID:
-            return [project_id, GLOBAL_PROJECT_ID]
-        return [project_id]
 
     # -- writes -----------------------------------------------------------
 
@@ -303,87 +289,6 @@ class MemoryService(HistoryReads):
 
     def count_memories(self, project_id: str, query: ListQuery | None = None) -> int:
         return self.store.count_memories(project_id, query or ListQuery(), self.now())
-
-    def search(
-        self,
-        project_id: str,
-        text: object,
-        *,
-        limit: object = None,
-        include_global: bool = True,
-        reinforce: bool = False,
-        typing: bool = False,
-    ) -> list[SearchHit]:
-        """Ranked hits for ``text`` in the scope (plus global by default).
-
-        Args:
-            reinforce: count a use of every hit; agents do, a person browsing does not.
-            typing: the text is being typed, so its last word is a prefix.
-        """
-        count = check_limit(limit, default=5)
-        hits = self._hits(project_id, text, count, include_global, typing)
-        if reinforce and hits:
-            self._uses.add((h.memory.id for h in hits), self.now())
-        return [SearchHit(self._uses.overlay(h.memory), h.score, h.snippet) for h in hits]
-
-    def _hits(
-        self, project_id: str, text: object, count: int, include_global: bool, typing: bool
-    ) -> list[SearchHit]:
-        """Search hits as stored (no pending uses added, none counted)."""
-        scopes = self._with_global(rules.check_project_id(project_id), include_global)
-        query = parse_query(text, typing=typing)
-        hits = self._search_store(scopes, query, count)
-        hits = merge_external(self._provider, hits, scopes, text, count)
-        return rerank(self._embedder, hits, text)
-
-    def _search_store(self, scopes: list[str], query: ParsedQuery, count: int) -> list[SearchHit]:
-        """The store's hits, from the cache when nothing was written since the same search."""
-        # Every change to a memory, in any process, adds an audit event; use counts do not,
-        # so searches stay cached while agents (here or in other workers) keep reading.
-        version = self.store.last_event_seq()
-        return self._cache.search(self.store, scopes, query, count, version, self.now())
-
-    def recall(
-        self,
-        project_id: str,
-        text: object,
-        *,
-        kinds: Sequence[str] | None = None,
-        limit: object = None,
-        include_global: bool = True,
-        reinforce: bool = True,
-    ) -> list[RecallHit]:
-        """Memories and observations for ``text``, merged by score.
-
-        Observation scores are BM25 scaled by OBSERVATION_SCORE_WEIGHT, so that a
-        memory and an observation matching equally well list the memory first.
-        """
-        count = check_limit(limit, default=5)
-        wanted = check_kinds(kinds)
-        hits: list[RecallHit] = []
-        if "memory" in wanted:
-            hits += [
-                RecallHit("memory", h.score, h.snippet, memory=h.memory)
-                for h in self._hits(project_id, text, count, include_global, typing=False)
-            ]
-        if "observation" in wanted:
-            scopes = self._with_global(rules.check_project_id(project_id), include_global)
-            found = self.store.search_observations(scopes, parse_query(text), count)
-            hits += [
-                RecallHit("observation", score * OBSERVATION_SCORE_WEIGHT, snippet, observation=o)
-                for o, score, snippet in found
-            ]
-        hits.sort(key=lambda h: (-h.score, h.kind != "memory"))
-        hits = hits[:count]
-        used = [h.memory.id for h in hits if h.memory is not None]
-        if reinforce and used:
-            self._uses.add(used, self.now())
-        return [
-            RecallHit(h.kind, h.score, h.snippet, memory=self._uses.overlay(h.memory))
-            if h.memory is not None
-            else h
-            for h in hits
-        ]
 
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
         """The memories that exist among ``memory_ids`` (one query), by id."""

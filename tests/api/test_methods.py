@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from ltm_desktop.api.client import (
     MethodNotFound,
     NotFoundError,
 )
+from ltm_desktop.api.methods import Dispatcher
 from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock
@@ -301,3 +303,38 @@ def test_iso_timestamps_match_datetime() -> None:
             == moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
         )
     assert iso(None) is None
+
+
+def test_a_repeated_search_is_answered_without_the_thread_pool(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search asked again, with nothing written since, skips the thread hop; anything
+    that needs the database to search again still goes to the pool."""
+    threads: list[tuple[str, bool]] = []
+    dispatch = Dispatcher.dispatch
+
+    def recording(self: Dispatcher, request: object, session: object, **kwargs: bool) -> object:
+        try:
+            return dispatch(self, request, session, **kwargs)  # type: ignore[arg-type]
+        finally:
+            threads.append((threading.current_thread().name, kwargs.get("inline", False)))
+
+    monkeypatch.setattr(Dispatcher, "dispatch", recording)
+
+    def searched_on_the_pool() -> bool:
+        threads.clear()
+        client.memory_search("pgbouncer", project_id=project)
+        return threads[-1][0].startswith("ltm-api_")  # ThreadPoolExecutor's names
+
+    project = client.project_resolve("/srv/inline")["project_id"]
+    added = client.memory_add("pgbouncer runs in transaction mode", project_id=project)
+    assert searched_on_the_pool()  # first time: searched on the pool
+    assert not searched_on_the_pool()  # again: answered at once
+    [hit] = client.memory_search("pgbouncer", project_id=project)
+    assert hit["memory"]["use_count"] == 3  # every answer reinforces, cached or not
+    client.memory_update(added["memory"]["id"], importance=8)
+    assert searched_on_the_pool()  # a write since: searched again
+    threads.clear()
+    with pytest.raises(InvalidParams, match="limit"):
+        client.memory_search("pgbouncer", project_id=project, limit=0)
+    assert [inline for _, inline in threads] == [True]  # bad params are refused at once

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock, ServiceFactory, make_draft
 
@@ -52,3 +55,45 @@ def test_expiry_between_searches_is_noticed(
     assert ids(service, project, "vpn") == [short.id]
     clock.advance(days=2)
     assert ids(service, project, "vpn") == []
+
+
+def test_search_if_cached_answers_only_what_the_cache_holds(
+    service: MemoryService, project: str
+) -> None:
+    memory = service.add(project, make_draft("terraform state lives in s3"), "a").memory
+    assert service.search_if_cached(project, "terraform") is None  # never searched
+    [searched] = service.search(project, "terraform", reinforce=True)
+    [cached] = service.search_if_cached(project, "terraform", reinforce=True) or []
+    assert (cached.memory.id, cached.score, cached.snippet) == (
+        searched.memory.id,
+        searched.score,
+        searched.snippet,
+    )
+    assert cached.memory.use_count == 2  # reinforced like search, counters fresh
+    assert service.search_if_cached(project, "terraform", limit=6) is None  # another limit
+    service.update(memory.id, {"importance": 9}, "gui")
+    assert service.search_if_cached(project, "terraform") is None  # a write since
+
+
+def test_search_if_cached_refuses_bad_input_like_search(
+    service: MemoryService, project: str
+) -> None:
+    for bad in ({"limit": 0}, {"limit": "5"}, {"limit": 101}):
+        with pytest.raises(InvalidInput):
+            service.search_if_cached(project, "x", **bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInput):
+        service.search_if_cached("not a project id", "x")
+
+
+def test_search_if_cached_defers_to_a_configured_embedder(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    class Embedder:
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            return [[float(len(t))] for t in texts]
+
+    service = make_service(tmp_path / "e", embedder=Embedder())
+    project = service.resolve_scope(cwd="/srv/e", register=True)
+    service.add(project, make_draft("helm charts live in deploy/"), "a")
+    service.search(project, "helm")
+    assert service.search_if_cached(project, "helm") is None  # the embedder may do I/O
