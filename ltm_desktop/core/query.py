@@ -30,7 +30,7 @@ CJK_CLASS = (
     "\U00020000-\U0003134f"
 )
 CJK_RE = re.compile(f"[{CJK_CLASS}]")
-_WORD_RE = re.compile(rf"[{CJK_CLASS}]|[^\W_{CJK_CLASS}]+")
+WORD_RE = re.compile(rf"[{CJK_CLASS}]|[^\W_{CJK_CLASS}]+")
 _CHUNK_RE = re.compile(r'"([^"]*)"?|(\S+)')
 
 STOP_WORDS = frozenset(
@@ -107,7 +107,7 @@ class ParsedQuery:
 
 def split_words(text: str) -> tuple[str, ...]:
     """Lower-cased words as the index sees them; each CJK character is a word of its own."""
-    return tuple(_WORD_RE.findall(text.lower()))
+    return tuple(WORD_RE.findall(text.lower()))
 
 
 def word_root(word: str) -> str:

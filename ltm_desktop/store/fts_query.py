@@ -8,6 +8,7 @@ read as FTS5 syntax. Plain words match their forms through a root prefix
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import combinations
 
 from ltm_desktop.core.query import MIN_ROOT_CHARS, ParsedQuery, Term, word_root
@@ -30,19 +31,35 @@ def scope_filter(project_pks: Sequence[int]) -> str:
     return f"{SCOPE_COLUMN}:({tokens})"
 
 
-def compile_term(term: Term) -> str:
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """Adjacent words as FTS5 matches them; ``prefix``: the last word may go on."""
+
+    words: tuple[str, ...]
+    prefix: bool = False
+
+    def fts(self) -> str:
+        return quote(" ".join(self.words)) + ("*" if self.prefix else "")
+
+
+def term_phrases(term: Term) -> tuple[Phrase, ...]:
+    """What a term matches: any one of these phrases (searches and snippets share this)."""
     if len(term.words) > 1 or term.exact:
-        phrase = quote(" ".join(term.words))
-        return phrase + ("*" if term.prefix else "")
+        return (Phrase(term.words, term.prefix),)
     word = term.words[0]
     if term.prefix:
-        return quote(word) + "*"
+        return (Phrase((word,), prefix=True),)
     root = word_root(word)
     if len(root) >= MIN_ROOT_CHARS and root.isalpha():
-        return quote(root) + "*"
+        return (Phrase((root,), prefix=True),)
     if word.isalpha() and word.isascii():
-        return f"({quote(word)} OR {quote(word + 's')})"
-    return quote(word)
+        return (Phrase((word,)), Phrase((word + "s",)))
+    return (Phrase((word,)),)
+
+
+def compile_term(term: Term) -> str:
+    phrases = [phrase.fts() for phrase in term_phrases(term)]
+    return phrases[0] if len(phrases) == 1 else "(" + " OR ".join(phrases) + ")"
 
 
 def _negations(query: ParsedQuery) -> str:

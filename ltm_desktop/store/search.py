@@ -16,7 +16,7 @@ from itertools import combinations
 from ltm_desktop.core.query import CJK_RE, ParsedQuery, split_words
 from ltm_desktop.core.records import Memory, Observation
 from ltm_desktop.core.rules import SUPERSEDE_THRESHOLD
-from ltm_desktop.store.fts_query import match_all, match_any, match_two, quote
+from ltm_desktop.store.fts_query import match_all, match_any, match_two, quote, term_phrases
 from ltm_desktop.store.fts_text import MARK_CLOSE, MARK_OPEN, display_snippet
 from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.rows import (
@@ -25,23 +25,12 @@ from ltm_desktop.store.rows import (
     memory_from_row,
     observation_from_row,
 )
+from ltm_desktop.store.snippets import make_snippet
 
 SNIPPET_TOKENS = 24
 NEAR_DUPLICATE_CANDIDATES = 50
 NEAR_DUPLICATE_TERMS = 3
-
-
-def _memory_sql(table: str) -> str:
-    return (
-        f"SELECT {MEMORY_COLUMNS}, -f.rank, "
-        f"snippet({table}, 1, '{MARK_OPEN}', '{MARK_CLOSE}', '…', {SNIPPET_TOKENS}) "
-        f"FROM {table} AS f JOIN memories AS m ON m.pk = f.rowid "
-        "JOIN projects AS p ON p.pk = m.project_pk "
-        f"WHERE {table} MATCH ? AND m.disabled = 0 "
-        "AND (m.expires_at IS NULL OR m.expires_at > ?) "
-        "ORDER BY f.rank LIMIT ?"
-    )
-
+RANK_SLACK = 8  # extra ranked rows, so that a few expired ones rarely need a second query
 
 _OBSERVATION_SQL = (
     f"SELECT {OBSERVATION_COLUMNS}, -f.rank, "
@@ -53,16 +42,56 @@ _OBSERVATION_SQL = (
 
 MemoryHit = tuple[Memory, float, str]
 ObservationHit = tuple[Observation, float, str]
+Ranked = tuple[Memory, float]
+
+
+def _ranked(
+    conn: sqlite3.Connection, table: str, match: str, now: float, limit: int
+) -> list[Ranked]:
+    """The ``limit`` best active, unexpired memories of one scope's table.
+
+    SQLite sorts by the score rather than FTS5 (``ORDER BY rank``): FTS5's own
+    ordering scores every row, then works out BM25's document frequencies again
+    for each row read back, which made searches about 30% slower. Removed
+    memories are not indexed, but expired ones stay until purged; they are
+    filtered after ranking, so a scope with many of them needs a wider look.
+    """
+    want = limit + RANK_SLACK
+    while True:
+        ranked = conn.execute(
+            f"SELECT rowid, -rank AS score FROM {table} WHERE {table} MATCH ? "
+            "ORDER BY score DESC LIMIT ?",
+            (match, want),
+        ).fetchall()
+        active = _active_rows(conn, [pk for pk, _ in ranked], now)
+        kept = [(active[pk], score) for pk, score in ranked if pk in active][:limit]
+        if len(kept) >= limit or len(ranked) < want:
+            return [(memory_from_row(row), float(score)) for row, score in kept]
+        want *= 4
+
+
+def _active_rows(conn: sqlite3.Connection, pks: list[int], now: float) -> dict[int, tuple]:
+    """Memory rows (MEMORY_COLUMNS) by pk, for those of ``pks`` that are active now."""
+    if not pks:
+        return {}
+    marks = ",".join(str(int(pk)) for pk in pks)  # integers from the index itself
+    rows = conn.execute(
+        f"SELECT m.pk, {MEMORY_COLUMNS} FROM memories AS m "
+        "JOIN projects AS p ON p.pk = m.project_pk "
+        f"WHERE m.pk IN ({marks}) AND m.disabled = 0 "
+        "AND (m.expires_at IS NULL OR m.expires_at > ?)",
+        (now,),
+    ).fetchall()
+    return {row[0]: row[1:] for row in rows}
 
 
 def _best(
     conn: sqlite3.Connection, tables: Sequence[str], match: str, now: float, limit: int
-) -> list[MemoryHit]:
+) -> list[Ranked]:
     """The ``limit`` best hits over the scopes' tables (BM25 per table, merged by score)."""
-    hits: list[MemoryHit] = []
+    hits: list[Ranked] = []
     for table in tables:
-        rows = conn.execute(_memory_sql(table), (match, now, limit)).fetchall()
-        hits += [(memory_from_row(r), float(r[18]), display_snippet(r[19])) for r in rows]
+        hits += _ranked(conn, table, match, now, limit)
     hits.sort(key=lambda hit: -hit[1])
     return hits[:limit]
 
@@ -82,16 +111,17 @@ def search_memories(
         stages.append(match_two(query))  # cheaper and better than any-term when it suffices
     if len(query.positive) >= 2:
         stages.append(match_any(query))
-    hits: list[MemoryHit] = []
+    hits: list[Ranked] = []
     seen: set[str] = set()
     for match in stages:
-        for hit in _best(conn, tables, match, now, limit):
-            if hit[0].id not in seen and len(hits) < limit:
-                seen.add(hit[0].id)
-                hits.append(hit)
+        for memory, score in _best(conn, tables, match, now, limit):
+            if memory.id not in seen and len(hits) < limit:
+                seen.add(memory.id)
+                hits.append((memory, score))
         if len(hits) >= limit:
             break
-    return hits
+    terms = [term_phrases(term) for term in query.positive]
+    return [(memory, score, make_snippet(memory.content, terms)) for memory, score in hits]
 
 
 def search_observations(
