@@ -123,6 +123,33 @@ def report_latency(label: str, local: list[float], remote: list[float]) -> None:
     )
 
 
+def start_server(data_dir: Path, socket_path: Path, workers: int, config: Path) -> subprocess.Popen:
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ltm_desktop", "--data-dir", str(data_dir), "--config", str(config),
+         "serve", "--socket", str(socket_path), "--workers", str(workers)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert server.stdout is not None
+    print(server.stdout.readline().strip())
+    return server
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    server.terminate()
+    print(f"server exited with {server.wait(timeout=30)} after SIGTERM")
+
+
+def report_throughput(
+    socket_path: Path, project: str, requests: int, unique: bool, label: str
+) -> None:
+    single = throughput(socket_path, project, 1, requests // 4, unique)
+    eight = throughput(socket_path, project, 8, requests // 8, unique)
+    verdict = "ok" if eight >= 2000 else "MISS"
+    print(
+        f"  {label + ':':38s} 1 client {single:6.0f} req/s, 8 clients {eight:6.0f} req/s (x{eight / single:4.2f})   target >=2000: {verdict}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -134,28 +161,33 @@ def main() -> int:
     parser.add_argument("--adds", type=int, default=1_000)
     parser.add_argument("--workers", type=int, default=2, help="serve --workers (processes)")
     parser.add_argument(
-        "--keep", metavar="DIR", help="build in DIR and keep it (reused when present)"
+        "--keep",
+        metavar="DIR",
+        help="build the database in DIR once and keep it; each run works on a copy, so "
+        "runs stay comparable",
     )
     args = parser.parse_args()
 
-    workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ltm-api-bench-"))
-    socket_dir = Path(tempfile.mkdtemp(prefix="ltm-s-"))
-    socket_path = socket_dir / "bench.sock"
+    scratch = Path(tempfile.mkdtemp(prefix="ltm-api-bench-"))
+    workdir = scratch / "data"
+    if args.keep and (Path(args.keep) / "ltm.sqlite").exists():
+        shutil.copytree(args.keep, workdir, ignore=shutil.ignore_patterns("*.lock"))
+        print(f"working on a copy of {args.keep}")
+    socket_path = scratch / "bench.sock"
+    cached_config, uncached_config = scratch / "cached.toml", scratch / "uncached.toml"
+    cached_config.write_text("")
+    uncached_config.write_text("[search]\ncache_entries = 0\n")
     service = open_bench_service(workdir)
-    if len(service.projects()) > 1:
-        print(f"reusing the database in {workdir}")
-    else:
+    if len(service.projects()) <= 1:
         _, seconds = build(service, args.memories)
-        print(f"built {args.memories:,} memories in {seconds:.1f} s in {workdir}")
+        print(f"built {args.memories:,} memories in {seconds:.1f} s")
+        if args.keep:
+            service.close()
+            shutil.copytree(workdir, args.keep, dirs_exist_ok=True)
+            service = open_bench_service(workdir)
     project = largest_project(service)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "ltm_desktop", "--data-dir", str(workdir), "serve",
-         "--socket", str(socket_path), "--workers", str(args.workers)],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    server = start_server(workdir, socket_path, args.workers, cached_config)
     try:
-        assert server.stdout is not None
-        print(server.stdout.readline().strip())
         active = service.count_memories(project)
         print(f"searching project {project} ({active:,} active memories + global)\n")
         with Client(socket_path, client_name="bench") as client:
@@ -178,7 +210,17 @@ def main() -> int:
             print(
                 f"  bare protocol round trip (health): {ms((time.perf_counter() - start) / 2_000):.3f} ms"
             )
-
+            print("\nsearch throughput over the socket (client processes)")
+            report_throughput(
+                socket_path, project, args.requests, False, "query mix, asked again (cache hits)"
+            )
+        stop_server(server)
+        server = start_server(workdir, socket_path, args.workers, uncached_config)
+        report_throughput(socket_path, project, args.requests, False, "query mix, search cache off")
+        report_throughput(
+            socket_path, project, args.requests, True, "never-seen titles (no cache help)"
+        )
+        with Client(socket_path, client_name="bench") as client:
             seed = int(time.time())  # new texts every run, or the adds would be dedups
             samples = list(generate(args.adds, seed=seed))
             start = time.perf_counter()
@@ -198,26 +240,10 @@ def main() -> int:
         print(
             f"  socket {remote_adds:7.0f} adds/s   in-process {local_adds:7.0f} adds/s   x{remote_adds / local_adds:5.2f}"
         )
-
-        print("\nsearch throughput over the socket (client processes)")
-        for unique, label in (
-            (False, "repeated query mix (cache hits)"),
-            (True, "unique queries (no cache help)"),
-        ):
-            single = throughput(socket_path, project, 1, args.requests // 4, unique)
-            eight = throughput(socket_path, project, 8, args.requests // 8, unique)
-            verdict = "ok" if eight >= 2000 else "MISS"
-            print(
-                f"  {label}: 1 client {single:6.0f} req/s, 8 clients {eight:6.0f} req/s (x{eight / single:4.2f})   target >=2000: {verdict}"
-            )
     finally:
-        server.terminate()
-        code = server.wait(timeout=30)
+        stop_server(server)
         service.close()
-        print(f"\nserver exited with {code} after SIGTERM")
-        shutil.rmtree(socket_dir, ignore_errors=True)
-        if not args.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 

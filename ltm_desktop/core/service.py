@@ -66,8 +66,9 @@ class MemoryService(SearchReads, HistoryReads):
         embedder: Embedder | None = None,
         provider: ExternalProvider | None = None,
         consolidator: Consolidator | None = None,
-        search_cache_size: int = 256,
+        search_cache_size: int | None = None,
     ) -> None:
+        """``search_cache_size`` overrides ``settings.search_cache_entries`` (0: no cache)."""
         self.store = store
         self.paths = paths
         self.settings = settings or Settings()
@@ -77,7 +78,9 @@ class MemoryService(SearchReads, HistoryReads):
         self._provider = provider or NoExternalProvider()
         self._consolidator = consolidator or NoConsolidator()
         self._write_lock = threading.RLock()
-        self._cache = SearchCache(search_cache_size)
+        self._cache = SearchCache(
+            self.settings.search_cache_entries if search_cache_size is None else search_cache_size
+        )
         self._uses = UseCounter(self._write_uses)
         self.precis_manager = PrecisManager(
             store,

@@ -58,6 +58,7 @@ def load_settings_from_text(text: str) -> tuple[Settings, list[str]]:
         ("[precis]\ntop_n = true\n", "[precis] top_n must be a whole number"),
         ("[observe]\nagent_end = 1\n", "[observe] agent_end must be true or false"),
         ("[prompt]\nnudge = 3\n", "[prompt] nudge must be a string"),
+        ("[search]\ncache_entries = -1\n", "[search] cache_entries must be between"),
         ("[precis]\nbudgt_bytes = 1\n", "unknown key [precis] budgt_bytes"),
         ("[colours]\nx = 1\n", "unknown section [colours]"),
         ("precis = 5\n", "[precis] must be a table"),

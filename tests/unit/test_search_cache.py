@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock, ServiceFactory, make_draft
@@ -97,3 +98,13 @@ def test_search_if_cached_defers_to_a_configured_embedder(
     service.add(project, make_draft("helm charts live in deploy/"), "a")
     service.search(project, "helm")
     assert service.search_if_cached(project, "helm") is None  # the embedder may do I/O
+
+
+def test_the_cache_can_be_turned_off_in_settings(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    service = make_service(tmp_path / "off", Settings(search_cache_entries=0))
+    project = service.resolve_scope(cwd="/srv/off", register=True)
+    service.add(project, make_draft("nomad jobs run on the batch cluster"), "a")
+    assert len(service.search(project, "nomad")) == 1
+    assert service.search_if_cached(project, "nomad") is None  # nothing was kept
