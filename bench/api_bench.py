@@ -96,15 +96,15 @@ def latency(
     service: MemoryService, client: Client, project: str, queries: list[str], repeat: int
 ) -> tuple[list[float], list[float]]:
     """(in-process ms, socket ms) for ``repeat`` rounds over ``queries``; the in-process
-    service and the server each have their own search cache, cold in round one."""
+    service and the server each have their own search cache, cold in round one. Each
+    query is timed in-process and then over the socket, so that the machine's load
+    drifting during the run weighs on both columns alike."""
     local, remote = [], []
     for _ in range(repeat):
         for query in queries:
             start = time.perf_counter()
             service.search(project, query, limit=5, reinforce=True)
             local.append(ms(time.perf_counter() - start))
-    for _ in range(repeat):
-        for query in queries:
             start = time.perf_counter()
             client.memory_search(query, project_id=project, limit=5)
             remote.append(ms(time.perf_counter() - start))

@@ -46,6 +46,11 @@ class SearchCache:
             while len(self._entries) > self._capacity:
                 self._entries.popitem(last=False)
 
+    def holds(self, scopes: Sequence[str], query: ParsedQuery, count: int) -> bool:
+        """Whether some answer (maybe stale) is kept for this search."""
+        with self._lock:
+            return (tuple(scopes), query, count) in self._entries
+
     def cached(
         self,
         store: MemoryStore,

@@ -79,8 +79,10 @@ class SearchReads:
         ):
             return None  # they may do I/O of their own
         scopes = self._with_global(rules.check_project_id(project_id), include_global)
-        version = self.store.last_event_seq()
         query = parse_query(text)
+        if not self._cache.holds(scopes, query, count):
+            return None  # a first search: do not even read the version
+        version = self.store.last_event_seq()
         hits = self._cache.cached(self.store, scopes, query, count, version, self.now())
         return None if hits is None else self._deliver(hits, reinforce)
 
