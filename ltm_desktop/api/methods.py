@@ -318,7 +318,13 @@ def memory_search(d: Dispatcher, p: Params, s: Session) -> Any:
 
 @inline_method("memory.search")
 def memory_search_cached(d: Dispatcher, p: Params, s: Session) -> Any:
-    """A search asked again with nothing written since: answered from the cache."""
+    """A search asked again with nothing written since: answered from the cache.
+
+    Only by ``project_id``: resolving a ``cwd`` touches the file system (symlinks),
+    which may hang on a slow mount and must not stall the event loop.
+    """
+    if p.raw("cwd") is not None:
+        raise NotInline
     project_id, query, count, include_global = _search_params(d, p)
     hits = d.service.search_if_cached(
         project_id, query, limit=count, include_global=include_global, reinforce=True

@@ -338,3 +338,7 @@ def test_a_repeated_search_is_answered_without_the_thread_pool(
     with pytest.raises(InvalidParams, match="limit"):
         client.memory_search("pgbouncer", project_id=project, limit=0)
     assert [inline for _, inline in threads] == [True]  # bad params are refused at once
+    client.memory_search("pgbouncer", cwd="/srv/inline")  # cached under the same project
+    threads.clear()
+    client.memory_search("pgbouncer", cwd="/srv/inline")
+    assert threads[-1][0].startswith("ltm-api_")  # a cwd is resolved off the event loop
