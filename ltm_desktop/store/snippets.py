@@ -117,7 +117,10 @@ def make_snippet(text: str, terms: Sequence[Sequence[Phrase]], size: int = SNIPP
     visible = [(max(f, start), min(last, end)) for f, last, _ in hits if f <= end and last >= start]
     for first, last in _merged(visible):
         a, b = spans[first][0], spans[last][1]
-        out += [text[cursor:a], HIT_OPEN, text[a:b], HIT_CLOSE]
+        if a == cursor and out and out[-1] == HIT_CLOSE:
+            out[-1:] = [text[a:b], HIT_CLOSE]  # touching hits (CJK) read as one: **数据**
+        else:
+            out += [text[cursor:a], HIT_OPEN, text[a:b], HIT_CLOSE]
         cursor = b
     out.append(text[cursor:end_char])
     if end < len(words) - 1:
