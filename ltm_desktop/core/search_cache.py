@@ -49,7 +49,7 @@ class SearchCache:
     def holds(self, scopes: Sequence[str], query: ParsedQuery, count: int) -> bool:
         """Whether some answer (maybe stale) is kept for this search."""
         with self._lock:
-            return (tuple(scopes), query, count) in self._entries
+            return _key(scopes, query, count) in self._entries
 
     def cached(
         self,
@@ -64,7 +64,7 @@ class SearchCache:
 
         Costs one read of at most ``count`` memories, never a search.
         """
-        cached = self.lookup((tuple(scopes), query, count), version)
+        cached = self.lookup(_key(scopes, query, count), version)
         if cached is None:
             return None
         fresh = {m.id: m for m in store.get_memories([i for i, _, _ in cached])}
@@ -89,8 +89,13 @@ class SearchCache:
         hits = self.cached(store, scopes, query, count, version, now)
         if hits is not None:
             return hits
-        key = (tuple(scopes), query, count)
         found = store.search_memories(scopes, query, count, now)
         hits = [SearchHit(memory, score, snippet) for memory, score, snippet in found]
-        self.store(key, version, [(h.memory.id, h.score, h.snippet) for h in hits])
+        self.store(
+            _key(scopes, query, count), version, [(h.memory.id, h.score, h.snippet) for h in hits]
+        )
         return hits
+
+
+def _key(scopes: Sequence[str], query: ParsedQuery, count: int) -> Hashable:
+    return (tuple(scopes), query, count)
