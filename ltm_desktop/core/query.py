@@ -16,6 +16,7 @@ Anything else (AND, OR, NOT, NEAR, parentheses, colons, ``C++``) is ordinary tex
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 MAX_QUERY_CHARS = 500
@@ -134,6 +135,9 @@ def parse_query(text: object, *, typing: bool = False) -> ParsedQuery:
     if not isinstance(text, str):
         return ParsedQuery(())
     text = text.encode("utf-8", "replace").decode("utf-8")[:MAX_QUERY_CHARS]
+    # Accents typed as combining marks (NFD, e.g. pasted on macOS) join their letter,
+    # or the word would be split at each accent.
+    text = unicodedata.normalize("NFC", text)
     terms: list[Term] = []
     for match in _CHUNK_RE.finditer(text):
         quoted, bare = match.group(1), match.group(2)

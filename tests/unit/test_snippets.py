@@ -112,3 +112,12 @@ def test_expired_memories_ranked_first_do_not_hide_the_active_one(
     active = service.add(project, make_draft("one mention of a zeppelin somewhere"), "a").memory
     clock.advance(days=2)
     assert [h.memory.id for h in service.search(project, "zeppelin", limit=1)] == [active.id]
+
+
+def test_a_query_typed_with_combining_accents_finds_the_word(
+    service: MemoryService, project: str
+) -> None:
+    memory = service.add(project, make_draft("Update the résumé template"), "a").memory
+    [hit] = service.search(project, "re\u0301sume\u0301")  # NFD, as pasted on macOS
+    assert hit.memory.id == memory.id
+    assert "**résumé**" in hit.snippet
