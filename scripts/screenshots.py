@@ -17,6 +17,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from PySide6.QtCore import QItemSelectionModel, QSettings  # noqa: E402
+from PySide6.QtGui import QColor, QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
 from ltm_desktop.core.config import Settings  # noqa: E402
@@ -48,6 +49,24 @@ class DemoApi:
         return "claude-code: memory.search 12 s ago"
 
 
+def use_dark_palette(app: QApplication) -> None:
+    """A dark Fusion palette, as a dark desktop theme would give (colours must follow it)."""
+    app.setStyle("Fusion")
+    palette = QPalette()
+    role = QPalette.ColorRole
+    for name, colour in {
+        role.Window: "#2b2b2b", role.WindowText: "#e6e6e6", role.Base: "#1e1e1e",
+        role.AlternateBase: "#262626", role.Text: "#e6e6e6", role.Button: "#353535",
+        role.ButtonText: "#e6e6e6", role.Highlight: "#2f65ca", role.HighlightedText: "#ffffff",
+        role.ToolTipBase: "#353535", role.ToolTipText: "#e6e6e6", role.PlaceholderText: "#8c8c8c",
+        role.Link: "#6ea8fe",
+    }.items():  # fmt: skip
+        palette.setColor(name, QColor(colour))
+    palette.setColor(QPalette.ColorGroup.Disabled, role.Text, QColor("#7a7a7a"))
+    palette.setColor(QPalette.ColorGroup.Disabled, role.ButtonText, QColor("#7a7a7a"))
+    app.setPalette(palette)
+
+
 def settle(app: QApplication, done: Callable[[], bool], timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -61,10 +80,13 @@ def settle(app: QApplication, done: Callable[[], bool], timeout: float = 10.0) -
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="docs/screenshots")
+    parser.add_argument("--dark", action="store_true", help="render with a dark palette")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     app = application([])
+    if args.dark:
+        use_dark_palette(app)
     with tempfile.TemporaryDirectory() as tmp:
         paths = DataPaths(Path(tmp) / "data")
         clock = DemoClock()

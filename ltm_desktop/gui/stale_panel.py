@@ -18,6 +18,7 @@ from ltm_desktop.gui.actions import MemoryActions
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.models.stale_model import (
+    COL_AGE,
     COL_REASON,
     COL_TITLE,
     StaleModel,
@@ -63,7 +64,12 @@ class StalePanel(ScopedPanel):
         header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_REASON, QHeaderView.ResizeMode.Stretch)
         header.setStretchLastSection(False)
-        self.view.setColumnWidth(COL_TITLE, 260)
+        self.view.setColumnWidth(COL_TITLE, 220)
+        # Sized "to contents", this column kept the header's width once rows arrived: "9…".
+        header.setSectionResizeMode(COL_AGE, QHeaderView.ResizeMode.Interactive)
+        self.view.setColumnWidth(
+            COL_AGE, self.view.fontMetrics().horizontalAdvance("9999 days") + 16
+        )
         self.keeper = ViewKeeper(self.view, self.model)
         self.select_all = QPushButton("Select all", self)
         self.remove_button = QPushButton("Remove selected", self)

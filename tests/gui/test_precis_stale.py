@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel
+from PySide6.QtCore import QItemSelectionModel, Qt
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.main_window import TAB_PRECIS, TAB_STALE
+from ltm_desktop.gui.models.stale_model import COL_AGE, COL_REASON
 from tests.conftest import FakeClock, ServiceFactory
 from tests.gui.conftest import WindowFactory, add
 
@@ -102,3 +103,20 @@ def test_stale_raise_importance(
     window.stale.raise_button.click()
     qtbot.waitUntil(lambda: window.stale.model.rowCount() == 0)
     assert service.get(memory.id).importance == 4
+
+
+def test_stale_idle_column_shows_its_whole_text(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: FakeClock
+) -> None:
+    """The idle days must not be cut to "9…" (sizing to contents saw only the header)."""
+    add(service, billing, "Forgotten note", importance=0)
+    clock.advance(days=9_000)
+    window = make_window(service, scope=billing)
+    window.center.setCurrentIndex(TAB_STALE)
+    view = window.stale.view
+    qtbot.waitUntil(lambda: window.stale.model.rowCount() == 1)
+    text = window.stale.model.index(0, COL_AGE).data()
+    assert text.endswith(" days")
+    assert view.columnWidth(COL_AGE) >= view.fontMetrics().horizontalAdvance(text) + 8
+    reason = window.stale.model.index(0, COL_REASON)
+    assert reason.data(Qt.ItemDataRole.ToolTipRole) == reason.data()  # in full when elided

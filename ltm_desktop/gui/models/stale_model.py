@@ -55,6 +55,8 @@ class StaleModel(RowTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == COL_AGE:
                 return f"Last updated {absolute_time(memory.updated_at)}"
+            if column == COL_REASON:
+                return row.reason  # the whole of it, when the column is too narrow
             return memory.preview
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (COL_IMPORTANCE, COL_USES):
             return CENTER
