@@ -17,7 +17,6 @@ from ltm_desktop.core.query import CJK_RE, ParsedQuery, split_words
 from ltm_desktop.core.records import Memory, Observation
 from ltm_desktop.core.rules import SUPERSEDE_THRESHOLD
 from ltm_desktop.store.fts_query import match_all, match_any, match_two, quote, term_phrases
-from ltm_desktop.store.fts_text import MARK_CLOSE, MARK_OPEN, display_snippet
 from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
@@ -27,18 +26,17 @@ from ltm_desktop.store.rows import (
 )
 from ltm_desktop.store.snippets import make_snippet
 
-SNIPPET_TOKENS = 24
 NEAR_DUPLICATE_CANDIDATES = 50
 NEAR_DUPLICATE_TERMS = 3
 RANK_SLACK = 8  # extra ranked rows, so that a few expired ones rarely need a second query
 
 _OBSERVATION_SQL = (
-    f"SELECT {OBSERVATION_COLUMNS}, -f.rank, "
-    f"snippet(observation_fts, 1, '{MARK_OPEN}', '{MARK_CLOSE}', '…', {SNIPPET_TOKENS}) "
-    "FROM observation_fts AS f JOIN observations AS o ON o.pk = f.rowid "
-    "JOIN projects AS p ON p.pk = o.project_pk "
-    "WHERE observation_fts MATCH ? ORDER BY f.rank LIMIT ?"
-)
+    f"SELECT s.score, {OBSERVATION_COLUMNS} "
+    "FROM (SELECT rowid AS pk, -rank AS score FROM observation_fts "
+    "WHERE observation_fts MATCH ? ORDER BY score DESC LIMIT ?) AS s "
+    "JOIN observations AS o ON o.pk = s.pk JOIN projects AS p ON p.pk = o.project_pk "
+    "ORDER BY s.score DESC"
+)  # ranked as memories are (see _ranked); snippets are made in Python
 
 MemoryHit = tuple[Memory, float, str]
 ObservationHit = tuple[Observation, float, str]
@@ -124,17 +122,18 @@ def search_observations(
 ) -> list[ObservationHit]:
     if query.is_empty or not project_pks or limit <= 0:
         return []
-    hits: list[ObservationHit] = []
+    found: list[tuple[Observation, float]] = []
     seen: set[str] = set()
     for match in (match_all(query, project_pks), match_any(query, project_pks)):
         for row in conn.execute(_OBSERVATION_SQL, (match, limit)).fetchall():
-            observation = observation_from_row(row)
+            observation = observation_from_row(row[1:])
             if observation.id not in seen:
                 seen.add(observation.id)
-                hits.append((observation, float(row[8]), display_snippet(row[9])))
-        if len(hits) >= limit or len(query.positive) < 2:
+                found.append((observation, float(row[0])))
+        if len(found) >= limit or len(query.positive) < 2:
             break
-    return hits[:limit]
+    terms = [term_phrases(term) for term in query.positive]
+    return [(o, score, make_snippet(o.narrative, terms)) for o, score in found[:limit]]
 
 
 def near_duplicate_candidates(

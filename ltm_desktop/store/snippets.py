@@ -15,10 +15,10 @@ from functools import lru_cache
 
 from ltm_desktop.core.query import WORD_RE
 from ltm_desktop.store.fts_query import Phrase
-from ltm_desktop.store.fts_text import HIT_CLOSE, HIT_OPEN
 
 SNIPPET_WORDS = 24
 ELLIPSIS = "…"
+HIT_OPEN = HIT_CLOSE = "**"
 
 
 @lru_cache(maxsize=65_536)

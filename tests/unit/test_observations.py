@@ -114,3 +114,23 @@ def test_words_never_match_the_scope_column(service: MemoryService, project: str
     )
     assert service.recall(project, pk_token, kinds=["observation"]) == []
     assert service.recall(project, f"nothing {pk_token}", kinds=["observation"]) == []
+
+
+def test_observation_hits_rank_by_score_with_marked_snippets(
+    service: MemoryService, project: str
+) -> None:
+    strong = service.observe(
+        project, "agent_end", "s1", "a", user_text="webpack webpack build", assistant_text="done"
+    )
+    weak = service.observe(
+        project,
+        "agent_end",
+        "s2",
+        "a",
+        user_text="a long talk about many other things and then webpack once",
+        assistant_text="ok",
+    )
+    hits = service.recall(project, "webpack", kinds=["observation"])
+    assert [h.observation.id for h in hits if h.observation] == [strong.id, weak.id]
+    assert hits[0].score > hits[1].score > 0
+    assert all("**webpack**" in h.snippet for h in hits)
