@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.demo import PROJECTS, fill_demo_data
@@ -38,6 +40,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 from ltm_desktop.core.paths import DataPaths
@@ -78,3 +82,12 @@ def test_run_gui_opens_the_window_and_returns(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "0 ['ltm-desktop — test dir[*]']"
+
+
+def test_the_ui_thread_gets_the_gil_back_quickly(qapp: object) -> None:
+    """Workers run Python too; the UI thread must not wait 5 ms for every model call."""
+    from ltm_desktop.gui.app import UI_SWITCH_INTERVAL, application
+
+    application()
+    assert sys.getswitchinterval() == pytest.approx(UI_SWITCH_INTERVAL)
+    assert UI_SWITCH_INTERVAL <= 0.001
