@@ -83,18 +83,22 @@ def notification(method: str, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _depth(value: Any, limit: int) -> int:
-    """Nesting depth of a parsed JSON value, without recursion."""
+    """How many objects and arrays are nested in a parsed JSON value (scalars add no
+    level), without recursion."""
     deepest = 0
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
         deepest = max(deepest, depth)
         if deepest > limit:
             return deepest
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
+        stack.extend((child, depth + 1) for child in children)
     return deepest
 
 

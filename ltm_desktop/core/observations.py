@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.records import ObservationKind
-from ltm_desktop.core.rules import check_text, derive_title
+from ltm_desktop.core.rules import check_text, derive_title, shown
 
 TITLE_LIMIT = 80
 USER_TEXT_LIMIT = 500
@@ -82,7 +82,7 @@ def build_observation(
         obs_kind = ObservationKind(kind)
     except ValueError:
         allowed = ", ".join(k.value for k in ObservationKind)
-        raise InvalidInput(f"kind must be one of {allowed}; got {kind!r}", "kind") from None
+        raise InvalidInput(f"kind must be one of {allowed}; got {shown(kind)}", "kind") from None
     session = check_text(session_id, "session_id").strip()
     if len(session) > MAX_SESSION_ID_CHARS:
         raise InvalidInput(

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.records import SearchHit
+from ltm_desktop.core.rules import shown
 from ltm_desktop.core.seams import Embedder, ExternalProvider
 
 MAX_SEARCH_LIMIT = 100
@@ -21,7 +22,7 @@ def check_limit(value: object, default: int, maximum: int = MAX_SEARCH_LIMIT) ->
         return default
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
         raise InvalidInput(
-            f"limit must be a whole number from 1 to {maximum}; got {value!r}", "limit"
+            f"limit must be a whole number from 1 to {maximum}; got {shown(value)}", "limit"
         )
     return value
 

@@ -51,6 +51,19 @@ def describe(value: object) -> str:
     return type(value).__name__
 
 
+def shown(value: object) -> str:
+    """A value as JSON writes it, for "got ..." in messages: 'deploy', 5, true, null."""
+    if isinstance(value, str):
+        return repr(value[:40])
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return describe(value)
+
+
 def check_text(value: object, field: str, *, allow_empty: bool = False) -> str:
     """Return ``value`` if it is storable text, else raise InvalidInput naming ``field``."""
     if not isinstance(value, str):
@@ -111,7 +124,7 @@ def check_category(value: object) -> Category:
     except ValueError:
         allowed = ", ".join(c.value for c in Category)
         raise InvalidInput(
-            f"category must be one of {allowed}; got {value!r}", "category"
+            f"category must be one of {allowed}; got {shown(value)}", "category"
         ) from None
 
 

@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ltm_desktop.core import rules
@@ -179,7 +180,7 @@ class MemoryService(SearchReads, HistoryReads):
             events += [self._event(m, "superseded", actor) for m in changed[1:]]
             self._after_write(changed)
         self.events.publish(events)
-        return result
+        return replace(result, memory=self._uses.overlay(result.memory))
 
     def import_memories(
         self, project_id: str, drafts: Sequence[MemoryDraft], actor: str
@@ -219,7 +220,7 @@ class MemoryService(SearchReads, HistoryReads):
             if events:
                 self._after_write([after])
         self.events.publish(events)
-        return after
+        return self._uses.overlay(after)
 
     def _set_disabled(self, memory_id: str, disabled: bool, actor: str) -> Memory:
         actor = rules.check_actor(actor)
@@ -228,7 +229,7 @@ class MemoryService(SearchReads, HistoryReads):
             event = self._event(memory, "removed" if disabled else "restored", actor)
             self._after_write([memory])
         self.events.publish([event])
-        return memory
+        return self._uses.overlay(memory)
 
     def remove(self, memory_id: str, actor: str) -> Memory:
         """Soft delete: the memory goes to the trash and can be restored."""
@@ -243,7 +244,7 @@ class MemoryService(SearchReads, HistoryReads):
         with self._write_lock:
             memory = self.store.mark_reviewed(memory_id, actor, self.now())
         self.events.publish([self._event(memory, "reviewed", actor)])
-        return memory
+        return self._uses.overlay(memory)
 
     def purge_expired(self, project_id: str | None, actor: str = SYSTEM_ACTOR) -> int:
         """Soft-delete every memory whose TTL has run out; returns how many."""

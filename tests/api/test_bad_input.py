@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ltm_desktop.api.protocol import MAX_LINE_BYTES
+from ltm_desktop.api.protocol import MAX_LINE_BYTES, RpcError, decode_line
 from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.service import MemoryService
 from tests.api.conftest import RawConnection, ServerFactory, wait_until
@@ -306,3 +306,21 @@ def test_a_flood_of_connections_does_not_wedge_the_server(
         assert fresh.request(req("health"))["result"]["ok"] is True
     finally:
         fresh.close()
+
+
+@pytest.mark.parametrize(
+    ("line", "accepted"),
+    [
+        (b"[" * 64 + b"1" + b"]" * 64, True),  # 64 levels; the number inside adds none
+        (b"[" * 64 + b"]" * 64, True),
+        (b"[" * 65 + b"1" + b"]" * 65, False),
+        (b'{"a":' * 64 + b'"x"' + b"}" * 64, True),
+        (b'{"a":' * 65 + b"null" + b"}" * 65, False),
+    ],
+)
+def test_nesting_limit_is_64_levels_of_objects_and_arrays(line: bytes, accepted: bool) -> None:
+    if accepted:
+        decode_line(line)
+    else:
+        with pytest.raises(RpcError, match="nested deeper than 64 levels"):
+            decode_line(line)

@@ -314,6 +314,10 @@ def test_restoring_an_expired_memory_renews_it(
     restored = service.restore(memory.id, "gui")
     assert not restored.is_expired(service.now())
     assert [m.id for m in service.list_memories(project)] == [memory.id]
+    event = service.history(memory.id)[-1]  # the renewal is in the audit, as documented
+    assert event.action.value == "restored"
+    assert event.before == {"disabled": True, "updated_at": memory.updated_at}
+    assert event.after == {"disabled": False, "updated_at": restored.updated_at}
 
 
 def test_supersede_survives_an_edit_of_one_rare_word(service: MemoryService, project: str) -> None:

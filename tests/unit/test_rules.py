@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.records import MemoryDraft
+from ltm_desktop.core.retrieval import check_limit
 
 
 def sha16(text: str) -> str:
@@ -149,3 +152,24 @@ def test_actor_is_kept_short_and_printable() -> None:
     assert len(rules.check_actor("a" * 500)) == rules.MAX_ACTOR_CHARS
     with pytest.raises(InvalidInput):
         rules.check_actor("\x07\x08")
+
+
+@pytest.mark.parametrize(
+    ("check", "value", "expected"),
+    [
+        (lambda v: rules.check_category(v), None, "got null"),
+        (lambda v: rules.check_category(v), True, "got true"),
+        (lambda v: rules.check_category(v), "gossip", "got 'gossip'"),
+        (lambda v: check_limit(v, 5), False, "got false"),
+        (lambda v: check_limit(v, 5), 2.5, "got 2.5"),
+        (lambda v: build_observation(v, "s"), ["agent_end"], "got a list"),
+        (lambda v: build_observation(v, "s"), {"k": 1}, "got an object"),
+    ],
+)
+def test_messages_show_values_as_json_writes_them(
+    check: Callable[[object], object], value: object, expected: str
+) -> None:
+    """Agents in any language read these: null and true, never Python's None and True."""
+    with pytest.raises(InvalidInput) as info:
+        check(value)
+    assert str(info.value).endswith(expected)

@@ -65,3 +65,26 @@ def test_overlay_leaves_unused_memories_alone() -> None:
     assert counter.overlay(memory) is memory
     counter.add(["m9"], 5.0)
     assert (counter.overlay(memory).use_count, counter.overlay(memory).last_used_at) == (5, 5.0)
+
+
+def test_write_results_show_the_uses_not_yet_written(
+    make_service: ServiceFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update, remove, restore or deduplicating add answers with the same counters a
+    read would, even before the batch reaches the database."""
+    service = make_service(tmp_path / "d")
+    project = service.resolve_scope(cwd="/srv/app", register=True)
+    memory = service.add(project, make_draft("counters in write results"), "a").memory
+
+    def not_yet(uses: object) -> None:
+        raise OSError("the batch has not been written yet")
+
+    monkeypatch.setattr(service._uses, "_write", not_yet)
+    for _ in range(3):
+        service.search(project, "counters", reinforce=True)
+    assert service.update(memory.id, {"importance": 7}, "a").use_count == 3
+    assert service.remove(memory.id, "a").use_count == 3
+    assert service.restore(memory.id, "a").use_count == 3
+    again = service.add(project, make_draft("counters in write results"), "a")
+    assert again.memory.use_count == 4  # a re-added text counts one more use
+    assert again.memory.last_used_at is not None
