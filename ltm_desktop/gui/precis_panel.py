@@ -24,9 +24,17 @@ from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.formatting import budget_label
 from ltm_desktop.gui.models.base import MemoryIdRole
-from ltm_desktop.gui.models.precis_model import COL_TITLE, CandidateRow, PrecisCandidatesModel
+from ltm_desktop.gui.models.precis_model import (
+    COL_IMPORTANCE,
+    COL_RANK,
+    COL_SCOPE,
+    COL_STATUS,
+    COL_TITLE,
+    CandidateRow,
+    PrecisCandidatesModel,
+)
 from ltm_desktop.gui.panel_base import ScopedPanel
-from ltm_desktop.gui.view_state import ViewKeeper, configure_table
+from ltm_desktop.gui.view_state import ColumnFitter, ViewKeeper, configure_table
 
 
 def load_precis(service: MemoryService, project_id: str) -> tuple[PrecisInfo, list[CandidateRow]]:
@@ -85,9 +93,11 @@ class PrecisPanel(ScopedPanel):
         self.candidates.setModel(self.model)
         configure_table(self.candidates, multi=False)
         header = self.candidates.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
         header.setStretchLastSection(False)
+        self.fitter = ColumnFitter(
+            self.candidates, (COL_RANK, COL_IMPORTANCE, COL_SCOPE, COL_STATUS)
+        )
         self.keeper = ViewKeeper(self.candidates, self.model)
         self.candidates.clicked.connect(self.on_candidate_clicked)
         self.candidates.activated.connect(self.on_candidate_clicked)

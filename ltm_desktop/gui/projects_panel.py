@@ -16,7 +16,7 @@ from ltm_desktop.gui.models.projects_model import (
     ProjectsModel,
     project_rows,
 )
-from ltm_desktop.gui.view_state import ViewKeeper, configure_table
+from ltm_desktop.gui.view_state import ColumnFitter, ViewKeeper, configure_table
 
 MIN_RELOAD_MS = 500  # agents writing in a burst: recount at most twice a second
 
@@ -47,7 +47,7 @@ class ProjectsPanel(QWidget):
         header = self.view.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(COL_COUNT, QHeaderView.ResizeMode.ResizeToContents)
+        self.fitter = ColumnFitter(self.view, (COL_COUNT,))
         self.keeper = ViewKeeper(self.view, self.model)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

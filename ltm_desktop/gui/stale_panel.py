@@ -19,14 +19,16 @@ from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.models.stale_model import (
     COL_AGE,
+    COL_IMPORTANCE,
     COL_REASON,
     COL_TITLE,
+    COL_USES,
     StaleModel,
     StaleRow,
     stale_row,
 )
 from ltm_desktop.gui.panel_base import ScopedPanel
-from ltm_desktop.gui.view_state import ViewKeeper, configure_table
+from ltm_desktop.gui.view_state import ColumnFitter, ViewKeeper, configure_table
 
 
 def load_stale(service: MemoryService, project_id: str) -> list[StaleRow]:
@@ -60,16 +62,10 @@ class StalePanel(ScopedPanel):
         self.view.setModel(self.model)
         configure_table(self.view)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(COL_REASON, QHeaderView.ResizeMode.Stretch)
         header.setStretchLastSection(False)
         self.view.setColumnWidth(COL_TITLE, 220)
-        # Sized "to contents", this column kept the header's width once rows arrived: "9…".
-        header.setSectionResizeMode(COL_AGE, QHeaderView.ResizeMode.Interactive)
-        self.view.setColumnWidth(
-            COL_AGE, self.view.fontMetrics().horizontalAdvance("9999 days") + 16
-        )
+        self.fitter = ColumnFitter(self.view, (COL_IMPORTANCE, COL_USES, COL_AGE))
         self.keeper = ViewKeeper(self.view, self.model)
         self.select_all = QPushButton("Select all", self)
         self.remove_button = QPushButton("Remove selected", self)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QObject, Signal
-from PySide6.QtWidgets import QAbstractItemView, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from ltm_desktop.gui.models.base import RowTableModel
 
@@ -32,6 +33,35 @@ def configure_table(view: QTableView, *, multi: bool = True) -> None:
     header.setSectionResizeMode(header.ResizeMode.Fixed)
     view.horizontalHeader().setHighlightSections(False)
     view.horizontalHeader().setStretchLastSection(True)
+
+
+class ColumnFitter(QObject):
+    """Keeps some columns as wide as their text (plus a little room) as rows come and go.
+
+    Qt's own ResizeToContents fits a column when the header is laid out, not when
+    rows arrive later from a worker: the Stale tab's idle days were cut to "9…" at
+    the header's width. A child of the view, so its connections end with it.
+    """
+
+    ROOM = 12  # pixels beyond the widest text: Qt's fit leaves 3 on each side
+
+    def __init__(self, view: QTableView, sections: Iterable[int]) -> None:
+        super().__init__(view)
+        self._view = view
+        self._sections = list(sections)
+        header = view.horizontalHeader()
+        for section in self._sections:
+            header.setSectionResizeMode(section, QHeaderView.ResizeMode.Interactive)
+        model = view.model()
+        for signal in (model.rowsInserted, model.modelReset, model.dataChanged):
+            signal.connect(self.fit)
+        self.fit()
+
+    def fit(self, *_: Any) -> None:
+        header = self._view.horizontalHeader()
+        for section in self._sections:
+            text = max(self._view.sizeHintForColumn(section), header.sectionSizeHint(section))
+            header.resizeSection(section, text + self.ROOM)
 
 
 class ViewKeeper(QObject):
