@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.corpus import generate, sample_queries  # noqa: E402
 from bench.dataset import PROJECTS, build, draft, largest_project, open_bench_service  # noqa: E402
 from ltm_desktop.core.paths import DataPaths  # noqa: E402
-from ltm_desktop.core.precis import write_atomically  # noqa: E402
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery  # noqa: E402
+from ltm_desktop.core.precis_files import write_atomically  # noqa: E402
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
 
 
@@ -120,6 +120,49 @@ def bench_adds(
         f"  {'adds/s':<34} {ours:>9.0f}       baseline {base:>9.0f} raw inserts/s  x{ours / base:>6.2f}  target >=1000: {'ok' if ours >= 1000 else 'MISS'}"
     )
     print(f"  outcomes: {statuses}")
+
+
+def bench_global_adds(repeat: int, project_counts: tuple[int, ...] = (1, 100, 400)) -> None:
+    """A global add regenerates every project's MEMORY.md; it must not wait for them.
+
+    Each store is small and new (the cost measured is the fan-out, not the corpus); the
+    baseline is a project add on the same store, timed in alternation with the global ones.
+    """
+    print(
+        f"\nglobal add vs project add (median of {repeat} each, alternating; files fanned out in the background)"
+    )
+    for count in project_counts:
+        workdir = Path(tempfile.mkdtemp(prefix="ltm-bench-global-"))
+        service = open_bench_service(workdir)
+        try:
+            projects = [
+                service.resolve_scope(cwd=f"/src/p{i}", register=True) for i in range(count)
+            ]
+            for i, project in enumerate(projects):
+                service.add(project, MemoryDraft(content=f"fact of project {i} q{i}"), "bench")
+            service.flush_views(timeout=600)
+            project_ms: list[float] = []
+            global_ms: list[float] = []
+            for i in range(repeat):
+                for scope, out in ((projects[0], project_ms), (GLOBAL_PROJECT_ID, global_ms)):
+                    draft = MemoryDraft(content=f"note {i} for {scope} z{i}")
+                    start = time.perf_counter()
+                    service.add(scope, draft, "bench")
+                    out.append((time.perf_counter() - start) * 1000)
+            settle = time.perf_counter()
+            service.flush_views(timeout=600)
+            settle_ms = (time.perf_counter() - settle) * 1000
+            ours, base = statistics.median(global_ms), statistics.median(project_ms)
+            row(
+                f"global add, {count} projects",
+                ours,
+                base,
+                target=f"target <=2x: {'ok' if ours <= 2 * base else 'MISS'}; "
+                f"files settled {settle_ms:.0f} ms after the last add",
+            )
+        finally:
+            service.close()
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 def bench_precis(
@@ -222,6 +265,7 @@ def main() -> int:
         bench_precis(service, raw, project, args.repeat * 5)
         bench_list(service, raw, project, args.repeat)
         bench_adds(service, raw, project, args.adds, args.seed)
+        bench_global_adds(max(args.repeat, 30))
     finally:
         raw.close()
         service.close()

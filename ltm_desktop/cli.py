@@ -117,11 +117,14 @@ def _warn(lines: Sequence[str]) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from ltm_desktop.api import serialize
     from ltm_desktop.app import open_service
 
     opened = open_service(args.data_dir, args.config)
     _warn(opened.warnings)
     service = opened.service
+    problems = service.precis_problems()
+    _warn([f"warning: {p.describe()}" for p in problems])
     try:
         scopes = []
         for project, active in service.projects():
@@ -145,6 +148,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "schema_version": service.store.schema_version,
             "config_path": str(opened.config_path),
             "purged_expired_at_start": opened.purged_at_start,
+            "memory_md_problems": [serialize.precis_problem(p) for p in problems],
             "scopes": scopes,
         }
     finally:

@@ -25,6 +25,7 @@ from ltm_desktop.api.protocol import (
     Request,
     RpcError,
 )
+from ltm_desktop.api.view_warnings import with_memory_md_warning
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import Conflict, InvalidInput, LtmError, NotFound, StorageError
 from ltm_desktop.core.observations import build_observation
@@ -138,8 +139,10 @@ class Dispatcher:
         except Exception:
             log.exception("bug while handling %s", request.method)
             raise RpcError(INTERNAL_ERROR, "internal error; the server log has details") from None
-        if request.method in WRITE_METHODS and self._on_write is not None:
-            self._on_write(session.client, request.method, result)
+        if request.method in WRITE_METHODS:
+            result = with_memory_md_warning(self.service, result)
+            if self._on_write is not None:
+                self._on_write(session.client, request.method, result)
         return result
 
     def check_token(self, token: str) -> bool:
@@ -189,6 +192,7 @@ def health(d: Dispatcher, p: Params, s: Session) -> Any:
         "protocol": PROTOCOL_VERSION,
         "schema_version": store.schema_version,
         "db_path": store.location,
+        "memory_md_problems": [serialize.precis_problem(x) for x in d.service.precis_problems()],
     }
 
 

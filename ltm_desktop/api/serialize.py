@@ -12,6 +12,7 @@ from ltm_desktop.core.records import (
     Memory,
     Observation,
     PrecisInfo,
+    PrecisProblem,
     Project,
     RecallHit,
     ScopeStats,
@@ -90,6 +91,16 @@ def audit_event(e: AuditEvent) -> dict[str, Any]:
         "action": e.action.value,
         "before": fields(e.before),
         "after": fields(e.after),
+    }
+
+
+def precis_problem(p: PrecisProblem) -> dict[str, Any]:
+    return {
+        "project_id": p.project_id,
+        "path": p.path,
+        "reason": p.reason,
+        "since": iso(p.since),
+        "attempts": p.attempts,
     }
 
 

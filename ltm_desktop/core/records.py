@@ -186,6 +186,20 @@ class PrecisInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class PrecisProblem:
+    """A scope whose MEMORY.md could not be brought up to date (the database is fine)."""
+
+    project_id: str
+    path: str
+    reason: str
+    since: float  # wall-clock time of the first failure in a row
+    attempts: int
+
+    def describe(self) -> str:
+        return f"MEMORY.md of {self.project_id} could not be written ({self.path}): {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
 class ChangeEvent:
     """Published by the service after a write has been committed."""
 

@@ -24,8 +24,8 @@ from ltm_desktop.core.history import HistoryReads
 from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.precis import PrecisManager, prompt_section
+from ltm_desktop.core.precis_sync import PrecisSync
 from ltm_desktop.core.records import (
-    GLOBAL_PROJECT_ID,
     SECONDS_PER_DAY,
     AddResult,
     AddStatus,
@@ -35,6 +35,7 @@ from ltm_desktop.core.records import (
     MemoryDraft,
     Observation,
     PrecisInfo,
+    PrecisProblem,
     Project,
     ScopeStats,
 )
@@ -90,18 +91,23 @@ class MemoryService(SearchReads, HistoryReads):
             top_n=self.settings.precis_top_n,
             clock=clock,
         )
+        self.views = PrecisSync(store, self.precis_manager, paths.data_dir / ".lock", clock)
 
     def start(self) -> int:
-        """Startup housekeeping: expire what is due and regenerate every precis."""
+        """Startup housekeeping: expire what is due and regenerate every MEMORY.md.
+
+        A MEMORY.md that cannot be written is reported (``precis_problems``), not raised.
+        """
         self._uses.start()
         purged = self.purge_expired(None, SYSTEM_ACTOR)
-        with self._write_lock:
-            self.precis_manager.refresh_all()
+        self.views.start()
         return purged
 
     def close(self) -> None:
-        """Write pending use counts (if the database lets us) and close the store."""
+        """Finish queued MEMORY.md work, write pending use counts (if the database lets
+        us) and close the store."""
         try:
+            self.views.close()
             self._uses.close()
         except Exception:  # logged by the counter; closing must still happen
             log.warning(
@@ -111,6 +117,14 @@ class MemoryService(SearchReads, HistoryReads):
         finally:
             with self._write_lock:
                 self.store.close()
+
+    def precis_problems(self) -> list[PrecisProblem]:
+        """Scopes whose MEMORY.md is out of date because it could not be written."""
+        return self.views.problems()
+
+    def flush_views(self, timeout: float = 10.0) -> bool:
+        """Wait until every MEMORY.md reflects the writes made so far; False on timeout."""
+        return self.views.flush(timeout)
 
     def _write_uses(self, uses: dict[str, tuple[int, float]]) -> None:
         with self._write_lock:
@@ -157,11 +171,13 @@ class MemoryService(SearchReads, HistoryReads):
     # -- writes -----------------------------------------------------------
 
     def _after_write(self, changed: Sequence[Memory]) -> None:
-        """Bring the affected precis files up to date (call with the write lock held)."""
-        affected = {m.project_id for m in changed}
-        if GLOBAL_PROJECT_ID in affected:
-            affected = {p.project_id for p in self.store.list_projects()}
-        self.precis_manager.refresh(sorted(affected), changed)
+        """Bring the affected MEMORY.md files up to date once the write is committed.
+
+        Call it after releasing the write lock: it never raises (a file that cannot be
+        written is reported and retried) and never holds up the next writer.
+        """
+        if changed:
+            self.views.after_write(changed)
 
     def _event(self, memory: Memory, action: str, actor: str) -> ChangeEvent:
         return ChangeEvent(memory.id, memory.project_id, action, actor, self.now())
@@ -178,7 +194,7 @@ class MemoryService(SearchReads, HistoryReads):
             action = "deduplicated" if result.status is AddStatus.DEDUPLICATED else "created"
             events = [self._event(result.memory, action, actor)]
             events += [self._event(m, "superseded", actor) for m in changed[1:]]
-            self._after_write(changed)
+        self._after_write(changed)
         self.events.publish(events)
         return replace(result, memory=self._uses.overlay(result.memory))
 
@@ -193,8 +209,7 @@ class MemoryService(SearchReads, HistoryReads):
         clean = [rules.validate_draft(draft) for draft in drafts]
         with self._write_lock:
             imported = self.store.import_memories(project_id, clean, actor, self.now())
-            if imported:
-                self._after_write(imported)
+        self._after_write(imported)
         self.events.publish([self._event(m, "imported", actor) for m in imported])
         return imported
 
@@ -217,8 +232,8 @@ class MemoryService(SearchReads, HistoryReads):
                 memory_id, clean, actor, self.now(), expected=expected
             )
             events = [] if after == before else [self._event(after, "updated", actor)]
-            if events:
-                self._after_write([after])
+        if events:
+            self._after_write([after])
         self.events.publish(events)
         return self._uses.overlay(after)
 
@@ -227,7 +242,7 @@ class MemoryService(SearchReads, HistoryReads):
         with self._write_lock:
             memory = self.store.set_disabled(memory_id, disabled, actor, self.now())
             event = self._event(memory, "removed" if disabled else "restored", actor)
-            self._after_write([memory])
+        self._after_write([memory])
         self.events.publish([event])
         return self._uses.overlay(memory)
 
@@ -253,8 +268,7 @@ class MemoryService(SearchReads, HistoryReads):
         with self._write_lock:
             purged = self.store.purge_expired(project_id, actor, self.now())
             events = [self._event(m, "expired", actor) for m in purged]
-            if purged:
-                self._after_write(purged)
+        self._after_write(purged)
         self.events.publish(events)
         return len(purged)
 

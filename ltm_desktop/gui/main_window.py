@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableView,
     QTabWidget,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -27,6 +28,7 @@ from ltm_desktop.gui.editor_panel import EditorPanel
 from ltm_desktop.gui.errors import ErrorReporter
 from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.history_panel import HistoryPanel
+from ltm_desktop.gui.memory_md_warning import MemoryMdWarning
 from ltm_desktop.gui.memory_table import MemoryTable
 from ltm_desktop.gui.menus import build_actions, build_menus
 from ltm_desktop.gui.observations_panel import ObservationsPanel
@@ -105,7 +107,13 @@ class MainWindow(QMainWindow):
             self.splitter.addWidget(widget)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([220, 760, 480])
-        self.setCentralWidget(self.splitter)
+        self.memory_md_warning = MemoryMdWarning(service, ctx.runner, self)
+        central = QWidget(self)
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.memory_md_warning)
+        column.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
         self.status = StatusBar(api, self)
         self.setStatusBar(self.status)
         self.a = build_actions(self)
@@ -315,5 +323,6 @@ class MainWindow(QMainWindow):
         self.status.stop()
         self.observations.stop()
         self.ctx.bridge.stop()
+        self.memory_md_warning.stop()
         self.ctx.runner.shutdown()
         self.ctx.errors.close_all()

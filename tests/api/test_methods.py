@@ -185,7 +185,7 @@ def test_observe_and_recall(client: Client) -> None:
     assert all(h["kind"] == "observation" and "observation" in h for h in only)
 
 
-def test_precis_and_prompt_section(client: Client) -> None:
+def test_precis_and_prompt_section(client: Client, service: MemoryService) -> None:
     assert client.prompt_section(cwd=CWD) == ""
     memory = client.memory_add(
         "Run make test before pushing", cwd=CWD, title="Tests", importance=8
@@ -202,6 +202,7 @@ def test_precis_and_prompt_section(client: Client) -> None:
         False,
     )
     assert precis["memory_ids"][0] == memory["id"]
+    assert service.flush_views()  # a global write reaches project files in the background
     assert Path(precis["path"]).read_text() == precis["text"]
     own = client.precis_get(cwd=CWD, include_global=False)
     assert own["text"] == "## Tests\n\nRun make test before pushing"

@@ -93,7 +93,8 @@ def test_precis_ranks_project_and_global_together(service: MemoryService, projec
     assert info.text.startswith("## G")
     assert "## P" in info.text
     assert Path(service.precis(GLOBAL_PROJECT_ID).path).read_text() == "## G\n\nuser likes tabs"
-    # a global write refreshes every project's file
+    # a global write refreshes every project's file, in the background
+    assert service.flush_views()
     assert Path(info.path).read_text() == info.text
 
 

@@ -1,0 +1,327 @@
+"""Keeps every scope's MEMORY.md in step with the store, and never lets it fail a write.
+
+MEMORY.md is a view. A write is committed first; its file is regenerated
+afterwards, outside the service's write lock. The written scope is regenerated
+at once (a writer reads its own write back); the fan-out of a global write to
+every project's file goes to a background thread that coalesces bursts, so a
+global write costs what a project write costs however many projects exist.
+
+A file that cannot be written (permissions, a full disk, a directory in its
+place) marks its scope *dirty*: the problem is logged, reported through
+``problems()`` and to subscribers, and the scope is regenerated again on the next
+write and periodically, with back-off, until it succeeds.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.filelock import FileLock
+from ltm_desktop.core.precis import PrecisManager, precis_order
+from ltm_desktop.core.precis_files import write_atomically
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, PrecisInfo, PrecisProblem
+
+log = logging.getLogger(__name__)
+FIRST_RETRY_SECONDS = 1.0
+MAX_RETRY_SECONDS = 60.0
+ProblemsListener = Callable[[list[PrecisProblem]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Window:
+    """The top-N a scope's file was last rendered from."""
+
+    ids: frozenset[str]
+    last_key: tuple[int, float] | None  # precis_order of the N-th memory; None if fewer
+    next_expiry: float | None  # after this, a member has silently left the top-N
+
+    @classmethod
+    def of(cls, info: PrecisInfo, top_n: int) -> _Window:
+        full = len(info.candidate_ids) >= top_n
+        return cls(frozenset(info.candidate_ids), info.last_key if full else None, info.next_expiry)
+
+    def touched_by(self, changed: Sequence[Memory], now: float) -> bool:
+        """Could these changed memories (or the passing of time) alter the top-N?"""
+        if self.next_expiry is not None and now >= self.next_expiry:
+            return True
+        for memory in changed:
+            if memory.id in self.ids:
+                return True
+            if not memory.disabled and (
+                self.last_key is None or precis_order(memory) < self.last_key
+            ):
+                return True
+        return False
+
+
+@dataclass(slots=True)
+class _Dirty:
+    problem: PrecisProblem
+    retry_at: float  # time.monotonic()
+
+
+def _reason(exc: BaseException, path: Path) -> str:
+    """What went wrong, naming the file only when it is not MEMORY.md itself."""
+    if isinstance(exc, OSError) and exc.strerror:
+        other = exc.filename and str(exc.filename) != str(path)
+        return f"{exc.strerror} ({exc.filename})" if other else exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+class PrecisSync:
+    """Regenerates MEMORY.md files after writes, in the caller's thread or in the background.
+
+    Regenerations of one data dir are serialized per file under a lock shared with
+    other processes, and each renders what the store holds at that moment, so the
+    file ends up showing the newest state whichever process wrote last.
+    """
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        manager: PrecisManager,
+        lock_path: Path,
+        clock: Callable[[], float],
+    ) -> None:
+        self._store = store
+        self._manager = manager
+        self._lock_path = lock_path
+        self._clock = clock
+        self._render_lock = threading.Lock()  # one regeneration at a time in this process
+        self._windows: dict[str, _Window] = {}
+        self._seen_version: int | None = None
+        self._dirty: dict[str, _Dirty] = {}
+        self._listeners: list[ProblemsListener] = []
+        # background work: scope -> memories that changed (None: regenerate regardless)
+        self._cond = threading.Condition()
+        self._pending: dict[str, list[Memory] | None] = {}
+        self._fanout: list[Memory] | None = None  # a global write's changes, not yet fanned out
+        self._fanout_due = False
+        self._busy = False
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ----------------------------------------------------------
+
+    def start(self) -> None:
+        """Regenerate every scope's file (reporting, not raising, failures); start the worker."""
+        for project in self._store.list_projects():
+            self.regenerate(project.project_id)
+        self._thread = threading.Thread(target=self._run, name="ltm-precis", daemon=True)
+        self._thread.start()
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Finish what is queued (for at most ``timeout`` seconds) and stop the worker."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                log.warning("MEMORY.md regeneration did not finish within %.0f s", timeout)
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until every queued regeneration has run; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._pending or self._fanout_due or self._busy:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._thread is None or not self._thread.is_alive():
+                    return False
+                self._cond.wait(left)
+        return True
+
+    # -- after a write ------------------------------------------------------
+
+    def after_write(self, changed: Sequence[Memory]) -> None:
+        """Bring the files these committed changes affect up to date (never raises).
+
+        The written scopes are regenerated now, in the calling thread; a change to
+        ``global`` reaches every project's file through the background worker, and
+        scopes left dirty by an earlier failure are retried there too.
+        """
+        scopes = sorted({m.project_id for m in changed})
+        for scope in scopes:
+            self.regenerate(scope, changed)
+        with self._cond:
+            if GLOBAL_PROJECT_ID in scopes:
+                self._fanout = [*(self._fanout or []), *changed]
+                self._fanout_due = True
+            for scope in self._dirty:
+                if scope not in scopes:
+                    self._pending[scope] = None
+            if self._fanout_due or self._pending:
+                self._cond.notify_all()
+
+    def regenerate(self, project_id: str, changed: Sequence[Memory] | None = None) -> bool:
+        """Re-render one scope and rewrite its file if its text changed; False if it failed.
+
+        Args:
+            changed: the memories a write touched; the scope is skipped when none of
+                them is, or could enter, its current top-N (None: always render).
+        """
+        try:
+            with self._render_lock:
+                if not self._needs_render(project_id, changed):
+                    return True
+                info = self._write_file(project_id)
+                self._windows[project_id] = _Window.of(info, self._manager.top_n)
+        except Exception as exc:  # noqa: BLE001 - a view must never fail the write behind it
+            self._mark_dirty(project_id, exc)
+            return False
+        self._mark_clean(project_id)
+        return True
+
+    def _needs_render(self, project_id: str, changed: Sequence[Memory] | None) -> bool:
+        version = self._store.data_version()
+        if version != self._seen_version:  # another process wrote: forget what we knew
+            self._windows.clear()
+            self._seen_version = version
+        if changed is None or project_id in self._dirty:
+            return True
+        window = self._windows.get(project_id)
+        return window is None or window.touched_by(changed, self._clock())
+
+    def _write_file(self, project_id: str) -> PrecisInfo:
+        self._windows.pop(project_id, None)  # until this write succeeds, nothing is known
+        with FileLock(self._lock_path):
+            info = self._manager.compute(project_id)
+            path = Path(info.path)
+            if not path.exists() or self._manager.read_file(project_id) != info.text:
+                write_atomically(path, info.text)
+        return info
+
+    # -- problems -------------------------------------------------------------
+
+    def problems(self) -> list[PrecisProblem]:
+        """The scopes whose file is out of date now, by project id."""
+        with self._cond:
+            return [self._dirty[k].problem for k in sorted(self._dirty)]
+
+    def problem_for(self, project_id: str) -> PrecisProblem | None:
+        with self._cond:
+            dirty = self._dirty.get(project_id)
+        return None if dirty is None else dirty.problem
+
+    def subscribe(self, listener: ProblemsListener) -> Callable[[], None]:
+        """Call ``listener(problems)`` (from any thread) whenever the set of problems changes."""
+        with self._cond:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._cond:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _mark_dirty(self, project_id: str, exc: Exception) -> None:
+        expected = isinstance(exc, OSError | LtmError)
+        path = self._manager.path_for(project_id)
+        reason = _reason(exc, path)
+        log.log(
+            logging.WARNING if expected else logging.ERROR,
+            "MEMORY.md of %s (%s) not written; will retry: %s",
+            project_id,
+            path,
+            reason,
+            exc_info=not expected,
+        )
+        with self._cond:
+            old = self._dirty.get(project_id)
+            attempts = 1 if old is None else old.problem.attempts + 1
+            delay = min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** (attempts - 1))
+            problem = PrecisProblem(
+                project_id=project_id,
+                path=str(path),
+                reason=reason,
+                since=self._clock() if old is None else old.problem.since,
+                attempts=attempts,
+            )
+            self._dirty[project_id] = _Dirty(problem, time.monotonic() + delay)
+            changed = old is None or old.problem.reason != problem.reason
+            self._cond.notify_all()  # the worker recomputes when to retry
+        if changed:
+            self._notify()
+
+    def _mark_clean(self, project_id: str) -> None:
+        with self._cond:
+            if self._dirty.pop(project_id, None) is None:
+                return
+        log.info("MEMORY.md of %s is up to date again", project_id)
+        self._notify()
+
+    def _notify(self) -> None:
+        problems = self.problems()
+        with self._cond:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(problems)
+            except Exception:  # noqa: BLE001 - a listener never breaks regeneration
+                log.exception("a MEMORY.md problem listener failed")
+
+    # -- the background worker ------------------------------------------------
+
+    def _next_batch(self) -> tuple[dict[str, list[Memory] | None], bool, list[Memory]] | None:
+        """Wait for work: queued scopes, a fan-out, or a dirty scope due for a retry.
+
+        Returns (scopes to regenerate, whether to fan out, the fanned-out changes).
+        """
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                for scope, dirty in self._dirty.items():
+                    if dirty.retry_at <= now:
+                        self._pending[scope] = None
+                if self._pending or self._fanout_due:
+                    batch, self._pending = self._pending, {}
+                    fanout, changed = self._fanout_due, self._fanout or []
+                    self._fanout, self._fanout_due = None, False
+                    self._busy = True
+                    return batch, fanout, changed
+                if self._stopping:
+                    return None
+                retry_at = min((d.retry_at for d in self._dirty.values()), default=None)
+                self._cond.wait(None if retry_at is None else max(0.0, retry_at - now))
+
+    def _fan_out(self, batch: dict[str, list[Memory] | None], changed: list[Memory]) -> None:
+        """Add every project to ``batch`` for a global write's ``changed`` memories."""
+        try:
+            projects = [p.project_id for p in self._store.list_projects()]
+        except Exception as exc:  # noqa: BLE001 - the scopes stay as they are until the next write
+            log.warning("cannot list projects to refresh their MEMORY.md: %s", exc)
+            return
+        for scope in projects:
+            if scope == GLOBAL_PROJECT_ID:
+                continue
+            if scope not in batch:
+                batch[scope] = list(changed)
+            elif (known := batch[scope]) is not None:
+                known.extend(changed)
+
+    def _run(self) -> None:
+        while (work := self._next_batch()) is not None:
+            batch, fanout, changed = work
+            try:
+                if fanout:
+                    self._fan_out(batch, changed)
+                for scope, touched in batch.items():
+                    self.regenerate(scope, touched)
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def retry_now(self) -> list[PrecisProblem]:
+        """Regenerate every out-of-date scope now, in the calling thread; the problems left."""
+        for problem in self.problems():
+            self.regenerate(problem.project_id)
+        return self.problems()

@@ -1,0 +1,60 @@
+"""A warning bar for MEMORY.md files that could not be written (the memories are safe)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QWidget
+
+from ltm_desktop.core.records import PrecisProblem
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.banner import Banner
+from ltm_desktop.gui.tasks import TaskRunner
+
+
+def describe_problems(problems: list[PrecisProblem]) -> str:
+    """Rich text naming the first file, why it failed, and how many others did."""
+    first = problems[0]
+    others = len(problems) - 1
+    more = f" (and {others} other file{'s' if others != 1 else ''})" if others else ""
+    return (
+        f"<b>MEMORY.md could not be written</b>{more}: {html.escape(first.reason)}<br>"
+        f"<code>{html.escape(first.path)}</code><br>"
+        "Your memories are saved in the database; agents reading this file see an older "
+        "version until it can be written. ltm-desktop retries automatically."
+    )
+
+
+class MemoryMdWarning(Banner):
+    """Shown while any MEMORY.md is out of date; offers to retry at once.
+
+    Signals:
+        _received(list): problems reported by the service, from any thread.
+    """
+
+    _received = Signal(object)
+
+    def __init__(self, service: MemoryService, runner: TaskRunner, parent: QWidget | None) -> None:
+        super().__init__(parent)
+        self.setObjectName("banner")
+        self._service = service
+        self._runner = runner
+        self._received.connect(self.on_problems, Qt.ConnectionType.QueuedConnection)
+        self._unsubscribe: Callable[[], None] | None = service.views.subscribe(self._received.emit)
+        self.on_problems(service.precis_problems())
+
+    def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def on_problems(self, problems: list[PrecisProblem]) -> None:
+        if not problems:
+            self.hide()
+            return
+        self.show_message(describe_problems(problems), [("Retry now", self.retry)])
+
+    def retry(self) -> None:
+        self._runner.run(self._service.views.retry_now, self.on_problems)
