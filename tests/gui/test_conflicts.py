@@ -195,3 +195,27 @@ def test_the_persons_own_changes_never_conflict_with_their_next_action(
     qtbot.waitUntil(lambda: service.get(memory.id).disabled)
     assert not window.actions_.conflicts.open_dialogs()
     assert [a for _, a in trail(service, memory.id)].count(AuditAction.UPDATED) == 4
+
+
+def test_a_bulk_action_asks_once_for_every_memory_that_changed(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memories = [
+        add(service, billing, f"{word} fact about invoices") for word in ("First", "Second")
+    ]
+    untouched = add(service, billing, "Third fact about invoices, nobody changes it")
+    window = make_window(service, scope=billing)
+    qtbot.waitUntil(lambda: window.table.model.rowCount() == 3)
+    window.table.list_view.selectAll()
+    assert len(window.table.selected_versions()) == 3
+    window.ctx.bridge.stop()
+    for memory in memories:
+        service.update(memory.id, {"importance": 9}, AGENT)
+    window.table.list_view.setFocus()
+    window.a.delete.trigger()
+    dialog = conflict_dialog(qtbot, window)
+    assert "for 2 memories" in dialog.message.text()
+    assert service.get(untouched.id).disabled  # the unchanged one was removed at once
+    assert not any(service.get(m.id).disabled for m in memories)
+    dialog.overwrite_button.click()
+    qtbot.waitUntil(lambda: all(service.get(m.id).disabled for m in memories))
