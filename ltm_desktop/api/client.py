@@ -74,7 +74,18 @@ class Unauthorized(ApiError):
 
 
 class ConflictError(ApiError):
+    """Refused: see ``reason`` (``stale``, ``removed``, ...) and ``current``."""
+
     code = protocol.CONFLICT
+
+    @property
+    def reason(self) -> str | None:
+        return self.data.get("reason") if isinstance(self.data, dict) else None
+
+    @property
+    def current(self) -> Any:
+        """The memory as stored now (a dict, as ``memory_get`` returns it), when sent."""
+        return self.data.get("memory") if isinstance(self.data, dict) else None
 
 
 class TooLarge(ApiError):
@@ -324,14 +335,21 @@ class Client:
     def memory_get(self, memory_id: str) -> Any:
         return self.call("memory.get", {"id": memory_id})["memory"]
 
-    def memory_update(self, memory_id: str, **fields: Any) -> Any:
-        return self.call("memory.update", {"id": memory_id, **fields})["memory"]
+    def memory_update(
+        self, memory_id: str, *, expected_updated_at: str | None = None, **fields: Any
+    ) -> Any:
+        """Edit ``fields``; with ``expected_updated_at`` (the ``updated_at`` you read), a
+        ConflictError instead if someone changed the memory since (``.current`` is theirs)."""
+        params = _drop_none(id=memory_id, expected_updated_at=expected_updated_at)
+        return self.call("memory.update", {**params, **fields})["memory"]
 
-    def memory_remove(self, memory_id: str) -> Any:
-        return self.call("memory.remove", {"id": memory_id})["memory"]
+    def memory_remove(self, memory_id: str, *, expected_updated_at: str | None = None) -> Any:
+        params = _drop_none(id=memory_id, expected_updated_at=expected_updated_at)
+        return self.call("memory.remove", params)["memory"]
 
-    def memory_restore(self, memory_id: str) -> Any:
-        return self.call("memory.restore", {"id": memory_id})["memory"]
+    def memory_restore(self, memory_id: str, *, expected_updated_at: str | None = None) -> Any:
+        params = _drop_none(id=memory_id, expected_updated_at=expected_updated_at)
+        return self.call("memory.restore", params)["memory"]
 
     def memory_search(self, query: str, *, cwd: str | None = None, project_id: str | None = None,
                       limit: int | None = None, include_global: bool | None = None) -> Any:  # fmt: skip

@@ -15,6 +15,7 @@ from typing import Any
 
 from ltm_desktop import __version__
 from ltm_desktop.api import PROTOCOL_VERSION, serialize
+from ltm_desktop.api.conflicts import conflict_data, expected_version
 from ltm_desktop.api.params import Params, invalid
 from ltm_desktop.api.protocol import (
     CONFLICT,
@@ -129,8 +130,7 @@ class Dispatcher:
         except NotFound as exc:
             raise RpcError(NOT_FOUND, f"not found: {exc}") from None
         except Conflict as exc:
-            data = {"other_id": exc.other_id} if exc.other_id else None
-            raise RpcError(CONFLICT, f"conflict: {exc}", data) from None
+            raise RpcError(CONFLICT, f"conflict: {exc}", conflict_data(exc)) from None
         except StorageError as exc:
             log.warning("storage error in %s: %s", request.method, exc)
             raise RpcError(INTERNAL_ERROR, f"internal error: {exc}") from None
@@ -284,22 +284,28 @@ def memory_get(d: Dispatcher, p: Params, s: Session) -> Any:
 def memory_update(d: Dispatcher, p: Params, s: Session) -> Any:
     target = memory_id(p)
     changes = {name: p.raw(name) for name in MEMORY_FIELDS if p.present(name)}
+    expected = expected_version(p)
     p.done()
-    return {"memory": serialize.memory(d.service.update(target, changes, s.client))}
+    memory = d.service.update(target, changes, s.client, expected_updated_at=expected)
+    return {"memory": serialize.memory(memory)}
 
 
 @method("memory.remove")
 def memory_remove(d: Dispatcher, p: Params, s: Session) -> Any:
     target = memory_id(p)
+    expected = expected_version(p)
     p.done()
-    return {"memory": serialize.memory(d.service.remove(target, s.client))}
+    memory = d.service.remove(target, s.client, expected_updated_at=expected)
+    return {"memory": serialize.memory(memory)}
 
 
 @method("memory.restore")
 def memory_restore(d: Dispatcher, p: Params, s: Session) -> Any:
     target = memory_id(p)
+    expected = expected_version(p)
     p.done()
-    return {"memory": serialize.memory(d.service.restore(target, s.client))}
+    memory = d.service.restore(target, s.client, expected_updated_at=expected)
+    return {"memory": serialize.memory(memory)}
 
 
 def _search_params(d: Dispatcher, p: Params) -> tuple[str, str, int, bool]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import calendar
 import math
+import re
 import time
 from typing import Any
 
@@ -29,6 +31,30 @@ def iso(timestamp: float | None) -> str | None:
     if micros >= 1_000_000:
         whole, micros = whole + 1, micros - 1_000_000
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{micros // 1000:03d}Z"
+
+
+_ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.(\d{3})Z", re.ASCII)
+
+
+def parse_iso(text: str) -> float | None:
+    """The timestamp of a string ``iso`` wrote (exactly that shape), or None."""
+    match = _ISO.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, millis = (int(g) for g in match.groups())
+    if not (
+        year >= 1
+        and 1 <= month <= 12
+        and 1 <= day <= 31
+        and hour < 24
+        and minute < 60
+        and second < 60
+    ):
+        return None
+    if day > calendar.monthrange(year, month)[1]:
+        return None
+    whole = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
+    return (whole * 1000 + millis) / 1000
 
 
 def memory(m: Memory) -> dict[str, Any]:

@@ -59,10 +59,23 @@ class MemoryStore(Protocol):
         changes: dict[str, Any],
         actor: str,
         now: float,
-        expected: dict[str, Any] | None = None,
-    ) -> tuple[Memory, Memory]: ...
-    def set_disabled(self, memory_id: str, disabled: bool, actor: str, now: float) -> Memory: ...
-    def mark_reviewed(self, memory_id: str, actor: str, now: float) -> Memory: ...
+        expected_updated_at: float | None = None,
+    ) -> tuple[Memory, Memory]:
+        """Compare-and-swap: StaleEdit, and nothing written, unless the memory's
+        ``updated_at`` is still ``expected_updated_at`` (when given); so for the next two."""
+        ...
+
+    def set_disabled(
+        self,
+        memory_id: str,
+        disabled: bool,
+        actor: str,
+        now: float,
+        expected_updated_at: float | None = None,
+    ) -> Memory: ...
+    def mark_reviewed(
+        self, memory_id: str, actor: str, now: float, expected_updated_at: float | None = None
+    ) -> Memory: ...
     def purge_expired(self, project_id: str | None, actor: str, now: float) -> list[Memory]: ...
     def reinforce(self, uses: dict[str, tuple[int, float]]) -> None:
         """Add uses: memory id -> (how many, last used at)."""

@@ -7,6 +7,11 @@ escapes the core is a bug.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ltm_desktop.core.records import Memory
+
 
 class LtmError(Exception):
     """Base class of every error the core raises on purpose."""
@@ -29,15 +34,32 @@ class NotFound(LtmError, LookupError):
 
 
 class Conflict(LtmError):
-    """The write would break a rule, e.g. duplicate another active memory."""
+    """The write would break a rule, e.g. duplicate another active memory.
 
-    def __init__(self, message: str, other_id: str | None = None) -> None:
+    Attributes:
+        other_id: the other memory involved (the one that already has the content).
+        reason: why, for programs: ``stale``, ``removed``, ``already_removed``,
+            ``already_active`` or ``duplicate`` (None for conflicts of other writes).
+        current: the memory as it is stored now, so the caller can show or retry.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        other_id: str | None = None,
+        *,
+        reason: str | None = None,
+        current: Memory | None = None,
+    ) -> None:
         super().__init__(message)
         self.other_id = other_id
+        self.reason = reason
+        self.current = current
 
 
 class StaleEdit(Conflict):
-    """The memory changed after the caller read it; nothing was written."""
+    """The memory changed after the caller read it (its ``updated_at`` moved); nothing
+    was written."""
 
 
 class StorageError(LtmError):

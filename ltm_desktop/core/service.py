@@ -9,16 +9,18 @@ own connection).
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
 from ltm_desktop.core import rules
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.config import Settings
-from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.errors import Conflict, InvalidInput
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.history import HistoryReads
 from ltm_desktop.core.observations import build_observation
@@ -53,6 +55,18 @@ from ltm_desktop.core.uses import UseCounter
 
 log = logging.getLogger(__name__)
 SYSTEM_ACTOR = "system"
+
+
+def _check_version(value: object) -> float | None:
+    """An ``expected_updated_at`` as a timestamp (None: write without the check)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidInput(
+            f"expected_updated_at must be a timestamp, not {rules.describe(value)}",
+            "expected_updated_at",
+        )
+    return float(value)
 
 
 class MemoryService(SearchReads, HistoryReads):
@@ -219,17 +233,19 @@ class MemoryService(SearchReads, HistoryReads):
         changes: dict[str, Any],
         actor: str,
         *,
-        expected: dict[str, Any] | None = None,
+        expected_updated_at: float | None = None,
     ) -> Memory:
-        """Partial update. ``expected``: the values the caller saw (title, content, ...,
-        disabled); if the memory changed meanwhile, StaleEdit and nothing is written."""
+        """Partial update of an active memory (one in the trash: Conflict ``removed``).
+
+        ``expected_updated_at``: the ``updated_at`` the caller saw; if the memory changed
+        meanwhile, StaleEdit (carrying the current memory) and nothing is written.
+        """
         actor = rules.check_actor(actor)
         clean = rules.validate_changes(changes)
-        if expected and set(expected) - rules.EDITABLE_FIELDS - {"disabled"}:
-            raise InvalidInput("expected may only name editable fields and disabled", "expected")
-        with self._write_lock:
+        expected = _check_version(expected_updated_at)
+        with self._write_lock, self._current_on_conflict():
             before, after = self.store.update_memory(
-                memory_id, clean, actor, self.now(), expected=expected
+                memory_id, clean, actor, self.now(), expected_updated_at=expected
             )
             events = [] if after == before else [self._event(after, "updated", actor)]
         if events:
@@ -237,27 +253,51 @@ class MemoryService(SearchReads, HistoryReads):
         self.events.publish(events)
         return self._uses.overlay(after)
 
-    def _set_disabled(self, memory_id: str, disabled: bool, actor: str) -> Memory:
+    def _set_disabled(
+        self, memory_id: str, disabled: bool, actor: str, expected_updated_at: float | None
+    ) -> Memory:
         actor = rules.check_actor(actor)
-        with self._write_lock:
-            memory = self.store.set_disabled(memory_id, disabled, actor, self.now())
+        expected = _check_version(expected_updated_at)
+        with self._write_lock, self._current_on_conflict():
+            memory = self.store.set_disabled(
+                memory_id, disabled, actor, self.now(), expected_updated_at=expected
+            )
             event = self._event(memory, "removed" if disabled else "restored", actor)
         self._after_write([memory])
         self.events.publish([event])
         return self._uses.overlay(memory)
 
-    def remove(self, memory_id: str, actor: str) -> Memory:
-        """Soft delete: the memory goes to the trash and can be restored."""
-        return self._set_disabled(memory_id, True, actor)
+    def remove(
+        self, memory_id: str, actor: str, *, expected_updated_at: float | None = None
+    ) -> Memory:
+        """Soft delete: the memory goes to the trash and can be restored.
+        ``expected_updated_at`` as in ``update``."""
+        return self._set_disabled(memory_id, True, actor, expected_updated_at)
 
-    def restore(self, memory_id: str, actor: str) -> Memory:
-        return self._set_disabled(memory_id, False, actor)
+    def restore(
+        self, memory_id: str, actor: str, *, expected_updated_at: float | None = None
+    ) -> Memory:
+        return self._set_disabled(memory_id, False, actor, expected_updated_at)
 
-    def mark_reviewed(self, memory_id: str, actor: str) -> Memory:
-        """Keep a stale candidate: it leaves the stale list until it goes stale again."""
+    @contextmanager
+    def _current_on_conflict(self) -> Iterator[None]:
+        """A conflict's current memory shows the use counts not yet written, like ``get``."""
+        try:
+            yield
+        except Conflict as exc:
+            if exc.current is not None:
+                exc.current = self._uses.overlay(exc.current)
+            raise
+
+    def mark_reviewed(
+        self, memory_id: str, actor: str, *, expected_updated_at: float | None = None
+    ) -> Memory:
+        """Keep a stale candidate: it leaves the stale list until it goes stale again.
+        ``expected_updated_at`` as in ``update``."""
         actor = rules.check_actor(actor)
-        with self._write_lock:
-            memory = self.store.mark_reviewed(memory_id, actor, self.now())
+        expected = _check_version(expected_updated_at)
+        with self._write_lock, self._current_on_conflict():
+            memory = self.store.mark_reviewed(memory_id, actor, self.now(), expected)
         self.events.publish([self._event(memory, "reviewed", actor)])
         return self._uses.overlay(memory)
 

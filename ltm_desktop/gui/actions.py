@@ -1,4 +1,10 @@
-"""The user's write actions: run each op off the UI thread, then record its undo and say what happened."""
+"""The user's write actions: run each op off the UI thread, then record its undo and say what happened.
+
+Every write names the version of the memory the person saw, and a memory changed by
+someone else since is not overwritten: the person is asked (reload, overwrite,
+compare). Versions this window wrote itself are followed forward, so a change made
+here never makes the person's next action on that memory a conflict.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,9 @@ from PySide6.QtCore import QObject, Signal
 
 from ltm_desktop.core.records import AddResult, AddStatus, Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.versions import millis
 from ltm_desktop.gui import ops
+from ltm_desktop.gui.conflicts import OVERWRITE, RELOAD, ConflictResolver
 from ltm_desktop.gui.errors import ErrorReporter, describe
 from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.tasks import TaskRunner
@@ -17,10 +25,11 @@ from ltm_desktop.gui.undo import UndoEntry, UndoStack
 
 Done = Callable[[Any], None]
 Failed = Callable[[BaseException], None]
+MakeUndo = Callable[[ops.BulkOutcome], UndoEntry]
 
 
-def _ids(memories: list[Memory]) -> list[str]:
-    return [m.id for m in memories]
+def _versions(memories: list[Memory]) -> ops.Versions:
+    return {m.id: m.updated_at for m in memories}
 
 
 def _title(memories: list[Memory]) -> str:
@@ -38,11 +47,13 @@ class MemoryActions(QObject):
         message(str): a one-line outcome for the status bar.
         added(object): an AddResult of a memory created here.
         saved(object): the Memory as stored after an edit made here.
+        reload_requested(str): after a conflict, the person asked to see this memory as stored.
     """
 
     message = Signal(str)
     added = Signal(object)
     saved = Signal(object)
+    reload_requested = Signal(str)
 
     def __init__(
         self,
@@ -57,6 +68,31 @@ class MemoryActions(QObject):
         self._runner = runner
         self._undo = undo
         self._errors = errors
+        self.conflicts = ConflictResolver(errors, self)
+        # (memory id, a version in milliseconds) -> the version a write of ours made of it
+        self._next: dict[tuple[str, int], float] = {}
+
+    # -- versions ---------------------------------------------------------
+
+    def latest(self, memory_id: str, seen: float) -> float:
+        """``seen``, moved past every write this window made on top of it."""
+        for _ in range(len(self._next) + 1):
+            later = self._next.get((memory_id, millis(seen)))
+            if later is None:
+                break
+            seen = later
+        return seen
+
+    def note_written(self, memory_id: str, before: float, after: float) -> None:
+        """Our write turned version ``before`` of the memory into ``after``."""
+        if millis(after) != millis(before):
+            self._next[(memory_id, millis(before))] = after
+
+    def _remember(self, outcome: ops.BulkOutcome) -> None:
+        for write, memory in zip(outcome.writes, outcome.done, strict=True):
+            self.note_written(write.memory_id, write.seen, memory.updated_at)
+
+    # -- running writes ---------------------------------------------------
 
     def _run(
         self, work: Callable[[MemoryService], Any], done: Done, failed: Failed | None, doing: str
@@ -66,75 +102,107 @@ class MemoryActions(QObject):
             lambda: work(service), done, failed or (lambda exc: self._errors.report(exc, doing))
         )
 
-    def _bulk_done(self, outcome: ops.BulkOutcome, verb: str, undo: UndoEntry | None) -> None:
-        if outcome.done and undo is not None:
+    def _write(
+        self,
+        writes: list[ops.Write],
+        doing: str,
+        said: str,
+        make_undo: MakeUndo | None = None,
+        on_done: Done | None = None,
+    ) -> None:
+        """Run ``writes`` on a worker; ``said`` is the message, ``{what}`` naming what was done."""
+        writes = [w.on(self.latest(w.memory_id, w.seen)) for w in writes]
+
+        def done(outcome: ops.BulkOutcome) -> None:
+            self._remember(outcome)
+            entry = make_undo(outcome) if make_undo is not None and outcome.done else None
+            self._bulk_done(outcome, doing, said, entry)
+            if outcome.conflicts:
+                self._settle(
+                    outcome.conflicts,
+                    doing,
+                    lambda again: self._write(again, doing, said, make_undo, on_done),
+                )
+            if on_done is not None:
+                on_done(outcome)
+
+        if writes:
+            self._run(lambda s: ops.run(s, writes), done, None, doing)
+
+    def _settle(
+        self,
+        conflicts: list[ops.WriteConflict],
+        doing: str,
+        overwrite: Callable[[list[ops.Write]], None],
+    ) -> None:
+        def chosen(choice: str) -> None:
+            if choice == OVERWRITE:
+                overwrite([c.overwrite() for c in conflicts if c.can_overwrite])
+            elif choice == RELOAD:
+                self.reload_requested.emit(conflicts[0].current.id)
+
+        self.conflicts.ask(conflicts, doing, chosen)
+
+    def _bulk_done(
+        self, outcome: ops.BulkOutcome, doing: str, said: str, undo: UndoEntry | None
+    ) -> None:
+        if undo is not None:
             self._undo.push(undo)
-        text = f"{verb} {_title(outcome.done)}." if outcome.done else ""
-        if outcome.done and undo is not None:
+        text = said.replace("{what}", _title(outcome.done)) if outcome.done else ""
+        if undo is not None:
             text += " Ctrl+Z undoes it."
+        if outcome.conflicts:
+            text += (
+                f" {count_label(len(outcome.conflicts), 'memory', 'memories')} changed meanwhile: "
+                "nothing was written to them."
+            )
         if outcome.failed:
             memory_id, exc = outcome.failed[0]
             text += f" {len(outcome.failed)} could not be changed: {describe(exc)[1]}"
-            self._errors.report(exc, f"{verb.lower()} {memory_id}")
+            self._errors.report(exc, f"{doing} {memory_id}")
         self.message.emit(text.strip())
 
     # -- bulk -------------------------------------------------------------
 
-    def delete(self, ids: list[str], on_done: Done | None = None) -> None:
-        def done(outcome: ops.BulkOutcome) -> None:
-            removed = _ids(outcome.done)
-            entry = UndoEntry(f"Delete {_title(outcome.done)}", lambda s: ops.restore(s, removed))
-            self._bulk_done(outcome, "Moved to the Trash:", entry)
-            if on_done:
-                on_done(outcome)
+    def delete(self, versions: ops.Versions, on_done: Done | None = None) -> None:
+        """Move to the Trash the memories, as of the versions the person saw."""
 
-        if ids:
-            self._run(lambda s: ops.soft_delete(s, ids), done, None, "move to the Trash")
+        def undo(outcome: ops.BulkOutcome) -> UndoEntry:
+            back = ops.writes("restore", _versions(outcome.done))
+            return UndoEntry(f"Delete {_title(outcome.done)}", tuple(back))
 
-    def restore(self, ids: list[str], on_done: Done | None = None) -> None:
-        def done(outcome: ops.BulkOutcome) -> None:
-            back = _ids(outcome.done)
-            entry = UndoEntry(f"Restore {_title(outcome.done)}", lambda s: ops.soft_delete(s, back))
-            self._bulk_done(outcome, "Restored", entry)
-            if on_done:
-                on_done(outcome)
+        writes = ops.writes("remove", versions)
+        self._write(writes, "move to the Trash", "Moved to the Trash: {what}.", undo, on_done)
 
-        if ids:
-            self._run(lambda s: ops.restore(s, ids), done, None, "restore")
+    def restore(self, versions: ops.Versions, on_done: Done | None = None) -> None:
+        def undo(outcome: ops.BulkOutcome) -> UndoEntry:
+            again = ops.writes("remove", _versions(outcome.done))
+            return UndoEntry(f"Restore {_title(outcome.done)}", tuple(again))
 
-    def keep(self, ids: list[str]) -> None:
-        if ids:
-            self._run(
-                lambda s: ops.keep(s, ids),
-                lambda outcome: self._bulk_done(outcome, "Kept (marked reviewed)", None),
-                None,
-                "mark as reviewed",
-            )
+        self._write(ops.writes("restore", versions), "restore", "Restored {what}.", undo, on_done)
 
-    def set_importance(self, ids: list[str], importance: int) -> None:
-        def done(outcome: ops.BulkOutcome) -> None:
+    def keep(self, versions: ops.Versions) -> None:
+        self._write(
+            ops.writes("keep", versions), "mark as reviewed", "Kept (marked reviewed) {what}."
+        )
+
+    def set_importance(self, versions: ops.Versions, importance: int) -> None:
+        def undo(outcome: ops.BulkOutcome) -> UndoEntry:
             old = {m.id: {"importance": m.importance} for m in outcome.before}
-            entry = UndoEntry(
-                f"Importance of {_title(outcome.done)}", lambda s: ops.apply_each(s, old)
-            )
-            self._bulk_done(outcome, f"Importance {importance} for", entry)
+            back = ops.each(old, _versions(outcome.done))
+            return UndoEntry(f"Importance of {_title(outcome.done)}", tuple(back))
 
-        if ids:
-            self._run(
-                lambda s: ops.set_importance(s, ids, importance), done, None, "change importance"
-            )
+        writes = ops.writes("update", versions, importance=importance)
+        self._write(writes, "change importance", f"Importance {importance} for {{what}}.", undo)
 
     # -- single memory ----------------------------------------------------
 
     def add(self, project_id: str, draft: MemoryDraft, on_done: Done, on_error: Failed) -> None:
         def done(result: AddResult) -> None:
             if result.status != AddStatus.DEDUPLICATED:
-                new_id = result.memory.id
-                self._undo.push(
-                    UndoEntry(
-                        f"Add “{result.memory.title}”", lambda s: ops.soft_delete(s, [new_id])
-                    )
-                )
+                created = {result.memory.id: result.memory.updated_at}
+                label = f"Add “{result.memory.title}”"
+                self._undo.push(UndoEntry(label, tuple(ops.writes("remove", created))))
             self.message.emit(add_result_text(result))
             self.added.emit(result)
             on_done(result)
@@ -144,38 +212,40 @@ class MemoryActions(QObject):
     def save_edit(
         self, base: Memory, changes: dict[str, Any], on_done: Done, on_error: Failed
     ) -> None:
+        """The editor's save, as of the version it loaded (EditConflict if that moved on)."""
+        write = ops.Write(base.id, "update", self.latest(base.id, base.updated_at), changes)
+
         def done(result: tuple[Memory, Memory]) -> None:
             before, after = result
+            self.note_written(after.id, write.seen, after.updated_at)
             if after != before:
-                old = ops.editable_values(before, changes)
-                new = ops.editable_values(after, changes)
-                self._undo.push(
-                    UndoEntry(
-                        f"Edit “{after.title}”",
-                        lambda s: ops.apply_values(s, after.id, old, expected=new),
-                    )
+                old = ops.Write(
+                    after.id, "update", after.updated_at, ops.editable_values(before, changes)
                 )
+                self._undo.push(UndoEntry(f"Edit “{after.title}”", (old,)))
                 self.message.emit(f"Saved “{after.title}”. Ctrl+Z undoes it.")
             self.saved.emit(after)
             on_done(after)
 
-        self._run(lambda s: ops.save_edit(s, base, changes), done, on_error, "save the memory")
+        self._run(lambda s: ops.save_edit(s, write), done, on_error, "save the memory")
 
-    def apply_version(self, memory_id: str, values: dict[str, Any], label: str) -> None:
-        """Set fields to earlier values ("revert to this version"), undoable."""
+    def apply_version(
+        self, memory_id: str, values: dict[str, Any], seen: float, label: str
+    ) -> None:
+        """Set fields to earlier values ("revert to this version") of the memory as the person
+        saw it at ``seen``; undoable."""
 
-        def work(service: MemoryService) -> tuple[Memory, Memory]:
-            before = service.get(memory_id)
-            return before, ops.apply_values(service, memory_id, values)
-
-        def done(result: tuple[Memory, Memory]) -> None:
-            before, after = result
+        def undo(outcome: ops.BulkOutcome) -> UndoEntry:
+            before, after = outcome.before[0], outcome.done[0]
             old = ops.editable_values(before, values)
-            self._undo.push(UndoEntry(label, lambda s: ops.apply_values(s, memory_id, old)))
-            self.message.emit(f"{label}: done. Ctrl+Z undoes it.")
-            self.saved.emit(after)
+            return UndoEntry(label, (ops.Write(memory_id, "update", after.updated_at, old),))
 
-        self._run(work, done, None, "revert the memory")
+        def done(outcome: ops.BulkOutcome) -> None:
+            if outcome.done:
+                self.saved.emit(outcome.done[0])
+
+        write = ops.Write(memory_id, "update", seen, values)
+        self._write([write], "revert the memory", f"{label}: done.", undo, done)
 
     # -- undo -------------------------------------------------------------
 
@@ -184,13 +254,7 @@ class MemoryActions(QObject):
         if entry is None:
             self.message.emit("Nothing to undo.")
             return
-
-        def done(result: object) -> None:
-            if isinstance(result, ops.BulkOutcome) and result.failed:
-                self._errors.report(result.failed[0][1], f"undo {entry.label}")
-            self.message.emit(f"Undone: {entry.label}.")
-
-        self._run(entry.work, done, None, f"undo {entry.label}")
+        self._write(list(entry.writes), f"undo {entry.label}", f"Undone: {entry.label}.")
 
 
 def add_result_text(result: AddResult) -> str:

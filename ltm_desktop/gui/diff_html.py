@@ -90,6 +90,23 @@ def event_html(event: AuditEvent) -> str:
     return "".join(parts)
 
 
+def values_html(stored: dict[str, Any], wanted: dict[str, Any]) -> str:
+    """Per field, what is stored now and what was wanted instead (only where they differ)."""
+    rows = []
+    for name in [n for n in FIELD_ORDER if n in wanted] + sorted(set(wanted) - set(FIELD_ORDER)):
+        old, new = stored.get(name), wanted[name]
+        if old == new or (name == "tags" and list(old or ()) == list(new or ())):
+            continue
+        if name in TEXT_FIELDS and isinstance(old, str) and isinstance(new, str):
+            body = word_diff(old, new)
+        else:
+            body = f"{html.escape(_value(name, old))} → <b>{html.escape(_value(name, new))}</b>"
+        rows.append(f"<tr><td valign='top'><i>{name}</i></td><td>{body}</td></tr>")
+    if not rows:
+        return "<p>What is stored already has these values.</p>"
+    return "<table cellspacing='0' cellpadding='3'>" + "".join(rows) + "</table>"
+
+
 def revertible_values(event: AuditEvent) -> dict[str, Any]:
     """The editable fields this event changed, with the values they had before it."""
     editable = {"title", "content", "category", "importance", "tags", "ttl_days"}

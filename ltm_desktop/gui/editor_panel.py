@@ -15,6 +15,7 @@ from ltm_desktop.gui import ops
 from ltm_desktop.gui.actions import MemoryActions, add_result_text
 from ltm_desktop.gui.banner import Banner
 from ltm_desktop.gui.bridge import ChangeSet
+from ltm_desktop.gui.conflicts import OVERWRITE, RELOAD
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.editor_form import EditorForm, FormValues
 from ltm_desktop.gui.errors import EditConflict
@@ -102,11 +103,17 @@ class EditorPanel(QWidget):
 
     def _load_into_form(self, memory: Memory) -> None:
         self.base, self.new_project = memory, None
-        self.form.setEnabled(True)
+        self.form.setEnabled(not memory.disabled)  # one in the Trash is restored, not edited
         self.form.set_new_mode(False)
         self.form.set_values(FormValues.of(memory))
         self._describe(memory)
         self._set_dirty(False)
+        if memory.disabled:
+            self.banner.show_message(
+                "This memory is in the Trash. Restore it to edit it.",
+                [("Restore", lambda: self.actions.restore({memory.id: memory.updated_at}))],
+                warn=False,
+            )
 
     def _describe(self, memory: Memory) -> None:
         now = self.ctx.service.now()
@@ -167,6 +174,18 @@ class EditorPanel(QWidget):
             key=f"editor-load-{id(self)}",
         )
         return True
+
+    def reload(self) -> None:
+        """Show the memory as stored now (unsaved edits are kept: they are asked about)."""
+        if self.base is None or self.new_project is not None:
+            return
+        service, memory_id = self.ctx.service, self.base.id
+        self.ctx.runner.run(
+            lambda: ops.load(service, memory_id),
+            lambda current: self._on_changed_underneath(current, None),
+            self._on_load_failed,
+            key=f"editor-check-{id(self)}",
+        )
 
     def _on_loaded(self, memory: Memory) -> None:
         if self._dirty:  # edits began while loading: keep them
@@ -268,8 +287,8 @@ class EditorPanel(QWidget):
             return
         if isinstance(exc, InvalidInput):
             self.form.show_error(exc.field, str(exc))
-        elif isinstance(exc, EditConflict) and isinstance(exc.current, Memory):
-            self._offer_choice(exc.current, None)
+        elif isinstance(exc, EditConflict):
+            self._settle(exc.conflict)
         elif isinstance(exc, Conflict):
             choices = []
             if exc.other_id:
@@ -313,8 +332,9 @@ class EditorPanel(QWidget):
             return
         same = FormValues.of(current) == FormValues.of(base) and current.disabled == base.disabled
         if not self._dirty:
+            self.banner.hide()
             self._load_into_form(current)
-            if not same and actor and actor != ops.ACTOR:
+            if not same and actor and actor != ops.ACTOR and not current.disabled:
                 self.banner.show_message(f"Updated by {actor} just now.", warn=False)
             return
         if FormValues.of(current) == self.form.values():  # it now holds exactly my edits
@@ -342,6 +362,20 @@ class EditorPanel(QWidget):
             ],
         )
 
+    def _settle(self, conflict: ops.WriteConflict) -> None:
+        """The save was refused (the memory changed since it was opened): ask what to do."""
+
+        def chosen(choice: str) -> None:
+            if self.base is None or self.base.id != conflict.current.id:
+                return  # the editor has moved on
+            if choice == RELOAD:
+                self.load_theirs(conflict.current)
+            elif choice == OVERWRITE:
+                self.keep_mine(conflict.current)
+                self.save()
+
+        self.actions.conflicts.ask([conflict], "save the memory", chosen)
+
     def keep_mine(self, current: Memory) -> None:
         """Keep the fields I edited; take theirs for the fields I did not touch."""
         mine = self.form.values().changes_from(self._baseline())
@@ -354,4 +388,5 @@ class EditorPanel(QWidget):
         self.on_edited()
 
     def load_theirs(self, current: Memory) -> None:
+        self.banner.hide()
         self._load_into_form(current)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from types import TracebackType
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
@@ -23,11 +24,16 @@ log = logging.getLogger(__name__)
 
 
 class EditConflict(LtmError):
-    """The memory changed in the database after the editor loaded it."""
+    """The memory changed in the database after the editor loaded it.
 
-    def __init__(self, current: object) -> None:
+    Attributes:
+        conflict: the ``ops.WriteConflict`` (the save, the current memory, what happened).
+    """
+
+    def __init__(self, conflict: Any) -> None:
         super().__init__("the memory was changed by someone else after you opened it")
-        self.current = current
+        self.conflict = conflict
+        self.current = conflict.current
 
 
 def describe(exc: BaseException) -> tuple[str, str]:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from ltm_desktop.core.errors import NotFound
-from ltm_desktop.core.records import AuditEvent
+from ltm_desktop.core.records import AuditEvent, Memory
 from ltm_desktop.gui.actions import MemoryActions
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
@@ -34,6 +34,7 @@ class HistoryPanel(QWidget):
         self.ctx = ctx
         self.actions = actions
         self.memory_id = ""
+        self.version: float | None = None  # updated_at of the memory whose history is shown
         self._stale = False
         self.model = HistoryModel(self)
         self.title = QLabel("Select a memory to see its history.", self)
@@ -65,6 +66,7 @@ class HistoryPanel(QWidget):
     def show_memory(self, memory_id: str) -> None:
         if memory_id != self.memory_id:
             self.memory_id = memory_id
+            self.version = None
             self.model.reset_rows([])
             self._stale = True
             self._load_if_visible()
@@ -73,6 +75,11 @@ class HistoryPanel(QWidget):
         if self.memory_id and changes.touches_memory(self.memory_id):
             self._stale = True
             self._load_if_visible()
+
+    def refresh(self) -> None:
+        """Read the history again (e.g. after a refused revert, to show what happened)."""
+        self._stale = bool(self.memory_id)
+        self._load_if_visible()
 
     def showEvent(self, event: object) -> None:  # type: ignore[override]
         super().showEvent(event)  # type: ignore[arg-type]
@@ -88,8 +95,8 @@ class HistoryPanel(QWidget):
             return
         service, memory_id = self.ctx.service, self.memory_id
 
-        def work() -> tuple[str, list[AuditEvent]]:
-            return service.get(memory_id).title, service.history(memory_id)
+        def work() -> tuple[Memory, list[AuditEvent]]:
+            return service.get(memory_id), service.history(memory_id)
 
         self.ctx.runner.run(
             work,
@@ -98,10 +105,11 @@ class HistoryPanel(QWidget):
             key=f"history-{id(self)}",
         )
 
-    def _on_loaded(self, memory_id: str, title: str, events: list[AuditEvent]) -> None:
+    def _on_loaded(self, memory_id: str, memory: Memory, events: list[AuditEvent]) -> None:
         if memory_id != self.memory_id:
             return
-        self.title.setText(f"History of “{title}” — {len(events)} events, oldest first")
+        self.version = memory.updated_at
+        self.title.setText(f"History of “{memory.title}” — {len(events)} events, oldest first")
         self.model.set_rows(events)
         self.view.resizeColumnsToContents()
         if not self.view.currentIndex().isValid() and events:
@@ -128,7 +136,7 @@ class HistoryPanel(QWidget):
 
     def revert_selected(self) -> None:
         event = self.selected_event()
-        if event is None:
+        if event is None or self.version is None:
             return
         values = revertible_values(event)
         if values:
@@ -136,5 +144,6 @@ class HistoryPanel(QWidget):
             self.actions.apply_version(
                 event.memory_id,
                 values,
+                self.version,  # as of the memory this history was read with
                 f"Revert {fields} to before the {event.action.value} change",
             )

@@ -144,6 +144,7 @@ class MainWindow(QMainWindow):
         self.table.model.total_changed.connect(lambda _n: self.on_projects_loaded())
         ctx.scope.scope_changed.connect(self.on_scope_changed)
         self.actions_.message.connect(self.status.say)
+        self.actions_.reload_requested.connect(self.show_stored)
         self.status.connect_requested.connect(self.show_connect)
         ctx.undo.changed.connect(self.on_undo_changed)
         a.new_memory.triggered.connect(self.new_memory)
@@ -196,6 +197,15 @@ class MainWindow(QMainWindow):
         if not self.table.select_memory(memory_id) and self.editor.open_memory(memory_id):
             self.history.show_memory(memory_id)
 
+    def show_stored(self, memory_id: str) -> None:
+        """After a refused write the person chose to see the memory as it is stored now."""
+        self.refresh()
+        if self.editor.memory_id == memory_id:
+            self.editor.reload()
+            self.history.refresh()
+        else:
+            self.open_memory(memory_id)
+
     def on_scope_changed(self, project_id: str) -> None:
         self.ctx.settings.setValue("scope", project_id)
         self.on_projects_loaded()
@@ -225,7 +235,7 @@ class MainWindow(QMainWindow):
         if tab == TAB_STALE:
             self.stale.remove_selected()
         elif tab == TAB_MEMORIES:
-            self.actions_.delete(self.table.selected_ids())
+            self.actions_.delete(self.table.selected_versions())
         elif tab == TAB_TRASH:
             self.status.say("These are already in the Trash; nothing is ever deleted for good.")
 
@@ -233,7 +243,7 @@ class MainWindow(QMainWindow):
         if self.center.currentIndex() == TAB_TRASH:
             self.trash.restore_selected()
         elif self.center.currentIndex() == TAB_MEMORIES:
-            self.actions_.restore(self.table.selected_ids())
+            self.actions_.restore(self.table.selected_versions())
 
     def find(self) -> None:
         self.center.setCurrentIndex(TAB_MEMORIES)
@@ -326,3 +336,4 @@ class MainWindow(QMainWindow):
         self.memory_md_warning.stop()
         self.ctx.runner.shutdown()
         self.ctx.errors.close_all()
+        self.actions_.conflicts.close_all()

@@ -31,7 +31,7 @@ from ltm_desktop.gui.models.memory_model import MemoryTableModel
 from ltm_desktop.gui.models.search_model import SearchResultsModel
 from ltm_desktop.gui.panel_base import ScopedPanel
 from ltm_desktop.gui.search_box import SearchBox
-from ltm_desktop.gui.view_state import ViewKeeper, configure_table
+from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_versions
 
 PAGE_EMPTY, PAGE_LIST, PAGE_SEARCH = range(3)
 
@@ -275,6 +275,11 @@ class MemoryTable(ScopedPanel):
 
     def selected_ids(self) -> list[str]:
         return list(self._ids)
+
+    def selected_versions(self) -> dict[str, float]:
+        """The selected memories with the version of each that the list shows."""
+        shown = selected_versions(self.active_view())
+        return {i: shown[i] for i in self._ids if i in shown}
 
     def current_id(self) -> str:
         return self._current

@@ -1,30 +1,78 @@
 """One function per user action; each runs on a worker and talks only to the service.
 
-Every write is made as the actor ``gui``. Bulk actions carry on past a memory that
-cannot be changed (and say which), but stop at a storage error: then the database
-itself is in trouble and the person must be told at once.
+Every write is made as the actor ``gui`` and is a compare-and-swap: it names the
+``updated_at`` of the memory the person saw (a ``Write``), and a memory that changed
+since is not written but comes back as a ``WriteConflict`` for the person to settle.
+Bulk actions carry on past a memory that cannot be changed (and say which), but stop
+at a storage error: then the database itself is in trouble and the person must be
+told at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
-from ltm_desktop.core.errors import LtmError, StaleEdit, StorageError
-from ltm_desktop.core.records import AddResult, Memory, MemoryDraft
+from ltm_desktop.core.errors import Conflict, LtmError, StorageError
+from ltm_desktop.core.records import AddResult, AuditEvent, Memory, MemoryDraft
 from ltm_desktop.core.rules import EDITABLE_FIELDS
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.errors import EditConflict
 
 ACTOR = "gui"
+Versions = dict[str, float]  # memory id -> the updated_at the person last saw
+Action = Literal["update", "remove", "restore", "keep"]
+SETTLED_BY_THE_PERSON = ("stale", "removed")  # conflict reasons a person can resolve
+
+
+@dataclass(frozen=True)
+class Write:
+    """One write the person asked for, as of the version of the memory they saw."""
+
+    memory_id: str
+    action: Action
+    seen: float
+    values: dict[str, Any] = field(default_factory=dict)  # what an update sets
+
+    def on(self, version: float) -> Write:
+        return replace(self, seen=version)
+
+
+@dataclass(frozen=True)
+class WriteConflict:
+    """A write refused because the memory moved on (``stale``) or went to the Trash
+    (``removed``); ``since`` is what happened to it after the version the person saw."""
+
+    write: Write
+    current: Memory
+    reason: str
+    since: tuple[AuditEvent, ...] = ()
+
+    @property
+    def can_overwrite(self) -> bool:
+        """Whether doing it anyway, on the current version, can work."""
+        if self.write.action == "restore":
+            return self.current.disabled
+        if self.write.action == "keep":
+            return True
+        return not self.current.disabled
+
+    def overwrite(self) -> Write:
+        return self.write.on(self.current.updated_at)
+
+    def changed_by(self) -> list[str]:
+        """Who changed the memory since (each once, in order)."""
+        return list(dict.fromkeys(e.actor for e in self.since))
 
 
 @dataclass
 class BulkOutcome:
     done: list[Memory] = field(default_factory=list)
     before: list[Memory] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)  # of ``done``, in the same order
     failed: list[tuple[str, LtmError]] = field(default_factory=list)
+    conflicts: list[WriteConflict] = field(default_factory=list)
 
 
 def editable_values(memory: Memory, names: Iterable[str] = EDITABLE_FIELDS) -> dict[str, Any]:
@@ -40,42 +88,55 @@ def editable_values(memory: Memory, names: Iterable[str] = EDITABLE_FIELDS) -> d
     return values
 
 
-def _bulk(
-    service: MemoryService, ids: Iterable[str], change: Callable[[str], Memory]
-) -> BulkOutcome:
+def perform(service: MemoryService, write: Write) -> Memory:
+    """Make one write, checked against the version it names."""
+    memory_id, seen = write.memory_id, write.seen
+    if write.action == "update":
+        return service.update(memory_id, write.values, ACTOR, expected_updated_at=seen)
+    if write.action == "remove":
+        return service.remove(memory_id, ACTOR, expected_updated_at=seen)
+    if write.action == "restore":
+        return service.restore(memory_id, ACTOR, expected_updated_at=seen)
+    return service.mark_reviewed(memory_id, ACTOR, expected_updated_at=seen)
+
+
+def conflict_of(service: MemoryService, write: Write, exc: Conflict) -> WriteConflict | None:
+    """The conflict to put to the person, or None for one no choice can settle."""
+    if exc.reason not in SETTLED_BY_THE_PERSON or exc.current is None:
+        return None
+    since = tuple(e for e in service.history(write.memory_id) if e.at > write.seen)
+    return WriteConflict(write, exc.current, exc.reason, since)
+
+
+def run(service: MemoryService, writes: Iterable[Write]) -> BulkOutcome:
     outcome = BulkOutcome()
-    for memory_id in ids:
+    for write in writes:
         try:
-            before = service.get(memory_id)
-            outcome.done.append(change(memory_id))
+            before = service.get(write.memory_id)
+            outcome.done.append(perform(service, write))
             outcome.before.append(before)
+            outcome.writes.append(write)
         except StorageError:
             raise
+        except Conflict as exc:
+            conflict = conflict_of(service, write, exc)
+            if conflict is None:
+                outcome.failed.append((write.memory_id, exc))
+            else:
+                outcome.conflicts.append(conflict)
         except LtmError as exc:
-            outcome.failed.append((memory_id, exc))
+            outcome.failed.append((write.memory_id, exc))
     return outcome
 
 
-def soft_delete(service: MemoryService, ids: Iterable[str]) -> BulkOutcome:
-    return _bulk(service, ids, lambda i: service.remove(i, ACTOR))
+def writes(action: Action, versions: Versions, **values: Any) -> list[Write]:
+    """The same write to each memory, as of the version the person saw of it."""
+    return [Write(memory_id, action, seen, values) for memory_id, seen in versions.items()]
 
 
-def restore(service: MemoryService, ids: Iterable[str]) -> BulkOutcome:
-    return _bulk(service, ids, lambda i: service.restore(i, ACTOR))
-
-
-def keep(service: MemoryService, ids: Iterable[str]) -> BulkOutcome:
-    """Mark stale candidates reviewed: they leave the stale list."""
-    return _bulk(service, ids, lambda i: service.mark_reviewed(i, ACTOR))
-
-
-def set_importance(service: MemoryService, ids: Iterable[str], importance: int) -> BulkOutcome:
-    return _bulk(service, ids, lambda i: service.update(i, {"importance": importance}, ACTOR))
-
-
-def apply_each(service: MemoryService, values: dict[str, dict[str, Any]]) -> BulkOutcome:
-    """Set per-memory field values (undo of an importance change)."""
-    return _bulk(service, list(values), lambda i: service.update(i, values[i], ACTOR))
+def each(values: dict[str, dict[str, Any]], versions: Versions) -> list[Write]:
+    """Per-memory field values (undo of an importance change)."""
+    return [Write(i, "update", versions[i], v) for i, v in values.items()]
 
 
 def add(service: MemoryService, project_id: str, draft: MemoryDraft) -> AddResult:
@@ -86,31 +147,15 @@ def load(service: MemoryService, memory_id: str) -> Memory:
     return service.get(memory_id)
 
 
-def save_edit(
-    service: MemoryService, base: Memory, changes: dict[str, Any]
-) -> tuple[Memory, Memory]:
-    """Apply the editor's changes unless someone else changed the memory since it was opened.
+def save_edit(service: MemoryService, write: Write) -> tuple[Memory, Memory]:
+    """The editor's save: (before, after).
 
     Raises:
-        EditConflict: the stored memory differs from ``base`` (carries the current one).
+        EditConflict: the memory changed (or went to the Trash) since the editor loaded it.
     """
-    expected = {**editable_values(base), "disabled": base.disabled}
-    try:
-        return base, service.update(base.id, changes, ACTOR, expected=expected)
-    except StaleEdit:
-        raise EditConflict(service.get(base.id)) from None
-
-
-def apply_values(
-    service: MemoryService,
-    memory_id: str,
-    values: dict[str, Any],
-    expected: dict[str, Any] | None = None,
-) -> Memory:
-    """Set fields back to given values (revert to a version, undo an edit).
-
-    Args:
-        expected: the values these fields must still have (undo passes what the edit set,
-            so an agent's later change is never silently overwritten: StaleEdit instead).
-    """
-    return service.update(memory_id, values, ACTOR, expected=expected)
+    outcome = run(service, [write])
+    if outcome.conflicts:
+        raise EditConflict(outcome.conflicts[0])
+    if outcome.failed:
+        raise outcome.failed[0][1]
+    return outcome.before[0], outcome.done[0]

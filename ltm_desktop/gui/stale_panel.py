@@ -28,7 +28,12 @@ from ltm_desktop.gui.models.stale_model import (
     stale_row,
 )
 from ltm_desktop.gui.panel_base import ScopedPanel
-from ltm_desktop.gui.view_state import ColumnFitter, ViewKeeper, configure_table
+from ltm_desktop.gui.view_state import (
+    ColumnFitter,
+    ViewKeeper,
+    configure_table,
+    selected_versions,
+)
 
 
 def load_stale(service: MemoryService, project_id: str) -> list[StaleRow]:
@@ -126,10 +131,10 @@ class StalePanel(ScopedPanel):
         self.select_all.setEnabled(self.model.rowCount() > 0)
 
     def remove_selected(self) -> None:
-        self.actions.delete(self.selected_ids())
+        self.actions.delete(selected_versions(self.view))
 
     def keep_selected(self) -> None:
-        self.actions.keep(self.selected_ids())
+        self.actions.keep(selected_versions(self.view))
 
     def raise_selected(self) -> None:
-        self.actions.set_importance(self.selected_ids(), self.importance.value())
+        self.actions.set_importance(selected_versions(self.view), self.importance.value())

@@ -19,7 +19,7 @@ from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.models.base import MemoryIdRole
 from ltm_desktop.gui.models.trash_model import COL_TITLE, COL_WHEN, COL_WHY, TrashModel
 from ltm_desktop.gui.panel_base import ScopedPanel
-from ltm_desktop.gui.view_state import ViewKeeper, configure_table
+from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_versions
 
 
 class TrashPanel(ScopedPanel):
@@ -95,4 +95,4 @@ class TrashPanel(ScopedPanel):
             self.current_changed.emit(current)
 
     def restore_selected(self) -> None:
-        self.actions.restore(self.selected_ids())
+        self.actions.restore(selected_versions(self.view))

@@ -1,23 +1,24 @@
-"""Undo for this session's deletes, edits and restores (Ctrl+Z): each entry knows its inverse."""
+"""Undo for this session's deletes, edits, importance changes, reverts and restores (Ctrl+Z):
+each entry knows its inverse."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
-from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.ops import Write
 
 MAX_ENTRIES = 100
 
 
 @dataclass(frozen=True)
 class UndoEntry:
-    """``work`` runs on a worker and reverses the action named by ``label``."""
+    """The writes that reverse the action named by ``label``, each as of the version that
+    action left (so a later change by someone else is a conflict, not overwritten)."""
 
     label: str
-    work: Callable[[MemoryService], object]
+    writes: tuple[Write, ...]
 
 
 class UndoStack(QObject):

@@ -8,9 +8,22 @@ from typing import Any
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QObject, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from ltm_desktop.gui.models.base import RowTableModel
+from ltm_desktop.gui.models.base import RowRole, RowTableModel
 
 Flag = QItemSelectionModel.SelectionFlag
+
+
+def selected_versions(view: QTableView) -> dict[str, float]:
+    """The selected memories, in row order, with the ``updated_at`` each row shows: the
+    version the person saw, which a write names so as not to overwrite a newer one."""
+    versions: dict[str, float] = {}
+    for r in sorted(i.row() for i in view.selectionModel().selectedRows()):
+        row = view.model().index(r, 0).data(RowRole)
+        memory = getattr(row, "memory", row)  # search, stale and trash rows wrap a MemoryRow
+        updated_at = getattr(memory, "updated_at", None)
+        if isinstance(updated_at, int | float) and not isinstance(updated_at, bool):
+            versions[memory.id] = float(updated_at)
+    return versions
 
 
 def configure_table(view: QTableView, *, multi: bool = True) -> None:

@@ -10,7 +10,7 @@ import sqlite3
 from dataclasses import replace
 from typing import Any
 
-from ltm_desktop.core.errors import Conflict, NotFound, StaleEdit
+from ltm_desktop.core.errors import Conflict, NotFound
 from ltm_desktop.core.query import split_words
 from ltm_desktop.core.records import (
     SECONDS_PER_DAY,
@@ -26,6 +26,7 @@ from ltm_desktop.core.rules import (
     jaccard,
     similarity_tokens,
 )
+from ltm_desktop.core.versions import check_version, next_version
 from ltm_desktop.store.audit import record_audit
 from ltm_desktop.store.fts_tables import memory_table
 from ltm_desktop.store.indexing import index_memory, unindex_memory, write_tags
@@ -71,12 +72,13 @@ def _active_twin(conn: sqlite3.Connection, project_pk: int, signature: str) -> s
 
 def _deduplicate(conn: sqlite3.Connection, twin_id: str, actor: str, now: float) -> AddResult:
     pk, project_pk, before = load_memory(conn, twin_id)
+    updated_at = next_version(before.updated_at, now)
     conn.execute(
         "UPDATE memories SET updated_at = ?, use_count = use_count + 1, expires_at = ? "
         "WHERE pk = ?",
-        (now, expires_at(now, before.ttl_days), pk),
+        (updated_at, expires_at(updated_at, before.ttl_days), pk),
     )
-    after = replace(before, updated_at=now, use_count=before.use_count + 1)
+    after = replace(before, updated_at=updated_at, use_count=before.use_count + 1)
     record_audit(
         conn,
         at=now,
@@ -244,13 +246,6 @@ def import_memory(
     )
 
 
-def _same(stored: Any, seen: Any) -> bool:
-    """Equality across the shapes callers use (tags as list or tuple)."""
-    if isinstance(stored, tuple) and isinstance(seen, list):
-        seen = tuple(seen)
-    return bool(stored == seen)
-
-
 def update_memory(
     conn: sqlite3.Connection,
     memory_id: str,
@@ -258,37 +253,41 @@ def update_memory(
     actor: str,
     now: float,
     action: AuditAction = AuditAction.UPDATED,
-    expected: dict[str, Any] | None = None,
+    expected_updated_at: float | None = None,
 ) -> tuple[Memory, Memory]:
     """Apply validated ``changes``; returns (before, after). No change means no event.
 
+    A memory in the trash is not edited (Conflict ``removed``): restoring it is a
+    separate, deliberate write.
+
     Args:
-        expected: field values the caller last saw; if any differs now, StaleEdit is
-            raised and nothing is written (a compare-and-swap for editors).
+        expected_updated_at: the ``updated_at`` the caller last saw; if the memory has
+            moved on since, StaleEdit is raised and nothing is written.
     """
     pk, project_pk, before = load_memory(conn, memory_id)
-    if expected:
-        moved = sorted(k for k, v in expected.items() if not _same(getattr(before, k), v))
-        if moved:
-            raise StaleEdit(
-                f"memory {memory_id} was changed by someone else ({', '.join(moved)}) "
-                "since it was opened; reload it before saving",
-                other_id=memory_id,
-            )
+    check_version(before, expected_updated_at)
+    if before.disabled:
+        raise Conflict(
+            f"memory {memory_id} is in the trash; restore it before editing it",
+            reason="removed",
+            current=before,
+        )
     after = replace(before, **changes)
     if "content" in changes:
         after = replace(after, signature=content_signature(after.content))
     if after == before:
         return before, before
-    if not before.disabled and after.signature != before.signature:
+    if after.signature != before.signature:
         twin = _active_twin(conn, project_pk, after.signature)
         if twin is not None:
             raise Conflict(
                 f"another active memory ({twin}) already has this content; "
                 "edit that one or change the text",
                 other_id=twin,
+                reason="duplicate",
+                current=before,
             )
-    after = replace(after, updated_at=now)
+    after = replace(after, updated_at=next_version(before.updated_at, now))
     conn.execute(
         "UPDATE memories SET title = ?, content = ?, category = ?, importance = ?, tags = ?, "
         "signature = ?, updated_at = ?, ttl_days = ?, expires_at = ?, token_count = ? "
@@ -300,9 +299,9 @@ def update_memory(
             after.importance,
             tags_json(after.tags),
             after.signature,
-            now,
+            after.updated_at,
             after.ttl_days,
-            expires_at(now, after.ttl_days),
+            expires_at(after.updated_at, after.ttl_days),
             len(similarity_tokens(after.content)),
             pk,
         ),
@@ -335,12 +334,22 @@ def set_disabled(
     *,
     superseded_by: str | None = None,
     action: AuditAction | None = None,
+    expected_updated_at: float | None = None,
 ) -> Memory:
-    """Soft-delete (or restore) one memory; restoring refuses to shadow an active twin."""
+    """Soft-delete (or restore) one memory; restoring refuses to shadow an active twin.
+
+    Args:
+        expected_updated_at: as in ``update_memory``: StaleEdit if the memory moved on.
+    """
     pk, project_pk, before = load_memory(conn, memory_id)
+    check_version(before, expected_updated_at)
     if before.disabled == disabled:
         state = "removed" if disabled else "active"
-        raise Conflict(f"memory {memory_id} is already {state}")
+        raise Conflict(
+            f"memory {memory_id} is already {state}",
+            reason=f"already_{state}",
+            current=before,
+        )
     if disabled:
         conn.execute(
             "UPDATE memories SET disabled = 1, disabled_at = ?, superseded_by = ? WHERE pk = ?",
@@ -356,9 +365,12 @@ def set_disabled(
                 f"cannot restore {memory_id}: an active memory ({twin}) now has the same "
                 "content; remove that one first",
                 other_id=twin,
+                reason="duplicate",
+                current=before,
             )
         # Restoring is asking for the memory back: one whose TTL ran out is renewed.
-        updated_at = now if before.is_expired(now) else before.updated_at
+        expired = before.is_expired(now)
+        updated_at = next_version(before.updated_at, now) if expired else before.updated_at
         conn.execute(
             "UPDATE memories SET disabled = 0, disabled_at = NULL, superseded_by = NULL, "
             "updated_at = ?, expires_at = ? WHERE pk = ?",
@@ -385,9 +397,17 @@ def set_disabled(
     return after
 
 
-def mark_reviewed(conn: sqlite3.Connection, memory_id: str, actor: str, now: float) -> Memory:
-    """Record that a person looked at a stale candidate and kept it."""
+def mark_reviewed(
+    conn: sqlite3.Connection,
+    memory_id: str,
+    actor: str,
+    now: float,
+    expected_updated_at: float | None = None,
+) -> Memory:
+    """Record that a person looked at a stale candidate and kept it (StaleEdit if it
+    changed since they looked: what they judged is not what is stored)."""
     pk, project_pk, before = load_memory(conn, memory_id)
+    check_version(before, expected_updated_at)
     conn.execute("UPDATE memories SET reviewed_at = ? WHERE pk = ?", (now, pk))
     record_audit(
         conn,

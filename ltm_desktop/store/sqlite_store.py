@@ -277,18 +277,31 @@ class SqliteStore:
         changes: dict[str, Any],
         actor: str,
         now: float,
-        expected: dict[str, Any] | None = None,
+        expected_updated_at: float | None = None,
     ) -> tuple[Memory, Memory]:
         with self._write() as conn:
-            return writes.update_memory(conn, memory_id, changes, actor, now, expected=expected)
+            return writes.update_memory(
+                conn, memory_id, changes, actor, now, expected_updated_at=expected_updated_at
+            )
 
-    def set_disabled(self, memory_id: str, disabled: bool, actor: str, now: float) -> Memory:
+    def set_disabled(
+        self,
+        memory_id: str,
+        disabled: bool,
+        actor: str,
+        now: float,
+        expected_updated_at: float | None = None,
+    ) -> Memory:
         with self._write() as conn:
-            return writes.set_disabled(conn, memory_id, disabled, actor, now)
+            return writes.set_disabled(
+                conn, memory_id, disabled, actor, now, expected_updated_at=expected_updated_at
+            )
 
-    def mark_reviewed(self, memory_id: str, actor: str, now: float) -> Memory:
+    def mark_reviewed(
+        self, memory_id: str, actor: str, now: float, expected_updated_at: float | None = None
+    ) -> Memory:
         with self._write() as conn:
-            return writes.mark_reviewed(conn, memory_id, actor, now)
+            return writes.mark_reviewed(conn, memory_id, actor, now, expected_updated_at)
 
     def purge_expired(self, project_id: str | None, actor: str, now: float) -> list[Memory]:
         with self._write() as conn:

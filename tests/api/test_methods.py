@@ -119,7 +119,7 @@ def test_update_conflict(client: Client) -> None:
     with pytest.raises(ConflictError) as info:
         client.memory_update(b["id"], content="ALPHA fact one")
     assert info.value.code == -32003
-    assert info.value.data == {"other_id": a["id"]}
+    assert info.value.data == {"other_id": a["id"], "reason": "duplicate", "memory": b}
 
 
 def test_search_reinforces_and_scopes(client: Client) -> None:

@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot  # noqa: E402
 from ltm_desktop.core.errors import LtmError  # noqa: E402
 from ltm_desktop.core.records import Memory, MemoryDraft  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.gui.conflicts import ConflictDialog  # noqa: E402
 from ltm_desktop.gui.main_window import MainWindow  # noqa: E402
 from ltm_desktop.gui.tasks import TaskRunner  # noqa: E402
 from tests.conftest import ServiceFactory  # noqa: E402
@@ -62,6 +63,15 @@ def add(
 
 def wait_idle(qtbot: QtBot, window: MainWindow, timeout: int = 5000) -> None:
     qtbot.waitUntil(window.is_idle, timeout=timeout)
+
+
+def conflict_dialog(qtbot: QtBot, window: MainWindow) -> ConflictDialog:
+    """The "changed by someone else" dialog a refused write opened (waits for it)."""
+    qtbot.waitUntil(lambda: bool(window.actions_.conflicts.open_dialogs()))
+    dialogs = window.actions_.conflicts.open_dialogs()
+    assert len(dialogs) == 1, dialogs
+    assert dialogs[0].isVisible()
+    return dialogs[0]
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pytestqt.qtbot import QtBot
 from ltm_desktop.core.records import AuditAction
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.main_window import MainWindow
-from tests.gui.conftest import WindowFactory, add, wait_idle
+from tests.gui.conftest import WindowFactory, add, conflict_dialog, wait_idle
 
 
 def open_in_editor(qtbot: QtBot, window: MainWindow, memory_id: str) -> None:
@@ -150,8 +150,65 @@ def test_save_refuses_when_the_poll_has_not_noticed_yet(
     service.update(memory.id, {"content": "Changed elsewhere"}, "other-agent")
     window.editor.form.content.setPlainText("My version")
     window.editor.save()
-    qtbot.waitUntil(lambda: window.editor.banner.isVisible())
+    dialog = conflict_dialog(qtbot, window)
+    assert "other-agent changed it" in dialog.message.text()
     assert service.get(memory.id).content == "Changed elsewhere"
+    assert not dialog.compare_view.isVisible()
+    dialog.compare_button.click()
+    assert dialog.compare_view.isVisible()
+    compared = dialog.compare_view.toPlainText()  # a word diff: stored words, then mine
+    assert "Your change, against what is stored now" in compared
+    assert all(word in compared for word in ("My", "version", "Changed", "elsewhere"))
+    assert "Updated by other-agent" in compared  # what happened since, and who did it
+    dialog.cancel_button.click()  # nothing happens: my edit stays in the form, unsaved
+    qtbot.waitUntil(lambda: not window.actions_.conflicts.open_dialogs())
+    assert window.editor.form.content.toPlainText() == "My version"
+    assert window.editor.is_dirty()
+
+    window.editor.save()
+    conflict_dialog(qtbot, window).overwrite_button.click()
+    qtbot.waitUntil(lambda: service.get(memory.id).content == "My version")
+    qtbot.waitUntil(lambda: not window.editor.is_dirty())
+    assert [(e.actor, e.action) for e in service.history(memory.id)][-2:] == [
+        ("other-agent", AuditAction.UPDATED),
+        ("gui", AuditAction.UPDATED),
+    ]
+
+
+def test_reload_after_a_refused_save_shows_what_is_stored(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "Shared text", importance=3)
+    window = make_window(service, scope=billing)
+    open_in_editor(qtbot, window, memory.id)
+    window.ctx.bridge.stop()
+    service.update(memory.id, {"importance": 8}, "other-agent")
+    window.editor.form.content.setPlainText("My version")
+    window.editor.save()
+    conflict_dialog(qtbot, window).reload_button.click()
+    qtbot.waitUntil(lambda: not window.editor.is_dirty())
+    assert window.editor.form.content.toPlainText() == "Shared text"
+    assert window.editor.form.importance.value() == 8
+    assert (service.get(memory.id).content, service.get(memory.id).importance) == (
+        "Shared text",
+        8,
+    )
+
+
+def test_a_memory_in_the_trash_is_restored_not_edited(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "Trashed but readable")
+    service.remove(memory.id, "agent")
+    window = make_window(service, scope=billing)
+    window.open_memory(memory.id)
+    qtbot.waitUntil(lambda: window.editor.memory_id == memory.id)
+    editor = window.editor
+    assert not editor.form.isEnabled()
+    assert "in the Trash" in editor.banner.label.text()
+    editor.banner.button("Restore").click()
+    qtbot.waitUntil(lambda: not service.get(memory.id).disabled)
+    qtbot.waitUntil(lambda: editor.form.isEnabled())
 
 
 def test_a_double_save_saves_once_without_a_false_conflict(

@@ -25,7 +25,7 @@ def test_storage_error_during_delete_shows_a_dialog(
     window = make_window(service, scope=billing)
     qtbot.waitUntil(lambda: window.table.select_memory(memory.id))
 
-    def broken(memory_id: str, actor: str) -> None:
+    def broken(memory_id: str, actor: str, *, expected_updated_at: float | None) -> None:
         raise StorageError("database or disk is full")
 
     monkeypatch.setattr(service, "remove", broken)

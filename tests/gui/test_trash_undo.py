@@ -7,7 +7,7 @@ from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.main_window import TAB_MEMORIES, TAB_TRASH, MainWindow
-from tests.gui.conftest import WindowFactory, add, wait_idle
+from tests.gui.conftest import WindowFactory, add, conflict_dialog, wait_idle
 
 
 def select_rows(window: MainWindow, ids: list[str]) -> None:
@@ -98,8 +98,8 @@ def test_undo_delete_edit_and_restore(
     qtbot.waitUntil(lambda: service.get(memory.id).importance == 4)
     qtbot.waitUntil(lambda: window.editor.form.importance.value() == 4)  # the editor follows
 
-    service.remove(memory.id, "agent")
-    window.actions_.restore([memory.id])
+    removed = service.remove(memory.id, "agent")
+    window.actions_.restore({memory.id: removed.updated_at})
     qtbot.waitUntil(lambda: window.ctx.undo.top_label().startswith("Restore"))
     assert not service.get(memory.id).disabled
     window.a.undo.trigger()
@@ -156,5 +156,10 @@ def test_undo_never_overwrites_a_later_change_by_an_agent(
     qtbot.waitUntil(lambda: window.ctx.undo.top_label().startswith("Edit"))
     service.update(memory.id, {"importance": 9}, "claude-code")  # the agent changes it again
     window.a.undo.trigger()
-    qtbot.waitUntil(lambda: bool(window.ctx.errors.open_boxes()))
+    dialog = conflict_dialog(qtbot, window)
+    assert "claude-code changed it" in dialog.message.text()
     assert service.get(memory.id).importance == 9  # the agent's value stays
+    dialog.reload_button.click()
+    wait_idle(qtbot, window)
+    assert service.get(memory.id).importance == 9
+    qtbot.waitUntil(lambda: window.editor.form.importance.value() == 9)
