@@ -65,7 +65,7 @@ def prompt_section(precis_text: str, nudge: str) -> str:
 
 def write_atomically(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` so that a reader sees the old or the new file, whole."""
-    make_private_dirs(path.parent)
+    make_private_dirs(path.parent, within=path.parents[2])  # the data dir: precis/<scope>/
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=".MEMORY.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

@@ -30,7 +30,9 @@ def test_project_id_is_sha256_prefix_of_normalized_path() -> None:
         "/nowhere//repo",
         "/nowhere/./repo",
         "/nowhere/x/../repo",
-        " /nowhere/repo ",
+        " /nowhere/repo",
+        "//nowhere/repo",
+        "///nowhere/repo",
     ],
 )
 def test_project_id_normalizes_equivalent_spellings(variant: str) -> None:
