@@ -7,12 +7,14 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from ltm_desktop import cli
 from ltm_desktop.core.errors import UnsafePath
 from ltm_desktop.core.filelock import FileLock
 from tests.console import CONSOLE_SCRIPT, NOBODY, assert_one_error_line
@@ -157,8 +159,39 @@ def test_a_symlinked_precis_dir_is_one_clear_line(tmp_path: Path) -> None:
     ],
 )
 def test_unusable_paths_are_one_clear_line(tmp_path: Path, args: list[str]) -> None:
+    if args == ["install-desktop-entry"] and not sys.platform.startswith("linux"):
+        pytest.skip("desktop entries are installed on Linux only")
     in_the_way = tmp_path / "a-file"
     in_the_way.write_text("not a directory")
     result = run(*(a.format(file=in_the_way) for a in args), XDG_DATA_HOME=str(in_the_way))
     assert_one_error_line(result, str(in_the_way))
     assert in_the_way.read_text() == "not a directory"
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (UnsafePath("the data dir /x is writable by others\nrun chmod 700 /x"), "chmod 700 /x"),
+        (
+            PermissionError(13, "Permission denied", "/etc/x"),
+            "cannot use /etc/x: Permission denied",
+        ),
+        (RuntimeError("boom"), "unexpected RuntimeError: boom"),
+    ],
+)
+def test_every_error_is_one_line_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    error: BaseException,
+    expected: str,
+) -> None:
+    def fail(args: object) -> int:
+        raise error
+
+    monkeypatch.setitem(cli.COMMANDS, "status", fail)
+    assert cli.main(["status"]) == cli.EXIT_ERROR
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("ltm-desktop: error: ")
+    assert expected in err
+    assert "Traceback" not in err
