@@ -12,7 +12,7 @@ from types import TracebackType
 from ltm_desktop.core.errors import UnsafePath
 from ltm_desktop.core.private_dirs import make_missing_dirs, make_private_dirs
 
-__all__ = ["FileLock", "make_private_dirs"]
+__all__ = ["FileLock", "make_private_dirs", "open_lock_file"]
 
 # Never through a symlink (someone else's file would be locked, or created); never
 # blocking on a FIFO put in its place; never inherited by the processes we start.
