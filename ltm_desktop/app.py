@@ -9,7 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ltm_desktop.core.config import Settings, load_settings
-from ltm_desktop.core.paths import DataPaths, resolve_config_path, resolve_data_dir
+from ltm_desktop.core.paths import (
+    DataPaths,
+    prepare_data_dir,
+    resolve_config_path,
+    resolve_data_dir,
+)
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store import open_store
 
@@ -31,7 +36,7 @@ def open_service(
     """Open the data directory's database, run startup housekeeping, return the service."""
     config = resolve_config_path(config_path)
     settings, warnings = load_settings(config)
-    paths = DataPaths(resolve_data_dir(data_dir))
+    paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
     store = open_store(paths.db_path, paths.backup_dir)
     service = MemoryService(store, paths, settings, clock=clock)
     try:

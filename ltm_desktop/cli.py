@@ -275,7 +275,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command(args)
     except LtmError as exc:
-        print(f"ltm-desktop: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        _error(str(exc))
+    except OSError as exc:  # a file or directory the command needs cannot be used
+        where = f" {exc.filename}" if exc.filename else ""
+        _error(f"cannot use{where}: {exc.strerror or exc}")
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug; the traceback is for -v, never the default
+        logging.getLogger("ltm_desktop").debug("unexpected error", exc_info=True)
+        _error(f"unexpected {type(exc).__name__}: {exc} (a bug; -v shows the details)")
+    return EXIT_ERROR
+
+
+def _error(message: str) -> None:
+    """One ``ltm-desktop: error: ...`` line, however many lines the message had."""
+    print(f"ltm-desktop: error: {' '.join(message.splitlines())}", file=sys.stderr)

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -111,9 +112,11 @@ def _serve_forked(data_dir: Path, config: str | None, options: ServerOptions, wo
         for index in range(workers):
             pid = os.fork()
             if pid == 0:  # the worker: never returns into the parent's code
-                code = 1
+                code = WORKER_REPORTED
                 try:
                     code = _worker(data_dir, config, options, listeners, index)
+                except Exception as exc:  # said once, here; the parent adds nothing
+                    _report(f"worker process {index + 1} could not serve: {exc}")
                 finally:
                     os._exit(code)
             children.append(pid)
@@ -127,6 +130,22 @@ def _serve_forked(data_dir: Path, config: str | None, options: ServerOptions, wo
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
         listeners.close()
+
+
+WORKER_REPORTED = 1  # a worker's exit status when it has printed its own error
+
+
+def _report(message: str) -> None:
+    print(f"ltm-desktop: error: {' '.join(message.splitlines())}", file=sys.stderr, flush=True)
+
+
+def _describe_end(status: int) -> str:
+    code = os.waitstatus_to_exitcode(status)
+    if code >= 0:
+        return f"exited with status {code}"
+    with contextlib.suppress(ValueError):
+        return f"was killed by signal {-code} ({signal.Signals(-code).name})"
+    return f"was killed by signal {-code}"
 
 
 def _supervise(children: list[int]) -> int:
@@ -152,6 +171,8 @@ def _supervise(children: list[int]) -> int:
         alive.discard(pid)
         if not stopping:  # a worker died on its own: stop the others, report it
             failed = True
+            if os.waitstatus_to_exitcode(status) != WORKER_REPORTED:
+                _report(f"worker process {pid} {_describe_end(status)}; stopping the server")
             on_signal(signal.SIGTERM, None)
     return 1 if failed else 0
 

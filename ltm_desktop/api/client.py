@@ -23,8 +23,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from ltm_desktop.api import protocol, runtime
-from ltm_desktop.core.errors import LtmError
+from ltm_desktop.api import peercred, protocol, runtime
+from ltm_desktop.core.errors import LtmError, UnsafePath
 
 ENV_TOKEN = "LTM_DESKTOP_TOKEN"
 
@@ -43,6 +43,11 @@ class ApiError(LtmError):
 
 class ConnectionFailed(ApiError):
     """The server could not be reached, or the connection broke mid-request."""
+
+
+class UntrustedServer(ConnectionFailed):
+    """The socket may belong to someone else (another user's server, or a directory others
+    can write to); nothing was sent to it."""
 
 
 class ParseError(ApiError):
@@ -181,19 +186,13 @@ class Client:
 
     def connect(self) -> None:
         self.close()
+        sock = self._open_unix(self._socket_path) if self._socket_path is not None else None
         try:
-            if self._socket_path is not None:
-                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                sock.settimeout(self.connect_timeout)
-                sock.connect(str(self._socket_path))
-            else:
+            if sock is None:
                 assert self._tcp is not None
                 sock = socket.create_connection(self._tcp, timeout=self.connect_timeout)
         except OSError as exc:
-            raise ConnectionFailed(
-                f"cannot reach the ltm-desktop server at {self.endpoint} ({exc.strerror or exc}); "
-                "is `ltm-desktop` or `ltm-desktop serve` running?"
-            ) from exc
+            raise self._unreachable(exc) from exc
         sock.settimeout(self.timeout)
         self._sock = sock
         self._buffer = b""
@@ -204,6 +203,38 @@ class Client:
         self._request("hello", {"client": self.client_name})
         if self._subscribed:
             self._request("events.subscribe", {})
+
+    def _unreachable(self, exc: OSError) -> ConnectionFailed:
+        return ConnectionFailed(
+            f"cannot reach the ltm-desktop server at {self.endpoint} ({exc.strerror or exc}); "
+            "is `ltm-desktop` or `ltm-desktop serve` running?"
+        )
+
+    def _open_unix(self, path: Path) -> socket.socket:
+        """A connection to the server at ``path``, once it is known to run as us."""
+        if path.parent.is_dir():  # else connecting fails with the usual "cannot reach"
+            try:
+                runtime.check_socket_dir(path)
+            except UnsafePath as exc:
+                raise UntrustedServer(
+                    f"refusing to use {self.endpoint}, nothing was sent: {exc}"
+                ) from None
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(self.connect_timeout)
+            sock.connect(str(path))
+            uid = peercred.server_uid(sock, path)
+        except OSError as exc:
+            sock.close()
+            raise self._unreachable(exc) from exc
+        if uid is not None and uid != os.getuid():
+            sock.close()
+            raise UntrustedServer(
+                f"refusing to talk to the server at {self.endpoint}, nothing was sent: it "
+                f"runs as another user (uid {uid}), not as you (uid {os.getuid()}), and may "
+                "be impersonating ltm-desktop; use a socket in a directory only you can write to"
+            )
+        return sock
 
     def close(self) -> None:
         if self._sock is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ltm_desktop.api.protocol import INVALID_PARAMS, RpcError
+from ltm_desktop.core.errors import clipped
 from ltm_desktop.core.rules import describe
 
 _MISSING = object()
@@ -85,4 +86,4 @@ class Params:
     def done(self) -> None:
         unknown = sorted(set(self._raw) - self._read)
         if unknown:
-            raise invalid(unknown[0], "is not a parameter of this method")
+            raise invalid(clipped(unknown[0]), "is not a parameter of this method")

@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ltm_desktop.core.errors import echoed
+
 MAX_LINE_BYTES = 1024 * 1024  # the limit counts the line without its newline
 MAX_NESTING = 64
 
@@ -153,7 +155,9 @@ def check_request(message: Any) -> Request:
         raise RpcError(INVALID_REQUEST, 'invalid request: "method" must be a non-empty string')
     extra = set(message) - {"jsonrpc", "id", "method", "params"}
     if extra:
-        raise RpcError(INVALID_REQUEST, f"invalid request: unexpected member {sorted(extra)[0]!r}")
+        raise RpcError(
+            INVALID_REQUEST, f"invalid request: unexpected member {echoed(sorted(extra)[0])}"
+        )
     params = message.get("params", {})
     if params is None:
         params = {}

@@ -22,6 +22,7 @@ import platformdirs
 
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.paths import APP_NAME
+from ltm_desktop.core.private_dirs import check_private_dir
 
 ENV_SOCKET = "LTM_DESKTOP_SOCKET"
 ENV_TCP = "LTM_DESKTOP_TCP"
@@ -71,6 +72,8 @@ def _make_private_dir(path: Path) -> Path | None:
         pass
     except OSError:
         return None
+    else:
+        path.chmod(0o700)  # mkdir's mode is filtered through the umask
     return path if _private_dir_ok(path) else None
 
 
@@ -100,7 +103,14 @@ def default_socket_path(data_dir: Path, default_data_dir: Path) -> Path:
     return runtime_dir() / f"ltm-{digest}.sock"
 
 
+def check_socket_dir(path: Path) -> None:
+    """Refuse a socket whose directory someone else could write to: they could put their
+    own server in its place (or take ours away). Raises UnsafePath."""
+    check_private_dir(path.parent, "the socket's directory")
+
+
 def check_socket_path(path: Path) -> Path:
+    """A path the server may bind: short enough, in an existing directory only we control."""
     if len(os.fsencode(path)) > MAX_UNIX_PATH:
         raise EndpointError(
             f"the socket path is too long for a Unix socket ({len(str(path))} > {MAX_UNIX_PATH} "
@@ -108,6 +118,7 @@ def check_socket_path(path: Path) -> Path:
         )
     if not path.parent.is_dir():
         raise EndpointError(f"the socket's directory does not exist: {path.parent}")
+    check_socket_dir(path)
     return path
 
 
@@ -139,7 +150,8 @@ def _is_loopback(host: str) -> bool:
 def write_private_file(path: Path, text: str) -> None:
     """Create ``path`` readable by its owner only, then fill it."""
     path.unlink(missing_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
 

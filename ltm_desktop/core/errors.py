@@ -12,9 +12,32 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ltm_desktop.core.records import Memory
 
+ECHO_LIMIT = 80
+
+
+def clipped(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def echoed(value: object, limit: int = ECHO_LIMIT) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, for values echoed in messages.
+
+    A caller may send a 100,000-character id; its error message must stay one line.
+    """
+    if isinstance(value, str) and len(value) > limit:
+        return f"{value[:limit]!r}… ({len(value):,} characters)"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
 
 class LtmError(Exception):
     """Base class of every error the core raises on purpose."""
+
+
+class UnsafePath(LtmError):
+    """A file or directory could be read or replaced by someone else (or points out of
+    ours through a symlink); it is refused, never used or "fixed" behind the owner's back."""
 
 
 class InvalidInput(LtmError, ValueError):

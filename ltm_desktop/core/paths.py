@@ -8,6 +8,8 @@ from pathlib import Path
 
 import platformdirs
 
+from ltm_desktop.core.private_dirs import check_own_dir, check_private_dir, make_missing_dirs
+
 APP_NAME = "ltm-desktop"
 ENV_DATA_DIR = "LTM_DESKTOP_DATA_DIR"
 ENV_CONFIG = "LTM_DESKTOP_CONFIG"
@@ -45,6 +47,21 @@ def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     if from_env:
         return Path(from_env).expanduser().absolute()
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def prepare_data_dir(data_dir: Path) -> Path:
+    """``data_dir``, created (with any missing parents) 0700 whatever the umask.
+
+    An existing one must be ours and writable by us only, and its ``precis`` and
+    ``backups`` must not be symlinks; otherwise UnsafePath says what to fix.
+    """
+    make_missing_dirs(data_dir)
+    check_private_dir(data_dir, "the data dir")
+    paths = DataPaths(data_dir)
+    for inside in (paths.precis_dir, paths.backup_dir):
+        if os.path.lexists(inside):
+            check_own_dir(inside, data_dir)
+    return data_dir
 
 
 def resolve_config_path(explicit: str | os.PathLike[str] | None = None) -> Path:

@@ -31,7 +31,7 @@ def write_atomically(path: Path, text: str) -> None:
     The temp file is synced before the rename and the directory after it, so after a
     power cut the file holds either version, never an empty or partial one.
     """
-    make_private_dirs(path.parent)
+    make_private_dirs(path.parent, within=path.parents[2])  # the data dir: precis/<scope>/
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:

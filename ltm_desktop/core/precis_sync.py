@@ -191,7 +191,7 @@ class PrecisSync:
 
     def _write_file(self, project_id: str) -> PrecisInfo:
         self._windows.pop(project_id, None)  # until this write succeeds, nothing is known
-        with FileLock(self._lock_path):
+        with FileLock(self._lock_path, within=self._lock_path.parent):
             info = self._manager.compute(project_id)
             path = Path(info.path)
             if not path.exists() or self._manager.read_file(project_id) != info.text:

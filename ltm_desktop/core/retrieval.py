@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.errors import InvalidInput, echoed
 from ltm_desktop.core.records import SearchHit
 from ltm_desktop.core.rules import shown
 from ltm_desktop.core.seams import Embedder, ExternalProvider
@@ -67,6 +67,6 @@ def check_kinds(kinds: Sequence[str] | None) -> set[str]:
     unknown = [k for k in kinds if k not in RECALL_KINDS]
     if unknown:
         raise InvalidInput(
-            f"kinds may only contain 'memory' and 'observation', not {unknown[0]!r}", "kinds"
+            f"kinds may only contain 'memory' and 'observation', not {echoed(unknown[0])}", "kinds"
         )
     return set(kinds)

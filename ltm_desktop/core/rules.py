@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.errors import InvalidInput, clipped, echoed
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, MemoryDraft
 
 MAX_CONTENT_CHARS = 20_000
@@ -221,7 +221,7 @@ def validate_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
     """Validate a partial update; unknown fields are an error, not silently ignored."""
     unknown = set(changes) - EDITABLE_FIELDS
     if unknown:
-        names = ", ".join(sorted(unknown))
+        names = clipped(", ".join(sorted(unknown)))
         raise InvalidInput(f"these fields cannot be updated: {names}", sorted(unknown)[0])
     clean: dict[str, Any] = {}
     if "content" in changes:
@@ -243,7 +243,13 @@ def validate_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def normalize_cwd(cwd: object, *, windows: bool | None = None) -> str:
-    """The canonical form of an agent's working directory.
+    """The canonical form of an agent's working directory: one spelling per directory.
+
+    Whitespace before the path is dropped (an absolute path cannot start with it), but
+    not after it: a trailing space is part of a directory's name (except on Windows,
+    which drops it itself). Existing paths have their symlinks resolved; then ``.``,
+    ``..``, repeated and trailing separators collapse, and ``//x`` is ``/x``, as on
+    Linux and macOS (POSIX lets a leading ``//`` mean something else; they do not).
 
     Args:
         cwd: an absolute path; it need not exist.
@@ -254,18 +260,22 @@ def normalize_cwd(cwd: object, *, windows: bool | None = None) -> str:
     """
     if windows is None:
         windows = sys.platform == "win32"
-    text = check_text(cwd, "cwd", allow_empty=True).strip()
+    text = check_text(cwd, "cwd", allow_empty=True).lstrip()
+    if windows:
+        text = text.rstrip()
     if not text:
         raise InvalidInput("cwd must be a non-empty absolute path", "cwd")
     pathmod = ntpath if windows else posixpath
     if not pathmod.isabs(text):
-        raise InvalidInput(f"cwd must be an absolute path; got {text!r}", "cwd")
+        raise InvalidInput(f"cwd must be an absolute path; got {echoed(text)}", "cwd")
     native = windows == (sys.platform == "win32")
     if native and os.path.exists(text):
         text = os.path.realpath(text)
     text = pathmod.normpath(text)
     if windows:
         text = ntpath.normcase(text)
+    elif text.startswith("//"):
+        text = "/" + text.lstrip("/")
     return text
 
 

@@ -10,7 +10,7 @@ import sqlite3
 from dataclasses import replace
 from typing import Any
 
-from ltm_desktop.core.errors import Conflict, NotFound
+from ltm_desktop.core.errors import Conflict, NotFound, echoed
 from ltm_desktop.core.query import split_words
 from ltm_desktop.core.records import (
     SECONDS_PER_DAY,
@@ -58,7 +58,7 @@ def load_memory(conn: sqlite3.Connection, memory_id: str) -> tuple[int, int, Mem
         (memory_id,),
     ).fetchone()
     if row is None:
-        raise NotFound(f"no memory has the id {memory_id!r}")
+        raise NotFound(f"no memory has the id {echoed(memory_id)}")
     return row[0], row[1], memory_from_row(row[2:])
 
 

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ltm_desktop.core.errors import NotFound, StorageError
+from ltm_desktop.core.errors import NotFound, StorageError, echoed
 from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import (
@@ -221,7 +221,7 @@ class SqliteStore:
             ).fetchone()
         )
         if row is None:
-            raise NotFound(f"no project has the id {project_id!r}")
+            raise NotFound(f"no project has the id {echoed(project_id)}")
         return Project(*row)
 
     def list_projects(self) -> list[Project]:

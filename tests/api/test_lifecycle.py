@@ -302,6 +302,13 @@ def test_a_dying_worker_stops_the_server_with_an_error(tmp_path: Path, short_dir
         assert len(children) == 2
         os.kill(int(children[0]), signal.SIGKILL)
         assert process.wait(timeout=30) == 1
+        assert process.stderr is not None
+        err = process.stderr.read()
     finally:
         reap(process)
     assert not sock.exists()
+    assert "Traceback" not in err
+    assert err.splitlines() == [
+        f"ltm-desktop: error: worker process {children[0]} was killed by signal 9 (SIGKILL); "
+        "stopping the server"
+    ]

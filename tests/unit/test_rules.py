@@ -30,11 +30,51 @@ def test_project_id_is_sha256_prefix_of_normalized_path() -> None:
         "/nowhere//repo",
         "/nowhere/./repo",
         "/nowhere/x/../repo",
-        " /nowhere/repo ",
+        " /nowhere/repo",
+        "//nowhere/repo",
+        "///nowhere/repo",
     ],
 )
 def test_project_id_normalizes_equivalent_spellings(variant: str) -> None:
     assert rules.project_id_for_cwd(variant) == sha16("/nowhere/repo")
+
+
+@pytest.mark.parametrize(
+    ("cwd", "windows", "project_id"),
+    [
+        ("/home/me/src/app", False, "proj_0af20a5227190839"),
+        ("/home/me/src/app/", False, "proj_0af20a5227190839"),
+        ("/", False, "proj_8a5edab282632443"),
+        ("/srv/a b/c", False, "proj_1113be318526e748"),
+        ("/nowhere/é/repo", False, "proj_ccb9e544dc43fd94"),
+        (r"C:\Users\Me\src", True, "proj_aa98ec13c74120c2"),
+    ],
+)
+def test_ids_of_ordinary_paths_never_change(cwd: str, windows: bool, project_id: str) -> None:
+    """Ids computed by earlier versions: a project must not lose its memories on upgrade."""
+    assert rules.project_id_for_cwd(cwd, windows=windows) == project_id
+
+
+def test_a_leading_double_slash_is_the_root() -> None:
+    assert rules.normalize_cwd("//nowhere/x") == "/nowhere/x"
+    assert rules.normalize_cwd("//") == "/"
+
+
+def test_a_trailing_space_is_part_of_the_name(tmp_path: Path) -> None:
+    assert rules.normalize_cwd("/nowhere/repo ") == "/nowhere/repo "
+    assert rules.project_id_for_cwd("/nowhere/repo ") != rules.project_id_for_cwd("/nowhere/repo")
+    (tmp_path / "repo ").mkdir()
+    (tmp_path / "repo").mkdir()
+    spaced, plain = str(tmp_path / "repo "), str(tmp_path / "repo")
+    assert rules.normalize_cwd(spaced) == spaced
+    assert rules.project_id_for_cwd(spaced) != rules.project_id_for_cwd(plain)
+
+
+def test_a_long_relative_cwd_is_not_echoed_whole() -> None:
+    with pytest.raises(InvalidInput) as info:
+        rules.normalize_cwd("x" * 100_000)
+    assert len(str(info.value)) < 200
+    assert "100,000 characters" in str(info.value)
 
 
 def test_project_id_resolves_symlinks_of_existing_paths(tmp_path: Path) -> None:
