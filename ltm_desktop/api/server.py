@@ -11,9 +11,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import socket
-import struct
-import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +22,7 @@ from ltm_desktop.api import runtime
 from ltm_desktop.api.connection import Connection
 from ltm_desktop.api.listeners import Listeners, open_listeners
 from ltm_desktop.api.methods import Dispatcher, NotInline, Session
+from ltm_desktop.api.peercred import peer_uid
 from ltm_desktop.api.protocol import (
     BUSY,
     INVALID_REQUEST,
@@ -64,15 +62,6 @@ class ServerOptions:
     # the audit log, which every process writes, instead of this process's own events.
     events_from_audit: bool = False
     audit_poll_interval: float = 0.1
-
-
-def peer_uid(sock: socket.socket) -> int | None:
-    """The uid of the process at the other end of a Unix socket (Linux), else None."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None or sys.platform != "linux":
-        return None
-    creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    return int(struct.unpack("3i", creds)[1])
 
 
 class ApiServer:
