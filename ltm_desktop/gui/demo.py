@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.demo_data import MEMORIES, OLD_LOW_VALUE, PROJECTS
 
@@ -51,15 +51,15 @@ def fill_demo_data(service: MemoryService, clock: DemoClock | None = None) -> No
         service.add(ids[scope], draft, actor)
     if clock is not None:
         clock.offset = 0.0
-    added = {}
-    for scope, actor, importance, category, tags, ttl, title, content in MEMORIES:
-        draft = MemoryDraft(content, title, category, importance, tags, ttl)
-        added[title] = service.add(ids[scope], draft, actor).memory
+    added: dict[str, Memory] = {}
+    for scope, actor, importance, category, tags, ttl, maybe_title, content in MEMORIES:
+        draft = MemoryDraft(content, maybe_title, category, importance, tags, ttl)
+        added[maybe_title or content] = service.add(ids[scope], draft, actor).memory
     _history(service, ids, added)
     _observations(service, ids)
 
 
-def _history(service: MemoryService, ids: dict[str, str], added: dict[str | None, object]) -> None:
+def _history(service: MemoryService, ids: dict[str, str], added: dict[str, Memory]) -> None:
     """Edits, removals, a superseded memory and agent searches, so every view has something."""
     billing = ids["billing"]
     note = service.add(
@@ -104,15 +104,15 @@ def _history(service: MemoryService, ids: dict[str, str], added: dict[str | None
     ).memory
     service.remove(old.id, "claude-code")
     for memory in list(added.values())[:6]:
-        service.update(memory.id, {"importance": min(10, memory.importance + 1)}, "gui")  # type: ignore[attr-defined]
+        service.update(memory.id, {"importance": min(10, memory.importance + 1)}, "gui")
     money = added.get("Money is stored in minor units")
     if money is not None:
         service.update(
-            money.id,  # type: ignore[attr-defined]
+            money.id,
             {
                 "content": money.content
                 + " Exchange rates come from the ECB daily feed, cached for 24 h."
-            },  # type: ignore[attr-defined]
+            },
             "claude-code",
         )
     for scope, query in (

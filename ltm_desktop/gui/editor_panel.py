@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
@@ -40,7 +41,7 @@ class EditorPanel(QWidget):
     ) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.actions = actions
+        self.memory_actions = actions
         self.base: Memory | None = None
         self.new_project: str | None = None
         self._dirty = False
@@ -111,7 +112,7 @@ class EditorPanel(QWidget):
         if memory.disabled:
             self.banner.show_message(
                 "This memory is in the Trash. Restore it to edit it.",
-                [("Restore", lambda: self.actions.restore({memory.id: memory.updated_at}))],
+                [("Restore", lambda: self.memory_actions.restore({memory.id: memory.updated_at}))],
                 warn=False,
             )
 
@@ -228,7 +229,7 @@ class EditorPanel(QWidget):
             if self.new_project is not None:
                 draft = rules.validate_draft(values.draft())
                 self._begin_save(target)
-                self.actions.add(
+                self.memory_actions.add(
                     self.new_project,
                     draft,
                     lambda result: self._on_added(result, target, then),
@@ -248,7 +249,7 @@ class EditorPanel(QWidget):
             self.form.show_error(exc.field, str(exc))
             return
         self._begin_save(target)
-        self.actions.save_edit(
+        self.memory_actions.save_edit(
             self.base,
             changes,
             lambda memory: self._on_saved(memory, target, then),
@@ -374,14 +375,13 @@ class EditorPanel(QWidget):
                 self.keep_mine(conflict.current)
                 self.save()
 
-        self.actions.conflicts.ask([conflict], "save the memory", chosen)
+        self.memory_actions.conflicts.ask([conflict], "save the memory", chosen)
 
     def keep_mine(self, current: Memory) -> None:
         """Keep the fields I edited; take theirs for the fields I did not touch."""
         mine = self.form.values().changes_from(self._baseline())
-        merged = replace(
-            FormValues.of(current), **{k: tuple(v) if k == "tags" else v for k, v in mine.items()}
-        )
+        fields: dict[str, Any] = {k: tuple(v) if k == "tags" else v for k, v in mine.items()}
+        merged = replace(FormValues.of(current), **fields)
         self.base = current
         self.form.set_values(merged)
         self._describe(current)

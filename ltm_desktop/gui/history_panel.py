@@ -32,7 +32,7 @@ class HistoryPanel(QWidget):
     ) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.actions = actions
+        self.memory_actions = actions
         self.memory_id = ""
         self.version: float | None = None  # updated_at of the memory whose history is shown
         self._stale = False
@@ -141,7 +141,7 @@ class HistoryPanel(QWidget):
         values = revertible_values(event)
         if values:
             fields = ", ".join(sorted(values))
-            self.actions.apply_version(
+            self.memory_actions.apply_version(
                 event.memory_id,
                 values,
                 self.version,  # as of the memory this history was read with

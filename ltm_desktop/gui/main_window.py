@@ -65,6 +65,14 @@ def build_context(
     )
 
 
+def to_int(value: object) -> int:
+    """A saved setting as an int (QSettings gives strings from INI files); 0 when not one."""
+    try:
+        return int(str(value or 0))
+    except ValueError:
+        return 0
+
+
 class MainWindow(QMainWindow):
     """Projects | lists (memories, trash, stale, observations, activity) | editor, history, MEMORY.md."""
 
@@ -80,27 +88,31 @@ class MainWindow(QMainWindow):
         self._closed = False
         self.ctx = ctx = build_context(service, settings, api, data_dir_label, self)
         ctx.errors.window = self
-        self.actions_ = MemoryActions(service, ctx.runner, ctx.undo, ctx.errors, self)
+        self.memory_actions = MemoryActions(service, ctx.runner, ctx.undo, ctx.errors, self)
         scope = str(settings.value("scope", GLOBAL_PROJECT_ID))
         self.projects = ProjectsPanel(ctx, scope, self)
         self.table = MemoryTable(ctx, self)
-        self.trash = TrashPanel(ctx, self.actions_, self)
-        self.stale = StalePanel(ctx, self.actions_, self)
+        self.trash = TrashPanel(ctx, self.memory_actions, self)
+        self.stale = StalePanel(ctx, self.memory_actions, self)
         self.observations = ObservationsPanel(ctx, self)
         self.activity = ActivityPanel(ctx, self)
-        self.editor = EditorPanel(ctx, self.actions_, self)
-        self.history = HistoryPanel(ctx, self.actions_, self)
+        self.editor = EditorPanel(ctx, self.memory_actions, self)
+        self.history = HistoryPanel(ctx, self.memory_actions, self)
         self.precis = PrecisPanel(ctx, self)
         self.center = QTabWidget(self)
-        for panel, title in ((self.table, "Memories"), (self.trash, "Trash"), (self.stale, "Stale"),
-                             (self.observations, "Observations"), (self.activity, "Activity")):  # fmt: skip
+        lists: tuple[tuple[QWidget, str], ...] = (
+            (self.table, "Memories"), (self.trash, "Trash"), (self.stale, "Stale"),
+            (self.observations, "Observations"), (self.activity, "Activity"),
+        )  # fmt: skip
+        for panel, title in lists:
             self.center.addTab(panel, title)
         self.details = QTabWidget(self)
-        for panel, title in (
+        details: tuple[tuple[QWidget, str], ...] = (
             (self.editor, "Editor"),
             (self.history, "History"),
             (self.precis, "MEMORY.md"),
-        ):
+        )
+        for panel, title in details:
             self.details.addTab(panel, title)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         for widget in (self.projects, self.center, self.details):
@@ -143,8 +155,8 @@ class MainWindow(QMainWindow):
         self.projects.loaded.connect(self.on_projects_loaded)
         self.table.model.total_changed.connect(lambda _n: self.on_projects_loaded())
         ctx.scope.scope_changed.connect(self.on_scope_changed)
-        self.actions_.message.connect(self.status.say)
-        self.actions_.reload_requested.connect(self.show_stored)
+        self.memory_actions.message.connect(self.status.say)
+        self.memory_actions.reload_requested.connect(self.show_stored)
         self.status.connect_requested.connect(self.show_connect)
         ctx.undo.changed.connect(self.on_undo_changed)
         a.new_memory.triggered.connect(self.new_memory)
@@ -152,8 +164,8 @@ class MainWindow(QMainWindow):
         a.revert.triggered.connect(self.editor.revert)
         a.delete.triggered.connect(self.delete_selected)
         a.restore.triggered.connect(self.restore_selected)
-        a.undo.triggered.connect(self.actions_.undo)
-        a.find.triggered.connect(self.find)
+        a.undo.triggered.connect(self.memory_actions.undo)
+        a.find.triggered.connect(self.focus_search)
         a.refresh.triggered.connect(self.refresh)
         a.show_removed.toggled.connect(self.table.show_removed.setChecked)
         a.show_expired.toggled.connect(self.table.show_expired.setChecked)
@@ -235,7 +247,7 @@ class MainWindow(QMainWindow):
         if tab == TAB_STALE:
             self.stale.remove_selected()
         elif tab == TAB_MEMORIES:
-            self.actions_.delete(self.table.selected_versions())
+            self.memory_actions.delete(self.table.selected_versions())
         elif tab == TAB_TRASH:
             self.status.say("These are already in the Trash; nothing is ever deleted for good.")
 
@@ -243,9 +255,9 @@ class MainWindow(QMainWindow):
         if self.center.currentIndex() == TAB_TRASH:
             self.trash.restore_selected()
         elif self.center.currentIndex() == TAB_MEMORIES:
-            self.actions_.restore(self.table.selected_versions())
+            self.memory_actions.restore(self.table.selected_versions())
 
-    def find(self) -> None:
+    def focus_search(self) -> None:
         self.center.setCurrentIndex(TAB_MEMORIES)
         self.table.focus_search()
 
@@ -301,7 +313,7 @@ class MainWindow(QMainWindow):
         if isinstance(splitter, QByteArray):
             self.splitter.restoreState(splitter)
         for key, tabs in (("tab/center", self.center), ("tab/details", self.details)):
-            index = int(settings.value(key, 0) or 0)
+            index = to_int(settings.value(key, 0))
             tabs.setCurrentIndex(index if 0 <= index < tabs.count() else 0)
         for name, view in self._tables().items():
             restore_column_widths(view, settings.value(f"columns/{name}"))
@@ -318,7 +330,9 @@ class MainWindow(QMainWindow):
         settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self._closed and not self.editor.confirm_leave(then=self.close):
+        if not self._closed and not self.editor.confirm_leave(
+            then=lambda: None if self.close() else None
+        ):
             event.ignore()
             return
         self.shutdown()
@@ -336,4 +350,4 @@ class MainWindow(QMainWindow):
         self.memory_md_warning.stop()
         self.ctx.runner.shutdown()
         self.ctx.errors.close_all()
-        self.actions_.conflicts.close_all()
+        self.memory_actions.conflicts.close_all()

@@ -130,7 +130,7 @@ class MemoryTable(ScopedPanel):
         self.search_box.query_changed.connect(self.on_query_changed)
         self.category.currentIndexChanged.connect(self.on_filters_changed)
         self.tag.editingFinished.connect(self.on_filters_changed)
-        self.tag.textChanged.connect(lambda text: text or self.on_filters_changed())
+        self.tag.textChanged.connect(self.on_tag_text)
         self.show_removed.toggled.connect(self.on_filters_changed)
         self.show_expired.toggled.connect(self.on_filters_changed)
         self.model.loaded.connect(self.on_list_loaded)
@@ -159,6 +159,11 @@ class MemoryTable(ScopedPanel):
         if searching and changes.touches_precis(self.project_id):  # hits include global ones
             return True
         return changes.touches(self.project_id) or (changes.unaudited and changes.external)
+
+    def on_tag_text(self, text: str) -> None:
+        """Clearing the tag box filters at once; typed text waits for Enter or focus-out."""
+        if not text:
+            self.on_filters_changed()
 
     def on_filters_changed(self, *_args: object) -> None:
         tag = self.tag.text().strip()

@@ -33,7 +33,7 @@ class ProjectsPanel(QWidget):
     def __init__(self, ctx: AppContext, initial_scope: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self._wanted = initial_scope
+        self._wanted: str | None = initial_scope
         self._loading = False
         self._again = False
         self.model = ProjectsModel(self)

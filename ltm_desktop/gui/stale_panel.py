@@ -49,7 +49,7 @@ class StalePanel(ScopedPanel):
         self, ctx: AppContext, actions: MemoryActions, parent: QWidget | None = None
     ) -> None:
         super().__init__(ctx, parent)
-        self.actions = actions
+        self.memory_actions = actions
         settings = ctx.service.settings
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
@@ -131,10 +131,10 @@ class StalePanel(ScopedPanel):
         self.select_all.setEnabled(self.model.rowCount() > 0)
 
     def remove_selected(self) -> None:
-        self.actions.delete(selected_versions(self.view))
+        self.memory_actions.delete(selected_versions(self.view))
 
     def keep_selected(self) -> None:
-        self.actions.keep(selected_versions(self.view))
+        self.memory_actions.keep(selected_versions(self.view))
 
     def raise_selected(self) -> None:
-        self.actions.set_importance(selected_versions(self.view), self.importance.value())
+        self.memory_actions.set_importance(selected_versions(self.view), self.importance.value())

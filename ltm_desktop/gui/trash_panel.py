@@ -35,7 +35,7 @@ class TrashPanel(ScopedPanel):
         self, ctx: AppContext, actions: MemoryActions, parent: QWidget | None = None
     ) -> None:
         super().__init__(ctx, parent)
-        self.actions = actions
+        self.memory_actions = actions
         self.model = TrashModel(ctx.service, ctx.runner, self)
         self.view = QTableView(self)
         self.view.setModel(self.model)
@@ -95,4 +95,4 @@ class TrashPanel(ScopedPanel):
             self.current_changed.emit(current)
 
     def restore_selected(self) -> None:
-        self.actions.restore(selected_versions(self.view))
+        self.memory_actions.restore(selected_versions(self.view))

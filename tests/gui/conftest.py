@@ -67,8 +67,8 @@ def wait_idle(qtbot: QtBot, window: MainWindow, timeout: int = 5000) -> None:
 
 def conflict_dialog(qtbot: QtBot, window: MainWindow) -> ConflictDialog:
     """The "changed by someone else" dialog a refused write opened (waits for it)."""
-    qtbot.waitUntil(lambda: bool(window.actions_.conflicts.open_dialogs()))
-    dialogs = window.actions_.conflicts.open_dialogs()
+    qtbot.waitUntil(lambda: bool(window.memory_actions.conflicts.open_dialogs()))
+    dialogs = window.memory_actions.conflicts.open_dialogs()
     assert len(dialogs) == 1, dialogs
     assert dialogs[0].isVisible()
     return dialogs[0]

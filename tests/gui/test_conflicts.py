@@ -64,7 +64,7 @@ def test_undo_of_an_importance_change_after_an_agent_edit_asks_instead_of_overwr
     assert service.get(memory.id).content == "The staging box is now called bruno"  # theirs kept
     wait_idle(qtbot, window)
     assert trail(service, memory.id)[-1] == ("gui", AuditAction.UPDATED)
-    assert not window.actions_.conflicts.open_dialogs()
+    assert not window.memory_actions.conflicts.open_dialogs()
 
 
 def test_revert_to_a_version_after_an_agent_edit_is_a_conflict(
@@ -193,7 +193,7 @@ def test_the_persons_own_changes_never_conflict_with_their_next_action(
     assert service.get(memory.id).importance == 0
     window.stale.remove_button.click()  # the row still shows the very first version
     qtbot.waitUntil(lambda: service.get(memory.id).disabled)
-    assert not window.actions_.conflicts.open_dialogs()
+    assert not window.memory_actions.conflicts.open_dialogs()
     assert [a for _, a in trail(service, memory.id)].count(AuditAction.UPDATED) == 4
 
 

@@ -73,7 +73,7 @@ def test_new_memory_reports_what_the_core_did(
     existing = add(service, billing, "Deploys happen on Tuesdays")
     window = make_window(service, scope=billing)
     messages: list[str] = []
-    window.actions_.message.connect(messages.append)
+    window.memory_actions.message.connect(messages.append)
 
     window.a.new_memory.trigger()
     assert window.editor.new_project == billing
@@ -161,7 +161,7 @@ def test_save_refuses_when_the_poll_has_not_noticed_yet(
     assert all(word in compared for word in ("My", "version", "Changed", "elsewhere"))
     assert "Updated by other-agent" in compared  # what happened since, and who did it
     dialog.cancel_button.click()  # nothing happens: my edit stays in the form, unsaved
-    qtbot.waitUntil(lambda: not window.actions_.conflicts.open_dialogs())
+    qtbot.waitUntil(lambda: not window.memory_actions.conflicts.open_dialogs())
     assert window.editor.form.content.toPlainText() == "My version"
     assert window.editor.is_dirty()
 

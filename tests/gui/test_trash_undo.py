@@ -99,7 +99,7 @@ def test_undo_delete_edit_and_restore(
     qtbot.waitUntil(lambda: window.editor.form.importance.value() == 4)  # the editor follows
 
     removed = service.remove(memory.id, "agent")
-    window.actions_.restore({memory.id: removed.updated_at})
+    window.memory_actions.restore({memory.id: removed.updated_at})
     qtbot.waitUntil(lambda: window.ctx.undo.top_label().startswith("Restore"))
     assert not service.get(memory.id).disabled
     window.a.undo.trigger()

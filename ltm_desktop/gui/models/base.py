@@ -27,7 +27,7 @@ CENTER = Qt.AlignmentFlag.AlignCenter
 
 def diff_keys(old: Sequence[Any], new: Sequence[Any]) -> Opcodes:
     """How to turn the ``old`` key sequence into ``new`` (difflib opcodes)."""
-    return SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    return list(SequenceMatcher(None, old, new, autojunk=False).get_opcodes())
 
 
 class RowTableModel(QAbstractTableModel):
