@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus import generate, sample_queries  # noqa: E402
+from bench.corpus import SampleMemory, generate, sample_queries  # noqa: E402
 from bench.dataset import PROJECTS, build, draft, largest_project, open_bench_service  # noqa: E402
 from ltm_desktop.core.paths import DataPaths  # noqa: E402
 from ltm_desktop.core.precis import write_atomically  # noqa: E402
@@ -95,31 +95,68 @@ def bench_search(
         row(f"{kind} p99", p99, pct(base, 0.99))
 
 
-def bench_adds(
-    service: MemoryService, raw: sqlite3.Connection, project: str, count: int, seed: int
-) -> None:
-    samples = list(generate(count, seed=seed + int(time.time())))  # new texts, not dedups
+def adds_per_second(
+    service: MemoryService, raw: sqlite3.Connection, project: str, samples: list[SampleMemory]
+) -> tuple[float, float, dict[str, int]]:
+    """(service adds/s, raw single-row inserts/s, outcomes), both at the service's setting."""
+    raw.execute(f"PRAGMA synchronous = {service.store.health().synchronous}")
     raw.execute("CREATE TABLE IF NOT EXISTS bench_raw (title TEXT, content TEXT)")
     start = time.perf_counter()
     for sample in samples:
         raw.execute("BEGIN IMMEDIATE")
         raw.execute("INSERT INTO bench_raw VALUES (?, ?)", (sample.title, sample.content))
         raw.execute("COMMIT")
-    base = count / (time.perf_counter() - start)
+    base = len(samples) / (time.perf_counter() - start)
     raw.execute("DROP TABLE bench_raw")
     statuses: dict[str, int] = {}
     start = time.perf_counter()
     for sample in samples:
         status = service.add(project, draft(sample), "bench").status.value
         statuses[status] = statuses.get(status, 0) + 1
-    ours = count / (time.perf_counter() - start)
+    return len(samples) / (time.perf_counter() - start), base, statuses
+
+
+def bench_adds(
+    service: MemoryService,
+    raw: sqlite3.Connection,
+    project: str,
+    count: int,
+    seed: int,
+    workdir: Path,
+) -> None:
+    chosen = service.store.health().synchronous
+    other = "normal" if chosen == "full" else "full"
     print(
-        f"\nsingle adds ({count}, each its own transaction with dedup, supersede check, audit, precis)"
+        f"\nsingle adds ({count}, each its own transaction with dedup, supersede check, audit, precis);"
     )
+    print("baseline: raw single-row inserts at the same synchronous setting")
+    measured: dict[str, float] = {}
+    for setting in (chosen, other):
+        samples = list(generate(count, seed=seed + int(time.time())))  # new texts, not dedups
+        if setting == chosen:
+            ours, base, statuses = adds_per_second(service, raw, project, samples)
+        else:
+            second = open_bench_service(workdir, search_cache=False, synchronous=setting)
+            try:
+                ours, base, statuses = adds_per_second(second, raw, project, samples)
+            finally:
+                second.close()
+        measured[setting] = ours
+        label = f"adds/s synchronous={setting.upper()}" + (" (chosen)" if setting == chosen else "")
+        target = f"target >=1000: {'ok' if ours >= 1000 else 'MISS'}" if setting == chosen else ""
+        print(
+            f"  {label:<34} {ours:>9.0f}       baseline {base:>9.0f} raw inserts/s  x{ours / base:>6.2f}  {target}"
+        )
+        print(f"    outcomes: {statuses}")
     print(
-        f"  {'adds/s':<34} {ours:>9.0f}       baseline {base:>9.0f} raw inserts/s  x{ours / base:>6.2f}  target >=1000: {'ok' if ours >= 1000 else 'MISS'}"
+        f"  {chosen.upper()} / {other.upper()} adds/s{'':<19} x{measured[chosen] / measured[other]:>6.2f}"
     )
-    print(f"  outcomes: {statuses}")
+    guard = service.store._guard  # type: ignore[attr-defined]
+    check = statistics.median(timings(guard.look, 2_000))
+    per_add = 1000 / measured[chosen]
+    print(
+        f"  {'file check before each write':<34} {check * 1000:>9.1f} us    one add {per_add * 1000:>9.0f} us    x{check / per_add:>6.3f}"
+    )
 
 
 def bench_precis(
@@ -221,7 +258,7 @@ def main() -> int:
         bench_search(service, raw, project, args.repeat)
         bench_precis(service, raw, project, args.repeat * 5)
         bench_list(service, raw, project, args.repeat)
-        bench_adds(service, raw, project, args.adds, args.seed)
+        bench_adds(service, raw, project, args.adds, args.seed, workdir)
     finally:
         raw.close()
         service.close()

@@ -183,12 +183,15 @@ def memory_id(p: Params) -> str:
 def health(d: Dispatcher, p: Params, s: Session) -> Any:
     p.done()
     store = d.service.store
+    state = store.health()
     return {
-        "ok": True,
+        "ok": state.ok,
         "version": __version__,
         "protocol": PROTOCOL_VERSION,
         "schema_version": store.schema_version,
         "db_path": store.location,
+        "synchronous": state.synchronous,
+        "problems": list(state.problems),
     }
 
 
