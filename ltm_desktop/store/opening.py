@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ltm_desktop.core.errors import StorageError
 from ltm_desktop.store.connection import (
     check_writable,
     check_write_access,
@@ -35,11 +36,15 @@ def open_database(
     path: Path, backup_dir: Path, migrations: Sequence[Migration], synchronous: str
 ) -> OpenedDatabase:
     """The writer connection on an up-to-date, writable database at ``path``."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        message = f"cannot create the data directory {path.parent}: {exc.strerror}"
+        raise StorageError(message) from exc
+    check_writable(path)  # first: SQLite cannot even read a WAL database it cannot write
     version = existing_version(path)
     if version is not None:
         check_not_too_new(version, path, migrations)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    check_writable(path)
     writer = connect(path, create=True, synchronous=synchronous)
     try:
         check_write_access(writer, path)
