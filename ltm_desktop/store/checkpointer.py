@@ -31,7 +31,10 @@ log = logging.getLogger(__name__)
 # Module attributes, read when a Checkpointer starts, so that tests can shorten them.
 INTERVAL_SECONDS = 1.0
 MAX_BACKOFF_SECONDS = 30.0
-TRIGGER_BYTES = 4 * 1024 * 1024
+# Above JOURNAL_SIZE_LIMIT, which the file shrinks to when SQLite restarts it: a WAL file
+# this large has really had this much written since the last complete checkpoint.
+TRIGGER_BYTES = 8 * 1024 * 1024
+MIN_GAP_SECONDS = 0.05  # between checkpoints woken by TRIGGER_BYTES (a reader may pin the WAL)
 LIMIT_BYTES = 64 * 1024 * 1024
 TRUNCATE_BUSY_MS = 200  # how long a TRUNCATE checkpoint may hold up writers
 
@@ -60,6 +63,8 @@ class Checkpointer:
         self._interval = INTERVAL_SECONDS
         self._max_backoff = MAX_BACKOFF_SECONDS
         self._trigger = TRIGGER_BYTES
+        self._min_gap = MIN_GAP_SECONDS
+        self._last_tick = 0.0
         self._limit = LIMIT_BYTES
         self._dirty = threading.Event()
         self._wake = threading.Event()
@@ -72,7 +77,11 @@ class Checkpointer:
     def note_write(self, wal_bytes: int = 0) -> None:
         """A commit happened; ``wal_bytes`` is the WAL's size as last seen."""
         self._dirty.set()
-        if wal_bytes >= self._trigger and self._failure is None:  # failing: keep backing off
+        if (
+            wal_bytes >= self._trigger
+            and self._failure is None  # failing: keep backing off
+            and time.monotonic() - self._last_tick >= self._min_gap
+        ):
             self._wake.set()
 
     def problem(self) -> str | None:
@@ -129,6 +138,7 @@ class Checkpointer:
             self._finish()
 
     def _tick(self) -> None:
+        self._last_tick = time.monotonic()
         if not self._still_ours():
             self._close()  # the store refuses writes; nothing here is ours to checkpoint
             return

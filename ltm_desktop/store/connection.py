@@ -17,7 +17,8 @@ BUSY_TIMEOUT_MS = 10_000
 # FULL: a write is on disk when it is acknowledged (one fsync of the WAL per commit).
 # NORMAL would lose the last commits (never the database) at a power cut; see README.
 SYNCHRONOUS = "NORMAL"
-JOURNAL_SIZE_LIMIT = 16 * 1024 * 1024
+# SQLite truncates the WAL to this size when it starts writing it from the start again
+JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024
 
 
 def existing_version(path: Path) -> int | None:
@@ -121,7 +122,6 @@ def connect(
             mode = _enable_wal(conn)
             if str(mode).lower() != "wal":
                 raise StorageError(f"cannot switch {path} to WAL mode (got {mode})")
-            # the WAL file shrinks back to this size whenever it restarts from its start
             conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
         conn.execute(f"PRAGMA synchronous = {synchronous}")
     except sqlite3.DatabaseError as exc:

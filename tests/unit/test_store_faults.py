@@ -41,7 +41,7 @@ def fast_checkpoints(monkeypatch: pytest.MonkeyPatch) -> None:
         ("LIMIT_BYTES", LIMIT),
     ):
         monkeypatch.setattr(checkpointer, name, value, raising=False)
-    monkeypatch.setattr(connection, "JOURNAL_SIZE_LIMIT", 256 * 1024, raising=False)
+    monkeypatch.setattr(connection, "JOURNAL_SIZE_LIMIT", 32 * 1024, raising=False)
 
 
 class Fault:
