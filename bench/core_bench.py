@@ -6,7 +6,8 @@ Run on demand (not part of the test suite):
 
 Every figure is printed next to a baseline measured in the same run on the same
 machine, because these machines are shared and noisy: search against a raw
-``bm25`` MATCH on the same FTS table, adds against raw single-row transactions,
+``bm25`` MATCH on the same FTS table, adds against raw single-row transactions
+(at the store's synchronous setting, then again at the other one, for their ratio),
 precis and list pages against the raw SELECT they are built on.
 """
 
@@ -97,8 +98,9 @@ def bench_search(
 
 def adds_per_second(
     service: MemoryService, raw: sqlite3.Connection, project: str, samples: list[SampleMemory]
-) -> tuple[float, float, dict[str, int]]:
-    """(service adds/s, raw single-row inserts/s, outcomes), both at the service's setting."""
+) -> tuple[float, float, dict[str, int], int]:
+    """(service adds/s, raw single-row inserts/s, outcomes, the WAL's peak size in bytes
+    during the adds), both rates at the service's synchronous setting."""
     raw.execute(f"PRAGMA synchronous = {service.store.health().synchronous}")
     raw.execute("CREATE TABLE IF NOT EXISTS bench_raw (title TEXT, content TEXT)")
     start = time.perf_counter()
@@ -109,11 +111,15 @@ def adds_per_second(
     base = len(samples) / (time.perf_counter() - start)
     raw.execute("DROP TABLE bench_raw")
     statuses: dict[str, int] = {}
+    wal = Path(f"{service.store.location}-wal")
+    peak = 0
     start = time.perf_counter()
-    for sample in samples:
+    for index, sample in enumerate(samples):
         status = service.add(project, draft(sample), "bench").status.value
         statuses[status] = statuses.get(status, 0) + 1
-    return len(samples) / (time.perf_counter() - start), base, statuses
+        if index % 50 == 0:
+            peak = max(peak, wal.stat().st_size)
+    return len(samples) / (time.perf_counter() - start), base, statuses, peak
 
 
 def bench_adds(
@@ -134,11 +140,11 @@ def bench_adds(
     for setting in (chosen, other):
         samples = list(generate(count, seed=seed + int(time.time())))  # new texts, not dedups
         if setting == chosen:
-            ours, base, statuses = adds_per_second(service, raw, project, samples)
+            ours, base, statuses, peak = adds_per_second(service, raw, project, samples)
         else:
             second = open_bench_service(workdir, search_cache=False, synchronous=setting)
             try:
-                ours, base, statuses = adds_per_second(second, raw, project, samples)
+                ours, base, statuses, peak = adds_per_second(second, raw, project, samples)
             finally:
                 second.close()
         measured[setting] = ours
@@ -147,7 +153,7 @@ def bench_adds(
         print(
             f"  {label:<34} {ours:>9.0f}       baseline {base:>9.0f} raw inserts/s  x{ours / base:>6.2f}  {target}"
         )
-        print(f"    outcomes: {statuses}")
+        print(f"    outcomes: {statuses}; WAL peak {peak / 2**20:.1f} MiB")
     print(
         f"  {chosen.upper()} / {other.upper()} adds/s{'':<19} x{measured[chosen] / measured[other]:>6.2f}"
     )
