@@ -20,7 +20,7 @@ EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
 DURABILITY = {
     "full": "each acknowledged write is on disk",
-    "normal": "a power cut may lose the last writes, never the database",
+    "normal": "a power cut may lose about the last second of writes, never the database",
 }
 
 
@@ -162,7 +162,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"ltm-desktop {__version__}")
     print(f"data dir:  {report['data_dir']}")
     print(f"database:  {report['db_path']} (schema v{report['schema_version']})")
-    print(f"writes:    synchronous={state.synchronous.upper()} ({DURABILITY[state.synchronous]})")
+    durability = DURABILITY.get(state.synchronous, "see the README")
+    print(f"writes:    synchronous={state.synchronous.upper()} ({durability})")
     for problem in state.problems:
         print(f"problem:   {problem}")
     print(f"config:    {report['config_path']}")

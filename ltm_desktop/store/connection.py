@@ -14,9 +14,11 @@ from pathlib import Path
 from ltm_desktop.core.errors import DatabaseReadOnly, NotADatabase, StorageError
 
 BUSY_TIMEOUT_MS = 10_000
-# FULL: a write is on disk when it is acknowledged (one fsync of the WAL per commit).
-# NORMAL would lose the last commits (never the database) at a power cut; see README.
+# NORMAL: a commit survives any process crashing; a power cut may lose the commits since
+# the last checkpoint (about a second; never the database). FULL (an fsync of the WAL
+# per commit) costs about half the add throughput (bench/core_bench.py). See README.
 SYNCHRONOUS = "NORMAL"
+SYNCHRONOUS_SETTINGS = ("NORMAL", "FULL")
 # SQLite truncates the WAL to this size when it starts writing it from the start again
 JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024
 
@@ -28,8 +30,9 @@ def existing_version(path: Path) -> int | None:
     The file is read through SQLite only, never with open()/close() of our own: closing
     any descriptor of a file drops every POSIX lock this process holds on it, including
     the locks of SQLite connections already open on it here (another store, the GUI, a
-    harness). SQLite's own files share one lock table per process and keep a closed
-    connection's descriptor open while others hold locks, so this check is harmless.
+    harness). SQLite's connections in one process share one lock table per file, and
+    SQLite keeps a closing connection's descriptor open while others still hold locks,
+    so a connection of our own for this check is harmless.
     """
     try:
         info = path.stat()  # stat() opens nothing
@@ -100,6 +103,8 @@ def connect(
     Only ``create`` may make a new file (owner-only): a connection opened later must not
     silently start an empty database where ours was removed.
     """
+    if synchronous.upper() not in SYNCHRONOUS_SETTINGS:
+        raise ValueError(f"synchronous must be one of {SYNCHRONOUS_SETTINGS}, not {synchronous!r}")
     new = create and not path.exists()
     try:
         conn = sqlite3.connect(

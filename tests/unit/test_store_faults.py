@@ -23,7 +23,7 @@ from ltm_desktop.core import rules
 from ltm_desktop.core.errors import DatabaseReplaced, StorageError
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.store import SqliteStore, checkpointer, connection
+from ltm_desktop.store import SqliteStore, checkpointer, connection, opening
 from ltm_desktop.store.migrations import MIGRATIONS, Migration
 from tests.api.conftest import wait_until
 from tests.conftest import ServiceFactory, make_draft
@@ -120,6 +120,51 @@ def test_a_burst_of_writes_keeps_the_wal_bounded(
     for i in range(300):  # about 25 MB of WAL if nothing were copied back
         service.add(project, make_draft(f"burst fact {i} about the b{i}q module"), "a")
     wait_until(lambda: wal_of(service).stat().st_size <= LIMIT)
+
+
+class FailingCommits:
+    """The writer connection, whose commits fail as on a full disk while ``failing``."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self.failing = False
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        if self.failing and sql == "COMMIT":
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._conn.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
+def test_a_failed_write_is_reported_until_a_write_succeeds(
+    monkeypatch: pytest.MonkeyPatch, make_service: ServiceFactory
+) -> None:
+    writers: list[FailingCommits] = []
+    real_connect = opening.connect
+
+    def connect(*args: Any, **kwargs: Any) -> FailingCommits:
+        writers.append(FailingCommits(real_connect(*args, **kwargs)))
+        return writers[-1]
+
+    monkeypatch.setattr(opening, "connect", connect)
+    service = make_service()
+    project = service.resolve_scope(cwd="/srv/app", register=True)
+    service.add(project, make_draft("written before the disk filled up"), "a")
+    writers[0].failing = True
+    with pytest.raises(StorageError, match="full") as info:
+        service.add(project, make_draft("not written: the disk is full"), "a")
+    assert str(service.paths.db_path) in str(info.value)
+    problems = service.store.health().problems
+    assert len(problems) == 1
+    assert "the last write failed" in problems[0]
+    assert "full" in problems[0]
+
+    writers[0].failing = False  # space was freed: no restart needed
+    service.add(project, make_draft("written once there was space again"), "a")
+    assert service.store.health().ok
+    assert service.count_memories(project) == 2
 
 
 # -- files removed or replaced under an open store ---------------------------
