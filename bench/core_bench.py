@@ -6,7 +6,8 @@ Run on demand (not part of the test suite):
 
 Every figure is printed next to a baseline measured in the same run on the same
 machine, because these machines are shared and noisy: search against a raw
-``bm25`` MATCH on the same FTS table, adds against raw single-row transactions,
+``bm25`` MATCH on the same FTS table, adds against raw single-row transactions
+(at the store's synchronous setting, then again at the other one, for their ratio),
 precis and list pages against the raw SELECT they are built on.
 """
 
@@ -24,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus import generate, sample_queries  # noqa: E402
+from bench.corpus import SampleMemory, generate, sample_queries  # noqa: E402
 from bench.dataset import PROJECTS, build, draft, largest_project, open_bench_service  # noqa: E402
 from ltm_desktop.core.paths import DataPaths  # noqa: E402
 from ltm_desktop.core.precis_files import write_atomically  # noqa: E402
@@ -95,31 +96,73 @@ def bench_search(
         row(f"{kind} p99", p99, pct(base, 0.99))
 
 
-def bench_adds(
-    service: MemoryService, raw: sqlite3.Connection, project: str, count: int, seed: int
-) -> None:
-    samples = list(generate(count, seed=seed + int(time.time())))  # new texts, not dedups
+def adds_per_second(
+    service: MemoryService, raw: sqlite3.Connection, project: str, samples: list[SampleMemory]
+) -> tuple[float, float, dict[str, int], int]:
+    """(service adds/s, raw single-row inserts/s, outcomes, the WAL's peak size in bytes
+    during the adds), both rates at the service's synchronous setting."""
+    raw.execute(f"PRAGMA synchronous = {service.store.health().synchronous}")
     raw.execute("CREATE TABLE IF NOT EXISTS bench_raw (title TEXT, content TEXT)")
     start = time.perf_counter()
     for sample in samples:
         raw.execute("BEGIN IMMEDIATE")
         raw.execute("INSERT INTO bench_raw VALUES (?, ?)", (sample.title, sample.content))
         raw.execute("COMMIT")
-    base = count / (time.perf_counter() - start)
+    base = len(samples) / (time.perf_counter() - start)
     raw.execute("DROP TABLE bench_raw")
     statuses: dict[str, int] = {}
+    wal = Path(f"{service.store.location}-wal")
+    peak = 0
     start = time.perf_counter()
-    for sample in samples:
+    for index, sample in enumerate(samples):
         status = service.add(project, draft(sample), "bench").status.value
         statuses[status] = statuses.get(status, 0) + 1
-    ours = count / (time.perf_counter() - start)
+        if index % 50 == 0:
+            peak = max(peak, wal.stat().st_size)
+    return len(samples) / (time.perf_counter() - start), base, statuses, peak
+
+
+def bench_adds(
+    service: MemoryService,
+    raw: sqlite3.Connection,
+    project: str,
+    count: int,
+    seed: int,
+    workdir: Path,
+) -> None:
+    chosen = service.store.health().synchronous
+    other = "normal" if chosen == "full" else "full"
     print(
-        f"\nsingle adds ({count}, each its own transaction with dedup, supersede check, audit, precis)"
+        f"\nsingle adds ({count}, each its own transaction with dedup, supersede check, audit, precis);"
     )
+    print("baseline: raw single-row inserts at the same synchronous setting")
+    measured: dict[str, float] = {}
+    for setting in (chosen, other):
+        samples = list(generate(count, seed=seed + int(time.time())))  # new texts, not dedups
+        if setting == chosen:
+            ours, base, statuses, peak = adds_per_second(service, raw, project, samples)
+        else:
+            second = open_bench_service(workdir, search_cache=False, synchronous=setting)
+            try:
+                ours, base, statuses, peak = adds_per_second(second, raw, project, samples)
+            finally:
+                second.close()
+        measured[setting] = ours
+        label = f"adds/s synchronous={setting.upper()}" + (" (chosen)" if setting == chosen else "")
+        target = f"target >=1000: {'ok' if ours >= 1000 else 'MISS'}" if setting == chosen else ""
+        print(
+            f"  {label:<34} {ours:>9.0f}       baseline {base:>9.0f} raw inserts/s  x{ours / base:>6.2f}  {target}"
+        )
+        print(f"    outcomes: {statuses}; WAL peak {peak / 2**20:.1f} MiB")
     print(
-        f"  {'adds/s':<34} {ours:>9.0f}       baseline {base:>9.0f} raw inserts/s  x{ours / base:>6.2f}  target >=1000: {'ok' if ours >= 1000 else 'MISS'}"
+        f"  {chosen.upper()} / {other.upper()} adds/s{'':<19} x{measured[chosen] / measured[other]:>6.2f}"
     )
-    print(f"  outcomes: {statuses}")
+    guard = service.store._guard  # type: ignore[attr-defined]
+    check = statistics.median(timings(guard.look, 2_000))
+    per_add = 1000 / measured[chosen]
+    print(
+        f"  {'file check before each write':<34} {check * 1000:>9.1f} us    one add {per_add * 1000:>9.0f} us    x{check / per_add:>6.3f}"
+    )
 
 
 def bench_global_adds(repeat: int, project_counts: tuple[int, ...] = (1, 100, 400)) -> None:
@@ -264,7 +307,7 @@ def main() -> int:
         bench_search(service, raw, project, args.repeat)
         bench_precis(service, raw, project, args.repeat * 5)
         bench_list(service, raw, project, args.repeat)
-        bench_adds(service, raw, project, args.adds, args.seed)
+        bench_adds(service, raw, project, args.adds, args.seed, workdir)
         bench_global_adds(max(args.repeat, 30))
     finally:
         raw.close()

@@ -11,6 +11,7 @@ from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store import open_store
+from ltm_desktop.store.connection import SYNCHRONOUS
 
 PROJECTS = 20
 GLOBAL_SHARE = 0.05
@@ -27,10 +28,12 @@ def draft(sample: SampleMemory) -> MemoryDraft:
     )
 
 
-def open_bench_service(data_dir: Path, *, search_cache: bool = True) -> MemoryService:
+def open_bench_service(
+    data_dir: Path, *, search_cache: bool = True, synchronous: str = SYNCHRONOUS
+) -> MemoryService:
     """A service on ``data_dir``; ``search_cache=False`` measures the search engine itself."""
     paths = DataPaths(data_dir)
-    store = open_store(paths.db_path, paths.backup_dir)
+    store = open_store(paths.db_path, paths.backup_dir, synchronous=synchronous)
     service = MemoryService(store, paths, search_cache_size=256 if search_cache else 0)
     service.start()
     return service

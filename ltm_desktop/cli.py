@@ -18,6 +18,10 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
+DURABILITY = {
+    "full": "each acknowledged write is on disk",
+    "normal": "a power cut may lose about the last second of writes, never the database",
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -126,6 +130,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     problems = service.precis_problems()
     _warn([f"warning: {p.describe()}" for p in problems])
     try:
+        state = service.store.health()
         scopes = []
         for project, active in service.projects():
             stats = service.stats(project.project_id)
@@ -146,6 +151,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             "data_dir": str(service.paths.data_dir),
             "db_path": service.store.location,
             "schema_version": service.store.schema_version,
+            "synchronous": state.synchronous,
+            "problems": list(state.problems),
             "config_path": str(opened.config_path),
             "purged_expired_at_start": opened.purged_at_start,
             "memory_md_problems": [serialize.precis_problem(p) for p in problems],
@@ -159,6 +166,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"ltm-desktop {__version__}")
     print(f"data dir:  {report['data_dir']}")
     print(f"database:  {report['db_path']} (schema v{report['schema_version']})")
+    durability = DURABILITY.get(state.synchronous, "see the README")
+    print(f"writes:    synchronous={state.synchronous.upper()} ({durability})")
+    for problem in state.problems:
+        print(f"problem:   {problem}")
     print(f"config:    {report['config_path']}")
     print(f"{'scope':<24} {'active':>7} {'removed':>8} {'stale':>6} {'obs':>5}  path")
     for scope in scopes:

@@ -78,12 +78,15 @@ def memory_id(p: Params) -> str:
 def health(d: Dispatcher, p: Params, s: Session) -> Any:
     p.done()
     store = d.service.store
+    state = store.health()
     return {
-        "ok": True,
+        "ok": state.ok,
         "version": __version__,
         "protocol": PROTOCOL_VERSION,
         "schema_version": store.schema_version,
         "db_path": store.location,
+        "synchronous": state.synchronous,
+        "problems": list(state.problems),
         "memory_md_problems": [serialize.precis_problem(x) for x in d.service.precis_problems()],
     }
 

@@ -8,6 +8,7 @@ service, the API or the GUI changing. Every write method is one transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ltm_desktop.core.observations import ObservationPayload
@@ -26,6 +27,21 @@ MemoryHit = tuple[Memory, float, str]
 ObservationHit = tuple[Observation, float, str]
 
 
+@dataclass(frozen=True, slots=True)
+class StoreHealth:
+    """What the store knows about itself. ``problems`` are sentences for a person: each one
+    means writes are failing, or would be lost, until it is fixed (some need a restart).
+    ``synchronous`` says when a write is durable: "full" (on disk when acknowledged) or
+    "normal" (a power cut may lose the last writes, never the database)."""
+
+    problems: tuple[str, ...] = ()
+    synchronous: str = "full"
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
 class MemoryStore(Protocol):
     """What the service needs from a backend."""
 
@@ -36,6 +52,10 @@ class MemoryStore(Protocol):
     def schema_version(self) -> int: ...
 
     def close(self) -> None: ...
+    def health(self) -> StoreHealth:
+        """Checked now, cheaply (no query): files still in place, checkpoints, last write."""
+        ...
+
     def data_version(self) -> int:
         """A number that changes whenever another process commits to the store."""
         ...

@@ -97,5 +97,15 @@ class NotADatabase(StorageError):
     """The file is not an SQLite database or is corrupt; it is never overwritten."""
 
 
+class DatabaseReplaced(StorageError):
+    """The database file (or its WAL) was removed or replaced while open: what the store
+    writes would go to a file nobody can find again, so it writes nothing until a restart."""
+
+
+class DatabaseReadOnly(StorageError):
+    """The database or its directory cannot be written; refused at start instead of
+    failing every write later."""
+
+
 class ConfigError(LtmError):
     """A config file is malformed; the message names the file and the key."""

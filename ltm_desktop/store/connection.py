@@ -1,50 +1,124 @@
-"""Opening SQLite files safely: refuse what is not ours, never overwrite it."""
+"""Opening SQLite files safely: refuse what is not ours, never overwrite it, and never
+open the database file except through SQLite."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ltm_desktop.core.errors import NotADatabase, StorageError
+from ltm_desktop.core.errors import DatabaseReadOnly, NotADatabase, StorageError
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 10_000
+# NORMAL: a commit survives any process crashing; a power cut may lose the commits since
+# the last checkpoint (about a second; never the database). FULL (an fsync of the WAL
+# per commit) costs about half the add throughput (bench/core_bench.py). See README.
+SYNCHRONOUS = "NORMAL"
+SYNCHRONOUS_SETTINGS = ("NORMAL", "FULL")
+# SQLite truncates the WAL to this size when it starts writing it from the start again
+JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024
 
 
-def check_is_sqlite_file(path: Path) -> None:
-    """Raise NotADatabase unless ``path`` is missing, empty, or starts with the SQLite header."""
+def existing_version(path: Path) -> int | None:
+    """``user_version`` of the database at ``path``; None when there is none yet (no file, or
+    an empty one). Raises NotADatabase for anything that is not an SQLite database.
+
+    The file is read through SQLite only, never with open()/close() of our own: closing
+    any descriptor of a file drops every POSIX lock this process holds on it, including
+    the locks of SQLite connections already open on it here (another store, the GUI, a
+    harness). SQLite's connections in one process share one lock table per file, and
+    SQLite keeps a closing connection's descriptor open while others still hold locks,
+    so a connection of our own for this check is harmless.
+    """
     try:
-        with path.open("rb") as handle:
-            header = handle.read(len(SQLITE_HEADER))
+        info = path.stat()  # stat() opens nothing
     except FileNotFoundError:
-        return
-    except IsADirectoryError:
-        raise NotADatabase(f"{path} is a directory, not an SQLite database") from None
+        return None
     except OSError as exc:
         raise StorageError(f"cannot read {path}: {exc.strerror}") from exc
-    if header and header != SQLITE_HEADER:
-        raise NotADatabase(
-            f"{path} is not an SQLite database; it was left untouched. "
+    if stat.S_ISDIR(info.st_mode):
+        raise NotADatabase(f"{path} is a directory, not an SQLite database")
+    if not stat.S_ISREG(info.st_mode):
+        raise NotADatabase(f"{path} is not a regular file, so not an SQLite database")
+    if info.st_size == 0:
+        return None
+    try:
+        conn = sqlite3.connect(_uri(path, "ro"), uri=True)
+    except sqlite3.Error as exc:
+        raise _unreadable(exc, path) from exc
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.Error as exc:
+        raise _unreadable(exc, path) from exc
+    finally:
+        conn.close()
+
+
+def _unreadable(exc: sqlite3.Error, path: Path) -> StorageError:
+    error = describe_error(exc, path)
+    if isinstance(error, NotADatabase):
+        return NotADatabase(
+            f"{path} is not an SQLite database (or is corrupt: {exc}); it was left untouched. "
             "Move it away or choose another data directory (--data-dir)."
+        )
+    return error
+
+
+def _uri(path: Path, mode: str) -> str:
+    return f"{path.absolute().as_uri()}?mode={mode}"
+
+
+def check_writable(path: Path) -> None:
+    """Refuse a database that cannot be written before serving it (instead of failing every
+    write afterwards). Uses access(2), which honours read-only mounts even for root."""
+    directory = path.parent
+    if path.exists() and not os.access(path, os.W_OK):
+        raise DatabaseReadOnly(
+            f"the database {path} is read-only (its permissions or its file system do not "
+            "let ltm-desktop write); ltm-desktop does not serve a database it cannot write. "
+            f"Make it writable (chmod u+w {path}) or choose another data directory."
+        )
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise DatabaseReadOnly(
+            f"the data directory {directory} is read-only; ltm-desktop needs to write the "
+            "database's journal and MEMORY.md files there. Make it writable or choose "
+            "another data directory (--data-dir)."
         )
 
 
-def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit) with our pragmas."""
+def connect(
+    path: Path,
+    *,
+    readonly: bool = False,
+    create: bool = False,
+    synchronous: str = SYNCHRONOUS,
+) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit) with our pragmas.
+
+    Only ``create`` may make a new file (owner-only): a connection opened later must not
+    silently start an empty database where ours was removed.
+    """
+    if synchronous.upper() not in SYNCHRONOUS_SETTINGS:
+        raise ValueError(f"synchronous must be one of {SYNCHRONOUS_SETTINGS}, not {synchronous!r}")
+    new = create and not path.exists()
     try:
         conn = sqlite3.connect(
-            str(path),
+            _uri(path, "rwc" if create else "rw"),
+            uri=True,
             isolation_level=None,
             check_same_thread=False,
             timeout=BUSY_TIMEOUT_MS / 1000,
         )
     except sqlite3.Error as exc:
-        raise StorageError(f"cannot open the database {path}: {exc}") from exc
+        raise describe_error(exc, path) from exc
     try:
+        if new:
+            make_private(path)  # before anything is written, or the journals inherit 0644
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA foreign_keys = ON")
         if readonly:
@@ -53,7 +127,8 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             mode = _enable_wal(conn)
             if str(mode).lower() != "wal":
                 raise StorageError(f"cannot switch {path} to WAL mode (got {mode})")
-        conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
+        conn.execute(f"PRAGMA synchronous = {synchronous}")
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise describe_error(exc, path) from exc
@@ -61,6 +136,23 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def check_write_access(conn: sqlite3.Connection, path: Path) -> None:
+    """Take and release the write lock: SQLite opens a file it may not write read-only
+    without a word, and only the first write would tell."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        error = describe_error(exc, path)
+        if "read-only" in str(error) or "readonly" in str(exc).lower():
+            raise DatabaseReadOnly(
+                f"the database {path} cannot be written ({exc}); ltm-desktop does not serve "
+                "a database it cannot write. Make it and its directory writable, or choose "
+                "another data directory."
+            ) from exc
+        raise error from exc
 
 
 def _enable_wal(conn: sqlite3.Connection, patience: float = BUSY_TIMEOUT_MS / 1000) -> str:
@@ -78,13 +170,17 @@ def _enable_wal(conn: sqlite3.Connection, patience: float = BUSY_TIMEOUT_MS / 10
             time.sleep(0.01)
 
 
-def create_private(path: Path) -> None:
-    """Create the database file readable by its owner only (SQLite gives the -wal and
-    -shm files the same permissions); an existing file is left as it is."""
+def make_private(path: Path) -> None:
+    """Give a database file SQLite has just created owner-only permissions, by path.
+
+    Done before the first write: SQLite gives the -wal and -shm files the permissions
+    the database has when it creates them. The file is never opened outside SQLite
+    (see ``existing_version``); an existing file's permissions are left as they are.
+    """
     try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        pass
+        path.chmod(0o600)
+    except OSError as exc:
+        raise StorageError(f"cannot make {path} private: {exc.strerror}") from exc
 
 
 def describe_error(exc: sqlite3.Error, path: Path) -> StorageError:
@@ -101,6 +197,11 @@ def describe_error(exc: sqlite3.Error, path: Path) -> StorageError:
         return StorageError(f"the disk holding {path} is full; free some space and try again")
     if "readonly" in lowered or "read-only" in lowered:
         return StorageError(f"the database {path} is read-only")
+    if "disk i/o" in lowered:
+        return StorageError(
+            f"the disk holding {path} reported an I/O error ({text}); check the disk and "
+            "restart ltm-desktop"
+        )
     return StorageError(f"database error on {path}: {text}")
 
 

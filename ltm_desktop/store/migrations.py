@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.errors import DatabaseTooNew, StorageError
-from ltm_desktop.store.connection import describe_error
 from ltm_desktop.store.fts_text import TOKENIZER
 
 
@@ -122,21 +121,6 @@ def latest_version(migrations: Sequence[Migration] = MIGRATIONS) -> int:
     return migrations[-1].version if migrations else 0
 
 
-def read_version(path: Path) -> int:
-    """``user_version`` of an existing file, read without writing anything to it."""
-    try:
-        conn = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise describe_error(exc, path) from exc
-    try:
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return int(conn.execute("PRAGMA user_version").fetchone()[0])
-    except sqlite3.Error as exc:
-        raise describe_error(exc, path) from exc
-    finally:
-        conn.close()
-
-
 def check_not_too_new(version: int, path: Path, migrations: Sequence[Migration]) -> None:
     newest = latest_version(migrations)
     if version > newest:
@@ -148,7 +132,9 @@ def check_not_too_new(version: int, path: Path, migrations: Sequence[Migration])
 
 
 def backup_database(conn: sqlite3.Connection, backup_dir: Path, version: int) -> Path:
-    """A consistent copy of the live database (SQLite's online backup)."""
+    """A consistent copy of the live database (SQLite's online backup, so the database file
+    is only ever read by SQLite). The copy is a brand-new file (O_EXCL) that no connection
+    has open yet, so creating it with os.open/os.close cannot drop any SQLite lock."""
     backup_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = backup_dir / f"ltm-v{version}-{stamp}.sqlite"

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ltm_desktop.core.backend import StoreHealth
 from ltm_desktop.core.errors import NotFound, StorageError, echoed
 from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.query import ParsedQuery
@@ -33,21 +35,10 @@ from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
 from ltm_desktop.store import observations, search
 from ltm_desktop.store.checkpointer import Checkpointer
-from ltm_desktop.store.connection import (
-    check_is_sqlite_file,
-    connect,
-    create_private,
-    describe_error,
-    transaction,
-)
+from ltm_desktop.store.connection import SYNCHRONOUS, connect, describe_error, transaction
 from ltm_desktop.store.fts_tables import MemoryTables
-from ltm_desktop.store.migrations import (
-    MIGRATIONS,
-    Migration,
-    check_not_too_new,
-    migrate,
-    read_version,
-)
+from ltm_desktop.store.migrations import MIGRATIONS, Migration
+from ltm_desktop.store.opening import open_database
 from ltm_desktop.store.rarity import WordRarity
 
 T = TypeVar("T")
@@ -69,24 +60,23 @@ class SqliteStore:
         path: Path,
         backup_dir: Path,
         migrations: Sequence[Migration] = MIGRATIONS,
+        *,
+        synchronous: str = SYNCHRONOUS,
     ) -> None:
+        """Refuses what ``opening.open_database`` refuses, before serving anything."""
         self._path = path
-        check_is_sqlite_file(path)
-        if path.exists() and path.stat().st_size > 0:
-            check_not_too_new(read_version(path), path, migrations)
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        create_private(path)
-        self._writer = connect(path)
-        try:
-            self.migration_backup = migrate(self._writer, path, backup_dir, migrations)
-            self._schema_version = int(self._writer.execute("PRAGMA user_version").fetchone()[0])
-        except BaseException:
-            self._writer.close()
-            raise
+        self._synchronous = synchronous.lower()
+        opened = open_database(path, backup_dir, migrations, synchronous)
+        self._writer = opened.writer
+        self.migration_backup = opened.migration_backup
+        self._schema_version = opened.schema_version
+        self._guard = opened.guard
         self._rarity = WordRarity(self._writer)
         self._tables = MemoryTables()
-        self._writer.execute("PRAGMA wal_autocheckpoint = 0")
-        self._checkpointer = Checkpointer(path)
+        self._checkpointer = Checkpointer(
+            path, synchronous=synchronous, still_ours=lambda: self._guard.look().lost is None
+        )
+        self._write_failure: str | None = None
         self._write_lock = threading.RLock()
         self._readers_lock = threading.Lock()
         self._readers: list[sqlite3.Connection] = []
@@ -103,6 +93,15 @@ class SqliteStore:
     @property
     def schema_version(self) -> int:
         return self._schema_version
+
+    def health(self) -> StoreHealth:
+        lost = self._guard.look().lost
+        problems = (
+            str(self._guard.error()) if lost is not None else None,
+            self._checkpointer.problem(),
+            self._write_failure,
+        )
+        return StoreHealth(tuple(p for p in problems if p), self._synchronous)
 
     def close(self) -> None:
         with self._write_lock, self._readers_lock:
@@ -132,6 +131,7 @@ class SqliteStore:
             with self._readers_lock:
                 if self._closed:
                     raise StorageError("the store is closed")
+                self._guard.check()  # never open whatever file now has our path
                 conn = connect(self._path, readonly=True)
                 self._readers.append(conn)
             self._local.conn = conn
@@ -140,6 +140,8 @@ class SqliteStore:
     def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` on this thread's reader, retrying the rare read that races a schema
         change (another connection creating a scope's search table)."""
+        if self._guard.lost is not None:  # found by a write, health or the checkpointer
+            raise self._guard.error()
         for attempt in range(SCHEMA_RACE_RETRIES + 1):
             try:
                 return work(self._reader())
@@ -153,15 +155,22 @@ class SqliteStore:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction, refused when the files at our path are not the ones open (a
+        few ``stat`` calls); a failure is reported by ``health`` until a write succeeds."""
         with self._write_lock:
             if self._closed:
                 raise StorageError("the store is closed")
+            wal_bytes = self._guard.check()
             try:
                 with transaction(self._writer, self._path) as conn:
                     yield conn
-                self._checkpointer.note_write()
-            except BaseException:
+                self._checkpointer.note_write(wal_bytes)
+                self._write_failure = None
+            except BaseException as exc:
                 self._rarity.reset()  # its temp vocabulary tables were rolled back too
+                if isinstance(exc, StorageError):
+                    at = time.strftime("%H:%M:%S")
+                    self._write_failure = f"the last write failed (at {at}): {exc}"
                 raise
 
     def _pk(self, conn: sqlite3.Connection, project_id: str) -> int | None:
@@ -435,6 +444,6 @@ class SqliteStore:
         )
 
 
-def open_store(db_path: Path, backup_dir: Path) -> SqliteStore:
+def open_store(db_path: Path, backup_dir: Path, *, synchronous: str = SYNCHRONOUS) -> SqliteStore:
     """Open (creating and migrating as needed) the database at ``db_path``."""
-    return SqliteStore(db_path, backup_dir)
+    return SqliteStore(db_path, backup_dir, synchronous=synchronous)

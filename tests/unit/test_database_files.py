@@ -156,3 +156,21 @@ def test_several_processes_can_create_a_new_data_dir_at_once(tmp_path: Path) -> 
         for p in procs:
             p.stderr.close()  # type: ignore[union-attr]
         assert [code for code, _ in results] == [0, 0, 0], [err for _, err in results]
+
+
+def test_a_new_database_and_its_journals_are_private_while_open(tmp_path: Path) -> None:
+    """The file is made private by path (chmod) before SQLite writes anything, so the -wal
+    and -shm it creates next inherit 0600; the file is never opened outside SQLite."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        store = open_at(tmp_path)
+    finally:
+        os.umask(old)
+    try:
+        for name in ("ltm.sqlite", "ltm.sqlite-wal", "ltm.sqlite-shm"):
+            assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600, name
+    finally:
+        store.close()

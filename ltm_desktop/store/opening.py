@@ -1,0 +1,58 @@
+"""Opening the database for writing: every refusal happens here, before anything is served.
+
+A file that is not an SQLite database, a database newer than this code, and one that
+cannot be written are refused with a message that names the path; nothing is served
+that would fail every write later. The database file is only ever opened through
+SQLite (see ``connection.existing_version`` for why).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ltm_desktop.core.errors import StorageError
+from ltm_desktop.store.connection import (
+    check_writable,
+    check_write_access,
+    connect,
+    existing_version,
+)
+from ltm_desktop.store.file_guard import FileGuard
+from ltm_desktop.store.migrations import Migration, check_not_too_new, migrate
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedDatabase:
+    writer: sqlite3.Connection
+    schema_version: int
+    migration_backup: Path | None
+    guard: FileGuard
+
+
+def open_database(
+    path: Path, backup_dir: Path, migrations: Sequence[Migration], synchronous: str
+) -> OpenedDatabase:
+    """The writer connection on an up-to-date, writable database at ``path``."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        message = f"cannot create the data directory {path.parent}: {exc.strerror}"
+        raise StorageError(message) from exc
+    check_writable(path)  # first: SQLite cannot even read a WAL database it cannot write
+    version = existing_version(path)
+    if version is not None:
+        check_not_too_new(version, path, migrations)
+    writer = connect(path, create=True, synchronous=synchronous)
+    try:
+        check_write_access(writer, path)
+        backup = migrate(writer, path, backup_dir, migrations)
+        schema_version = int(writer.execute("PRAGMA user_version").fetchone()[0])
+        writer.execute("PRAGMA wal_autocheckpoint = 0")  # the Checkpointer's job
+        guard = FileGuard(path)  # now that SQLite has opened the WAL and -shm
+    except BaseException:
+        writer.close()
+        raise
+    return OpenedDatabase(writer, schema_version, backup, guard)
