@@ -21,7 +21,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -41,6 +43,10 @@ def timings(fn: Callable[[], object], repeat: int) -> list[float]:
         fn()
         out.append((time.perf_counter() - start) * 1000)
     return out
+
+
+def fetch_all(conn: sqlite3.Connection, sql: str, params: tuple[object, ...]) -> list[Any]:
+    return conn.execute(sql, params).fetchall()
 
 
 def pct(values: list[float], q: float) -> float:
@@ -80,11 +86,11 @@ def bench_search(
         hits = 0
         for query in queries:
             ours += timings(
-                lambda q=query: service.search(project, q, limit=5, reinforce=True), repeat
+                partial(service.search, project, query, limit=5, reinforce=True), repeat
             )
             hits += len(service.search(project, query, limit=5))
             match = naive_match(query, kind)
-            base += timings(lambda m=match: raw.execute(sql, (m,)).fetchall(), repeat)
+            base += timings(partial(fetch_all, raw, sql, (match,)), repeat)
         p50, p99 = statistics.median(ours), pct(ours, 0.99)
         verdict = "ok" if p50 < targets[kind] else "MISS"
         row(
@@ -248,10 +254,9 @@ def bench_list(service: MemoryService, raw: sqlite3.Connection, project: str, re
         ("middle page", total // 2),
         ("last page", max(0, total - 100)),
     ):
-        ours = timings(
-            lambda o=offset: service.list_memories(project, ListQuery(limit=100, offset=o)), repeat
-        )
-        base = timings(lambda o=offset: raw.execute(sql, (project, o)).fetchall(), repeat)
+        page = ListQuery(limit=100, offset=offset)
+        ours = timings(partial(service.list_memories, project, page), repeat)
+        base = timings(partial(fetch_all, raw, sql, (project, offset)), repeat)
         row(label, statistics.median(ours), statistics.median(base))
     ours = timings(lambda: service.count_memories(project), repeat)
     base = timings(

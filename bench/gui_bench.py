@@ -19,7 +19,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,6 +88,10 @@ def wait(app: object, done: Callable[[], bool], timeout: float = 120.0) -> None:
         STALLS.append((time.perf_counter() - start) * 1000)
         if time.perf_counter() > deadline:
             raise TimeoutError("the GUI did not settle")
+
+
+def grown(model: Any, before: int) -> bool:
+    return bool(model.rowCount() > before and model.is_settled())
 
 
 def main() -> int:
@@ -233,7 +239,7 @@ def run(data_dir: Path) -> int:
             bar.setValue(bar.maximum())
             before = model.rowCount()
             model.fetchMore(view.rootIndex())
-            wait(app, lambda before=before: model.rowCount() > before and model.is_settled())
+            wait(app, partial(grown, model, before))
         bar.setValue(bar.maximum())
         app.processEvents()
         scroll = (time.perf_counter() - t) * 1000

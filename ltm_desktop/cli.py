@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from ltm_desktop import __version__
 from ltm_desktop.core.config import render_default_config
@@ -131,7 +132,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     _warn([f"warning: {p.describe()}" for p in problems])
     try:
         state = service.store.health()
-        scopes = []
+        scopes: list[dict[str, Any]] = []
         for project, active in service.projects():
             stats = service.stats(project.project_id)
             scopes.append(
@@ -146,7 +147,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                     "observations": stats.observations,
                 }
             )
-        report = {
+        report: dict[str, Any] = {
             "version": __version__,
             "data_dir": str(service.paths.data_dir),
             "db_path": service.store.location,

@@ -45,7 +45,7 @@ class Params:
             raise invalid(name, f"must be a string, not {describe(value)}")
         return value
 
-    def integer(self, name: str, *, required: bool = False, nullable: bool = False) -> Any:
+    def integer(self, name: str, *, required: bool = False, nullable: bool = False) -> int | None:
         value = self._value(name, required)
         if value is _MISSING or (value is None and (nullable or not required)):
             return None

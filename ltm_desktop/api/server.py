@@ -244,7 +244,7 @@ class ApiServer:
             )
             return
         conn = Connection(self, reader, writer, session)
-        conn.task = asyncio.current_task()  # type: ignore[assignment]
+        conn.task = asyncio.current_task()
         session.start_events = conn.start_events
         self._connections.add(conn)
         try:

@@ -79,7 +79,7 @@ def build_observation(
 ) -> ObservationPayload:
     """Validate the raw input of one lifecycle event and shape it."""
     try:
-        obs_kind = ObservationKind(kind)
+        obs_kind = ObservationKind(kind if isinstance(kind, str) else "")
     except ValueError:
         allowed = ", ".join(k.value for k in ObservationKind)
         raise InvalidInput(f"kind must be one of {allowed}; got {shown(kind)}", "kind") from None

@@ -120,7 +120,7 @@ def derive_title(content: str, limit: int = DERIVED_TITLE_CHARS) -> str:
 
 def check_category(value: object) -> Category:
     try:
-        return Category(value)
+        return Category(value if isinstance(value, str) else "")
     except ValueError:
         allowed = ", ".join(c.value for c in Category)
         raise InvalidInput(
@@ -271,7 +271,7 @@ def normalize_cwd(cwd: object, *, windows: bool | None = None) -> str:
     native = windows == (sys.platform == "win32")
     if native and os.path.exists(text):
         text = os.path.realpath(text)
-    text = pathmod.normpath(text)
+    text = str(pathmod.normpath(text))
     if windows:
         text = ntpath.normcase(text)
     elif text.startswith("//"):

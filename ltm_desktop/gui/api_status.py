@@ -15,8 +15,11 @@ class ApiStatus(Protocol):
             dir); None when it runs.
     """
 
-    endpoint: str | None
-    error: str | None
+    @property
+    def endpoint(self) -> str | None: ...
+
+    @property
+    def error(self) -> str | None: ...
 
     def connected_clients(self) -> int: ...
 

@@ -81,7 +81,7 @@ class HistoryPanel(QWidget):
         self._stale = bool(self.memory_id)
         self._load_if_visible()
 
-    def showEvent(self, event: object) -> None:  # type: ignore[override]
+    def showEvent(self, event: object) -> None:
         super().showEvent(event)  # type: ignore[arg-type]
         self._load_if_visible()
 

@@ -84,7 +84,7 @@ class ObservationsPanel(ScopedPanel):
         self._poll.start()
         self.on_poll_due()  # note the newest one now, so the next poll can tell what is new
 
-    def hideEvent(self, event: object) -> None:  # type: ignore[override]
+    def hideEvent(self, event: object) -> None:
         self._poll.stop()
         super().hideEvent(event)  # type: ignore[arg-type]
 

@@ -175,7 +175,7 @@ class Checkpointer:
         since = time.time() if previous is None else previous.since
         self._failure = Failure(count, since, str(exc) or type(exc).__name__)
         self._close()  # a fresh connection next time, whatever state this one is in
-        delay = min(self._max_backoff, self._interval * 2 ** min(count, 16))
+        delay = min(self._max_backoff, self._interval * 2.0 ** min(count, 16))
         if isinstance(exc, sqlite3.Error | OSError):
             log.warning(
                 "background checkpoint of %s failed (%s); retrying in %g s",

@@ -150,7 +150,7 @@ def near_duplicate_candidates(
     if not words:
         return []
     rare = rarity.rarest(table, words, NEAR_DUPLICATE_TERMS)
-    pairs = list(combinations(rare, 2)) or [(rare[0],)]
+    pairs: list[tuple[str, ...]] = list(combinations(rare, 2)) or [(rare[0],)]
     body = " OR ".join("(" + " AND ".join(quote(w) for w in pair) + ")" for pair in pairs)
     rows = conn.execute(
         f"SELECT m.pk, m.id, m.content FROM {table} AS f JOIN memories AS m "

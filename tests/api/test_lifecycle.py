@@ -8,9 +8,11 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
+import platformdirs
 import pytest
 
 from ltm_desktop.api import runtime
@@ -39,8 +41,8 @@ def test_unsafe_runtime_dir_falls_back(tmp_path: Path, monkeypatch: pytest.Monke
     unsafe = tmp_path / "shared" / "ltm-desktop"
     unsafe.mkdir(parents=True)
     unsafe.chmod(0o777)
-    monkeypatch.setattr(runtime.platformdirs, "user_runtime_dir", lambda *a, **k: str(unsafe))
-    monkeypatch.setattr(runtime.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    monkeypatch.setattr(platformdirs, "user_runtime_dir", lambda *a, **k: str(unsafe))
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     path = runtime.runtime_dir()
     assert path == tmp_path / "tmp" / f"ltm-desktop-{os.getuid()}"

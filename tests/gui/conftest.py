@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot  # noqa: E402
 from ltm_desktop.core.errors import LtmError  # noqa: E402
 from ltm_desktop.core.records import Memory, MemoryDraft  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.gui.banner import Banner  # noqa: E402
 from ltm_desktop.gui.conflicts import ConflictDialog  # noqa: E402
 from ltm_desktop.gui.main_window import MainWindow  # noqa: E402
 from ltm_desktop.gui.tasks import TaskRunner  # noqa: E402
@@ -59,6 +60,13 @@ def add(
     service: MemoryService, project_id: str, content: str, actor: str = "agent", **kw: Any
 ) -> Memory:
     return service.add(project_id, MemoryDraft(content=content, **kw), actor).memory
+
+
+def click(banner: Banner, caption: str) -> None:
+    """Press one of a banner's choices (failing clearly when it does not offer it)."""
+    button = banner.button(caption)
+    assert button is not None, f"the banner offers no {caption!r}: {banner.label.text()!r}"
+    button.click()
 
 
 def wait_idle(qtbot: QtBot, window: MainWindow, timeout: int = 5000) -> None:

@@ -7,7 +7,7 @@ from pytestqt.qtbot import QtBot
 from ltm_desktop.core.records import AuditAction
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.main_window import MainWindow
-from tests.gui.conftest import WindowFactory, add, conflict_dialog, wait_idle
+from tests.gui.conftest import WindowFactory, add, click, conflict_dialog, wait_idle
 
 
 def open_in_editor(qtbot: QtBot, window: MainWindow, memory_id: str) -> None:
@@ -126,14 +126,14 @@ def test_change_underneath_unsaved_edits_asks_and_never_overwrites(
     assert editor.form.content.toPlainText() == "My unsaved edit"  # nothing overwritten
     assert service.get(memory.id).content == "The agent's newer text"
 
-    editor.banner.button("Load theirs").click()
+    click(editor.banner, "Load theirs")
     assert editor.form.content.toPlainText() == "The agent's newer text"
     assert not editor.is_dirty()
 
     editor.form.content.setPlainText("Mine again")
     service.update(memory.id, {"importance": 9}, "claude-code")
     qtbot.waitUntil(lambda: editor.banner.isVisible())
-    editor.banner.button("Keep mine").click()
+    click(editor.banner, "Keep mine")
     editor.save()
     qtbot.waitUntil(lambda: not editor.is_dirty())
     stored = service.get(memory.id)
@@ -206,7 +206,7 @@ def test_a_memory_in_the_trash_is_restored_not_edited(
     editor = window.editor
     assert not editor.form.isEnabled()
     assert "in the Trash" in editor.banner.label.text()
-    editor.banner.button("Restore").click()
+    click(editor.banner, "Restore")
     qtbot.waitUntil(lambda: not service.get(memory.id).disabled)
     qtbot.waitUntil(lambda: editor.form.isEnabled())
 

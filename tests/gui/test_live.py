@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -55,7 +56,7 @@ def test_agent_write_from_another_thread_keeps_selection_and_edits(
     assert "Renamed by the agent" in [r.title for r in table.model.rows()]
     assert window.editor.form.tags.text() == "unsaved, edit"  # edits untouched
     assert window.editor.memory_id == chosen.id
-    qtbot.waitUntil(lambda: window.projects.model.project(billing).active == 3)
+    qtbot.waitUntil(lambda: getattr(window.projects.model.project(billing), "active", 0) == 3)
 
 
 def test_second_service_on_the_same_data_dir_is_picked_up(
@@ -104,16 +105,17 @@ def test_a_change_during_the_first_page_load_is_not_lost(
     make_fetcher = model.make_fetcher
 
     def gated() -> object:
-        fetcher = make_fetcher()
-        assert fetcher is not None
+        made = make_fetcher()
+        assert made is not None
+        fetcher = made
         page = fetcher.page
 
         class Gated:
             def total(self) -> int | None:
                 return fetcher.total()
 
-            def page(self, *args: object) -> object:
-                result = page(*args)  # read before the change...
+            def page(self, offset: int, limit: int, last: Any | None) -> object:
+                result = page(offset, limit, last)  # read before the change...
                 read_done.set()
                 release.wait(5)  # ...and deliver it after
                 return result

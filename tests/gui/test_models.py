@@ -209,9 +209,11 @@ def test_large_table_fetches_incrementally(
     while model.canFetchMore(QModelIndex()):
         before = model.rowCount()
         model.fetchMore(QModelIndex())
-        qtbot.waitUntil(
-            lambda before=before: model.rowCount() > before and model.is_settled(), timeout=5000
-        )
+
+        def grew(before: int = before) -> bool:
+            return model.rowCount() > before and model.is_settled()
+
+        qtbot.waitUntil(grew, timeout=5000)
     assert model.rowCount() == 5_000
     assert len({r.id for r in model.rows()}) == 5_000
 

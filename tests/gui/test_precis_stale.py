@@ -23,6 +23,7 @@ def test_precis_meter_and_preview_update_after_an_edit(
     window.details.setCurrentIndex(TAB_PRECIS)
     precis = window.precis
     qtbot.waitUntil(lambda: precis.info is not None and precis.info.project_id == billing)
+    assert precis.info is not None
     before = precis.info.bytes
     assert precis.meter.text() == f"{before:,} / 5,120 bytes"
     assert "Short fact" in precis.raw.toPlainText()
@@ -32,8 +33,10 @@ def test_precis_meter_and_preview_update_after_an_edit(
         memory.id, {"content": "A much longer fact that now fills more of the budget"}, "gui"
     )
     qtbot.waitUntil(lambda: "much longer fact" in precis.raw.toPlainText())
-    assert precis.info.bytes > before
-    assert precis.meter.text() == f"{precis.info.bytes:,} / 5,120 bytes"
+    info = precis.info
+    assert info is not None
+    assert info.bytes > before
+    assert precis.meter.text() == f"{info.bytes:,} / 5,120 bytes"
     assert "much longer fact" in precis.rendered.toPlainText()
     assert not precis.warning.isVisible()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QSettings
 from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QAbstractItemView
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop import __version__
@@ -131,11 +132,11 @@ def test_closing_with_unsaved_edits_asks(
     qtbot.waitUntil(lambda: service.get(memory.id).content == "Edited but not saved")
 
 
-def select_row(window: MainWindow, view: object, row: int) -> None:
+def select_row(window: MainWindow, view: QAbstractItemView, row: int) -> None:
     flags = QItemSelectionModel.SelectionFlag
     view.selectionModel().setCurrentIndex(
         view.model().index(row, 0), flags.ClearAndSelect | flags.Rows
-    )  # type: ignore[attr-defined]
+    )
 
 
 def test_history_shows_a_diff_and_reverts(

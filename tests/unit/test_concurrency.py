@@ -17,7 +17,7 @@ def unique_text(writer: str, i: int) -> str:
     return f"{writer} wrote entry{i} mentioning token{writer}{i} and marker{i}x{writer}"
 
 
-def run_threads(*targets: Callable[[], None]) -> list[BaseException]:
+def run_threads(*targets: Callable[[], object]) -> list[BaseException]:
     errors: list[BaseException] = []
 
     def guard(target: Callable[[], None]) -> None:
@@ -35,7 +35,7 @@ def run_threads(*targets: Callable[[], None]) -> list[BaseException]:
 
 
 def test_two_writer_threads_lose_nothing(service: MemoryService, project: str) -> None:
-    def writer(name: str) -> Callable[[], None]:
+    def writer(name: str) -> Callable[[], object]:
         return lambda: [
             service.add(project, make_draft(unique_text(name, i)), name) for i in range(200)
         ]
@@ -89,7 +89,7 @@ def test_two_stores_on_one_file_write_concurrently(
     first, second = make_service(), make_service()
     project = first.resolve_scope(cwd="/srv/shared", register=True)
 
-    def writer(service: MemoryService, name: str) -> Callable[[], None]:
+    def writer(service: MemoryService, name: str) -> Callable[[], object]:
         return lambda: [
             service.add(project, make_draft(unique_text(name, i)), name) for i in range(150)
         ]

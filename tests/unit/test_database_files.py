@@ -40,7 +40,7 @@ def test_migration_backs_up_first_and_runs_in_order(tmp_path: Path) -> None:
         assert store.migration_backup.exists()
     finally:
         store.close()
-    backup = sqlite3.connect(store.migration_backup)  # type: ignore[arg-type]
+    backup = sqlite3.connect(store.migration_backup)
     try:
         assert backup.execute("PRAGMA user_version").fetchone()[0] == 1
     finally:

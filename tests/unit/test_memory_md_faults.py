@@ -66,7 +66,7 @@ class Blocker:
         def full(fd: int) -> None:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-        self.monkeypatch.setattr(precis_files.os, "fsync", full)
+        self.monkeypatch.setattr(os, "fsync", full)
         self.undo.append(self.monkeypatch.undo)
 
     def unblock(self) -> None:
@@ -236,8 +236,8 @@ def test_memory_md_is_synced_before_and_after_the_rename(
         calls.append("rename")
         real_replace(src, dst)
 
-    monkeypatch.setattr(precis_files.os, "fsync", fsync)
-    monkeypatch.setattr(precis_files.os, "replace", replace)
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
     precis_files.write_atomically(tmp_path / "scope" / "MEMORY.md", "text")
     assert calls == ["fsync-file", "rename", "fsync-dir"]
     assert (tmp_path / "scope" / "MEMORY.md").read_text() == "text"

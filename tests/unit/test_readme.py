@@ -22,7 +22,13 @@ def test_readme_opens_with_two_commands() -> None:
     assert "pip install" in run
     assert "ltm-desktop" in run
     assert "pip install" in test
-    assert "pytest" in test
+    assert "scripts/check.py" in test
+
+
+def test_the_check_script_runs_lint_types_and_the_tests() -> None:
+    script = (ROOT / "scripts" / "check.py").read_text(encoding="utf-8")
+    for step in ('"ruff", "check"', '"ruff", "format", "--check"', '"mypy"', '"pytest"'):
+        assert step in script
 
 
 def test_ci_runs_the_readme_test_command_verbatim() -> None:

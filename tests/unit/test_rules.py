@@ -160,7 +160,7 @@ def test_validate_draft_fills_title_and_normalizes_tags() -> None:
         (MemoryDraft("ok", importance=-1), "importance"),
         (MemoryDraft("ok", importance=True), "importance"),
         (MemoryDraft("ok", importance="5"), "importance"),  # type: ignore[arg-type]
-        (MemoryDraft("ok", tags="one,two"), "tags"),
+        (MemoryDraft("ok", tags="one,two"), "tags"),  # type: ignore[arg-type]
         (MemoryDraft("ok", tags=[1]), "tags"),  # type: ignore[list-item]
         (MemoryDraft("ok", tags=["x" * 41]), "tags"),
         (MemoryDraft("ok", tags=[f"t{i}" for i in range(21)]), "tags"),

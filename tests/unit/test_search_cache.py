@@ -81,7 +81,7 @@ def test_search_if_cached_refuses_bad_input_like_search(
 ) -> None:
     for bad in ({"limit": 0}, {"limit": "5"}, {"limit": 101}):
         with pytest.raises(InvalidInput):
-            service.search_if_cached(project, "x", **bad)  # type: ignore[arg-type]
+            service.search_if_cached(project, "x", **bad)
     with pytest.raises(InvalidInput):
         service.search_if_cached("not a project id", "x")
 

@@ -90,7 +90,7 @@ def test_the_checkpointer_survives_failures_and_the_wal_shrinks_after(
     error: Exception,
 ) -> None:
     fault = Fault(error)
-    real_connect = checkpointer.connect
+    real_connect = connection.connect
     monkeypatch.setattr(
         checkpointer, "connect", lambda *a, **k: FaultyConnection(real_connect(*a, **k), fault)
     )
@@ -142,7 +142,7 @@ def test_a_failed_write_is_reported_until_a_write_succeeds(
     monkeypatch: pytest.MonkeyPatch, make_service: ServiceFactory
 ) -> None:
     writers: list[FailingCommits] = []
-    real_connect = opening.connect
+    real_connect = connection.connect
 
     def connect(*args: Any, **kwargs: Any) -> FailingCommits:
         writers.append(FailingCommits(real_connect(*args, **kwargs)))
