@@ -133,7 +133,7 @@ def main() -> int:
         window.table.search_view.selectRow(0)
         shot("search")
         window.table.search_box.clear()
-        window.a.new_memory.trigger()
+        window.menu_actions.new_memory.trigger()
         window.editor.form.content.setPlainText("   ")
         window.editor.form.tags.setText(", ".join(f"tag{i}" for i in range(21)))
         window.editor.save()

@@ -32,12 +32,11 @@ from ltm_desktop.api.protocol import (
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import InvalidInput, LtmError
 from ltm_desktop.core.observations import build_observation
-from ltm_desktop.core.records import ListQuery, MemoryDraft
+from ltm_desktop.core.records import EDITABLE_FIELDS, ListQuery, MemoryDraft
 from ltm_desktop.core.retrieval import MAX_SEARCH_LIMIT
 
 log = logging.getLogger(__name__)
 MAX_OFFSET = 10_000_000
-MEMORY_FIELDS = ("title", "content", "category", "importance", "tags", "ttl_days")
 __all__ = ["INLINE", "METHODS", "WRITE_METHODS", "Dispatcher", "NotInline", "Session"]
 
 
@@ -178,7 +177,7 @@ def memory_get(d: Dispatcher, p: Params, s: Session) -> Any:
 @method("memory.update")
 def memory_update(d: Dispatcher, p: Params, s: Session) -> Any:
     target = memory_id(p)
-    changes = {name: p.raw(name) for name in MEMORY_FIELDS if p.present(name)}
+    changes = {name: p.raw(name) for name in EDITABLE_FIELDS if p.present(name)}
     expected = expected_version(p)
     p.done()
     memory = d.service.update(target, changes, s.client, expected_updated_at=expected)

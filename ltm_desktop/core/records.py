@@ -11,6 +11,16 @@ from enum import StrEnum
 from typing import Any
 
 GLOBAL_PROJECT_ID = "global"
+# The fields a person or an agent may change (API, GUI editor, diffs, reverts), in form order.
+EDITABLE_FIELDS: tuple[str, ...] = (
+    "title",
+    "content",
+    "category",
+    "importance",
+    "tags",
+    "ttl_days",
+)
+GUI_ACTOR = "gui"  # the actor of every change made in the desktop app
 SECONDS_PER_DAY = 86_400.0
 
 

@@ -16,6 +16,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from ltm_desktop.core import records
 from ltm_desktop.core.errors import InvalidInput, clipped, echoed
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, MemoryDraft
 
@@ -27,7 +28,7 @@ MAX_TAG_CHARS = 40
 MAX_TTL_DAYS = 36_500
 MAX_ACTOR_CHARS = 64
 SUPERSEDE_THRESHOLD = 0.7
-EDITABLE_FIELDS = frozenset({"title", "content", "category", "importance", "tags", "ttl_days"})
+EDITABLE_FIELDS = frozenset(records.EDITABLE_FIELDS)
 
 _PROJECT_ID_RE = re.compile(r"^proj_[0-9a-f]{16}$")
 _WHITESPACE_RE = re.compile(r"\s+")

@@ -5,7 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTableView, QVBoxLayout, QWidget
 
+from ltm_desktop.core.records import GUI_ACTOR
 from ltm_desktop.gui.context import AppContext
+from ltm_desktop.gui.formatting import actor_label
 from ltm_desktop.gui.models.activity_model import COL_TITLE, ActivityModel
 from ltm_desktop.gui.models.base import MemoryIdRole
 from ltm_desktop.gui.panel_base import ScopedPanel
@@ -65,10 +67,9 @@ class ActivityPanel(ScopedPanel):
 
     def on_loaded(self, *_args: object) -> None:
         """Offer every actor seen so far in the filter (plus "gui", which is you)."""
-        seen = {row.event.actor for row in self.model.rows()} | {"gui"}
+        seen = {row.event.actor for row in self.model.rows()} | {GUI_ACTOR}
         for actor in sorted(seen - self._actors):
-            label = "you (gui)" if actor == "gui" else actor
-            self.actor.addItem(label, actor)
+            self.actor.addItem(actor_label(actor), actor)
         self._actors |= seen
 
     def on_activated(self, index: QModelIndex) -> None:

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ltm_desktop.core.rules import EDITABLE_FIELDS
+from ltm_desktop.core.records import EDITABLE_FIELDS
 from ltm_desktop.gui import ops
 from ltm_desktop.gui.diff_html import event_html, values_html
 from ltm_desktop.gui.errors import ErrorReporter

@@ -7,9 +7,9 @@ import re
 from difflib import SequenceMatcher
 from typing import Any
 
-from ltm_desktop.core.records import AuditEvent
+from ltm_desktop.core.records import EDITABLE_FIELDS, AuditEvent
 from ltm_desktop.gui import theme
-from ltm_desktop.gui.formatting import absolute_time
+from ltm_desktop.gui.formatting import absolute_time, actor_label
 from ltm_desktop.gui.models.history_model import HIDDEN_FIELDS
 
 TEXT_FIELDS = ("title", "content")
@@ -62,7 +62,7 @@ def word_diff(old: str, new: str) -> str:
 
 def event_html(event: AuditEvent) -> str:
     """The event heading and, per field, what it was and what it became."""
-    who = "you (in this app)" if event.actor == "gui" else html.escape(event.actor)
+    who = html.escape(actor_label(event.actor))
     parts = [
         f"<p><b>{html.escape(event.action.value.capitalize())}</b> by {who}, {absolute_time(event.at)}</p>"
     ]
@@ -109,5 +109,4 @@ def values_html(stored: dict[str, Any], wanted: dict[str, Any]) -> str:
 
 def revertible_values(event: AuditEvent) -> dict[str, Any]:
     """The editable fields this event changed, with the values they had before it."""
-    editable = {"title", "content", "category", "importance", "tags", "ttl_days"}
-    return {k: v for k, v in (event.before or {}).items() if k in editable}
+    return {k: v for k, v in (event.before or {}).items() if k in EDITABLE_FIELDS}

@@ -19,12 +19,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ltm_desktop.core.records import Category, Memory, MemoryDraft
+from ltm_desktop.core.records import EDITABLE_FIELDS, Category, Memory, MemoryDraft
 from ltm_desktop.core.rules import MAX_TTL_DAYS
 from ltm_desktop.gui import theme
 from ltm_desktop.gui.formatting import parse_tags, tags_text
 
-FIELDS = ("title", "content", "category", "importance", "tags", "ttl_days")
+FIELDS = EDITABLE_FIELDS
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,14 @@ import html
 import re
 import time
 
+from ltm_desktop.core.records import GUI_ACTOR
+
 _MARKED = re.compile(r"\*\*(.+?)\*\*", re.DOTALL)
+
+
+def actor_label(actor: str) -> str:
+    """Who made a change, as the app shows it: you, or the agent or tool by its name."""
+    return "you (in this app)" if actor == GUI_ACTOR else actor
 
 
 def absolute_time(ts: float | None) -> str:

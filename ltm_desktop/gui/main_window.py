@@ -128,8 +128,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.status = StatusBar(api, self)
         self.setStatusBar(self.status)
-        self.a = build_actions(self)
-        build_menus(self, self.a)
+        self.menu_actions = build_actions(self)
+        build_menus(self, self.menu_actions)
         self._wire()
         self.setWindowTitle(f"ltm-desktop — {data_dir_label}[*]")
         self.resize(1440, 860)
@@ -141,7 +141,7 @@ class MainWindow(QMainWindow):
     # -- wiring -----------------------------------------------------------
 
     def _wire(self) -> None:
-        a, ctx = self.a, self.ctx
+        a, ctx = self.menu_actions, self.ctx
         self.table.current_changed.connect(self.on_memory_current)
         self.table.activated.connect(lambda _id: self.details.setCurrentIndex(TAB_EDITOR))
         self.table.connect_requested.connect(self.show_connect)
@@ -230,8 +230,8 @@ class MainWindow(QMainWindow):
         self.status.set_scope_text(f"{self.ctx.scope.name}{size}")
 
     def on_undo_changed(self, label: str) -> None:
-        self.a.undo.setEnabled(bool(label))
-        self.a.undo.setText(f"&Undo {label}" if label else "&Undo")
+        self.menu_actions.undo.setEnabled(bool(label))
+        self.menu_actions.undo.setText(f"&Undo {label}" if label else "&Undo")
 
     def new_memory(self) -> None:
         self.details.setCurrentIndex(TAB_EDITOR)

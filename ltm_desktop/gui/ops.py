@@ -15,12 +15,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ltm_desktop.core.errors import Conflict, LtmError, StorageError
-from ltm_desktop.core.records import AddResult, AuditEvent, Memory, MemoryDraft
-from ltm_desktop.core.rules import EDITABLE_FIELDS
+from ltm_desktop.core.records import (
+    EDITABLE_FIELDS,
+    GUI_ACTOR,
+    AddResult,
+    AuditEvent,
+    Memory,
+    MemoryDraft,
+)
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.errors import EditConflict
 
-ACTOR = "gui"
+ACTOR = GUI_ACTOR
 Versions = dict[str, float]  # memory id -> the updated_at the person last saw
 Action = Literal["update", "remove", "restore", "keep"]
 SETTLED_BY_THE_PERSON = ("stale", "removed")  # conflict reasons a person can resolve

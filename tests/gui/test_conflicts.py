@@ -47,7 +47,7 @@ def test_undo_of_an_importance_change_after_an_agent_edit_asks_instead_of_overwr
     # the agent changes the memory (any field) after the person's change
     service.update(memory.id, {"content": "The staging box is now called bruno"}, AGENT)
 
-    window.a.undo.trigger()
+    window.menu_actions.undo.trigger()
     dialog = conflict_dialog(qtbot, window)
     stored = service.get(memory.id)
     assert (stored.importance, stored.content) == (8, "The staging box is now called bruno")
@@ -105,7 +105,7 @@ def test_undo_of_a_revert_after_an_agent_edit_is_a_conflict(
     assert service.get(memory.id).importance == 5
     service.update(memory.id, {"importance": 6}, AGENT)
 
-    window.a.undo.trigger()
+    window.menu_actions.undo.trigger()
     dialog = conflict_dialog(qtbot, window)
     assert service.get(memory.id).importance == 6
     dialog.cancel_button.click()
@@ -167,7 +167,7 @@ def test_deleting_a_row_the_list_shows_in_an_old_version_asks(
     window.ctx.bridge.stop()
     service.update(memory.id, {"importance": 9}, AGENT)
     window.table.list_view.setFocus()
-    window.a.delete.trigger()
+    window.menu_actions.delete.trigger()
     dialog = conflict_dialog(qtbot, window)
     assert not service.get(memory.id).disabled
     dialog.overwrite_button.click()
@@ -186,9 +186,9 @@ def test_the_persons_own_changes_never_conflict_with_their_next_action(
         window.stale.raise_button.click()
         wait_idle(qtbot, window)
     assert service.get(memory.id).importance == 3
-    window.a.undo.trigger()
+    window.menu_actions.undo.trigger()
     wait_idle(qtbot, window)
-    window.a.undo.trigger()
+    window.menu_actions.undo.trigger()
     wait_idle(qtbot, window)
     assert service.get(memory.id).importance == 0
     window.stale.remove_button.click()  # the row still shows the very first version
@@ -212,7 +212,7 @@ def test_a_bulk_action_asks_once_for_every_memory_that_changed(
     for memory in memories:
         service.update(memory.id, {"importance": 9}, AGENT)
     window.table.list_view.setFocus()
-    window.a.delete.trigger()
+    window.menu_actions.delete.trigger()
     dialog = conflict_dialog(qtbot, window)
     assert "for 2 memories" in dialog.message.text()
     assert service.get(untouched.id).disabled  # the unchanged one was removed at once

@@ -26,7 +26,7 @@ def test_edit_and_save_records_an_audit_event(
     form.content.setPlainText("Tests run with make test-all")
     form.importance.setValue(8)
     assert window.editor.is_dirty()
-    window.a.save.trigger()
+    window.menu_actions.save.trigger()
     qtbot.waitUntil(lambda: not window.editor.is_dirty())
     stored = service.get(memory.id)
     assert (stored.content, stored.importance) == ("Tests run with make test-all", 8)
@@ -75,19 +75,19 @@ def test_new_memory_reports_what_the_core_did(
     messages: list[str] = []
     window.memory_actions.message.connect(messages.append)
 
-    window.a.new_memory.trigger()
+    window.menu_actions.new_memory.trigger()
     assert window.editor.new_project == billing
     window.editor.form.content.setPlainText("Invoices are numbered per year")
-    window.a.save.trigger()
+    window.menu_actions.save.trigger()
     qtbot.waitUntil(lambda: bool(messages))
     assert messages[-1].startswith("Created “Invoices are numbered per year”")
     created = service.list_memories(billing)
     assert {m.source for m in created} == {"agent", "gui"}
     qtbot.waitUntil(lambda: window.table.current_id() == window.editor.memory_id)
 
-    window.a.new_memory.trigger()
+    window.menu_actions.new_memory.trigger()
     window.editor.form.content.setPlainText("deploys happen on  tuesdays")
-    window.a.save.trigger()
+    window.menu_actions.save.trigger()
     qtbot.waitUntil(lambda: len(messages) == 2)
     assert "Already known" in messages[-1]
     assert window.editor.memory_id == existing.id

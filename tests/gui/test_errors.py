@@ -30,7 +30,7 @@ def test_storage_error_during_delete_shows_a_dialog(
 
     monkeypatch.setattr(service, "remove", broken)
     window.table.list_view.setFocus()
-    window.a.delete.trigger()
+    window.menu_actions.delete.trigger()
     qtbot.waitUntil(lambda: bool(window.ctx.errors.open_boxes()))
     box = window.ctx.errors.open_boxes()[0]
     assert box.windowTitle() == "Database problem"

@@ -76,5 +76,5 @@ def test_find_shortcut_focuses_the_search_field(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService
 ) -> None:
     window = make_window(service)
-    window.a.find.trigger()
+    window.menu_actions.find.trigger()
     qtbot.waitUntil(window.table.search_box.hasFocus)

@@ -33,7 +33,7 @@ def test_delete_trash_restore(
     window = make_window(service, scope=billing)
     select_rows(window, [m.id for m in gone])
     assert sorted(window.table.selected_ids()) == sorted(m.id for m in gone)
-    window.a.delete.trigger()
+    window.menu_actions.delete.trigger()
     qtbot.waitUntil(lambda: active_ids(service, billing) == {keep.id})
     qtbot.waitUntil(lambda: window.table.model.rowCount() == 1)
 
@@ -45,7 +45,7 @@ def test_delete_trash_restore(
     flags = QItemSelectionModel.SelectionFlag
     trash.view.selectionModel().select(trash.model.index(0, 0), flags.Select | flags.Rows)
     restored_id = trash.selected_ids()[0]
-    window.a.restore.trigger()
+    window.menu_actions.restore.trigger()
     qtbot.waitUntil(lambda: restored_id in active_ids(service, billing))
     qtbot.waitUntil(lambda: trash.model.rowCount() == 1)
     window.center.setCurrentIndex(TAB_MEMORIES)
@@ -80,10 +80,10 @@ def test_undo_delete_edit_and_restore(
     qtbot.waitUntil(lambda: window.table.model.row_of(memory.id) >= 0)
 
     select_rows(window, [memory.id])
-    window.a.delete.trigger()
-    qtbot.waitUntil(window.a.undo.isEnabled)
+    window.menu_actions.delete.trigger()
+    qtbot.waitUntil(window.menu_actions.undo.isEnabled)
     assert service.get(memory.id).disabled
-    window.a.undo.trigger()
+    window.menu_actions.undo.trigger()
     qtbot.waitUntil(lambda: not service.get(memory.id).disabled)
 
     qtbot.waitUntil(lambda: window.table.select_memory(memory.id))
@@ -94,7 +94,7 @@ def test_undo_delete_edit_and_restore(
     window.editor.save()
     qtbot.waitUntil(lambda: window.ctx.undo.top_label().startswith("Edit"))
     assert service.get(memory.id).importance == 9
-    window.a.undo.trigger()
+    window.menu_actions.undo.trigger()
     qtbot.waitUntil(lambda: service.get(memory.id).importance == 4)
     qtbot.waitUntil(lambda: window.editor.form.importance.value() == 4)  # the editor follows
 
@@ -102,7 +102,7 @@ def test_undo_delete_edit_and_restore(
     window.memory_actions.restore({memory.id: removed.updated_at})
     qtbot.waitUntil(lambda: window.ctx.undo.top_label().startswith("Restore"))
     assert not service.get(memory.id).disabled
-    window.a.undo.trigger()
+    window.menu_actions.undo.trigger()
     qtbot.waitUntil(lambda: service.get(memory.id).disabled)
 
 
@@ -114,7 +114,7 @@ def test_delete_in_the_editor_does_not_remove_the_selected_memory(
     qtbot.waitUntil(lambda: window.table.select_memory(memory.id))
     qtbot.waitUntil(lambda: window.editor.memory_id == memory.id)
     window.editor.form.category.setFocus()  # Delete pressed while editing
-    window.a.delete.trigger()
+    window.menu_actions.delete.trigger()
     wait_idle(qtbot, window)
     assert not service.get(memory.id).disabled
 
@@ -155,7 +155,7 @@ def test_undo_never_overwrites_a_later_change_by_an_agent(
     window.editor.save()
     qtbot.waitUntil(lambda: window.ctx.undo.top_label().startswith("Edit"))
     service.update(memory.id, {"importance": 9}, "claude-code")  # the agent changes it again
-    window.a.undo.trigger()
+    window.menu_actions.undo.trigger()
     dialog = conflict_dialog(qtbot, window)
     assert "claude-code changed it" in dialog.message.text()
     assert service.get(memory.id).importance == 9  # the agent's value stays

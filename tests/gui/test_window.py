@@ -101,7 +101,7 @@ def test_settings_remember_scope_and_layout(
 
 
 def test_standard_shortcuts(make_window: WindowFactory, service: MemoryService) -> None:
-    a = make_window(service).a
+    a = make_window(service).menu_actions
     for action, key in (
         (a.new_memory, QKeySequence.StandardKey.New),
         (a.save, QKeySequence.StandardKey.Save),

@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 
 from ltm_desktop.core.records import AuditEvent
-from ltm_desktop.gui.formatting import absolute_time
+from ltm_desktop.gui.formatting import absolute_time, actor_label
 from ltm_desktop.gui.models.base import RowTableModel
 
 COL_TIME, COL_ACTOR, COL_ACTION, COL_FIELDS = range(4)
@@ -45,5 +45,5 @@ class HistoryModel(RowTableModel):
                 return row.action.value
             return ", ".join(changed_field_names(row))
         if role == Qt.ItemDataRole.ToolTipRole and column == COL_ACTOR:
-            return "you, in this app" if row.actor == "gui" else f"agent or tool “{row.actor}”"
+            return actor_label(row.actor)
         return None
