@@ -202,7 +202,7 @@ def test_wheel_and_sdist_carry_the_resources(tmp_path: Path) -> None:
         source / "ltm_desktop",
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
     )
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source / name)
     out = tmp_path / "dist"
     wheel_name = build("build_wheel", source, out)
@@ -214,6 +214,8 @@ def test_wheel_and_sdist_carry_the_resources(tmp_path: Path) -> None:
     expected = {f"ltm_desktop/resources/{name}" for name in RESOURCE_FILES}
     assert expected <= names, sorted(expected - names)
     assert {"ltm_desktop/resources/__init__.py", "ltm_desktop/selftest.py"} <= names
+    assert "ltm_desktop/py.typed" in names  # type hints ship with the package (PEP 561)
+    assert f"ltm_desktop-{__version__}.dist-info/licenses/LICENSE" in names
     assert b"ltm-desktop = ltm_desktop.cli:main" in entry_points
     assert not [n for n in names if n.startswith(("tests/", "packaging/", "resources/"))]
     with tarfile.open(out / sdist_name) as sdist:
