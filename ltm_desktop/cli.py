@@ -25,24 +25,38 @@ DURABILITY = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ltm-desktop",
-        description="Long-term memory for AI coding agents, curated by a human.",
-    )
-    parser.add_argument("--version", action="version", version=f"ltm-desktop {__version__}")
-    parser.add_argument(
+def global_options(*, after_command: bool) -> argparse.ArgumentParser:
+    """--data-dir, --config and -v: accepted before the command and after it.
+
+    Defined once; the copy a command's parser inherits has no defaults, so an option
+    given before the command is not reset by its absence after it.
+    """
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument(
         "--data-dir",
         metavar="DIR",
         help=f"where the database and MEMORY.md files live (default: ${ENV_DATA_DIR} "
         "or the platform's user data dir)",
     )
-    parser.add_argument(
+    options.add_argument(
         "--config",
         metavar="FILE",
         help=f"settings file (default: ${ENV_CONFIG} or the platform's user config dir)",
     )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log more detail")
+    options.add_argument("-v", "--verbose", action="store_true", help="log more detail")
+    if after_command:
+        for action in options._actions:  # argparse has no public "leave unset" per parser
+            action.default = argparse.SUPPRESS
+    return options
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ltm-desktop",
+        description="Long-term memory for AI coding agents, curated by a human.",
+        parents=[global_options(after_command=False)],
+    )
+    parser.add_argument("--version", action="version", version=f"ltm-desktop {__version__}")
     parser.add_argument(
         "--demo",
         action="store_true",
@@ -59,11 +73,24 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="COMMAND",
         description="Without a command, ltm-desktop opens the desktop app and serves the agent API.",
     )
-    status = commands.add_parser("status", help="show where data lives and what it holds")
+    _add_commands(commands)
+    return parser
+
+
+def add_command(commands: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """A command's parser, which also takes the global options (after the command)."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name, parents=[global_options(after_command=True)], **kwargs
+    )
+    return parser
+
+
+def _add_commands(commands: Any) -> None:
+    status = add_command(commands, "status", help="show where data lives and what it holds")
     status.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    config = commands.add_parser("config", help="show the config file path and its defaults")
+    config = add_command(commands, "config", help="show the config file path and its defaults")
     config.add_argument("--defaults", action="store_true", help="print a config file with defaults")
-    serve = commands.add_parser("serve", help="run the agent API in the foreground (no window)")
+    serve = add_command(commands, "serve", help="run the agent API in the foreground (no window)")
     _endpoint_arguments(serve)
     serve.add_argument(
         "--workers",
@@ -72,7 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="serve from N processes (more searches per second on several cores; default 1)",
     )
-    call = commands.add_parser(
+    call = add_command(
+        commands,
         "call",
         help="call one API method and print its JSON result",
         description="Call METHOD with PARAMS (a JSON object) on the running server; "
@@ -86,14 +114,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--client", default="ltm-desktop-cli", help="client name for the audit history"
     )
     _endpoint_arguments(call)
-    entry = commands.add_parser(
+    entry = add_command(
+        commands,
         "install-desktop-entry",
         help="add ltm-desktop to your applications menu (Linux, this user)",
         description="Install the desktop entry into $XDG_DATA_HOME/applications and the icons "
         "into $XDG_DATA_HOME/icons/hicolor, with Exec pointing at this ltm-desktop.",
     )
     entry.add_argument("--uninstall", action="store_true", help="remove what it installed")
-    return parser
 
 
 def _positive_int(text: str) -> int:

@@ -87,3 +87,34 @@ def test_console_script_version(tmp_path: Path) -> None:
         check=True,
     )
     assert result.stdout.strip() == f"ltm-desktop {__version__}"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--data-dir", "{d}", "status", "--json"],
+        ["status", "--data-dir", "{d}", "--json"],
+        ["status", "--json", "--data-dir", "{d}"],
+        ["-v", "status", "--data-dir", "{d}", "--json"],
+    ],
+)
+def test_global_options_work_before_and_after_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    data_dir = str(tmp_path / "here")
+    assert main([a.replace("{d}", data_dir) for a in argv]) == 0
+    assert json.loads(capsys.readouterr().out)["data_dir"] == data_dir
+
+
+def test_an_option_after_the_command_wins_and_absence_resets_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text("[precis]\nbudget_bytes = 'lots'\n")
+    argv = ["--config", str(config), "status", "--data-dir", str(tmp_path / "d"), "--json"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["config_path"] == str(config)  # given before, kept after
+    assert "budget_bytes" in err
+    assert main(["--data-dir", "x", "status", "--data-dir", str(tmp_path / "d2"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["data_dir"] == str(tmp_path / "d2")
