@@ -21,9 +21,22 @@ import socket
 from collections import deque
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from ltm_desktop.api import peercred, protocol, runtime
+from ltm_desktop.api.shapes import (
+    AddResultShape,
+    AuditEventShape,
+    HealthShape,
+    MemoryPageShape,
+    MemoryShape,
+    ObservationShape,
+    PrecisShape,
+    ProjectShape,
+    RecallHitShape,
+    SearchHitShape,
+    StatsShape,
+)
 from ltm_desktop.core.errors import LtmError, UnsafePath
 
 ENV_TOKEN = "LTM_DESKTOP_TOKEN"
@@ -347,59 +360,66 @@ class Client:
 
     # -- methods ----------------------------------------------------------
 
-    def health(self) -> Any:
-        return self.call("health")
+    def health(self) -> HealthShape:
+        return cast(HealthShape, self.call("health"))
 
-    def project_resolve(self, cwd: str) -> Any:
-        return self.call("project.resolve", {"cwd": cwd})
+    def project_resolve(self, cwd: str) -> ProjectShape:
+        return cast(ProjectShape, self.call("project.resolve", {"cwd": cwd}))
 
-    def project_list(self) -> Any:
-        return self.call("project.list")["projects"]
+    def project_list(self) -> list[ProjectShape]:
+        return cast(list[ProjectShape], self.call("project.list")["projects"])
 
     def memory_add(self, content: str, *, cwd: str | None = None, project_id: str | None = None,
                    title: str | None = None, category: str | None = None, importance: int | None = None,
-                   tags: list[str] | None = None, ttl_days: int | None = None) -> Any:  # fmt: skip
-        return self.call("memory.add", _drop_none(
+                   tags: list[str] | None = None, ttl_days: int | None = None) -> AddResultShape:  # fmt: skip
+        return cast(AddResultShape, self.call("memory.add", _drop_none(
             cwd=cwd, project_id=project_id, content=content, title=title, category=category,
-            importance=importance, tags=tags, ttl_days=ttl_days))  # fmt: skip
+            importance=importance, tags=tags, ttl_days=ttl_days)))  # fmt: skip
 
-    def memory_get(self, memory_id: str) -> Any:
-        return self.call("memory.get", {"id": memory_id})["memory"]
+    def memory_get(self, memory_id: str) -> MemoryShape:
+        return cast(MemoryShape, self.call("memory.get", {"id": memory_id})["memory"])
 
     def memory_update(
         self, memory_id: str, *, expected_updated_at: str | None = None, **fields: Any
-    ) -> Any:
+    ) -> MemoryShape:
         """Edit ``fields``; with ``expected_updated_at`` (the ``updated_at`` you read), a
         ConflictError instead if someone changed the memory since (``.current`` is theirs)."""
         params = _drop_none(id=memory_id, expected_updated_at=expected_updated_at)
-        return self.call("memory.update", {**params, **fields})["memory"]
+        return cast(MemoryShape, self.call("memory.update", {**params, **fields})["memory"])
 
-    def memory_remove(self, memory_id: str, *, expected_updated_at: str | None = None) -> Any:
+    def memory_remove(
+        self, memory_id: str, *, expected_updated_at: str | None = None
+    ) -> MemoryShape:
         params = _drop_none(id=memory_id, expected_updated_at=expected_updated_at)
-        return self.call("memory.remove", params)["memory"]
+        return cast(MemoryShape, self.call("memory.remove", params)["memory"])
 
-    def memory_restore(self, memory_id: str, *, expected_updated_at: str | None = None) -> Any:
+    def memory_restore(
+        self, memory_id: str, *, expected_updated_at: str | None = None
+    ) -> MemoryShape:
         params = _drop_none(id=memory_id, expected_updated_at=expected_updated_at)
-        return self.call("memory.restore", params)["memory"]
+        return cast(MemoryShape, self.call("memory.restore", params)["memory"])
 
     def memory_search(self, query: str, *, cwd: str | None = None, project_id: str | None = None,
-                      limit: int | None = None, include_global: bool | None = None) -> Any:  # fmt: skip
-        return self.call("memory.search", _drop_none(
+                      limit: int | None = None, include_global: bool | None = None) -> list[SearchHitShape]:  # fmt: skip
+        return cast(list[SearchHitShape], self.call("memory.search", _drop_none(
             cwd=cwd, project_id=project_id, query=query, limit=limit,
-            include_global=include_global))["hits"]  # fmt: skip
+            include_global=include_global))["hits"])  # fmt: skip
 
     def memory_list(self, *, cwd: str | None = None, project_id: str | None = None,
                     limit: int | None = None, offset: int | None = None, category: str | None = None,
-                    include_disabled: bool | None = None) -> Any:  # fmt: skip
-        return self.call("memory.list", _drop_none(
+                    include_disabled: bool | None = None) -> MemoryPageShape:  # fmt: skip
+        return cast(MemoryPageShape, self.call("memory.list", _drop_none(
             cwd=cwd, project_id=project_id, limit=limit, offset=offset, category=category,
-            include_disabled=include_disabled))  # fmt: skip
+            include_disabled=include_disabled)))  # fmt: skip
 
-    def memory_history(self, memory_id: str) -> Any:
-        return self.call("memory.history", {"id": memory_id})["events"]
+    def memory_history(self, memory_id: str) -> list[AuditEventShape]:
+        return cast(list[AuditEventShape], self.call("memory.history", {"id": memory_id})["events"])
 
-    def memory_stale(self, *, cwd: str | None = None, project_id: str | None = None) -> Any:
-        return self.call("memory.stale", _drop_none(cwd=cwd, project_id=project_id))["memories"]
+    def memory_stale(
+        self, *, cwd: str | None = None, project_id: str | None = None
+    ) -> list[MemoryShape]:
+        result = self.call("memory.stale", _drop_none(cwd=cwd, project_id=project_id))
+        return cast(list[MemoryShape], result["memories"])
 
     def memory_purge_expired(self, *, cwd: str | None = None, project_id: str | None = None) -> int:
         return int(
@@ -408,23 +428,24 @@ class Client:
 
     def recall(self, query: str, *, cwd: str | None = None, project_id: str | None = None,
                kinds: list[str] | None = None, limit: int | None = None,
-               include_global: bool | None = None) -> Any:  # fmt: skip
-        return self.call("recall", _drop_none(
+               include_global: bool | None = None) -> list[RecallHitShape]:  # fmt: skip
+        return cast(list[RecallHitShape], self.call("recall", _drop_none(
             cwd=cwd, project_id=project_id, query=query, kinds=kinds, limit=limit,
-            include_global=include_global))["hits"]  # fmt: skip
+            include_global=include_global))["hits"])  # fmt: skip
 
     def observe(self, kind: str, session_id: str, *, cwd: str | None = None,
                 project_id: str | None = None, user_text: str | None = None,
-                assistant_text: str | None = None, messages_text: str | None = None) -> Any:  # fmt: skip
-        return self.call("observe", _drop_none(
+                assistant_text: str | None = None, messages_text: str | None = None) -> ObservationShape | None:  # fmt: skip
+        """The recorded observation; None when the config turns this kind off."""
+        return cast(ObservationShape | None, self.call("observe", _drop_none(
             cwd=cwd, project_id=project_id, kind=kind, session_id=session_id, user_text=user_text,
-            assistant_text=assistant_text, messages_text=messages_text))["observation"]  # fmt: skip
+            assistant_text=assistant_text, messages_text=messages_text))["observation"])  # fmt: skip
 
     def precis_get(self, *, cwd: str | None = None, project_id: str | None = None,
-                   include_global: bool | None = None) -> Any:  # fmt: skip
-        return self.call(
+                   include_global: bool | None = None) -> PrecisShape:  # fmt: skip
+        return cast(PrecisShape, self.call(
             "precis.get", _drop_none(cwd=cwd, project_id=project_id, include_global=include_global)
-        )
+        ))  # fmt: skip
 
     def prompt_section(self, *, cwd: str | None = None, project_id: str | None = None,
                        include_global: bool | None = None) -> str:  # fmt: skip
@@ -434,5 +455,5 @@ class Client:
         )
         return str(result["text"])
 
-    def stats(self, *, cwd: str | None = None, project_id: str | None = None) -> Any:
-        return self.call("stats", _drop_none(cwd=cwd, project_id=project_id))
+    def stats(self, *, cwd: str | None = None, project_id: str | None = None) -> StatsShape:
+        return cast(StatsShape, self.call("stats", _drop_none(cwd=cwd, project_id=project_id)))

@@ -128,7 +128,6 @@ def project_list(d: Dispatcher, p: Params, s: Session) -> Any:
     projects = []
     for project, _ in d.service.projects():
         stats = serialize.stats(d.service.stats(project.project_id))
-        del stats["project_id"]
         projects.append(serialize.project(project, stats))
     return {"projects": projects}
 

@@ -6,8 +6,20 @@ import calendar
 import math
 import re
 import time
-from typing import Any
+from typing import Any, overload
 
+from ltm_desktop.api.shapes import (
+    AddResultShape,
+    AuditEventShape,
+    MemoryShape,
+    ObservationShape,
+    PrecisProblemShape,
+    PrecisShape,
+    ProjectShape,
+    RecallHitShape,
+    SearchHitShape,
+    StatsShape,
+)
 from ltm_desktop.core.records import (
     AddResult,
     AuditEvent,
@@ -20,6 +32,14 @@ from ltm_desktop.core.records import (
     ScopeStats,
     SearchHit,
 )
+
+
+@overload
+def iso(timestamp: float) -> str: ...
+@overload
+def iso(timestamp: None) -> None: ...
+@overload
+def iso(timestamp: float | None) -> str | None: ...
 
 
 def iso(timestamp: float | None) -> str | None:
@@ -57,7 +77,7 @@ def parse_iso(text: str) -> float | None:
     return (whole * 1000 + millis) / 1000
 
 
-def memory(m: Memory) -> dict[str, Any]:
+def memory(m: Memory) -> MemoryShape:
     return {
         "id": m.id,
         "project_id": m.project_id,
@@ -77,7 +97,7 @@ def memory(m: Memory) -> dict[str, Any]:
     }
 
 
-def observation(o: Observation) -> dict[str, Any]:
+def observation(o: Observation) -> ObservationShape:
     return {
         "id": o.id,
         "project_id": o.project_id,
@@ -90,10 +110,12 @@ def observation(o: Observation) -> dict[str, Any]:
     }
 
 
-def project(p: Project, counts: dict[str, int] | None = None) -> dict[str, Any]:
-    out: dict[str, Any] = {"project_id": p.project_id, "path": p.path, "name": p.name}
+def project(p: Project, counts: StatsShape | None = None) -> ProjectShape:
+    out: ProjectShape = {"project_id": p.project_id, "path": p.path, "name": p.name}
     if counts is not None:
-        out.update(counts)
+        out["active"], out["disabled"] = counts["active"], counts["disabled"]
+        out["expired"], out["stale"] = counts["expired"], counts["stale"]
+        out["observations"] = counts["observations"]
     return out
 
 
@@ -103,7 +125,7 @@ def _audit_value(name: str, value: Any) -> Any:
     return value
 
 
-def audit_event(e: AuditEvent) -> dict[str, Any]:
+def audit_event(e: AuditEvent) -> AuditEventShape:
     def fields(values: dict[str, Any] | None) -> dict[str, Any] | None:
         if values is None:
             return None
@@ -120,7 +142,7 @@ def audit_event(e: AuditEvent) -> dict[str, Any]:
     }
 
 
-def precis_problem(p: PrecisProblem) -> dict[str, Any]:
+def precis_problem(p: PrecisProblem) -> PrecisProblemShape:
     return {
         "project_id": p.project_id,
         "path": p.path,
@@ -130,19 +152,19 @@ def precis_problem(p: PrecisProblem) -> dict[str, Any]:
     }
 
 
-def add_result(r: AddResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"status": r.status.value, "memory": memory(r.memory)}
+def add_result(r: AddResult) -> AddResultShape:
+    out: AddResultShape = {"status": r.status.value, "memory": memory(r.memory)}
     if r.superseded_id is not None:
         out["superseded_id"] = r.superseded_id
     return out
 
 
-def search_hit(h: SearchHit) -> dict[str, Any]:
+def search_hit(h: SearchHit) -> SearchHitShape:
     return {"memory": memory(h.memory), "score": h.score, "snippet": h.snippet}
 
 
-def recall_hit(h: RecallHit) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": h.kind, "score": h.score, "snippet": h.snippet}
+def recall_hit(h: RecallHit) -> RecallHitShape:
+    out: RecallHitShape = {"kind": h.kind, "score": h.score, "snippet": h.snippet}
     if h.memory is not None:
         out["memory"] = memory(h.memory)
     if h.observation is not None:
@@ -150,7 +172,7 @@ def recall_hit(h: RecallHit) -> dict[str, Any]:
     return out
 
 
-def precis(p: PrecisInfo) -> dict[str, Any]:
+def precis(p: PrecisInfo) -> PrecisShape:
     return {
         "text": p.text,
         "bytes": p.bytes,
@@ -161,7 +183,7 @@ def precis(p: PrecisInfo) -> dict[str, Any]:
     }
 
 
-def stats(s: ScopeStats) -> dict[str, Any]:
+def stats(s: ScopeStats) -> StatsShape:
     return {
         "project_id": s.project_id,
         "active": s.active,

@@ -152,8 +152,10 @@ def test_history_events(client: Client) -> None:
     client.memory_update(memory["id"], importance=7)
     events = client.memory_history(memory["id"])
     assert [e["action"] for e in events] == ["created", "updated"]
+    created = events[0]["after"]
     assert events[0]["before"] is None
-    assert events[0]["after"]["content"] == "history subject"
+    assert created is not None
+    assert created["content"] == "history subject"
     assert (events[1]["before"], events[1]["after"]) == ({"importance": 2}, {"importance": 7})
     assert ISO.match(events[1]["at"])
     assert events[1]["actor"] == "test-agent"
@@ -174,6 +176,7 @@ def test_stale_and_purge_expired(client: Client, clock: FakeClock) -> None:
 def test_observe_and_recall(client: Client) -> None:
     big = "transcript line about the checkout bug\n" * 8000  # ~300 KB
     observation = client.observe("pre_compact", "sess-9", cwd=CWD, messages_text=big)
+    assert observation is not None
     assert observation["kind"] == "pre_compact"
     assert len(observation["narrative"]) == 6000
     client.observe("agent_end", "sess-9", cwd=CWD, user_text="fix checkout", assistant_text="done")

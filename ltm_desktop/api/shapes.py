@@ -1,0 +1,123 @@
+"""The JSON shapes of the API's results, as typed dicts (docs/protocol.md §9 and §13).
+
+``api.serialize`` builds them and ``api.client`` returns them, so the server, the
+Python client and a type checker agree on every member.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+
+class MemoryShape(TypedDict):
+    id: str
+    project_id: str
+    title: str
+    content: str
+    category: str
+    importance: int
+    tags: list[str]
+    created_at: str
+    updated_at: str
+    last_used_at: str | None
+    use_count: int
+    ttl_days: int | None
+    disabled: bool
+    source: str
+    superseded_by: str | None
+
+
+class ObservationShape(TypedDict):
+    id: str
+    project_id: str
+    session_id: str
+    kind: str
+    title: str
+    narrative: str
+    created_at: str
+    source: str
+
+
+class ProjectShape(TypedDict):
+    project_id: str
+    path: str | None
+    name: str
+    # project.list adds the scope's counts (StatsShape without project_id)
+    active: NotRequired[int]
+    disabled: NotRequired[int]
+    expired: NotRequired[int]
+    stale: NotRequired[int]
+    observations: NotRequired[int]
+
+
+class AuditEventShape(TypedDict):
+    seq: int
+    at: str
+    memory_id: str
+    actor: str
+    action: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+class AddResultShape(TypedDict):
+    status: str  # "created", "deduplicated" or "superseded"
+    memory: MemoryShape
+    superseded_id: NotRequired[str]
+    warning: NotRequired[str]  # saved, but a MEMORY.md could not be written
+
+
+class SearchHitShape(TypedDict):
+    memory: MemoryShape
+    score: float
+    snippet: str
+
+
+class RecallHitShape(TypedDict):
+    kind: str  # "memory" or "observation"
+    score: float
+    snippet: str
+    memory: NotRequired[MemoryShape]
+    observation: NotRequired[ObservationShape]
+
+
+class MemoryPageShape(TypedDict):
+    memories: list[MemoryShape]
+    total: int
+
+
+class PrecisShape(TypedDict):
+    text: str
+    bytes: int
+    budget: int
+    truncated: bool
+    path: str
+    memory_ids: list[str]
+
+
+class StatsShape(TypedDict):
+    project_id: str
+    active: int
+    disabled: int
+    expired: int
+    stale: int
+    observations: int
+
+
+class PrecisProblemShape(TypedDict):
+    project_id: str
+    path: str
+    reason: str
+    since: str
+    attempts: int
+
+
+class HealthShape(TypedDict):
+    ok: bool
+    version: str
+    protocol: int
+    schema_version: int
+    db_path: str
+    synchronous: str
+    problems: list[str]
+    memory_md_problems: list[PrecisProblemShape]
