@@ -421,6 +421,15 @@ class SqliteStore:
             lambda c: int(c.execute("SELECT coalesce(max(seq), 0) FROM audit").fetchone()[0])
         )
 
+    # -- forgetting observations ----------------------------------------------
+
+    def get_observation(self, observation_id: str) -> Observation:
+        return self._read(lambda c: observations.load_observation(c, observation_id)[1])
+
+    def forget_observation(self, observation_id: str, actor: str, now: float) -> Observation:
+        with self._write() as conn:
+            return observations.forget_observation(conn, observation_id, actor, now)
+
 
 def open_store(db_path: Path, backup_dir: Path) -> SqliteStore:
     """Open (creating and migrating as needed) the database at ``db_path``."""
