@@ -28,7 +28,6 @@ from ltm_desktop.api.protocol import (
 from ltm_desktop.api.view_warnings import with_memory_md_warning
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import Conflict, InvalidInput, LtmError, NotFound, StorageError
-from ltm_desktop.core.forgetting import forget as forget_ids
 from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.records import ListQuery, MemoryDraft
 from ltm_desktop.core.retrieval import MAX_SEARCH_LIMIT
@@ -448,10 +447,4 @@ def events_subscribe(d: Dispatcher, p: Params, s: Session) -> Any:
     return {"subscribed": True}
 
 
-@method("forget")
-def forget(d: Dispatcher, p: Params, s: Session) -> Any:
-    project_id = scope(d, p)
-    memory_ids, observation_ids = p.raw("memory_ids"), p.raw("observation_ids")
-    p.done()
-    result = forget_ids(d.service, project_id, memory_ids, observation_ids, s.client)
-    return serialize.forget_result(result)
+from ltm_desktop.api import forget_method as _forget_method  # noqa: E402,F401 - registers forget

@@ -54,3 +54,7 @@ class NotADatabase(StorageError):
 
 class ConfigError(LtmError):
     """A config file is malformed; the message names the file and the key."""
+
+
+class MemoryDisabled(LtmError):
+    """Long-term memory is switched off in the settings; nothing is read or written."""
