@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from ltm_desktop import __version__
+from ltm_desktop.agent import commands as agent_commands
 from ltm_desktop.core.config import render_default_config
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR, resolve_data_dir
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
         "into $XDG_DATA_HOME/icons/hicolor, with Exec pointing at this ltm-desktop.",
     )
     entry.add_argument("--uninstall", action="store_true", help="remove what it installed")
+    agent_commands.add_parsers(commands)
     return parser
 
 
@@ -259,6 +261,8 @@ COMMANDS = {
     "serve": cmd_serve,
     "call": cmd_call,
     "install-desktop-entry": cmd_install_desktop_entry,
+    "tools": agent_commands.cmd_tools,
+    "mcp": agent_commands.cmd_mcp,
 }
 
 
