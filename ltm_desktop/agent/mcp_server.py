@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import urllib.parse
-import urllib.request
 from typing import Any
 
 import anyio
@@ -57,9 +57,12 @@ FALLBACK_INSTRUCTIONS = (
 def path_of_root(uri: str) -> str | None:
     """The directory of a ``file://`` root, or None for any other kind of root."""
     parsed = urllib.parse.urlparse(uri)
-    if parsed.scheme != "file":
+    if parsed.scheme != "file" or not parsed.path:
         return None
-    return urllib.request.url2pathname(urllib.parse.unquote(parsed.path)) or None
+    path = urllib.parse.unquote(parsed.path)
+    if re.match(r"^/[A-Za-z]:", path):  # file:///C:/Users/me on Windows
+        path = path[1:]
+    return path
 
 
 class Connection:

@@ -34,6 +34,32 @@ DISABLED = "Long-term memory is disabled"
 UNAVAILABLE = "Long-term memory is unavailable: {reason}"
 
 
+class ResolvedOnce:
+    """An access that asks for each working directory's project once (it never changes:
+    its id is a hash of the path, its name the directory's), saving a round trip a call."""
+
+    def __init__(self, inner: MemoryAccess, projects: dict[str, Any]) -> None:
+        self.inner = inner
+        self._projects = projects
+
+    def describe(self) -> str:
+        return self.inner.describe()
+
+    def set_client(self, name: str) -> None:
+        self.inner.set_client(name)
+
+    def call(self, method: str, params: dict[str, Any]) -> Any:
+        if method != "project.resolve" or set(params) != {"cwd"}:
+            return self.inner.call(method, params)
+        found = self._projects.get(params["cwd"])
+        if found is None:
+            found = self._projects[params["cwd"]] = self.inner.call(method, params)
+        return found
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 class Toolbox:
     """The selected tools over one access, opened on the first call and reused.
 
@@ -58,6 +84,7 @@ class Toolbox:
         self._access = access
         self._owns_access = access is None
         self._data_dir, self._config = data_dir, config
+        self._projects: dict[str, Any] = {}
         self._lock = threading.Lock()
 
     # -- definitions ---------------------------------------------------------
@@ -117,7 +144,7 @@ class Toolbox:
         checked = check_arguments(spec.schema, arguments)
         if not isinstance(cwd, str) or not os.path.isabs(cwd):
             raise BadArguments(f"the working directory must be an absolute path; got {cwd!r}")
-        return spec.handler(self.access(), cwd, checked)
+        return spec.handler(ResolvedOnce(self.access(), self._projects), cwd, checked)
 
     def _drop_access(self) -> None:
         """After a failure, the next call chooses again (the app may have quit or started)."""
