@@ -163,7 +163,13 @@ def _searched(project: dict[str, Any], found: int, what: str, query: str) -> str
 
 def memory_search(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
     project = project_of(access, cwd)
-    params = {"cwd": cwd, "query": args["query"], "limit": args.get("limit", 5)}
+    # by id: the project is resolved already, and the server answers a search it has
+    # cached at once only when it is asked by id
+    params = {
+        "project_id": project["project_id"],
+        "query": args["query"],
+        "limit": args.get("limit", 5),
+    }
     hits = access.call("memory.search", params)["hits"]
     rows = [
         {
@@ -197,7 +203,11 @@ def _recall_row(hit: dict[str, Any]) -> dict[str, Any]:
 
 def memory_recall(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
     project = project_of(access, cwd)
-    params = {"cwd": cwd, "query": args["query"], "limit": args.get("limit", 5)}
+    params = {
+        "project_id": project["project_id"],
+        "query": args["query"],
+        "limit": args.get("limit", 5),
+    }
     rows = [_recall_row(hit) for hit in access.call("recall", params)["hits"]]
     noun = "result" if len(rows) == 1 else "results"
     return _listing(_searched(project, len(rows), noun, args["query"]), rows)
