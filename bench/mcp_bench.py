@@ -24,7 +24,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -220,14 +219,12 @@ def main() -> int:
         ours = unique_queries(args.queries, seed=seed)
         theirs = unique_queries(args.queries, seed=seed + 1)
         with Client(socket_path, client_name="bench") as client:
-            run: Callable[[], object] = lambda: search_round_trips(  # noqa: E731
-                mcp, client, project, ours, theirs
-            )
-            report_search(f"{args.queries} never-seen queries", *anyio.run(run))
-            mix = query_mix()
-            again = lambda: search_round_trips(mcp, client, project, mix * 3, mix * 3)  # noqa: E731
-            report_search("40-query mix, asked again (cache)", *anyio.run(again))
-            ping, health = anyio.run(lambda: protocol_floor(mcp, client))
+            unique = anyio.run(search_round_trips, mcp, client, project, ours, theirs)
+            report_search(f"{args.queries} never-seen queries", *unique)
+            mix = query_mix() * 3
+            again = anyio.run(search_round_trips, mcp, client, project, mix, mix)
+            report_search("40-query mix, asked again (cache)", *again)
+            ping, health = anyio.run(protocol_floor, mcp, client)
             print(
                 f"  {'a request doing nothing':34s} p50 MCP ping {ping:.3f} ms   socket health {health:.3f} ms"
             )

@@ -161,6 +161,7 @@ def _tool(spec: ToolSpec, connection: Connection) -> Tool:
         description=spec.description,
         parameters=spec.schema,
         fn_metadata=func_metadata(_no_arguments, structured_output=False),
+        context_kwarg=None,
         is_async=True,
         annotations=types.ToolAnnotations(
             title=spec.title,

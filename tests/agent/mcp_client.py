@@ -12,6 +12,7 @@ from typing import Any
 import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from pydantic import FileUrl
 
 EXECUTABLE = Path(sys.executable).with_name("ltm-desktop")
 PASSED_ENV = ("XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "LTM_DESKTOP_CONFIG",
@@ -59,7 +60,7 @@ async def mcp_session(
 
     async def list_roots(context: Any) -> types.ListRootsResult:
         return types.ListRootsResult(
-            roots=[types.Root(uri=path.as_uri(), name=path.name) for path in roots or ()]
+            roots=[types.Root(uri=FileUrl(path.as_uri()), name=path.name) for path in roots or ()]
         )
 
     with stderr.open("a", encoding="utf-8") as errlog:

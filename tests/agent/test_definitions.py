@@ -15,7 +15,7 @@ from ltm_desktop.agent.arguments import check_arguments
 from ltm_desktop.agent.catalogue import CATALOGUE, DEFAULT_TOOLS
 from tests.agent.mcp_client import EXECUTABLE
 
-GOOD = {
+GOOD: dict[str, dict[str, Any]] = {
     "memory_write": {
         "action": "add",
         "content": "x",
@@ -68,12 +68,16 @@ def test_a_tool_list_picks_tools() -> None:
     assert [t["name"] for t in listed] == ["memory_recall", "memory_save"]
 
 
+@pytest.mark.parametrize("command", ["tools", "mcp"])
 @pytest.mark.parametrize("value", ["memory_nope", ",", "all,memory_search"])
-def test_a_bad_tool_list_is_a_usage_error(value: str) -> None:
-    done = tools_command("--tools", value)
+def test_a_bad_tool_list_is_a_usage_error(command: str, value: str) -> None:
+    done = subprocess.run(
+        [EXECUTABLE, command, "--tools", value], capture_output=True, text=True, timeout=60,
+        stdin=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
     assert done.returncode == 2
     assert done.stdout == ""
-    assert "ltm-desktop tools: error: argument --tools:" in done.stderr
+    assert f"ltm-desktop {command}: error: argument --tools:" in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -12,6 +12,7 @@ import re
 import subprocess
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -175,7 +176,7 @@ def test_every_tool_good_and_bad_over_mcp(
             contents = (await session.client.read_resource("ltm://project/MEMORY.md")).contents
             assert "Checkout retries" not in getattr(contents[0], "text", "")  # read fresh
 
-            bad = [
+            bad: list[tuple[str, dict[str, Any], str]] = [
                 ("memory_write", {"action": "add"}, "`content` is required to add a memory"),
                 ("memory_write", {"action": "update", "id": theirs.id, "title": "x"}, "belongs to project \"shop\""),
                 ("memory_search", {"query": "x", "limit": 99}, "`limit` must be a whole number from 1 to 20"),
