@@ -75,21 +75,23 @@ class Connection:
         self._fallback = fallback
         self._roots_asked = False
         self._client: str | None = None
+        self._preparing = anyio.Lock()  # parallel calls wait for the first one's roots
 
     async def prepare(self, ctx: ServerRequestContext[Any, Any]) -> None:
         """Before a tool call or a resource read: the client's name, and its roots."""
         params = ctx.session.client_params
         name = params.client_info.name if params is not None else DEFAULT_CLIENT
-        if name != self._client:
-            self._client = name
-            try:
-                actor = rules.check_actor(name)
-            except InvalidInput:
-                actor = DEFAULT_CLIENT
-            await anyio.to_thread.run_sync(self.toolbox.set_client_name, actor)
-        if self._fixed is None and not self._roots_asked:
-            self._roots_asked = True
-            self.cwd = await self._from_roots(ctx) or self._fallback
+        async with self._preparing:
+            if name != self._client:
+                self._client = name
+                try:
+                    actor = rules.check_actor(name)
+                except InvalidInput:
+                    actor = DEFAULT_CLIENT
+                await anyio.to_thread.run_sync(self.toolbox.set_client_name, actor)
+            if self._fixed is None and not self._roots_asked:
+                self._roots_asked = True
+                self.cwd = await self._from_roots(ctx) or self._fallback
 
     async def _from_roots(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
         capabilities = ctx.session.client_capabilities

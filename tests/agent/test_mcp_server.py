@@ -217,9 +217,20 @@ def test_the_project_comes_from_roots_else_the_working_directory(
 
     async def scenario() -> None:
         async with mcp_session(data, roots=[rooted], name="cursor", stderr=stderr) as session:
-            text, error = await session.call("memory_write", {"action": "add", "content": "A"})
-            assert not error, text
-            assert f'project "rooted" ({service.resolve_scope(cwd=str(rooted))})' in text
+            replies: list[tuple[str, bool]] = []
+
+            async def write(content: str) -> None:
+                replies.append(
+                    await session.call("memory_write", {"action": "add", "content": content})
+                )
+
+            async with anyio.create_task_group() as group:  # in parallel, as the first calls
+                group.start_soon(write, "A")
+                group.start_soon(write, "A2")
+            rooted_id = service.resolve_scope(cwd=str(rooted))
+            for text, error in replies:
+                assert not error, text
+                assert f'project "rooted" ({rooted_id})' in text
         async with mcp_session(data, cwd=started_in, name="cursor", stderr=stderr) as session:
             text, error = await session.call("memory_write", {"action": "add", "content": "B"})
             assert f'project "started-in" ({service.resolve_scope(cwd=str(started_in))})' in text
