@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ltm_desktop import __version__
+from ltm_desktop.agent import commands as agent_commands
 from ltm_desktop.core.config import render_default_config
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR, resolve_data_dir
@@ -122,6 +123,7 @@ def _add_commands(commands: Any) -> None:
         "into $XDG_DATA_HOME/icons/hicolor, with Exec pointing at this ltm-desktop.",
     )
     entry.add_argument("--uninstall", action="store_true", help="remove what it installed")
+    agent_commands.add_parsers(commands, add_command)
 
 
 def _positive_int(text: str) -> int:
@@ -299,6 +301,8 @@ COMMANDS = {
     "serve": cmd_serve,
     "call": cmd_call,
     "install-desktop-entry": cmd_install_desktop_entry,
+    "tools": agent_commands.cmd_tools,
+    "mcp": agent_commands.cmd_mcp,
 }
 
 

@@ -24,6 +24,22 @@ from types import TracebackType
 from typing import Any, cast
 
 from ltm_desktop.api import peercred, protocol, runtime
+from ltm_desktop.api.client_errors import (
+    ApiError,
+    Busy,
+    ConflictError,
+    ConnectionFailed,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    NotFoundError,
+    ParseError,
+    TooLarge,
+    Unauthorized,
+    UntrustedServer,
+    error_from,
+)
 from ltm_desktop.api.shapes import (
     AddResultShape,
     AuditEventShape,
@@ -37,95 +53,14 @@ from ltm_desktop.api.shapes import (
     SearchHitShape,
     StatsShape,
 )
-from ltm_desktop.core.errors import LtmError, UnsafePath
+from ltm_desktop.core.errors import UnsafePath
 
 ENV_TOKEN = "LTM_DESKTOP_TOKEN"
-
-
-class ApiError(LtmError):
-    """An error answer from the server (or a failure to reach it)."""
-
-    code = 0
-
-    def __init__(self, message: str, code: int | None = None, data: Any = None) -> None:
-        super().__init__(message)
-        if code is not None:
-            self.code = code
-        self.data = data
-
-
-class ConnectionFailed(ApiError):
-    """The server could not be reached, or the connection broke mid-request."""
-
-
-class UntrustedServer(ConnectionFailed):
-    """The socket may belong to someone else (another user's server, or a directory others
-    can write to); nothing was sent to it."""
-
-
-class ParseError(ApiError):
-    code = protocol.PARSE_ERROR
-
-
-class InvalidRequest(ApiError):
-    code = protocol.INVALID_REQUEST
-
-
-class MethodNotFound(ApiError):
-    code = protocol.METHOD_NOT_FOUND
-
-
-class InvalidParams(ApiError):
-    code = protocol.INVALID_PARAMS
-
-
-class InternalError(ApiError):
-    code = protocol.INTERNAL_ERROR
-
-
-class NotFoundError(ApiError):
-    code = protocol.NOT_FOUND
-
-
-class Unauthorized(ApiError):
-    code = protocol.UNAUTHORIZED
-
-
-class ConflictError(ApiError):
-    """Refused: see ``reason`` (``stale``, ``removed``, ...) and ``current``."""
-
-    code = protocol.CONFLICT
-
-    @property
-    def reason(self) -> str | None:
-        return self.data.get("reason") if isinstance(self.data, dict) else None
-
-    @property
-    def current(self) -> Any:
-        """The memory as stored now (a dict, as ``memory_get`` returns it), when sent."""
-        return self.data.get("memory") if isinstance(self.data, dict) else None
-
-
-class TooLarge(ApiError):
-    code = protocol.TOO_LARGE
-
-
-class Busy(ApiError):
-    code = protocol.BUSY
-
-
-ERRORS: dict[int, type[ApiError]] = {
-    cls.code: cls
-    for cls in (ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
-                NotFoundError, Unauthorized, ConflictError, TooLarge, Busy)
-}  # fmt: skip
-
-
-def error_from(payload: dict[str, Any]) -> ApiError:
-    code = payload.get("code")
-    message = str(payload.get("message", "error"))
-    cls = ERRORS.get(code, ApiError) if isinstance(code, int) else ApiError
-    return cls(message, code if isinstance(code, int) else None, payload.get("data"))
+__all__ = [  # the errors are defined in api.client_errors; callers import them from here
+    "ApiError", "Busy", "Client", "ConflictError", "ConnectionFailed", "InternalError",
+    "InvalidParams", "InvalidRequest", "MethodNotFound", "NotFoundError", "ParseError",
+    "TooLarge", "Unauthorized", "UntrustedServer", "discover", "error_from",
+]  # fmt: skip
 
 
 def discover(
@@ -209,13 +144,17 @@ class Client:
         sock.settimeout(self.timeout)
         self._sock = sock
         self._buffer = b""
-        if self._tcp is not None:
-            if not self._token:
-                raise Unauthorized(f"no token for {self.endpoint}; set ${ENV_TOKEN}")
-            self._request("auth", {"token": self._token})
-        self._request("hello", {"client": self.client_name})
-        if self._subscribed:
-            self._request("events.subscribe", {})
+        try:
+            if self._tcp is not None:
+                if not self._token:
+                    raise Unauthorized(f"no token for {self.endpoint}; set ${ENV_TOKEN}")
+                self._request("auth", {"token": self._token})
+            self._request("hello", {"client": self.client_name})
+            if self._subscribed:
+                self._request("events.subscribe", {})
+        except BaseException:
+            self.close()  # a failed handshake leaves no socket behind (``with`` never exits)
+            raise
 
     def _unreachable(self, exc: OSError) -> ConnectionFailed:
         return ConnectionFailed(

@@ -60,6 +60,7 @@ WRITE_METHODS = frozenset(
         "memory.restore",
         "memory.purge_expired",
         "observe",
+        "forget",
     }
 )
 

@@ -343,3 +343,6 @@ def events_subscribe(d: Dispatcher, p: Params, s: Session) -> Any:
         s.start_events()
         s.subscribed = True
     return {"subscribed": True}
+
+
+from ltm_desktop.api import forget_method as _forget_method  # noqa: E402,F401 - registers forget

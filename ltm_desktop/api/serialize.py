@@ -20,6 +20,7 @@ from ltm_desktop.api.shapes import (
     SearchHitShape,
     StatsShape,
 )
+from ltm_desktop.core.forgetting import ForgetResult
 from ltm_desktop.core.records import (
     AddResult,
     AuditEvent,
@@ -191,4 +192,13 @@ def stats(s: ScopeStats) -> StatsShape:
         "expired": s.expired,
         "stale": s.stale,
         "observations": s.observations,
+    }
+
+
+def forget_result(r: ForgetResult) -> dict[str, Any]:
+    return {
+        "project_id": r.project_id,
+        "forgotten": {"memories": list(r.memories), "observations": list(r.observations)},
+        "already_forgotten": list(r.already),
+        "refused": [{"id": x.id, "reason": x.reason} for x in r.refused],
     }

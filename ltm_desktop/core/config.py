@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_NUDGE = (
-    "You have a long-term memory that persists across sessions. Search it before "
-    "answering questions about this project's conventions, decisions or the user's "
-    "preferences, and save durable facts (decisions, preferences, how-tos) when you "
-    "learn them. The most important memories are below."
+    "You have a long-term memory that persists across sessions. Search it with "
+    "`memory_search` before answering questions about this project's conventions, "
+    "decisions or the user's preferences, and save durable facts (decisions, preferences, "
+    "how-tos) with `memory_write` when you learn them. The most important memories are below."
 )
 
 

@@ -109,3 +109,7 @@ class DatabaseReadOnly(StorageError):
 
 class ConfigError(LtmError):
     """A config file is malformed; the message names the file and the key."""
+
+
+class MemoryDisabled(LtmError):
+    """Long-term memory is switched off in the settings; nothing is read or written."""

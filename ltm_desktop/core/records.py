@@ -124,6 +124,7 @@ class Observation:
     narrative: str
     created_at: float
     source: str
+    disabled: bool = False  # forgotten: out of search and lists, the row kept
 
 
 @dataclass(frozen=True, slots=True)

@@ -388,3 +388,16 @@ class MemoryService(SearchReads, HistoryReads):
     def prompt_section(self, project_id: str, include_global: bool = True) -> str:
         text = self.precis(project_id, include_global).text
         return prompt_section(text, self.settings.nudge_text)
+
+    # -- forgetting observations --------------------------------------------
+
+    def get_observation(self, observation_id: str) -> Observation:
+        """The observation, forgotten or not (``disabled``)."""
+        return self.store.get_observation(rules.check_text(observation_id, "id"))
+
+    def forget_observation(self, observation_id: str, actor: str) -> Observation:
+        """Soft delete: the observation leaves recall and lists; its row is kept."""
+        actor = rules.check_actor(actor)
+        observation_id = rules.check_text(observation_id, "id")
+        with self._write_lock:
+            return self.store.forget_observation(observation_id, actor, self.now())

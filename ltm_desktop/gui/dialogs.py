@@ -14,11 +14,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from ltm_desktop import __version__
+from ltm_desktop.agent.snippets import agent_snippets
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.api_status import ApiStatus, socket_path
 from ltm_desktop.resources import icon_pngs
@@ -38,7 +40,7 @@ def app_icon() -> QIcon:
 
 
 def snippets(api: ApiStatus | None) -> list[tuple[str, str]]:
-    """(caption, text) for each way of talking to the API."""
+    """(caption, text) for each way of talking to the socket API directly."""
     path = socket_path(api.endpoint if api else None) or DEFAULT_SOCKET
     return [
         (
@@ -69,7 +71,8 @@ def _code_box(text: str, parent: QWidget) -> QPlainTextEdit:
 
 
 class ConnectDialog(QDialog):
-    """Copyable snippets that make an agent write here; uses the live endpoint when known."""
+    """Copyable snippets that make an agent use this memory: one tab per agent (MCP, from
+    the same source as the README, with this installation's path), and the socket API."""
 
     def __init__(self, api: ApiStatus | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -82,33 +85,47 @@ class ConnectDialog(QDialog):
         else:
             where = "The agent API is not running in this window."
         intro = QLabel(
-            f"<p>{where}</p><p>Agents talk to ltm-desktop over a local socket (no network). "
-            "Each memory is stored for the project of the agent's working directory "
-            "(<code>cwd</code>). Any of these works:</p>",
+            f"<p>{where}</p><p>Each memory is stored for the project of the agent's working "
+            "directory. Agents that speak MCP start <code>ltm-desktop mcp</code>, which "
+            "writes through this app while it runs (you see their changes live) and to the "
+            "database directly otherwise; everything else can use the socket API.</p>",
             self,
         )
         intro.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
+        self.tabs = QTabWidget(self)
+        layout.addWidget(self.tabs)
         self.copy_buttons: list[QPushButton] = []
         self.boxes: list[QPlainTextEdit] = []
-        for caption, text in snippets(api):
-            row = QHBoxLayout()
-            row.addWidget(QLabel(f"<b>{caption}</b>", self))
-            row.addStretch(1)
-            copy = QPushButton("Copy", self)
-            copy.clicked.connect(lambda _=False, t=text: self.copy(t))
-            row.addWidget(copy)
-            self.copy_buttons.append(copy)
-            layout.addLayout(row)
-            box = _code_box(text, self)
-            self.boxes.append(box)
-            layout.addWidget(box)
+        for snippet in agent_snippets():
+            page = self._page([(snippet.where, snippet.text)])
+            self.tabs.addTab(page, snippet.agent)
+        self.tabs.addTab(self._page(snippets(api)), "Socket API")
         self.copied = QLabel(self)
         layout.addWidget(self.copied)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+
+    def _page(self, entries: list[tuple[str, str]]) -> QWidget:
+        page = QWidget(self.tabs)
+        column = QVBoxLayout(page)
+        for caption, text in entries:
+            row = QHBoxLayout()
+            label = QLabel(caption, page)
+            label.setWordWrap(True)
+            row.addWidget(label, 1)
+            copy = QPushButton("Copy", page)
+            copy.clicked.connect(lambda _=False, t=text: self.copy(t))
+            row.addWidget(copy)
+            self.copy_buttons.append(copy)
+            column.addLayout(row)
+            box = _code_box(text, page)
+            self.boxes.append(box)
+            column.addWidget(box)
+        column.addStretch(1)
+        return page
 
     def copy(self, text: str) -> None:
         QGuiApplication.clipboard().setText(text)

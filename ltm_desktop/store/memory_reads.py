@@ -150,7 +150,7 @@ def scope_counts(
         (now, now, max_importance, cutoff, now, project_pk),
     ).fetchone()
     observations = conn.execute(
-        "SELECT count(*) FROM observations WHERE project_pk = ?", (project_pk,)
+        "SELECT count(*) FROM observations WHERE project_pk = ? AND disabled = 0", (project_pk,)
     ).fetchone()[0]
     return {
         "active": int(row[0] or 0),
@@ -236,6 +236,7 @@ def list_observations(
 ) -> list[Observation]:
     rows = conn.execute(
         f"SELECT {OBSERVATION_COLUMNS} FROM {OBSERVATION_FROM} WHERE o.project_pk = ? "
+        "AND o.disabled = 0 "
         "ORDER BY o.created_at DESC, o.pk DESC LIMIT ? OFFSET ?",
         (project_pk, limit, offset),
     ).fetchall()

@@ -114,7 +114,19 @@ V1_STATEMENTS = (
         VALUES ('global', NULL, 'Global', strftime('%s', 'now'))""",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "initial schema", V1_STATEMENTS),)
+# Observations gain a soft delete, like memories: a forgotten one leaves search and lists
+# (its index row is deleted) but its row stays, with when and by whom it was forgotten.
+V2_STATEMENTS = (
+    """ALTER TABLE observations
+        ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1))""",
+    "ALTER TABLE observations ADD COLUMN disabled_at REAL",
+    "ALTER TABLE observations ADD COLUMN disabled_by TEXT",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "initial schema", V1_STATEMENTS),
+    Migration(2, "observations can be forgotten", V2_STATEMENTS),
+)
 
 
 def latest_version(migrations: Sequence[Migration] = MIGRATIONS) -> int:

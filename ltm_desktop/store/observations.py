@@ -1,14 +1,17 @@
-"""Writing agent lifecycle observations: the row and its (shared, scope-tagged) index row."""
+"""Agent lifecycle observations: the row and its (shared, scope-tagged) index row."""
 
 from __future__ import annotations
 
 import secrets
 import sqlite3
+from dataclasses import replace
 
+from ltm_desktop.core.errors import Conflict, NotFound
 from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.records import Observation
 from ltm_desktop.store.fts_query import scope_token
 from ltm_desktop.store.fts_text import index_text
+from ltm_desktop.store.rows import OBSERVATION_COLUMNS, OBSERVATION_FROM, observation_from_row
 
 
 def insert_observation(
@@ -53,3 +56,30 @@ def insert_observation(
         ),
     )
     return observation
+
+
+def load_observation(conn: sqlite3.Connection, observation_id: str) -> tuple[int, Observation]:
+    """(pk, observation), forgotten or not; NotFound for an unknown id."""
+    row = conn.execute(
+        f"SELECT o.pk, {OBSERVATION_COLUMNS} FROM {OBSERVATION_FROM} WHERE o.id = ?",
+        (observation_id,),
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"no observation has the id {observation_id!r}")
+    return int(row[0]), observation_from_row(row[1:])
+
+
+def forget_observation(
+    conn: sqlite3.Connection, observation_id: str, actor: str, now: float
+) -> Observation:
+    """Soft delete: the row stays (marked, with when and by whom); its index row goes, so
+    searches and lists never see it again."""
+    pk, before = load_observation(conn, observation_id)
+    if before.disabled:
+        raise Conflict(f"observation {observation_id} is already forgotten")
+    conn.execute(
+        "UPDATE observations SET disabled = 1, disabled_at = ?, disabled_by = ? WHERE pk = ?",
+        (now, actor, pk),
+    )
+    conn.execute("DELETE FROM observation_fts WHERE rowid = ?", (pk,))
+    return replace(before, disabled=True)

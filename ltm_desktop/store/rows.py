@@ -23,7 +23,8 @@ MEMORY_COLUMNS = (
 MEMORY_FROM = "memories AS m JOIN projects AS p ON p.pk = m.project_pk"
 
 OBSERVATION_COLUMNS = (
-    "o.id, p.project_id, o.session_id, o.kind, o.title, o.narrative, o.created_at, o.source"
+    "o.id, p.project_id, o.session_id, o.kind, o.title, o.narrative, o.created_at, o.source, "
+    "o.disabled"
 )
 OBSERVATION_FROM = "observations AS o JOIN projects AS p ON p.pk = o.project_pk"
 
@@ -70,6 +71,7 @@ def observation_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Observation:
         narrative=row[5],
         created_at=row[6],
         source=row[7],
+        disabled=bool(row[8]),
     )
 
 

@@ -35,21 +35,14 @@ from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
 from ltm_desktop.store import observations, search
 from ltm_desktop.store.checkpointer import Checkpointer
-from ltm_desktop.store.connection import SYNCHRONOUS, connect, describe_error, transaction
+from ltm_desktop.store.connection import SYNCHRONOUS, describe_error, transaction
 from ltm_desktop.store.fts_tables import MemoryTables
 from ltm_desktop.store.migrations import MIGRATIONS, Migration
 from ltm_desktop.store.opening import open_database
 from ltm_desktop.store.rarity import WordRarity
+from ltm_desktop.store.readers import Readers
 
 T = TypeVar("T")
-SCHEMA_RACE_RETRIES = 3
-
-
-def _is_schema_race(exc: sqlite3.OperationalError) -> bool:
-    """Errors SQLite reports when a table is created while a reader prepares a statement;
-    the same read succeeds when repeated (seen with 3.40 and FTS5)."""
-    text = str(exc)
-    return "vtable constructor failed" in text or "schema has changed" in text
 
 
 class SqliteStore:
@@ -78,9 +71,7 @@ class SqliteStore:
         )
         self._write_failure: str | None = None
         self._write_lock = threading.RLock()
-        self._readers_lock = threading.Lock()
-        self._readers: list[sqlite3.Connection] = []
-        self._local = threading.local()
+        self._readers = Readers(path, self._guard)
         self._project_pks: dict[str, int] = {}
         self._closed = False
 
@@ -104,14 +95,12 @@ class SqliteStore:
         return StoreHealth(tuple(p for p in problems if p), self._synchronous)
 
     def close(self) -> None:
-        with self._write_lock, self._readers_lock:
+        with self._write_lock:
             if self._closed:
                 return
             self._closed = True
             self._checkpointer.stop()
-            for conn in self._readers:
-                conn.close()
-            self._readers.clear()
+            self._readers.close()
             try:
                 self._writer.execute("PRAGMA optimize")
             except sqlite3.Error:
@@ -125,33 +114,8 @@ class SqliteStore:
             except sqlite3.Error as exc:
                 raise describe_error(exc, self._path) from exc
 
-    def _reader(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            with self._readers_lock:
-                if self._closed:
-                    raise StorageError("the store is closed")
-                self._guard.check()  # never open whatever file now has our path
-                conn = connect(self._path, readonly=True)
-                self._readers.append(conn)
-            self._local.conn = conn
-        return conn
-
     def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``work`` on this thread's reader, retrying the rare read that races a schema
-        change (another connection creating a scope's search table)."""
-        if self._guard.lost is not None:  # found by a write, health or the checkpointer
-            raise self._guard.error()
-        for attempt in range(SCHEMA_RACE_RETRIES + 1):
-            try:
-                return work(self._reader())
-            except sqlite3.OperationalError as exc:
-                if attempt < SCHEMA_RACE_RETRIES and _is_schema_race(exc):
-                    continue
-                raise describe_error(exc, self._path) from exc
-            except sqlite3.Error as exc:
-                raise describe_error(exc, self._path) from exc
-        raise AssertionError("unreachable")
+        return self._readers.read(work)
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -442,6 +406,15 @@ class SqliteStore:
         return self._read(
             lambda c: int(c.execute("SELECT coalesce(max(seq), 0) FROM audit").fetchone()[0])
         )
+
+    # -- forgetting observations ----------------------------------------------
+
+    def get_observation(self, observation_id: str) -> Observation:
+        return self._read(lambda c: observations.load_observation(c, observation_id)[1])
+
+    def forget_observation(self, observation_id: str, actor: str, now: float) -> Observation:
+        with self._write() as conn:
+            return observations.forget_observation(conn, observation_id, actor, now)
 
 
 def open_store(db_path: Path, backup_dir: Path, *, synchronous: str = SYNCHRONOUS) -> SqliteStore:

@@ -32,29 +32,31 @@ def test_new_database_is_at_latest_version_in_wal_mode(tmp_path: Path) -> None:
 
 def test_migration_backs_up_first_and_runs_in_order(tmp_path: Path) -> None:
     open_at(tmp_path).close()
-    v2 = Migration(2, "add a note column", ("ALTER TABLE memories ADD COLUMN note TEXT",))
-    store = open_at(tmp_path, (*MIGRATIONS, v2))
+    current = latest_version()
+    nxt = Migration(current + 1, "add a note", ("ALTER TABLE memories ADD COLUMN note TEXT",))
+    store = open_at(tmp_path, (*MIGRATIONS, nxt))
     try:
-        assert store.schema_version == 2
+        assert store.schema_version == current + 1
         assert store.migration_backup is not None
         assert store.migration_backup.exists()
     finally:
         store.close()
     backup = sqlite3.connect(store.migration_backup)
     try:
-        assert backup.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert backup.execute("PRAGMA user_version").fetchone()[0] == current
     finally:
         backup.close()
 
 
 def test_failing_migration_rolls_back(tmp_path: Path) -> None:
     open_at(tmp_path).close()
-    bad = Migration(2, "broken", ("CREATE TABLE extra (x)", "THIS IS NOT SQL"))
-    with pytest.raises(StorageError, match="migration 2"):
+    current = latest_version()
+    bad = Migration(current + 1, "broken", ("CREATE TABLE extra (x)", "THIS IS NOT SQL"))
+    with pytest.raises(StorageError, match=f"migration {current + 1}"):
         open_at(tmp_path, (*MIGRATIONS, bad))
     conn = sqlite3.connect(tmp_path / "ltm.sqlite")
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == current
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
         assert "extra" not in tables
     finally:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,8 +17,11 @@ FORBIDDEN = {
     "store": {"PySide6", "shiboken6", "ltm_desktop.api", "ltm_desktop.gui", "ltm_desktop.app", "ltm_desktop.cli"},
     "api": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
     "gui": {"sqlite3", "ltm_desktop.store"},
+    "agent": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
 }  # fmt: skip
 ONLY_IN = {"sqlite3": "store", "PySide6": "gui", "shiboken6": "gui"}
+# Modules that alone may import a heavy dependency (agents spawn the others per event).
+ONLY_MODULE = {"mcp": "agent/mcp_server.py", "mcp_types": "agent/mcp_server.py"}
 
 
 def imported_names(path: Path) -> set[str]:
@@ -76,3 +81,28 @@ def test_modules_stay_small() -> None:
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > 450
     ]
     assert too_long == []
+
+
+def test_only_the_mcp_server_module_imports_the_mcp_sdk() -> None:
+    problems = []
+    for path in python_files():
+        home = path.relative_to(PACKAGE).as_posix()
+        for name in imported_names(path):
+            top = name.split(".")[0]
+            if top in ONLY_MODULE and home != ONLY_MODULE[top]:
+                problems.append(f"{path.relative_to(PACKAGE.parent)} imports {name}")
+    assert problems == []
+
+
+def test_agent_entry_points_import_neither_qt_nor_the_sdk_until_needed() -> None:
+    """Measured, not just read: what ``import`` really pulls in (no lazy import slips)."""
+    code = (
+        "import sys\n"
+        "import ltm_desktop.cli, ltm_desktop.agent.toolbox, ltm_desktop.agent.connect\n"
+        "heavy = sorted(m for m in ('mcp', 'PySide6', 'pydantic') if m in sys.modules)\n"
+        "import ltm_desktop.agent.mcp_server\n"
+        "qt = 'PySide6' in sys.modules\n"
+        "print(heavy, qt)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[] False"

@@ -1,0 +1,74 @@
+"""Choosing the access: the server that serves the data dir if one runs, else the database.
+
+The socket is found as ``ltm-desktop call`` finds it ($LTM_DESKTOP_SOCKET or
+$LTM_DESKTOP_TCP, else the data dir's own socket, else the endpoint the default data
+dir's server published). A server is used only if its ``health`` names this data dir's
+database: a server of another data dir is never written to by mistake.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from ltm_desktop.agent.access import MemoryAccess, Unavailable
+from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.paths import DataPaths, resolve_data_dir
+
+log = logging.getLogger(__name__)
+CONNECT_TIMEOUT = 1.0
+
+
+def find_server(data_dir: Path, client: str) -> MemoryAccess | None:
+    """A socket access to the server of ``data_dir``, or None when none serves it."""
+    from ltm_desktop.agent.socket_access import SocketAccess
+    from ltm_desktop.api import runtime
+    from ltm_desktop.api.client import ApiError, Client, discover
+    from ltm_desktop.serve import default_data_dir, socket_for
+
+    chosen = os.environ.get(runtime.ENV_SOCKET) or os.environ.get(runtime.ENV_TCP)
+    socket_path = None
+    if not chosen and data_dir.resolve() != default_data_dir().resolve():
+        socket_path = socket_for(data_dir)
+    try:
+        api = Client(socket_path, client_name=client, connect_timeout=CONNECT_TIMEOUT)
+        endpoint = discover(socket_path)[0]
+        if endpoint is not None and not endpoint.exists():
+            log.info("no server for %s: no socket at %s", data_dir, endpoint)
+            return None
+        health = api.call("health")
+    except (ApiError, LtmError) as exc:  # no server, or an unusable endpoint setting
+        log.info("no server for %s: %s", data_dir, exc)
+        return None
+    served = Path(str(health.get("db_path", ""))).resolve()
+    if served != DataPaths(data_dir).db_path.resolve():
+        log.warning("the server at %s serves %s, not %s; opening it here", api.endpoint, served,
+                    data_dir)  # fmt: skip
+        api.close()
+        return None
+    return SocketAccess(api)
+
+
+def open_access(
+    data_dir: str | os.PathLike[str] | None, config: str | os.PathLike[str] | None, client: str
+) -> MemoryAccess:
+    """The server's socket when one serves the data dir, else the database opened here.
+
+    Raises:
+        Unavailable: the database cannot be opened (the message says why).
+    """
+    from ltm_desktop.agent.direct_access import DirectAccess
+    from ltm_desktop.app import open_service
+
+    path = resolve_data_dir(data_dir)
+    found = find_server(path, client)
+    if found is not None:
+        return found
+    try:
+        opened = open_service(path, config)
+    except LtmError as exc:
+        raise Unavailable(str(exc)) from exc
+    for warning in opened.warnings:
+        log.warning("%s", warning)
+    return DirectAccess(opened.service, client)

@@ -1,0 +1,113 @@
+"""How to connect each agent to ``ltm-desktop mcp``: one source for the README and the app.
+
+Every snippet names the installed executable by its absolute path (agents start MCP
+servers without the user's shell, so a bare name may not be found).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SERVER_NAME = "ltm-desktop"
+_FLAT_LIST = re.compile(r"\[\n((?:\s*\"(?:[^\"\\]|\\.)*\",?\n)+)\s*\]")
+
+
+@dataclass(frozen=True, slots=True)
+class Snippet:
+    agent: str
+    where: str  # where the text goes, for a person
+    syntax: str  # sh, json or toml
+    text: str
+
+
+def installed_command() -> list[str]:
+    """The command that starts this installation (the console script, or the bundle)."""
+    from ltm_desktop.desktop_entry import launcher
+
+    return launcher()
+
+
+def _json(config: dict[str, Any]) -> str:
+    """Indented JSON with lists of strings on one line, as people write these files."""
+    text = json.dumps(config, indent=2, ensure_ascii=False)
+    # A raw newline cannot occur inside a JSON string, so ",\n" only separates items.
+    return _FLAT_LIST.sub(
+        lambda m: "[" + ", ".join(i.strip() for i in m[1].split(",\n")) + "]", text
+    )
+
+
+def _toml_string(value: str) -> str:
+    """A TOML basic string (JSON's string escapes are all valid TOML escapes)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def agent_snippets(command: list[str] | None = None, home: str | None = None) -> list[Snippet]:
+    """The snippets for Claude Code, Claude Desktop, Cursor, VS Code, Codex and Gemini CLI.
+
+    Args:
+        command: the command that starts ltm-desktop (default: this installation's).
+        home: the directory whose project Claude Desktop (which has no project) writes to.
+    """
+    command = command or installed_command()
+    program, args = command[0], [*command[1:], "mcp"]
+    home = home or str(Path.home())
+    stdio = {"command": program, "args": args}
+    toml_args = ", ".join(_toml_string(a) for a in args)
+    return [
+        Snippet(
+            "Claude Code",
+            "Run once in a terminal (for every project; --scope project writes .mcp.json instead).",
+            "sh",
+            "claude mcp add --transport stdio --scope user "
+            f"{SERVER_NAME} -- {shlex.join([program, *args])}",
+        ),
+        Snippet(
+            "Claude Desktop",
+            "claude_desktop_config.json (Settings > Developer > Edit Config). Claude Desktop "
+            "has no project folder, so its memories go to your home folder's project.",
+            "json",
+            _json(
+                {"mcpServers": {SERVER_NAME: {"command": program, "args": [*args, "--cwd", home]}}}
+            ),
+        ),
+        Snippet(
+            "Cursor",
+            "~/.cursor/mcp.json (every project) or .cursor/mcp.json in a project.",
+            "json",
+            _json({"mcpServers": {SERVER_NAME: stdio}}),
+        ),
+        Snippet(
+            "VS Code",
+            ".vscode/mcp.json in a workspace, or the user configuration "
+            "(MCP: Open User Configuration).",
+            "json",
+            _json({"servers": {SERVER_NAME: {"type": "stdio", **stdio}}}),
+        ),
+        Snippet(
+            "Codex",
+            "~/.codex/config.toml (or .codex/config.toml in a trusted project).",
+            "toml",
+            f"[mcp_servers.{SERVER_NAME}]\ncommand = {_toml_string(program)}\n"
+            f"args = [{toml_args}]\n",
+        ),
+        Snippet(
+            "Gemini CLI",
+            "~/.gemini/settings.json (or .gemini/settings.json in a project).",
+            "json",
+            _json({"mcpServers": {SERVER_NAME: stdio}}),
+        ),
+    ]
+
+
+def markdown(snippets: list[Snippet]) -> str:
+    """The snippets as README Markdown: a heading-less list of agents with fenced blocks."""
+    parts = []
+    for snippet in snippets:
+        parts.append(f"**{snippet.agent}**: {snippet.where}\n\n```{snippet.syntax}\n"
+                     f"{snippet.text.rstrip()}\n```")  # fmt: skip
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,70 @@
+"""Reading connections: one per thread, so reads run side by side under WAL."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from ltm_desktop.core.errors import StorageError
+from ltm_desktop.store.connection import connect, describe_error
+from ltm_desktop.store.file_guard import FileGuard
+
+T = TypeVar("T")
+SCHEMA_RACE_RETRIES = 3
+
+
+def is_schema_race(exc: sqlite3.OperationalError) -> bool:
+    """Errors SQLite reports when a table is created while a reader prepares a statement;
+    the same read succeeds when repeated (seen with 3.40 and FTS5)."""
+    text = str(exc)
+    return "vtable constructor failed" in text or "schema has changed" in text
+
+
+class Readers:
+    """Each thread's read-only connection to one database, and their closing."""
+
+    def __init__(self, path: Path, guard: FileGuard) -> None:
+        self._path = path
+        self._guard = guard
+        self._lock = threading.Lock()
+        self._open: list[sqlite3.Connection] = []
+        self._local = threading.local()
+        self._closed = False
+
+    def connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            with self._lock:
+                if self._closed:
+                    raise StorageError("the store is closed")
+                self._guard.check()  # never open whatever file now has our path
+                conn = connect(self._path, readonly=True)
+                self._open.append(conn)
+            self._local.conn = conn
+        return conn
+
+    def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``work`` on this thread's connection, retrying the rare read that races a
+        schema change (another connection creating a scope's search table)."""
+        if self._guard.lost is not None:  # found by a write, health or the checkpointer
+            raise self._guard.error()
+        for attempt in range(SCHEMA_RACE_RETRIES + 1):
+            try:
+                return work(self.connection())
+            except sqlite3.OperationalError as exc:
+                if attempt < SCHEMA_RACE_RETRIES and is_schema_race(exc):
+                    continue
+                raise describe_error(exc, self._path) from exc
+            except sqlite3.Error as exc:
+                raise describe_error(exc, self._path) from exc
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            for conn in self._open:
+                conn.close()
+            self._open.clear()
