@@ -23,6 +23,7 @@ from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, InvalidInput
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.history import HistoryReads
+from ltm_desktop.core.listing import check_filters, check_list_query
 from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.precis import PrecisManager, prompt_section
@@ -346,11 +347,14 @@ class MemoryService(SearchReads, HistoryReads):
         return self._uses.overlay(self.store.get_memory(rules.check_text(memory_id, "id")))
 
     def list_memories(self, project_id: str, query: ListQuery | None = None) -> list[Memory]:
-        found = self.store.list_memories(project_id, query or ListQuery(), self.now())
+        checked = check_list_query(query or ListQuery())
+        found = self.store.list_memories(project_id, checked, self.now())
         return [self._uses.overlay(m) for m in found]
 
     def count_memories(self, project_id: str, query: ListQuery | None = None) -> int:
-        return self.store.count_memories(project_id, query or ListQuery(), self.now())
+        return self.store.count_memories(
+            project_id, check_filters(query or ListQuery()), self.now()
+        )
 
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
         """The memories that exist among ``memory_ids`` (one query), by id."""
