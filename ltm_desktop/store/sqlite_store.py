@@ -255,13 +255,15 @@ class SqliteStore:
         """A unit of work (``core.backend.WriteTxn``) in one ``BEGIN IMMEDIATE``
         transaction: the core decides and writes inside it, atomically."""
         with self._write() as conn:
-            yield SqliteWriteTxn(
+            txn = SqliteWriteTxn(
                 conn,
                 pk_of=self._pk,
                 writable_pk=self._writable_pk,
                 tables=self._tables,
                 rarity=self._rarity,
             )
+            yield txn
+            txn.finish()
 
     def reinforce(self, uses: dict[str, tuple[int, float]]) -> None:
         if uses:

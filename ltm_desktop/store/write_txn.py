@@ -40,7 +40,23 @@ class SqliteWriteTxn:
         self._tables = tables
         self._rarity = rarity
         self._rows: dict[str, tuple[int, int]] = {}  # memory id -> (pk, project pk)
+        self._pks: dict[str, int] = {}  # project id -> pk (a scope's row never goes away)
         self._ready: set[int] = set()  # project pks whose FTS table exists
+        self._inserted = 0
+
+    def finish(self) -> None:
+        """Before the commit: a bulk insert changes word counts wholesale, so the rarity
+        cache forgets them (one insert is counted in as it happens)."""
+        if self._inserted > 1:
+            self._rarity.reset()
+
+    def _pk(self, project_id: str) -> int | None:
+        pk = self._pks.get(project_id)
+        if pk is None:
+            pk = self._pk_of(self._conn, project_id)
+            if pk is not None:
+                self._pks[project_id] = pk
+        return pk
 
     def _table(self, project_pk: int) -> str:
         if project_pk not in self._ready:
@@ -61,7 +77,7 @@ class SqliteWriteTxn:
         return memory
 
     def find_active(self, project_id: str, signature: str) -> Memory | None:
-        project_pk = self._pk_of(self._conn, project_id)
+        project_pk = self._pk(project_id)
         if project_pk is None:
             return None
         found = writes.find_active(self._conn, project_pk, signature)
@@ -74,7 +90,7 @@ class SqliteWriteTxn:
     def near_duplicates(
         self, project_id: str, text: str, min_tokens: float, max_tokens: float
     ) -> list[tuple[str, str]]:
-        project_pk = self._pk_of(self._conn, project_id)
+        project_pk = self._pk(project_id)
         if project_pk is None:
             return []
         table = self._table(project_pk)
@@ -83,14 +99,16 @@ class SqliteWriteTxn:
         )
 
     def insert_memory(self, memory: Memory, token_count: int) -> None:
-        project_pk = self._pk_of(self._conn, memory.project_id)
+        project_pk = self._pk(memory.project_id)
         if project_pk is None:  # a scope's first write: its row and its table
             project_pk = self._writable_pk(self._conn, memory.project_id, memory.created_at)
+            self._pks[memory.project_id] = project_pk
             self._ready.add(project_pk)
         table = self._table(project_pk)
         pk = writes.insert_memory(self._conn, project_pk, memory, token_count)
         self._rows[memory.id] = (pk, project_pk)
-        if not memory.disabled:
+        self._inserted += 1
+        if self._inserted == 1 and not memory.disabled:
             self._rarity.add_document(table, split_words(memory.content))
 
     def save_memory(self, before: Memory, after: Memory, token_count: int | None = None) -> None:
@@ -98,7 +116,7 @@ class SqliteWriteTxn:
         writes.save_memory(self._conn, pk, project_pk, before, after, token_count)
 
     def record(self, entry: AuditEntry) -> None:
-        project_pk = self._pk_of(self._conn, entry.project_id)
+        project_pk = self._pk(entry.project_id)
         if project_pk is None:
             raise ValueError(f"no scope {entry.project_id} to record {entry.action} in")
         record_audit(
@@ -115,5 +133,5 @@ class SqliteWriteTxn:
     def expired_ids(self, project_id: str | None, now: float) -> list[str]:
         if project_id is None:
             return writes.expired_ids(self._conn, None, now)
-        project_pk = self._pk_of(self._conn, project_id)
+        project_pk = self._pk(project_id)
         return [] if project_pk is None else writes.expired_ids(self._conn, project_pk, now)
