@@ -1,4 +1,9 @@
-"""Shared factories: a fake clock, fresh services on temporary data dirs, drafts."""
+"""Shared factories: a fake clock, fresh services on temporary data dirs, drafts.
+
+A module marked ``every_backend`` runs each of its service tests twice: on the SQLite
+store and on the in-memory double (tests/doubles), which stores and decides nothing;
+a test that looks at SQLite itself is marked ``sqlite_only``.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,29 @@ from typing import Any
 
 import pytest
 
+from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR, DataPaths
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store import open_store
+from tests.doubles.memory_store import Files, InMemoryStore
 
 START = 1_800_000_000.0  # 2027-01-15, a fixed "now" for tests
+BACKENDS = ("sqlite", "memory")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "every_backend: run the module's service tests on every backend"
+    )
+    config.addinivalue_line("markers", "sqlite_only: the test looks at SQLite itself")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    marked = metafunc.definition.get_closest_marker
+    if "backend" in metafunc.fixturenames and marked("every_backend") and not marked("sqlite_only"):
+        metafunc.parametrize("backend", BACKENDS, indirect=True)
 
 
 class FakeClock:
@@ -73,14 +94,25 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def make_service(tmp_path: Path, clock: FakeClock) -> Iterator[ServiceFactory]:
+def backend(request: pytest.FixtureRequest) -> str:
+    """Which store services are built on: SQLite unless the module runs on every backend."""
+    return str(getattr(request, "param", "sqlite"))
+
+
+@pytest.fixture
+def make_service(tmp_path: Path, clock: FakeClock, backend: str) -> Iterator[ServiceFactory]:
     opened: list[MemoryService] = []
+    in_memory: dict[Path, Files] = {}  # the double's "files", shared by stores on one dir
 
     def factory(
         data_dir: Path | None = None, settings: Settings | None = None, **kwargs: Any
     ) -> MemoryService:
         paths = DataPaths(data_dir or tmp_path / "data")
-        store = open_store(paths.db_path, paths.backup_dir)
+        store: MemoryStore
+        if backend == "memory":
+            store = InMemoryStore.open(paths.db_path, in_memory)
+        else:
+            store = open_store(paths.db_path, paths.backup_dir)
         service = MemoryService(store, paths, settings, clock=kwargs.pop("clock", clock), **kwargs)
         service.start()
         opened.append(service)

@@ -2,29 +2,42 @@
 
 SQLite implements it today (``ltm_desktop.store``); a server-grade backend
 (e.g. PostgreSQL for shared team memory) can implement it later without the
-service, the API or the GUI changing. Every write method is one transaction.
+service, the API or the GUI changing. A backend stores and answers queries; it
+decides nothing. Memory writes go through a unit of work (``MemoryStore.write``):
+the core reads what it needs, decides (dedup, supersede, conflicts, versions:
+``core.writing``) and writes through the ``WriteTxn`` primitives, all in one
+transaction, so the decision and the write are atomic. Every other write method
+is one transaction of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import (
-    AddResult,
+    AuditAction,
     AuditEvent,
     ListQuery,
     Memory,
-    MemoryDraft,
     Observation,
     Project,
 )
 
 MemoryHit = tuple[Memory, float, str]
 ObservationHit = tuple[Observation, float, str]
+
+# ``ListQuery.order_by`` values every backend sorts by (the core refuses others), and the
+# largest page ``list_memories`` is asked for.
+LIST_ORDERS = (
+    "importance", "updated_at", "created_at", "last_used_at", "use_count", "title",
+    "category", "source", "disabled_at",
+)  # fmt: skip
+MAX_PAGE = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +53,76 @@ class StoreHealth:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One change for the append-only audit history, as the core words it (the store
+    gives it its sequence number)."""
+
+    at: float
+    memory_id: str
+    project_id: str
+    actor: str
+    action: AuditAction
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+class WriteTxn(Protocol):
+    """Storage primitives inside one write transaction (``MemoryStore.write``).
+
+    Reads see this transaction's own writes. Nothing here decides: the core calls
+    these in the order it chose, and a backend only has to store and find.
+    """
+
+    def get_memory(self, memory_id: str) -> Memory:
+        """The memory, removed or not; NotFound if there is none."""
+        ...
+
+    def find_active(self, project_id: str, signature: str) -> Memory | None:
+        """The scope's memory with this signature that is not disabled (expired or not),
+        if any; the core keeps at most one."""
+        ...
+
+    def near_duplicates(
+        self, project_id: str, text: str, min_tokens: float, max_tokens: float
+    ) -> list[tuple[str, str]]:
+        """(id, content) of active memories of the scope that may be near-duplicates of
+        ``text``, among those whose token count (as given to ``insert_memory``) is strictly
+        between the bounds. Candidates only: the core computes the similarity. A backend
+        may return them all, or narrow them with an index (SQLite: the ones that contain
+        two of the text's three rarest words, at most 50)."""
+        ...
+
+    def insert_memory(self, memory: Memory, token_count: int) -> None:
+        """Store a new memory (creating its scope if unseen) and make it searchable.
+
+        Args:
+            token_count: the size ``near_duplicates`` filters by (the core counts
+                ``rules.similarity_tokens``).
+        """
+        ...
+
+    def save_memory(self, before: Memory, after: Memory, token_count: int | None = None) -> None:
+        """Store ``after`` over ``before`` (the same memory as read in this transaction).
+
+        Search follows: a memory that became disabled leaves it, one that became active
+        returns, an active one whose title, content or tags changed is re-indexed.
+
+        Args:
+            token_count: the new content's size; required when the content changed.
+        """
+        ...
+
+    def record(self, entry: AuditEntry) -> None:
+        """Append one event to the audit history."""
+        ...
+
+    def expired_ids(self, project_id: str | None, now: float) -> list[str]:
+        """Ids of the memories not disabled whose ``expires_at`` is at or before ``now``, in
+        one scope (None: every scope; an unknown scope has none)."""
+        ...
 
 
 class MemoryStore(Protocol):
@@ -66,39 +149,15 @@ class MemoryStore(Protocol):
     def list_projects(self) -> list[Project]: ...
     def active_counts(self, now: float) -> dict[str, int]: ...
 
-    # memory writes (each one transaction; ``actor`` is recorded in the audit history)
-    def add_memory(
-        self, project_id: str, draft: MemoryDraft, actor: str, now: float
-    ) -> AddResult: ...
-    def import_memories(
-        self, project_id: str, drafts: Sequence[MemoryDraft], actor: str, now: float
-    ) -> list[Memory]: ...
-    def update_memory(
-        self,
-        memory_id: str,
-        changes: dict[str, Any],
-        actor: str,
-        now: float,
-        expected_updated_at: float | None = None,
-    ) -> tuple[Memory, Memory]:
-        """Compare-and-swap: StaleEdit, and nothing written, unless the memory's
-        ``updated_at`` is still ``expected_updated_at`` (when given); so for the next two."""
+    # memory writes
+    def write(self) -> AbstractContextManager[WriteTxn]:
+        """A unit of work: one transaction, committed when the block ends normally and
+        rolled back (nothing written) when it raises. One writer at a time."""
         ...
 
-    def set_disabled(
-        self,
-        memory_id: str,
-        disabled: bool,
-        actor: str,
-        now: float,
-        expected_updated_at: float | None = None,
-    ) -> Memory: ...
-    def mark_reviewed(
-        self, memory_id: str, actor: str, now: float, expected_updated_at: float | None = None
-    ) -> Memory: ...
-    def purge_expired(self, project_id: str | None, actor: str, now: float) -> list[Memory]: ...
     def reinforce(self, uses: dict[str, tuple[int, float]]) -> None:
-        """Add uses: memory id -> (how many, last used at)."""
+        """Add uses: memory id -> (how many, last used at); one transaction. Not an audit
+        event, and ``updated_at`` does not move (a use is not a change of content)."""
         ...
 
     # memory reads
@@ -107,12 +166,21 @@ class MemoryStore(Protocol):
         """The memories that exist among ``memory_ids`` (any order; unknown ids skipped)."""
         ...
 
-    def list_memories(self, project_id: str, query: ListQuery, now: float) -> list[Memory]: ...
+    def list_memories(self, project_id: str, query: ListQuery, now: float) -> list[Memory]:
+        """A page of the scope in ``query.order_by`` order. The core has checked ``query``
+        (``core.listing``): an order in LIST_ORDERS, a limit up to MAX_PAGE, a Category, a
+        normalized tag."""
+        ...
+
     def count_memories(self, project_id: str, query: ListQuery, now: float) -> int: ...
     def top_memories(self, project_id: str, n: int, now: float) -> list[Memory]: ...
     def stale_memories(
         self, project_id: str, max_importance: int, cutoff: float, now: float
-    ) -> list[Memory]: ...
+    ) -> list[Memory]:
+        """Active, unexpired memories of importance <= ``max_importance``, never used, and
+        neither updated nor reviewed since ``cutoff``; oldest update first."""
+        ...
+
     def search_memories(
         self, project_ids: Sequence[str], query: ParsedQuery, limit: int, now: float
     ) -> list[MemoryHit]: ...
@@ -146,6 +214,9 @@ class MemoryStore(Protocol):
         """The observation, forgotten or not; NotFound for an unknown id."""
         ...
 
-    def forget_observation(self, observation_id: str, actor: str, now: float) -> Observation:
-        """Soft delete: out of search and lists from now on (Conflict if it already is)."""
+    def forget_observation(
+        self, observation_id: str, actor: str, now: float
+    ) -> tuple[Observation, bool]:
+        """Soft delete: out of search and lists from now on. Returns (the observation,
+        whether this call forgot it: False when it already was, and nothing changed)."""
         ...

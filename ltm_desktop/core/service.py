@@ -17,12 +17,13 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from ltm_desktop.core import rules
+from ltm_desktop.core import rules, writing
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, InvalidInput
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.history import HistoryReads
+from ltm_desktop.core.listing import check_filters, check_list_query
 from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.precis import PrecisManager, prompt_section
@@ -201,7 +202,8 @@ class MemoryService(SearchReads, HistoryReads):
         project_id = rules.check_project_id(project_id)
         draft = rules.validate_draft(draft)
         with self._write_lock:
-            result = self.store.add_memory(project_id, draft, actor, self.now())
+            with self.store.write() as txn:
+                result = writing.add_memory(txn, project_id, draft, actor, self.now())
             changed = [result.memory]
             if result.superseded_id:
                 changed.append(self.store.get_memory(result.superseded_id))
@@ -221,8 +223,8 @@ class MemoryService(SearchReads, HistoryReads):
         actor = rules.check_actor(actor)
         project_id = rules.check_project_id(project_id)
         clean = [rules.validate_draft(draft) for draft in drafts]
-        with self._write_lock:
-            imported = self.store.import_memories(project_id, clean, actor, self.now())
+        with self._write_lock, self.store.write() as txn:
+            imported = writing.import_memories(txn, project_id, clean, actor, self.now())
         self._after_write(imported)
         self.events.publish([self._event(m, "imported", actor) for m in imported])
         return imported
@@ -244,9 +246,10 @@ class MemoryService(SearchReads, HistoryReads):
         clean = rules.validate_changes(changes)
         expected = _check_version(expected_updated_at)
         with self._write_lock, self._current_on_conflict():
-            before, after = self.store.update_memory(
-                memory_id, clean, actor, self.now(), expected_updated_at=expected
-            )
+            with self.store.write() as txn:
+                before, after = writing.update_memory(
+                    txn, memory_id, clean, actor, self.now(), expected_updated_at=expected
+                )
             events = [] if after == before else [self._event(after, "updated", actor)]
         if events:
             self._after_write([after])
@@ -259,9 +262,10 @@ class MemoryService(SearchReads, HistoryReads):
         actor = rules.check_actor(actor)
         expected = _check_version(expected_updated_at)
         with self._write_lock, self._current_on_conflict():
-            memory = self.store.set_disabled(
-                memory_id, disabled, actor, self.now(), expected_updated_at=expected
-            )
+            with self.store.write() as txn:
+                memory = writing.set_disabled(
+                    txn, memory_id, disabled, actor, self.now(), expected_updated_at=expected
+                )
             event = self._event(memory, "removed" if disabled else "restored", actor)
         self._after_write([memory])
         self.events.publish([event])
@@ -296,8 +300,8 @@ class MemoryService(SearchReads, HistoryReads):
         ``expected_updated_at`` as in ``update``."""
         actor = rules.check_actor(actor)
         expected = _check_version(expected_updated_at)
-        with self._write_lock, self._current_on_conflict():
-            memory = self.store.mark_reviewed(memory_id, actor, self.now(), expected)
+        with self._write_lock, self._current_on_conflict(), self.store.write() as txn:
+            memory = writing.mark_reviewed(txn, memory_id, actor, self.now(), expected)
         self.events.publish([self._event(memory, "reviewed", actor)])
         return self._uses.overlay(memory)
 
@@ -306,7 +310,8 @@ class MemoryService(SearchReads, HistoryReads):
         if project_id is not None:
             project_id = rules.check_project_id(project_id)
         with self._write_lock:
-            purged = self.store.purge_expired(project_id, actor, self.now())
+            with self.store.write() as txn:
+                purged = writing.purge_expired(txn, project_id, actor, self.now())
             events = [self._event(m, "expired", actor) for m in purged]
         self._after_write(purged)
         self.events.publish(events)
@@ -342,11 +347,14 @@ class MemoryService(SearchReads, HistoryReads):
         return self._uses.overlay(self.store.get_memory(rules.check_text(memory_id, "id")))
 
     def list_memories(self, project_id: str, query: ListQuery | None = None) -> list[Memory]:
-        found = self.store.list_memories(project_id, query or ListQuery(), self.now())
+        checked = check_list_query(query or ListQuery())
+        found = self.store.list_memories(project_id, checked, self.now())
         return [self._uses.overlay(m) for m in found]
 
     def count_memories(self, project_id: str, query: ListQuery | None = None) -> int:
-        return self.store.count_memories(project_id, query or ListQuery(), self.now())
+        return self.store.count_memories(
+            project_id, check_filters(query or ListQuery()), self.now()
+        )
 
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]:
         """The memories that exist among ``memory_ids`` (one query), by id."""
@@ -400,4 +408,9 @@ class MemoryService(SearchReads, HistoryReads):
         actor = rules.check_actor(actor)
         observation_id = rules.check_text(observation_id, "id")
         with self._write_lock:
-            return self.store.forget_observation(observation_id, actor, self.now())
+            observation, forgotten = self.store.forget_observation(
+                observation_id, actor, self.now()
+            )
+        if not forgotten:
+            raise Conflict(f"observation {observation_id} is already forgotten")
+        return observation

@@ -6,9 +6,8 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
-from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.backend import MAX_PAGE
 from ltm_desktop.core.records import AuditEvent, ListQuery, Memory, Observation
-from ltm_desktop.core.rules import check_category, normalize_tag
 from ltm_desktop.store.rows import (
     AUDIT_COLUMNS,
     AUDIT_FROM,
@@ -21,9 +20,9 @@ from ltm_desktop.store.rows import (
     observation_from_row,
 )
 
-# Sortable columns: the key is what callers say, the value is trusted SQL. The
-# first two follow an index (whose order breaks ties by rowid), so deep pages
-# need no sort; the others end with the primary key so that paging is stable.
+# Sortable columns (``core.backend.LIST_ORDERS``): the key is what callers say, the
+# value is trusted SQL. The first two follow an index (whose order breaks ties by rowid),
+# so deep pages need no sort; the others end with the primary key so paging is stable.
 ORDERINGS = {
     "importance": "m.importance {dir}, m.updated_at {dir}",
     "updated_at": "m.updated_at {dir}",
@@ -35,7 +34,6 @@ ORDERINGS = {
     "source": "m.source {dir}, m.updated_at DESC, m.pk",
     "disabled_at": "m.disabled_at {dir}, m.pk",
 }
-MAX_PAGE = 10_000
 _NOT_EXPIRED = "(m.expires_at IS NULL OR m.expires_at > ?)"
 
 
@@ -51,10 +49,10 @@ def _where(project_pk: int, query: ListQuery, now: float) -> tuple[str, list[Any
         params.append(now)
     if query.category is not None:
         clauses.append("m.category = ?")
-        params.append(check_category(query.category).value)
+        params.append(str(query.category))  # checked by the core (core.listing)
     if query.tag is not None:
         clauses.append("m.pk IN (SELECT memory_pk FROM memory_tags WHERE tag = ?)")
-        params.append(normalize_tag(query.tag))
+        params.append(query.tag)
     return " AND ".join(clauses), params
 
 
@@ -81,12 +79,8 @@ def get_memories(conn: sqlite3.Connection, memory_ids: list[str]) -> list[Memory
 def list_memories(
     conn: sqlite3.Connection, project_pk: int, query: ListQuery, now: float
 ) -> list[Memory]:
-    template = ORDERINGS.get(query.order_by)
-    if template is None:
-        allowed = ", ".join(sorted(ORDERINGS))
-        raise InvalidInput(f"order_by must be one of {allowed}", "order_by")
-    if not 0 <= query.limit <= MAX_PAGE or query.offset < 0:
-        raise InvalidInput(f"limit must be 0-{MAX_PAGE} and offset >= 0", "limit")
+    """A page in one of ORDERINGS; the core checked ``query`` (core.listing)."""
+    template = ORDERINGS[query.order_by]
     where, params = _where(project_pk, query, now)
     order = template.format(dir="DESC" if query.descending else "ASC")
     rows = conn.execute(

@@ -1,54 +1,46 @@
-"""Every statement that changes a memory, each paired with its audit event.
+"""Every statement that changes a memory row, with its tags and search index rows.
 
-Functions here run inside a transaction opened by the caller and never commit.
+Functions here run inside a transaction opened by the caller and never commit. They
+store what the core decided (``core.writing``) and decide nothing themselves.
 """
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
-from dataclasses import replace
+from collections.abc import Callable
 from typing import Any
 
-from ltm_desktop.core.errors import Conflict, NotFound, echoed
-from ltm_desktop.core.query import split_words
-from ltm_desktop.core.records import (
-    SECONDS_PER_DAY,
-    AddResult,
-    AddStatus,
-    AuditAction,
-    Memory,
-    MemoryDraft,
-)
-from ltm_desktop.core.rules import (
-    SUPERSEDE_THRESHOLD,
-    content_signature,
-    jaccard,
-    similarity_tokens,
-)
-from ltm_desktop.core.versions import check_version, next_version
-from ltm_desktop.store.audit import record_audit
-from ltm_desktop.store.fts_tables import memory_table
+from ltm_desktop.core.errors import NotFound, echoed
+from ltm_desktop.core.records import Memory
 from ltm_desktop.store.indexing import index_memory, unindex_memory, write_tags
-from ltm_desktop.store.rarity import WordRarity
-from ltm_desktop.store.rows import (
-    MEMORY_COLUMNS,
-    MEMORY_FROM,
-    changed_fields,
-    memory_from_row,
-    memory_snapshot,
-    tags_json,
-)
-from ltm_desktop.store.search import near_duplicate_candidates
+from ltm_desktop.store.rows import MEMORY_COLUMNS, MEMORY_FROM, memory_from_row, tags_json
 
 
-def new_memory_id(now: float) -> str:
-    """Opaque, unique, and roughly time-ordered."""
-    return f"mem_{int(now * 1000):011x}{secrets.token_hex(5)}"
+def _same(value: Any) -> Any:
+    return value
 
 
-def expires_at(updated_at: float, ttl_days: int | None) -> float | None:
-    return None if ttl_days is None else updated_at + ttl_days * SECONDS_PER_DAY
+# Memory field -> how its column stores it (the columns have the fields' names). ``id``
+# and ``project_id`` never change.
+STORED_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "title": _same,
+    "content": _same,
+    "category": lambda category: category.value,
+    "importance": _same,
+    "tags": tags_json,
+    "signature": _same,
+    "created_at": _same,
+    "updated_at": _same,
+    "last_used_at": _same,
+    "use_count": _same,
+    "ttl_days": _same,
+    "disabled": int,
+    "disabled_at": _same,
+    "source": _same,
+    "superseded_by": _same,
+    "reviewed_at": _same,
+}
+SEARCHED_FIELDS = ("title", "content", "tags")  # what a scope's FTS table holds
 
 
 def load_memory(conn: sqlite3.Connection, memory_id: str) -> tuple[int, int, Memory]:
@@ -62,90 +54,28 @@ def load_memory(conn: sqlite3.Connection, memory_id: str) -> tuple[int, int, Mem
     return row[0], row[1], memory_from_row(row[2:])
 
 
-def _active_twin(conn: sqlite3.Connection, project_pk: int, signature: str) -> str | None:
+def find_active(
+    conn: sqlite3.Connection, project_pk: int, signature: str
+) -> tuple[int, Memory] | None:
+    """(pk, memory) of the scope's memory with ``signature`` that is not disabled (the
+    schema keeps at most one)."""
     row = conn.execute(
-        "SELECT id FROM memories WHERE project_pk = ? AND signature = ? AND disabled = 0",
+        f"SELECT m.pk, {MEMORY_COLUMNS} FROM {MEMORY_FROM} "
+        "WHERE m.project_pk = ? AND m.signature = ? AND m.disabled = 0",
         (project_pk, signature),
     ).fetchone()
-    return row[0] if row else None
+    return None if row is None else (int(row[0]), memory_from_row(row[1:]))
 
 
-def _deduplicate(conn: sqlite3.Connection, twin_id: str, actor: str, now: float) -> AddResult:
-    pk, project_pk, before = load_memory(conn, twin_id)
-    updated_at = next_version(before.updated_at, now)
-    conn.execute(
-        "UPDATE memories SET updated_at = ?, use_count = use_count + 1, expires_at = ? "
-        "WHERE pk = ?",
-        (updated_at, expires_at(updated_at, before.ttl_days), pk),
-    )
-    after = replace(before, updated_at=updated_at, use_count=before.use_count + 1)
-    record_audit(
-        conn,
-        at=now,
-        memory_id=twin_id,
-        project_pk=project_pk,
-        actor=actor,
-        action=AuditAction.DEDUPLICATED,
-        before={"updated_at": before.updated_at, "use_count": before.use_count},
-        after={"updated_at": after.updated_at, "use_count": after.use_count},
-    )
-    return AddResult(AddStatus.DEDUPLICATED, after)
-
-
-def _most_similar(
-    conn: sqlite3.Connection,
-    project_pk: int,
-    content: str,
-    tokens: frozenset[str],
-    rarity: WordRarity,
-) -> tuple[int, str] | None:
-    """(pk, id) of the active memory most similar to ``content`` above the threshold."""
-    best: tuple[float, int, str] | None = None
-    table = memory_table(project_pk)
-    candidates = near_duplicate_candidates(conn, table, content, len(tokens), rarity)
-    for pk, memory_id, other in candidates:
-        score = jaccard(tokens, similarity_tokens(other))
-        if score > SUPERSEDE_THRESHOLD and (best is None or score > best[0]):
-            best = (score, pk, memory_id)
-    return None if best is None else (best[1], best[2])
-
-
-def _insert(
-    conn: sqlite3.Connection,
-    *,
-    project_pk: int,
-    project_id: str,
-    draft: MemoryDraft,
-    signature: str,
-    actor: str,
-    now: float,
-    token_count: int,
-    action: AuditAction,
-    supersedes: str | None = None,
-) -> Memory:
-    """Insert a validated draft with its tags, search index row and audit event."""
-    memory = Memory(
-        id=new_memory_id(now),
-        project_id=project_id,
-        title=str(draft.title),
-        content=draft.content,
-        category=draft.category,  # type: ignore[arg-type]  # validated
-        importance=draft.importance,
-        tags=tuple(draft.tags),
-        signature=signature,
-        created_at=now,
-        updated_at=now,
-        last_used_at=None,
-        use_count=0,
-        ttl_days=draft.ttl_days,
-        disabled=False,
-        source=actor,
-        superseded_by=None,
-    )
+def insert_memory(
+    conn: sqlite3.Connection, project_pk: int, memory: Memory, token_count: int
+) -> int:
+    """Insert a new memory with its tags and search index row; returns its pk."""
     cursor = conn.execute(
         "INSERT INTO memories (id, project_pk, title, content, category, importance, tags, "
-        "signature, created_at, updated_at, ttl_days, expires_at, source, token_count) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "signature, created_at, updated_at, last_used_at, use_count, ttl_days, expires_at, "
+        "disabled, disabled_at, source, superseded_by, reviewed_at, token_count) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             memory.id,
             project_pk,
@@ -154,272 +84,61 @@ def _insert(
             memory.category.value,
             memory.importance,
             tags_json(memory.tags),
-            signature,
-            now,
-            now,
+            memory.signature,
+            memory.created_at,
+            memory.updated_at,
+            memory.last_used_at,
+            memory.use_count,
             memory.ttl_days,
-            expires_at(now, memory.ttl_days),
-            actor,
+            memory.expires_at,
+            int(memory.disabled),
+            memory.disabled_at,
+            memory.source,
+            memory.superseded_by,
+            memory.reviewed_at,
             token_count,
         ),
     )
     pk = int(cursor.lastrowid or 0)
     if memory.tags:
         write_tags(conn, pk, memory.tags)
-    index_memory(conn, pk, memory, project_pk)
-    after = memory_snapshot(memory)
-    if supersedes:
-        after["supersedes"] = supersedes
-    record_audit(
-        conn,
-        at=now,
-        memory_id=memory.id,
-        project_pk=project_pk,
-        actor=actor,
-        action=action,
-        before=None,
-        after=after,
-    )
-    return memory
+    if not memory.disabled:
+        index_memory(conn, pk, memory, project_pk)
+    return pk
 
 
-def add_memory(
+def save_memory(
     conn: sqlite3.Connection,
-    *,
+    pk: int,
     project_pk: int,
-    project_id: str,
-    draft: MemoryDraft,
-    actor: str,
-    now: float,
-    rarity: WordRarity,
-) -> AddResult:
-    """Insert a validated draft, or deduplicate, or supersede its nearest twin."""
-    signature = content_signature(draft.content)
-    twin = _active_twin(conn, project_pk, signature)
-    if twin is not None:
-        return _deduplicate(conn, twin, actor, now)
-    tokens = similarity_tokens(draft.content)
-    similar = _most_similar(conn, project_pk, draft.content, tokens, rarity)
-    superseded_id = None if similar is None else similar[1]
-    memory = _insert(
-        conn,
-        project_pk=project_pk,
-        project_id=project_id,
-        draft=draft,
-        signature=signature,
-        actor=actor,
-        now=now,
-        token_count=len(tokens),
-        action=AuditAction.CREATED,
-        supersedes=superseded_id,
-    )
-    rarity.add_document(memory_table(project_pk), split_words(draft.content))
-    if superseded_id is not None:
-        set_disabled(conn, superseded_id, True, actor, now, superseded_by=memory.id)
-    status = AddStatus.SUPERSEDED if superseded_id else AddStatus.CREATED
-    return AddResult(status, memory, superseded_id)
-
-
-def import_memory(
-    conn: sqlite3.Connection,
-    *,
-    project_pk: int,
-    project_id: str,
-    draft: MemoryDraft,
-    actor: str,
-    now: float,
-) -> Memory | None:
-    """Insert a validated draft as is (no supersede); None when its text is already there."""
-    signature = content_signature(draft.content)
-    if _active_twin(conn, project_pk, signature) is not None:
-        return None
-    return _insert(
-        conn,
-        project_pk=project_pk,
-        project_id=project_id,
-        draft=draft,
-        signature=signature,
-        actor=actor,
-        now=now,
-        token_count=len(similarity_tokens(draft.content)),
-        action=AuditAction.IMPORTED,
-    )
-
-
-def update_memory(
-    conn: sqlite3.Connection,
-    memory_id: str,
-    changes: dict[str, Any],
-    actor: str,
-    now: float,
-    action: AuditAction = AuditAction.UPDATED,
-    expected_updated_at: float | None = None,
-) -> tuple[Memory, Memory]:
-    """Apply validated ``changes``; returns (before, after). No change means no event.
-
-    A memory in the trash is not edited (Conflict ``removed``): restoring it is a
-    separate, deliberate write.
-
-    Args:
-        expected_updated_at: the ``updated_at`` the caller last saw; if the memory has
-            moved on since, StaleEdit is raised and nothing is written.
-    """
-    pk, project_pk, before = load_memory(conn, memory_id)
-    check_version(before, expected_updated_at)
-    if before.disabled:
-        raise Conflict(
-            f"memory {memory_id} is in the trash; restore it before editing it",
-            reason="removed",
-            current=before,
-        )
-    after = replace(before, **changes)
-    if "content" in changes:
-        after = replace(after, signature=content_signature(after.content))
-    if after == before:
-        return before, before
-    if after.signature != before.signature:
-        twin = _active_twin(conn, project_pk, after.signature)
-        if twin is not None:
-            raise Conflict(
-                f"another active memory ({twin}) already has this content; "
-                "edit that one or change the text",
-                other_id=twin,
-                reason="duplicate",
-                current=before,
-            )
-    after = replace(after, updated_at=next_version(before.updated_at, now))
-    conn.execute(
-        "UPDATE memories SET title = ?, content = ?, category = ?, importance = ?, tags = ?, "
-        "signature = ?, updated_at = ?, ttl_days = ?, expires_at = ?, token_count = ? "
-        "WHERE pk = ?",
-        (
-            after.title,
-            after.content,
-            after.category.value,
-            after.importance,
-            tags_json(after.tags),
-            after.signature,
-            after.updated_at,
-            after.ttl_days,
-            expires_at(after.updated_at, after.ttl_days),
-            len(similarity_tokens(after.content)),
-            pk,
-        ),
-    )
+    before: Memory,
+    after: Memory,
+    token_count: int | None = None,
+) -> None:
+    """Write the columns that differ between ``before`` (the stored row) and ``after``, and
+    keep the tag rows and the search index in step."""
+    if (after.id, after.project_id) != (before.id, before.project_id):
+        raise ValueError(f"a memory keeps its id and scope ({before.id})")
+    values = {
+        name: store(getattr(after, name))
+        for name, store in STORED_FIELDS.items()
+        if getattr(after, name) != getattr(before, name)
+    }
+    if after.expires_at != before.expires_at:
+        values["expires_at"] = after.expires_at
+    if token_count is not None:
+        values["token_count"] = token_count
+    if not values:
+        return
+    columns = ", ".join(f"{name} = ?" for name in values)
+    conn.execute(f"UPDATE memories SET {columns} WHERE pk = ?", (*values.values(), pk))
     if after.tags != before.tags:
         write_tags(conn, pk, after.tags)
-    if not after.disabled:
+    searched = any(getattr(after, f) != getattr(before, f) for f in SEARCHED_FIELDS)
+    if not before.disabled and (after.disabled or searched):
         unindex_memory(conn, pk, project_pk)
+    if not after.disabled and (before.disabled or searched):
         index_memory(conn, pk, after, project_pk)
-    old, new = changed_fields(before, after)
-    record_audit(
-        conn,
-        at=now,
-        memory_id=memory_id,
-        project_pk=project_pk,
-        actor=actor,
-        action=action,
-        before=old,
-        after=new,
-    )
-    return before, after
-
-
-def set_disabled(
-    conn: sqlite3.Connection,
-    memory_id: str,
-    disabled: bool,
-    actor: str,
-    now: float,
-    *,
-    superseded_by: str | None = None,
-    action: AuditAction | None = None,
-    expected_updated_at: float | None = None,
-) -> Memory:
-    """Soft-delete (or restore) one memory; restoring refuses to shadow an active twin.
-
-    Args:
-        expected_updated_at: as in ``update_memory``: StaleEdit if the memory moved on.
-    """
-    pk, project_pk, before = load_memory(conn, memory_id)
-    check_version(before, expected_updated_at)
-    if before.disabled == disabled:
-        state = "removed" if disabled else "active"
-        raise Conflict(
-            f"memory {memory_id} is already {state}",
-            reason=f"already_{state}",
-            current=before,
-        )
-    if disabled:
-        conn.execute(
-            "UPDATE memories SET disabled = 1, disabled_at = ?, superseded_by = ? WHERE pk = ?",
-            (now, superseded_by, pk),
-        )
-        unindex_memory(conn, pk, project_pk)
-        after = replace(before, disabled=True, disabled_at=now, superseded_by=superseded_by)
-        default_action = AuditAction.SUPERSEDED if superseded_by else AuditAction.REMOVED
-    else:
-        twin = _active_twin(conn, project_pk, before.signature)
-        if twin is not None:
-            raise Conflict(
-                f"cannot restore {memory_id}: an active memory ({twin}) now has the same "
-                "content; remove that one first",
-                other_id=twin,
-                reason="duplicate",
-                current=before,
-            )
-        # Restoring is asking for the memory back: one whose TTL ran out is renewed.
-        expired = before.is_expired(now)
-        updated_at = next_version(before.updated_at, now) if expired else before.updated_at
-        conn.execute(
-            "UPDATE memories SET disabled = 0, disabled_at = NULL, superseded_by = NULL, "
-            "updated_at = ?, expires_at = ? WHERE pk = ?",
-            (updated_at, expires_at(updated_at, before.ttl_days), pk),
-        )
-        after = replace(
-            before, disabled=False, disabled_at=None, superseded_by=None, updated_at=updated_at
-        )
-        index_memory(conn, pk, after, project_pk)
-        default_action = AuditAction.RESTORED
-    old, new = changed_fields(before, after)
-    if after.updated_at != before.updated_at:  # a renewing restore: record it
-        old["updated_at"], new["updated_at"] = before.updated_at, after.updated_at
-    record_audit(
-        conn,
-        at=now,
-        memory_id=memory_id,
-        project_pk=project_pk,
-        actor=actor,
-        action=action or default_action,
-        before=old,
-        after=new,
-    )
-    return after
-
-
-def mark_reviewed(
-    conn: sqlite3.Connection,
-    memory_id: str,
-    actor: str,
-    now: float,
-    expected_updated_at: float | None = None,
-) -> Memory:
-    """Record that a person looked at a stale candidate and kept it (StaleEdit if it
-    changed since they looked: what they judged is not what is stored)."""
-    pk, project_pk, before = load_memory(conn, memory_id)
-    check_version(before, expected_updated_at)
-    conn.execute("UPDATE memories SET reviewed_at = ? WHERE pk = ?", (now, pk))
-    record_audit(
-        conn,
-        at=now,
-        memory_id=memory_id,
-        project_pk=project_pk,
-        actor=actor,
-        action=AuditAction.REVIEWED,
-        before={"reviewed_at": before.reviewed_at},
-        after={"reviewed_at": now},
-    )
-    return replace(before, reviewed_at=now)
 
 
 def expired_ids(conn: sqlite3.Connection, project_pk: int | None, now: float) -> list[str]:

@@ -6,7 +6,7 @@ import secrets
 import sqlite3
 from dataclasses import replace
 
-from ltm_desktop.core.errors import Conflict, NotFound
+from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.records import Observation
 from ltm_desktop.store.fts_query import scope_token
@@ -65,21 +65,22 @@ def load_observation(conn: sqlite3.Connection, observation_id: str) -> tuple[int
         (observation_id,),
     ).fetchone()
     if row is None:
-        raise NotFound(f"no observation has the id {observation_id!r}")
+        raise NotFound(f"no observation has the id {echoed(observation_id)}")
     return int(row[0]), observation_from_row(row[1:])
 
 
 def forget_observation(
     conn: sqlite3.Connection, observation_id: str, actor: str, now: float
-) -> Observation:
+) -> tuple[Observation, bool]:
     """Soft delete: the row stays (marked, with when and by whom); its index row goes, so
-    searches and lists never see it again."""
+    searches and lists never see it again. Returns (the observation, whether this call
+    forgot it); one already forgotten is left as it is."""
     pk, before = load_observation(conn, observation_id)
     if before.disabled:
-        raise Conflict(f"observation {observation_id} is already forgotten")
+        return before, False
     conn.execute(
         "UPDATE observations SET disabled = 1, disabled_at = ?, disabled_by = ? WHERE pk = ?",
         (now, actor, pk),
     )
     conn.execute("DELETE FROM observation_fts WHERE rowid = ?", (pk,))
-    return replace(before, disabled=True)
+    return replace(before, disabled=True), True

@@ -31,12 +31,6 @@ OBSERVATION_FROM = "observations AS o JOIN projects AS p ON p.pk = o.project_pk"
 AUDIT_COLUMNS = "a.seq, a.at, a.memory_id, p.project_id, a.actor, a.action, a.before, a.after"
 AUDIT_FROM = "audit AS a JOIN projects AS p ON p.pk = a.project_pk"
 
-# Fields of a memory that the audit history records, in record order.
-AUDITED_FIELDS = (
-    "id", "project_id", "title", "content", "category", "importance", "tags",
-    "created_at", "updated_at", "ttl_days", "disabled", "source", "superseded_by",
-)  # fmt: skip
-
 
 def memory_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
     return Memory(
@@ -86,23 +80,6 @@ def audit_from_row(row: sqlite3.Row | tuple[Any, ...]) -> AuditEvent:
         before=json.loads(row[6]) if row[6] else None,
         after=json.loads(row[7]) if row[7] else None,
     )
-
-
-def memory_snapshot(memory: Memory) -> dict[str, Any]:
-    """The audited fields of a memory as JSON-ready values."""
-    snapshot = {name: getattr(memory, name) for name in AUDITED_FIELDS}
-    snapshot["tags"] = list(memory.tags)
-    snapshot["category"] = memory.category.value
-    return snapshot
-
-
-def changed_fields(before: Memory, after: Memory) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Only the audited fields that differ, as (before, after)."""
-    old, new = memory_snapshot(before), memory_snapshot(after)
-    keys = [k for k in AUDITED_FIELDS if old[k] != new[k]]
-    if len(keys) > 1 and "updated_at" in keys:  # every edit bumps it; record it only alone
-        keys.remove("updated_at")
-    return {k: old[k] for k in keys}, {k: new[k] for k in keys}
 
 
 def tags_json(tags: tuple[str, ...] | list[str]) -> str:

@@ -15,7 +15,6 @@ from itertools import combinations
 
 from ltm_desktop.core.query import CJK_RE, ParsedQuery, split_words
 from ltm_desktop.core.records import Memory, Observation
-from ltm_desktop.core.rules import SUPERSEDE_THRESHOLD
 from ltm_desktop.store.fts_query import match_all, match_any, match_two, quote, term_phrases
 from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.rows import (
@@ -137,14 +136,20 @@ def search_observations(
 
 
 def near_duplicate_candidates(
-    conn: sqlite3.Connection, table: str, content: str, token_count: int, rarity: WordRarity
-) -> list[tuple[int, str, str]]:
-    """(pk, id, content) of the active memories that may be near-duplicates of ``content``.
+    conn: sqlite3.Connection,
+    table: str,
+    content: str,
+    min_tokens: float,
+    max_tokens: float,
+    rarity: WordRarity,
+) -> list[tuple[str, str]]:
+    """(id, content) of the active memories that may be near-duplicates of ``content``,
+    among those whose token count is strictly between the bounds.
 
-    A memory with token Jaccard > 0.7 shares most of the new text's words, so it
-    almost surely contains two of the three rarest ones: the candidates are the
-    memories that do. Editing two of those three words hides a near-duplicate.
-    Jaccard > 0.7 also bounds the other memory's token count, which filters more.
+    A near-duplicate shares most of the new text's words, so it almost surely
+    contains two of the three rarest ones: the candidates are the memories that do
+    (the core computes the exact similarity). Editing two of those three words hides
+    a near-duplicate.
     """
     words = {w for w in split_words(content) if len(w) > 2 or CJK_RE.match(w)}
     if not words:
@@ -153,14 +158,9 @@ def near_duplicate_candidates(
     pairs: list[tuple[str, ...]] = list(combinations(rare, 2)) or [(rare[0],)]
     body = " OR ".join("(" + " AND ".join(quote(w) for w in pair) + ")" for pair in pairs)
     rows = conn.execute(
-        f"SELECT m.pk, m.id, m.content FROM {table} AS f JOIN memories AS m "
+        f"SELECT m.id, m.content FROM {table} AS f JOIN memories AS m "
         f"ON m.pk = f.rowid WHERE {table} MATCH ? AND m.disabled = 0 "
         "AND m.token_count > ? AND m.token_count < ? LIMIT ?",
-        (
-            body,
-            token_count * SUPERSEDE_THRESHOLD,
-            token_count / SUPERSEDE_THRESHOLD,
-            NEAR_DUPLICATE_CANDIDATES,
-        ),
+        (body, min_tokens, max_tokens, NEAR_DUPLICATE_CANDIDATES),
     ).fetchall()
-    return [(row[0], row[1], row[2]) for row in rows]
+    return [(row[0], row[1]) for row in rows]

@@ -14,20 +14,17 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from ltm_desktop.core.backend import StoreHealth
+from ltm_desktop.core.backend import StoreHealth, WriteTxn
 from ltm_desktop.core.errors import NotFound, StorageError, echoed
 from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
-    AddResult,
-    AuditAction,
     AuditEvent,
     ListQuery,
     Memory,
-    MemoryDraft,
     Observation,
     Project,
 )
@@ -41,6 +38,7 @@ from ltm_desktop.store.migrations import MIGRATIONS, Migration
 from ltm_desktop.store.opening import open_database
 from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.readers import Readers
+from ltm_desktop.store.write_txn import SqliteWriteTxn
 
 T = TypeVar("T")
 
@@ -216,75 +214,20 @@ class SqliteStore:
 
     # -- memory writes ----------------------------------------------------
 
-    def add_memory(self, project_id: str, draft: MemoryDraft, actor: str, now: float) -> AddResult:
+    @contextmanager
+    def write(self) -> Iterator[WriteTxn]:
+        """A unit of work (``core.backend.WriteTxn``) in one ``BEGIN IMMEDIATE``
+        transaction: the core decides and writes inside it, atomically."""
         with self._write() as conn:
-            pk = self._writable_pk(conn, project_id, now)
-            return writes.add_memory(
+            txn = SqliteWriteTxn(
                 conn,
-                project_pk=pk,
-                project_id=project_id,
-                draft=draft,
-                actor=actor,
-                now=now,
+                pk_of=self._pk,
+                writable_pk=self._writable_pk,
+                tables=self._tables,
                 rarity=self._rarity,
             )
-
-    def import_memories(
-        self, project_id: str, drafts: Sequence[MemoryDraft], actor: str, now: float
-    ) -> list[Memory]:
-        with self._write() as conn:
-            pk = self._writable_pk(conn, project_id, now)
-            imported = (
-                writes.import_memory(
-                    conn, project_pk=pk, project_id=project_id, draft=d, actor=actor, now=now
-                )
-                for d in drafts
-            )
-            done = [memory for memory in imported if memory is not None]
-            self._rarity.reset()  # bulk inserts change word counts wholesale
-        return done
-
-    def update_memory(
-        self,
-        memory_id: str,
-        changes: dict[str, Any],
-        actor: str,
-        now: float,
-        expected_updated_at: float | None = None,
-    ) -> tuple[Memory, Memory]:
-        with self._write() as conn:
-            return writes.update_memory(
-                conn, memory_id, changes, actor, now, expected_updated_at=expected_updated_at
-            )
-
-    def set_disabled(
-        self,
-        memory_id: str,
-        disabled: bool,
-        actor: str,
-        now: float,
-        expected_updated_at: float | None = None,
-    ) -> Memory:
-        with self._write() as conn:
-            return writes.set_disabled(
-                conn, memory_id, disabled, actor, now, expected_updated_at=expected_updated_at
-            )
-
-    def mark_reviewed(
-        self, memory_id: str, actor: str, now: float, expected_updated_at: float | None = None
-    ) -> Memory:
-        with self._write() as conn:
-            return writes.mark_reviewed(conn, memory_id, actor, now, expected_updated_at)
-
-    def purge_expired(self, project_id: str | None, actor: str, now: float) -> list[Memory]:
-        with self._write() as conn:
-            pk = None if project_id is None else self._pk(conn, project_id)
-            if project_id is not None and pk is None:
-                return []
-            return [
-                writes.set_disabled(conn, memory_id, True, actor, now, action=AuditAction.EXPIRED)
-                for memory_id in writes.expired_ids(conn, pk, now)
-            ]
+            yield txn
+            txn.finish()
 
     def reinforce(self, uses: dict[str, tuple[int, float]]) -> None:
         if uses:
@@ -412,7 +355,9 @@ class SqliteStore:
     def get_observation(self, observation_id: str) -> Observation:
         return self._read(lambda c: observations.load_observation(c, observation_id)[1])
 
-    def forget_observation(self, observation_id: str, actor: str, now: float) -> Observation:
+    def forget_observation(
+        self, observation_id: str, actor: str, now: float
+    ) -> tuple[Observation, bool]:
         with self._write() as conn:
             return observations.forget_observation(conn, observation_id, actor, now)
 

@@ -10,6 +10,7 @@ import pytest
 from ltm_desktop.api.client import Client, ConflictError, InvalidParams
 from tests.api.conftest import RawConnection
 
+pytestmark = pytest.mark.every_backend
 CWD = "/home/dev/src/shop"
 
 

@@ -8,9 +8,13 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from ltm_desktop.core.records import AddStatus, ListQuery
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import ServiceFactory, make_draft
+
+pytestmark = pytest.mark.every_backend
 
 
 def unique_text(writer: str, i: int) -> str:
@@ -110,6 +114,7 @@ service.close()
 """
 
 
+@pytest.mark.sqlite_only
 def test_another_process_writes_the_same_database(
     make_service: ServiceFactory, tmp_path: Path
 ) -> None:
@@ -126,6 +131,7 @@ def test_another_process_writes_the_same_database(
     assert sources == {"main", "proc"}
 
 
+@pytest.mark.sqlite_only
 def test_a_failed_add_does_not_break_later_adds(
     make_service: ServiceFactory, tmp_path: Path
 ) -> None:

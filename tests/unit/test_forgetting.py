@@ -15,6 +15,8 @@ from ltm_desktop.store import SqliteStore
 from ltm_desktop.store.migrations import MIGRATIONS
 from tests.conftest import make_draft
 
+pytestmark = pytest.mark.every_backend  # forgetting is a core rule, whatever stores it
+
 SHOP = "/home/dev/src/shop"
 
 
@@ -115,7 +117,7 @@ def test_version_1_database_gains_forgettable_observations_after_a_backup(
         assert store.migration_backup is not None
         assert store.migration_backup.exists()
         assert store.get_observation("obs_old").disabled is False
-        assert store.forget_observation("obs_old", "agent", 1.0).disabled
+        assert store.forget_observation("obs_old", "agent", 1.0)[0].disabled
     finally:
         store.close()
     conn = sqlite3.connect(db)

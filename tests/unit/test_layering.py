@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from ltm_desktop.core.backend import LIST_ORDERS
+from ltm_desktop.store.memory_reads import ORDERINGS
+
 PACKAGE = Path(__file__).resolve().parents[2] / "ltm_desktop"
 
 # package -> top-level modules it must never import (directly).
@@ -23,6 +26,19 @@ ONLY_IN = {"sqlite3": "store", "PySide6": "gui", "shiboken6": "gui"}
 # Modules that alone may import a heavy dependency (agents spawn the others per event).
 ONLY_MODULE = {"mcp": "agent/mcp_server.py", "mcp_types": "agent/mcp_server.py"}
 
+# What the store may use of the core: records, contracts, and the query parser its indexes
+# follow (None: any name). The rules, versions and write decisions are the core's alone,
+# and so are the errors that report a decision: a store that raises them decides.
+STORE_USES_OF_CORE: dict[str, set[str] | None] = {
+    "ltm_desktop.core.backend": None,
+    "ltm_desktop.core.records": None,
+    "ltm_desktop.core.query": None,
+    "ltm_desktop.core.errors": None,
+    "ltm_desktop.core.observations": {"ObservationPayload"},
+}
+DECISION_ERRORS = {"Conflict", "StaleEdit", "InvalidInput"}
+COMPOSITION_ROOT = "app.py"  # builds the SQLite store and hands it to the service
+
 
 def imported_names(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
@@ -33,6 +49,34 @@ def imported_names(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module)
     return names
+
+
+def imported_pairs(path: Path) -> set[tuple[str, str]]:
+    """(module, name) for every ``from module import name``; ``import m`` is (m, "*")."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    pairs: set[tuple[str, str]] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            pairs.update((alias.name, "*") for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            pairs.update((node.module, alias.name) for alias in node.names)
+    return pairs
+
+
+def store_uses_of_core_beyond_storage(path: Path) -> list[str]:
+    """What ``path`` (a store module) imports from the core that is not storage's to use."""
+    problems = []
+    for module, name in sorted(imported_pairs(path)):
+        dotted = module if name == "*" else f"{module}.{name}"
+        if not violates(dotted, {"ltm_desktop.core"}):
+            continue
+        if module == "ltm_desktop.core" or module not in STORE_USES_OF_CORE:
+            problems.append(f"{path.name} imports {dotted}")
+            continue
+        allowed = STORE_USES_OF_CORE[module]
+        if (allowed is not None and name not in allowed) or name in DECISION_ERRORS:
+            problems.append(f"{path.name} imports {dotted}")
+    return sorted(problems)
 
 
 def violates(name: str, forbidden: set[str]) -> bool:
@@ -106,3 +150,50 @@ def test_agent_entry_points_import_neither_qt_nor_the_sdk_until_needed() -> None
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[] False"
+
+
+def test_the_store_decides_nothing() -> None:
+    """A second backend implements storage only: no rule of the model lives in store/."""
+    problems = [
+        p for path in python_files("store") for p in store_uses_of_core_beyond_storage(path)
+    ]
+    assert problems == []
+
+
+def test_the_store_checker_catches_a_rule_put_back(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from ltm_desktop.core.rules import SUPERSEDE_THRESHOLD, jaccard\n"
+        "from ltm_desktop.core.versions import check_version\n"
+        "from ltm_desktop.core.errors import Conflict, NotFound\n"
+        "from ltm_desktop.core import writing\n"
+        "from ltm_desktop.core.observations import build_observation\n"
+    )
+    assert store_uses_of_core_beyond_storage(bad) == [
+        "bad.py imports ltm_desktop.core.errors.Conflict",
+        "bad.py imports ltm_desktop.core.observations.build_observation",
+        "bad.py imports ltm_desktop.core.rules.SUPERSEDE_THRESHOLD",
+        "bad.py imports ltm_desktop.core.rules.jaccard",
+        "bad.py imports ltm_desktop.core.versions.check_version",
+        "bad.py imports ltm_desktop.core.writing",
+    ]
+
+
+def test_only_the_composition_root_opens_the_store() -> None:
+    """Outside store/ nothing reaches into its modules, and only app.py builds one."""
+    problems = []
+    for path in python_files():
+        relative = path.relative_to(PACKAGE)
+        if relative.parts[0] == "store":
+            continue
+        for module, name in imported_pairs(path):
+            dotted = module if name == "*" or module != "ltm_desktop" else f"{module}.{name}"
+            if not violates(dotted, {"ltm_desktop.store"}):
+                continue
+            if dotted != "ltm_desktop.store" or str(relative) != COMPOSITION_ROOT:
+                problems.append(f"{relative} imports {dotted}")
+    assert problems == []
+
+
+def test_the_store_serves_every_order_the_core_accepts() -> None:
+    assert set(ORDERINGS) == set(LIST_ORDERS)

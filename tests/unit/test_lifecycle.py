@@ -12,6 +12,8 @@ from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store import memory_reads
 from tests.conftest import FakeClock, ServiceFactory, make_draft
 
+pytestmark = pytest.mark.every_backend  # the core's rules, whatever stores them
+
 
 def test_expired_memories_are_hidden_on_read(
     service: MemoryService, project: str, clock: FakeClock
@@ -172,6 +174,7 @@ def test_history_of_unknown_memory_is_not_found(service: MemoryService) -> None:
         service.history("mem_missing")
 
 
+@pytest.mark.sqlite_only
 def test_audit_table_is_append_only(service: MemoryService, project: str) -> None:
     service.add(project, make_draft("immutable history"), "a")
     conn = sqlite3.connect(service.store.location)
@@ -205,6 +208,7 @@ def test_removal_events_give_the_newest_reason_for_each_memory(
     assert service.removal_events([]) == {}
 
 
+@pytest.mark.sqlite_only
 def test_get_many_skips_unknown_ids(service: MemoryService, project: str) -> None:
     a = service.add(project, make_draft("first of many"), "a").memory
     b = service.add(project, make_draft("second of many"), "a").memory

@@ -9,6 +9,8 @@ from ltm_desktop.core.records import AddStatus, Category, ListQuery
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock, make_draft
 
+pytestmark = pytest.mark.every_backend  # the core's rules, whatever stores them
+
 DEPLOY = "Deploy the billing service with ./scripts/deploy.sh --env prod after the smoke tests pass"
 DEPLOY_SIMILAR = (
     "Deploy the billing service with ./scripts/deploy.sh --env prod after the smoke tests succeed"

@@ -14,6 +14,8 @@ from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock, ServiceFactory, make_draft
 
+pytestmark = pytest.mark.every_backend
+
 
 def memory(i: int, title: str = "", content: str = "", importance: int = 5) -> Memory:
     return Memory(

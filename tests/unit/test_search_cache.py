@@ -11,6 +11,8 @@ from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock, ServiceFactory, make_draft
 
+pytestmark = pytest.mark.every_backend
+
 
 def ids(service: MemoryService, project: str, text: str, **kwargs: object) -> list[str]:
     return [h.memory.id for h in service.search(project, text, **kwargs)]  # type: ignore[arg-type]

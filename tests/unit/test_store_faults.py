@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from ltm_desktop.core import rules
+from ltm_desktop.core import rules, writing
 from ltm_desktop.core.errors import DatabaseReplaced, StorageError
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
@@ -312,7 +312,8 @@ def test_a_full_disk_fails_writes_clearly_and_they_resume_once_space_is_freed(
 
         def add(text: str) -> None:
             draft = rules.validate_draft(make_draft(text))
-            store.add_memory(GLOBAL_PROJECT_ID, draft, "a", 1_800_000_000.0 + added)
+            with store.write() as txn:
+                writing.add_memory(txn, GLOBAL_PROJECT_ID, draft, "a", 1_800_000_000.0 + added)
 
         failure: StorageError | None = None
         while failure is None and added < 10_000:

@@ -10,6 +10,8 @@ from ltm_desktop.core.records import Memory
 from ltm_desktop.core.uses import UseCounter
 from tests.conftest import ServiceFactory, make_draft
 
+pytestmark = pytest.mark.every_backend
+
 
 def test_counts_are_visible_at_once_and_written_by_the_flush(
     make_service: ServiceFactory, tmp_path: Path

@@ -15,6 +15,8 @@ from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.versions import millis, next_version, same_version
 from tests.conftest import START, ServiceFactory, make_draft
 
+pytestmark = pytest.mark.every_backend  # the core's rules, whatever stores them
+
 
 def actions(service: MemoryService, memory_id: str) -> list[AuditAction]:
     return [e.action for e in service.history(memory_id)]

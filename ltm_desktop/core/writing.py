@@ -1,0 +1,297 @@
+"""The memory writes' decisions: dedup, supersede, conflicts, versions, TTL renewal.
+
+Each function runs inside one unit of work (``MemoryStore.write``): it reads what it
+needs through the ``WriteTxn``, decides, and writes through it, so the decision and
+the write commit together or not at all. The store only stores; every rule of the
+memory model that a write applies is here (or in ``rules`` and ``versions``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from ltm_desktop.core.auditing import changed_fields, memory_snapshot
+from ltm_desktop.core.backend import AuditEntry, WriteTxn
+from ltm_desktop.core.errors import Conflict
+from ltm_desktop.core.records import AddResult, AddStatus, AuditAction, Memory, MemoryDraft
+from ltm_desktop.core.rules import (
+    SUPERSEDE_THRESHOLD,
+    content_signature,
+    jaccard,
+    similarity_tokens,
+)
+from ltm_desktop.core.versions import check_version, next_version
+
+
+def new_memory_id(now: float) -> str:
+    """Opaque, unique, and roughly time-ordered."""
+    return f"mem_{int(now * 1000):011x}{secrets.token_hex(5)}"
+
+
+def _audit(
+    txn: WriteTxn,
+    memory: Memory,
+    actor: str,
+    now: float,
+    action: AuditAction,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+) -> None:
+    txn.record(AuditEntry(now, memory.id, memory.project_id, actor, action, before, after))
+
+
+def _deduplicate(txn: WriteTxn, before: Memory, actor: str, now: float) -> AddResult:
+    """Adding an active memory's text again is a use of it, and renews its TTL."""
+    updated_at = next_version(before.updated_at, now)
+    after = replace(before, updated_at=updated_at, use_count=before.use_count + 1)
+    txn.save_memory(before, after)
+    old = {"updated_at": before.updated_at, "use_count": before.use_count}
+    new = {"updated_at": after.updated_at, "use_count": after.use_count}
+    _audit(txn, after, actor, now, AuditAction.DEDUPLICATED, old, new)
+    return AddResult(AddStatus.DEDUPLICATED, after)
+
+
+def _most_similar(
+    txn: WriteTxn, project_id: str, content: str, tokens: frozenset[str]
+) -> str | None:
+    """The id of the active memory most similar to ``content`` above the threshold.
+
+    Jaccard > SUPERSEDE_THRESHOLD also bounds the other memory's token count, which
+    is what the store is asked to filter its candidates by.
+    """
+    count = len(tokens)
+    low, high = count * SUPERSEDE_THRESHOLD, count / SUPERSEDE_THRESHOLD
+    best: tuple[float, str] | None = None
+    for memory_id, other in txn.near_duplicates(project_id, content, low, high):
+        score = jaccard(tokens, similarity_tokens(other))
+        if score > SUPERSEDE_THRESHOLD and (best is None or score > best[0]):
+            best = (score, memory_id)
+    return None if best is None else best[1]
+
+
+def _insert(
+    txn: WriteTxn,
+    project_id: str,
+    draft: MemoryDraft,
+    signature: str,
+    actor: str,
+    now: float,
+    *,
+    token_count: int,
+    action: AuditAction,
+    supersedes: str | None = None,
+) -> Memory:
+    """Insert a validated draft with its audit event."""
+    memory = Memory(
+        id=new_memory_id(now),
+        project_id=project_id,
+        title=str(draft.title),
+        content=draft.content,
+        category=draft.category,  # type: ignore[arg-type]  # validated
+        importance=draft.importance,
+        tags=tuple(draft.tags),
+        signature=signature,
+        created_at=now,
+        updated_at=now,
+        last_used_at=None,
+        use_count=0,
+        ttl_days=draft.ttl_days,
+        disabled=False,
+        source=actor,
+        superseded_by=None,
+    )
+    txn.insert_memory(memory, token_count)
+    after = memory_snapshot(memory)
+    if supersedes:
+        after["supersedes"] = supersedes
+    _audit(txn, memory, actor, now, action, None, after)
+    return memory
+
+
+def add_memory(
+    txn: WriteTxn, project_id: str, draft: MemoryDraft, actor: str, now: float
+) -> AddResult:
+    """Insert a validated draft, or deduplicate, or supersede its nearest twin."""
+    signature = content_signature(draft.content)
+    twin = txn.find_active(project_id, signature)
+    if twin is not None:
+        return _deduplicate(txn, twin, actor, now)
+    tokens = similarity_tokens(draft.content)
+    superseded_id = _most_similar(txn, project_id, draft.content, tokens)
+    memory = _insert(
+        txn,
+        project_id,
+        draft,
+        signature,
+        actor,
+        now,
+        token_count=len(tokens),
+        action=AuditAction.CREATED,
+        supersedes=superseded_id,
+    )
+    if superseded_id is not None:
+        set_disabled(txn, superseded_id, True, actor, now, superseded_by=memory.id)
+    status = AddStatus.SUPERSEDED if superseded_id else AddStatus.CREATED
+    return AddResult(status, memory, superseded_id)
+
+
+def import_memories(
+    txn: WriteTxn, project_id: str, drafts: Sequence[MemoryDraft], actor: str, now: float
+) -> list[Memory]:
+    """Insert validated drafts as they are (no supersede); texts already there are skipped."""
+    imported: list[Memory] = []
+    for draft in drafts:
+        signature = content_signature(draft.content)
+        if txn.find_active(project_id, signature) is not None:
+            continue
+        count = len(similarity_tokens(draft.content))
+        imported.append(
+            _insert(
+                txn,
+                project_id,
+                draft,
+                signature,
+                actor,
+                now,
+                token_count=count,
+                action=AuditAction.IMPORTED,
+            )
+        )
+    return imported
+
+
+def _active_twin(txn: WriteTxn, memory: Memory, signature: str) -> str | None:
+    """The id of the active memory of ``memory``'s scope with ``signature``, if any (the
+    callers ask about a signature that ``memory`` does not hold while active)."""
+    twin = txn.find_active(memory.project_id, signature)
+    return None if twin is None else twin.id
+
+
+def update_memory(
+    txn: WriteTxn,
+    memory_id: str,
+    changes: dict[str, Any],
+    actor: str,
+    now: float,
+    expected_updated_at: float | None = None,
+) -> tuple[Memory, Memory]:
+    """Apply validated ``changes``; returns (before, after). No change means no event.
+
+    A memory in the trash is not edited (Conflict ``removed``): restoring it is a
+    separate, deliberate write.
+
+    Args:
+        expected_updated_at: the ``updated_at`` the caller last saw; if the memory has
+            moved on since, StaleEdit is raised and nothing is written.
+    """
+    before = txn.get_memory(memory_id)
+    check_version(before, expected_updated_at)
+    if before.disabled:
+        raise Conflict(
+            f"memory {memory_id} is in the trash; restore it before editing it",
+            reason="removed",
+            current=before,
+        )
+    after = replace(before, **changes)
+    if "content" in changes:
+        after = replace(after, signature=content_signature(after.content))
+    if after == before:
+        return before, before
+    if after.signature != before.signature:
+        twin = _active_twin(txn, before, after.signature)
+        if twin is not None:
+            raise Conflict(
+                f"another active memory ({twin}) already has this content; "
+                "edit that one or change the text",
+                other_id=twin,
+                reason="duplicate",
+                current=before,
+            )
+    after = replace(after, updated_at=next_version(before.updated_at, now))
+    token_count = len(similarity_tokens(after.content)) if after.content != before.content else None
+    txn.save_memory(before, after, token_count)
+    old, new = changed_fields(before, after)
+    _audit(txn, after, actor, now, AuditAction.UPDATED, old, new)
+    return before, after
+
+
+def set_disabled(
+    txn: WriteTxn,
+    memory_id: str,
+    disabled: bool,
+    actor: str,
+    now: float,
+    *,
+    superseded_by: str | None = None,
+    action: AuditAction | None = None,
+    expected_updated_at: float | None = None,
+) -> Memory:
+    """Soft-delete (or restore) one memory; restoring refuses to shadow an active twin,
+    and renews the TTL of a memory that expired (restoring is asking for it back).
+
+    Args:
+        expected_updated_at: as in ``update_memory``: StaleEdit if the memory moved on.
+    """
+    before = txn.get_memory(memory_id)
+    check_version(before, expected_updated_at)
+    if before.disabled == disabled:
+        state = "removed" if disabled else "active"
+        raise Conflict(
+            f"memory {memory_id} is already {state}",
+            reason=f"already_{state}",
+            current=before,
+        )
+    if disabled:
+        after = replace(before, disabled=True, disabled_at=now, superseded_by=superseded_by)
+        default_action = AuditAction.SUPERSEDED if superseded_by else AuditAction.REMOVED
+    else:
+        twin = _active_twin(txn, before, before.signature)
+        if twin is not None:
+            raise Conflict(
+                f"cannot restore {memory_id}: an active memory ({twin}) now has the same "
+                "content; remove that one first",
+                other_id=twin,
+                reason="duplicate",
+                current=before,
+            )
+        expired = before.is_expired(now)
+        updated_at = next_version(before.updated_at, now) if expired else before.updated_at
+        after = replace(
+            before, disabled=False, disabled_at=None, superseded_by=None, updated_at=updated_at
+        )
+        default_action = AuditAction.RESTORED
+    txn.save_memory(before, after)
+    old, new = changed_fields(before, after)
+    if after.updated_at != before.updated_at:  # a renewing restore: record it
+        old["updated_at"], new["updated_at"] = before.updated_at, after.updated_at
+    _audit(txn, after, actor, now, action or default_action, old, new)
+    return after
+
+
+def mark_reviewed(
+    txn: WriteTxn,
+    memory_id: str,
+    actor: str,
+    now: float,
+    expected_updated_at: float | None = None,
+) -> Memory:
+    """Record that a person looked at a stale candidate and kept it (StaleEdit if it
+    changed since they looked: what they judged is not what is stored)."""
+    before = txn.get_memory(memory_id)
+    check_version(before, expected_updated_at)
+    after = replace(before, reviewed_at=now)
+    txn.save_memory(before, after)
+    old, new = {"reviewed_at": before.reviewed_at}, {"reviewed_at": now}
+    _audit(txn, after, actor, now, AuditAction.REVIEWED, old, new)
+    return after
+
+
+def purge_expired(txn: WriteTxn, project_id: str | None, actor: str, now: float) -> list[Memory]:
+    """Move every memory whose TTL ran out (in one scope, or all) to the trash."""
+    return [
+        set_disabled(txn, memory_id, True, actor, now, action=AuditAction.EXPIRED)
+        for memory_id in txn.expired_ids(project_id, now)
+    ]

@@ -1,0 +1,137 @@
+"""SqliteWriteTxn: the ``core.backend.WriteTxn`` primitives on the writer's open transaction.
+
+It maps the core's ids (memory and project ids) to rows and tables, and keeps the
+derived state in step: tag rows, the scope's FTS table, the word-rarity cache.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from ltm_desktop.core.backend import AuditEntry
+from ltm_desktop.core.query import split_words
+from ltm_desktop.core.records import Memory
+from ltm_desktop.store import memory_writes as writes
+from ltm_desktop.store.audit import record_audit
+from ltm_desktop.store.fts_tables import MemoryTables, memory_table
+from ltm_desktop.store.rarity import WordRarity
+from ltm_desktop.store.search import near_duplicate_candidates
+
+PkOf = Callable[[sqlite3.Connection, str], int | None]
+WritablePk = Callable[[sqlite3.Connection, str, float], int]
+
+
+class SqliteWriteTxn:
+    """Valid only inside the ``SqliteStore.write`` block that made it."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        pk_of: PkOf,
+        writable_pk: WritablePk,
+        tables: MemoryTables,
+        rarity: WordRarity,
+    ) -> None:
+        self._conn = conn
+        self._pk_of = pk_of
+        self._writable_pk = writable_pk
+        self._tables = tables
+        self._rarity = rarity
+        self._rows: dict[str, tuple[int, int]] = {}  # memory id -> (pk, project pk)
+        self._pks: dict[str, int] = {}  # project id -> pk (a scope's row never goes away)
+        self._ready: set[int] = set()  # project pks whose FTS table exists
+        self._inserted = 0
+
+    def finish(self) -> None:
+        """Before the commit: a bulk insert changes word counts wholesale, so the rarity
+        cache forgets them (one insert is counted in as it happens)."""
+        if self._inserted > 1:
+            self._rarity.reset()
+
+    def _pk(self, project_id: str) -> int | None:
+        pk = self._pks.get(project_id)
+        if pk is None:
+            pk = self._pk_of(self._conn, project_id)
+            if pk is not None:
+                self._pks[project_id] = pk
+        return pk
+
+    def _table(self, project_pk: int) -> str:
+        if project_pk not in self._ready:
+            self._tables.ensure(self._conn, project_pk)
+            self._ready.add(project_pk)
+        return memory_table(project_pk)
+
+    def _row(self, memory_id: str) -> tuple[int, int]:
+        row = self._rows.get(memory_id)
+        if row is None:
+            pk, project_pk, _ = writes.load_memory(self._conn, memory_id)
+            row = self._rows[memory_id] = (pk, project_pk)
+        return row
+
+    def get_memory(self, memory_id: str) -> Memory:
+        pk, project_pk, memory = writes.load_memory(self._conn, memory_id)
+        self._rows[memory_id] = (pk, project_pk)
+        return memory
+
+    def find_active(self, project_id: str, signature: str) -> Memory | None:
+        project_pk = self._pk(project_id)
+        if project_pk is None:
+            return None
+        found = writes.find_active(self._conn, project_pk, signature)
+        if found is None:
+            return None
+        pk, memory = found
+        self._rows[memory.id] = (pk, project_pk)
+        return memory
+
+    def near_duplicates(
+        self, project_id: str, text: str, min_tokens: float, max_tokens: float
+    ) -> list[tuple[str, str]]:
+        project_pk = self._pk(project_id)
+        if project_pk is None:
+            return []
+        table = self._table(project_pk)
+        return near_duplicate_candidates(
+            self._conn, table, text, min_tokens, max_tokens, self._rarity
+        )
+
+    def insert_memory(self, memory: Memory, token_count: int) -> None:
+        project_pk = self._pk(memory.project_id)
+        if project_pk is None:  # a scope's first write: its row and its table
+            project_pk = self._writable_pk(self._conn, memory.project_id, memory.created_at)
+            self._pks[memory.project_id] = project_pk
+            self._ready.add(project_pk)
+        table = self._table(project_pk)
+        pk = writes.insert_memory(self._conn, project_pk, memory, token_count)
+        self._rows[memory.id] = (pk, project_pk)
+        self._inserted += 1
+        if self._inserted == 1 and not memory.disabled:
+            self._rarity.add_document(table, split_words(memory.content))
+
+    def save_memory(self, before: Memory, after: Memory, token_count: int | None = None) -> None:
+        pk, project_pk = self._row(before.id)
+        writes.save_memory(self._conn, pk, project_pk, before, after, token_count)
+
+    def record(self, entry: AuditEntry) -> None:
+        project_pk = self._pk(entry.project_id)
+        if project_pk is None:
+            raise ValueError(f"no scope {entry.project_id} to record {entry.action} in")
+        record_audit(
+            self._conn,
+            at=entry.at,
+            memory_id=entry.memory_id,
+            project_pk=project_pk,
+            actor=entry.actor,
+            action=entry.action,
+            before=entry.before,
+            after=entry.after,
+        )
+
+    def expired_ids(self, project_id: str | None, now: float) -> list[str]:
+        if project_id is None:
+            return writes.expired_ids(self._conn, None, now)
+        project_pk = self._pk(project_id)
+        return [] if project_pk is None else writes.expired_ids(self._conn, project_pk, now)

@@ -1,0 +1,430 @@
+"""InMemoryStore: a second backend for ``core.backend.MemoryStore``, storage only.
+
+It shows what a backend has to implement: dicts and lists, a lock, a copy to roll back
+to, and naive scans for queries. It decides nothing; every rule of the memory model
+(dedup, supersede, conflicts, versions, TTL renewal, list checks) comes from the core,
+so the service's rule tests pass against it unchanged (``backend`` in tests/conftest.py).
+
+Stores opened on the same ``location`` share one ``Files`` (like two connections to one
+database file), so a test can reopen a data dir or run two services on it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ltm_desktop.core.backend import (
+    MAX_PAGE,
+    AuditEntry,
+    MemoryHit,
+    ObservationHit,
+    StoreHealth,
+)
+from ltm_desktop.core.errors import NotFound, StorageError, echoed
+from ltm_desktop.core.observations import ObservationPayload
+from ltm_desktop.core.query import ParsedQuery
+from ltm_desktop.core.records import (
+    GLOBAL_PROJECT_ID,
+    AuditEvent,
+    ListQuery,
+    Memory,
+    Observation,
+    Project,
+)
+from tests.doubles.queries import is_live, ordered, score, stale
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Tables:
+    """Everything stored; copied whole at the start of a write to roll back to."""
+
+    projects: dict[str, Project] = field(default_factory=dict)
+    memories: dict[str, Memory] = field(default_factory=dict)  # in insertion order
+    token_counts: dict[str, int] = field(default_factory=dict)
+    observations: list[Observation] = field(default_factory=list)
+    audit: list[AuditEvent] = field(default_factory=list)
+
+    def copy(self) -> Tables:
+        return Tables(
+            dict(self.projects),
+            dict(self.memories),
+            dict(self.token_counts),
+            list(self.observations),
+            list(self.audit),
+        )
+
+
+@dataclass
+class Files:
+    """What a data dir holds for this backend: the tables, one lock, a commit counter."""
+
+    tables: Tables
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    commits: int = 0
+
+    @classmethod
+    def new(cls) -> Files:
+        tables = Tables()
+        tables.projects[GLOBAL_PROJECT_ID] = Project(GLOBAL_PROJECT_ID, None, "Global", time.time())
+        return cls(tables)
+
+
+def _stored(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A value as a JSON column gives it back."""
+    return None if value is None else dict(json.loads(json.dumps(value, ensure_ascii=False)))
+
+
+def _no_memory(memory_id: str) -> NotFound:
+    return NotFound(f"no memory has the id {echoed(memory_id)}")
+
+
+class MemoryTxn:
+    """``core.backend.WriteTxn`` on the tables, valid inside one ``InMemoryStore.write``."""
+
+    def __init__(self, tables: Tables) -> None:
+        self._t = tables
+
+    def _check_unique(self, memory: Memory) -> None:
+        """The storage constraint SQLite's unique index enforces (a safety net, no rule)."""
+        twin = self.find_active(memory.project_id, memory.signature)
+        if not memory.disabled and twin is not None and twin.id != memory.id:
+            raise StorageError("UNIQUE constraint failed: memories.project_pk, signature")
+
+    def get_memory(self, memory_id: str) -> Memory:
+        memory = self._t.memories.get(memory_id)
+        if memory is None:
+            raise _no_memory(memory_id)
+        return memory
+
+    def find_active(self, project_id: str, signature: str) -> Memory | None:
+        return next(
+            (
+                m
+                for m in self._t.memories.values()
+                if m.project_id == project_id and m.signature == signature and not m.disabled
+            ),
+            None,
+        )
+
+    def near_duplicates(
+        self, project_id: str, text: str, min_tokens: float, max_tokens: float
+    ) -> list[tuple[str, str]]:
+        return [
+            (m.id, m.content)
+            for m in self._t.memories.values()
+            if m.project_id == project_id
+            and not m.disabled
+            and min_tokens < self._t.token_counts[m.id] < max_tokens
+        ]
+
+    def insert_memory(self, memory: Memory, token_count: int) -> None:
+        if memory.id in self._t.memories:
+            raise StorageError(f"UNIQUE constraint failed: memories.id ({memory.id})")
+        self._check_unique(memory)
+        if memory.project_id not in self._t.projects:
+            name = memory.project_id
+            self._t.projects[name] = Project(name, None, name, memory.created_at)
+        self._t.memories[memory.id] = memory
+        self._t.token_counts[memory.id] = token_count
+
+    def save_memory(self, before: Memory, after: Memory, token_count: int | None = None) -> None:
+        if self.get_memory(before.id).project_id != after.project_id or before.id != after.id:
+            raise ValueError(f"a memory keeps its id and scope ({before.id})")
+        self._check_unique(after)
+        self._t.memories[after.id] = after
+        if token_count is not None:
+            self._t.token_counts[after.id] = token_count
+
+    def record(self, entry: AuditEntry) -> None:
+        seq = len(self._t.audit) + 1
+        self._t.audit.append(
+            AuditEvent(
+                seq,
+                entry.at,
+                entry.memory_id,
+                entry.project_id,
+                entry.actor,
+                entry.action,
+                _stored(entry.before),
+                _stored(entry.after),
+            )
+        )
+
+    def expired_ids(self, project_id: str | None, now: float) -> list[str]:
+        return [
+            m.id
+            for m in self._t.memories.values()
+            if not m.disabled
+            and m.is_expired(now)
+            and (project_id is None or m.project_id == project_id)
+        ]
+
+
+class InMemoryStore:
+    """Memories, observations and their history in dicts (see the module docstring)."""
+
+    def __init__(self, location: Path, files: Files) -> None:
+        self._location = location
+        self._files = files
+        self._own_commits = 0
+        self._closed = False
+
+    @classmethod
+    def open(cls, location: Path, opened: dict[Path, Files]) -> InMemoryStore:
+        """A store on ``location``; ``opened`` holds the data dirs of this test run."""
+        location.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        files = opened.setdefault(location, Files.new())
+        return cls(location, files)
+
+    @property
+    def _t(self) -> Tables:
+        return self._files.tables
+
+    # -- plumbing ---------------------------------------------------------
+
+    @property
+    def location(self) -> str:
+        return str(self._location)
+
+    @property
+    def schema_version(self) -> int:
+        return SCHEMA_VERSION
+
+    def close(self) -> None:
+        self._closed = True
+
+    def health(self) -> StoreHealth:
+        return StoreHealth()
+
+    def data_version(self) -> int:
+        with self._files.lock:
+            return self._files.commits - self._own_commits  # other stores' commits
+
+    @contextmanager
+    def write(self) -> Iterator[MemoryTxn]:
+        with self._files.lock:
+            if self._closed:
+                raise StorageError("the store is closed")
+            saved = self._t.copy()
+            try:
+                yield MemoryTxn(self._t)
+            except BaseException:
+                self._files.tables = saved
+                raise
+            self._files.commits += 1
+            self._own_commits += 1
+
+    def reinforce(self, uses: dict[str, tuple[int, float]]) -> None:
+        if not uses:
+            return
+        with self.write() as txn:
+            for memory_id, (count, at) in uses.items():
+                memory = self._t.memories.get(memory_id)
+                if memory is not None:
+                    last = max(memory.last_used_at or 0, at)
+                    used = replace(memory, use_count=memory.use_count + count, last_used_at=last)
+                    txn.save_memory(memory, used)
+
+    # -- projects ---------------------------------------------------------
+
+    def ensure_project(self, project_id: str, path: str | None, name: str) -> Project:
+        with self._files.lock:
+            known = self._t.projects.get(project_id)
+            if known is None or (path is not None and known.path != path):
+                with self.write():
+                    created = time.time() if known is None else known.created_at
+                    self._t.projects[project_id] = Project(project_id, path, name, created)
+            return self._t.projects[project_id]
+
+    def get_project(self, project_id: str) -> Project:
+        with self._files.lock:
+            project = self._t.projects.get(project_id)
+        if project is None:
+            raise NotFound(f"no project has the id {echoed(project_id)}")
+        return project
+
+    def list_projects(self) -> list[Project]:
+        with self._files.lock:
+            projects = list(self._t.projects.values())
+        return sorted(projects, key=lambda p: (p.project_id != GLOBAL_PROJECT_ID, p.name.lower()))
+
+    def active_counts(self, now: float) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for m in self._memories():
+            if is_live(m, now):
+                counts[m.project_id] = counts.get(m.project_id, 0) + 1
+        return counts
+
+    # -- memory reads -----------------------------------------------------
+
+    def _memories(self, project_id: str | None = None) -> list[Memory]:
+        with self._files.lock:
+            found = list(self._t.memories.values())
+        return [m for m in found if project_id is None or m.project_id == project_id]
+
+    def get_memory(self, memory_id: str) -> Memory:
+        with self._files.lock:
+            return MemoryTxn(self._t).get_memory(memory_id)
+
+    def get_memories(self, memory_ids: Sequence[str]) -> list[Memory]:
+        with self._files.lock:
+            return [self._t.memories[i] for i in dict.fromkeys(memory_ids) if i in self._t.memories]
+
+    def _listed(self, project_id: str, query: ListQuery, now: float) -> list[Memory]:
+        return [
+            m
+            for m in self._memories(project_id)
+            if (m.disabled if query.only_disabled else query.include_disabled or not m.disabled)
+            and (query.include_expired or not m.is_expired(now))
+            and (query.category is None or m.category == query.category)
+            and (query.tag is None or query.tag in m.tags)
+        ]
+
+    def list_memories(self, project_id: str, query: ListQuery, now: float) -> list[Memory]:
+        found = ordered(self._listed(project_id, query, now), query.order_by, query.descending)
+        return found[query.offset : query.offset + query.limit]
+
+    def count_memories(self, project_id: str, query: ListQuery, now: float) -> int:
+        return len(self._listed(project_id, query, now))
+
+    def top_memories(self, project_id: str, n: int, now: float) -> list[Memory]:
+        live = [m for m in self._memories(project_id) if is_live(m, now)]
+        return ordered(live, "importance", descending=True)[:n]
+
+    def stale_memories(
+        self, project_id: str, max_importance: int, cutoff: float, now: float
+    ) -> list[Memory]:
+        found = [m for m in self._memories(project_id) if stale(m, max_importance, cutoff, now)]
+        return sorted(found, key=lambda m: m.updated_at)[:MAX_PAGE]
+
+    def search_memories(
+        self, project_ids: Sequence[str], query: ParsedQuery, limit: int, now: float
+    ) -> list[MemoryHit]:
+        if query.is_empty or limit <= 0:
+            return []
+        scored = [
+            (m, score(query, m.title, m.content, " ".join(m.tags)))
+            for m in self._memories()
+            if m.project_id in project_ids and is_live(m, now)
+        ]
+        hits = sorted(((m, s) for m, s in scored if s > 0), key=lambda hit: -hit[1])
+        return [(m, s, m.content[:200]) for m, s in hits[:limit]]
+
+    def scope_counts(
+        self, project_id: str, max_importance: int, cutoff: float, now: float
+    ) -> dict[str, int]:
+        memories = self._memories(project_id)
+        return {
+            "active": sum(is_live(m, now) for m in memories),
+            "disabled": sum(m.disabled for m in memories),
+            "expired": sum(not m.disabled and m.is_expired(now) for m in memories),
+            "stale": sum(stale(m, max_importance, cutoff, now) for m in memories),
+            "observations": len(self._observations([project_id])),
+        }
+
+    # -- observations -----------------------------------------------------
+
+    def _observations(self, project_ids: Sequence[str]) -> list[Observation]:
+        with self._files.lock:
+            return [
+                o for o in self._t.observations if o.project_id in project_ids and not o.disabled
+            ]
+
+    def add_observation(
+        self, project_id: str, payload: ObservationPayload, actor: str, now: float
+    ) -> Observation:
+        with self.write():
+            if project_id not in self._t.projects:
+                self._t.projects[project_id] = Project(project_id, None, project_id, now)
+            observation = Observation(
+                id=f"obs_{int(now * 1000):011x}{len(self._t.observations):010x}",
+                project_id=project_id,
+                session_id=payload.session_id,
+                kind=payload.kind,
+                title=payload.title,
+                narrative=payload.narrative,
+                created_at=now,
+                source=actor,
+            )
+            self._t.observations.append(observation)
+        return observation
+
+    def get_observation(self, observation_id: str) -> Observation:
+        with self._files.lock:
+            for observation in self._t.observations:
+                if observation.id == observation_id:
+                    return observation
+        raise NotFound(f"no observation has the id {echoed(observation_id)}")
+
+    def forget_observation(
+        self, observation_id: str, actor: str, now: float
+    ) -> tuple[Observation, bool]:
+        with self.write():
+            before = self.get_observation(observation_id)
+            if before.disabled:
+                return before, False
+            after = replace(before, disabled=True)
+            index = self._t.observations.index(before)
+            self._t.observations[index] = after
+        return after, True
+
+    def list_observations(self, project_id: str, limit: int, offset: int) -> list[Observation]:
+        found = self._observations([project_id])[::-1]
+        found.sort(key=lambda o: -o.created_at)
+        return found[offset : offset + limit]
+
+    def search_observations(
+        self, project_ids: Sequence[str], query: ParsedQuery, limit: int
+    ) -> list[ObservationHit]:
+        if query.is_empty or limit <= 0:
+            return []
+        scored = [(o, score(query, o.title, o.narrative)) for o in self._observations(project_ids)]
+        hits = sorted(((o, s) for o, s in scored if s > 0), key=lambda hit: -hit[1])
+        return [(o, s, o.narrative[:200]) for o, s in hits[:limit]]
+
+    # -- audit history ----------------------------------------------------
+
+    def _events(self) -> list[AuditEvent]:
+        with self._files.lock:
+            return list(self._t.audit)
+
+    def memory_history(self, memory_id: str) -> list[AuditEvent]:
+        events = [e for e in self._events() if e.memory_id == memory_id]
+        if not events:
+            self.get_memory(memory_id)  # NotFound for unknown ids
+        return events
+
+    def project_history(
+        self, project_id: str, limit: int, before_seq: int | None, actor: str | None
+    ) -> list[AuditEvent]:
+        found = [
+            e
+            for e in reversed(self._events())
+            if e.project_id == project_id
+            and (before_seq is None or e.seq < before_seq)
+            and (actor is None or e.actor == actor)
+        ]
+        return found[:limit]
+
+    def events_after(self, seq: int, limit: int) -> list[AuditEvent]:
+        return [e for e in self._events() if e.seq > seq][:limit]
+
+    def last_events(self, memory_ids: Sequence[str], actions: Sequence[str]) -> list[AuditEvent]:
+        wanted, newest = set(memory_ids), {}
+        for event in self._events():
+            if event.memory_id in wanted and event.action.value in actions:
+                newest[event.memory_id] = event
+        return list(newest.values())
+
+    def last_event_seq(self) -> int:
+        events = self._events()
+        return events[-1].seq if events else 0
