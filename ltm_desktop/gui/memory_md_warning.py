@@ -4,23 +4,27 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QWidget
 
+from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.records import PrecisProblem
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.banner import Banner
+from ltm_desktop.gui.dialogs import open_folder
 from ltm_desktop.gui.tasks import TaskRunner
 
 
-def describe_problems(problems: list[PrecisProblem]) -> str:
-    """Rich text naming the first file, why it failed, and how many others did."""
+def describe_problems(problems: list[PrecisProblem], scope_name: str) -> str:
+    """Rich text naming the first file's scope, why it failed, and how many others did."""
     first = problems[0]
     others = len(problems) - 1
     more = f" (and {others} other file{'s' if others != 1 else ''})" if others else ""
     return (
-        f"<b>MEMORY.md could not be written</b>{more}: {html.escape(first.reason)}<br>"
+        f"<b>MEMORY.md of {html.escape(scope_name)} could not be written</b>{more}: "
+        f"{html.escape(first.reason)}<br>"
         f"<code>{html.escape(first.path)}</code><br>"
         "Your memories are saved in the database; agents reading this file see an older "
         "version until it can be written. ltm-desktop retries automatically."
@@ -54,7 +58,24 @@ class MemoryMdWarning(Banner):
         if not problems:
             self.hide()
             return
-        self.show_message(describe_problems(problems), [("Retry now", self.retry)])
+        first = problems[0]
+        text = describe_problems(problems, self._scope_name(first.project_id))
+        folder = Path(first.path).parent
+        while not folder.is_dir() and folder != folder.parent:  # the nearest that exists
+            folder = folder.parent
+        self.show_message(
+            text, [("Show folder", lambda: self._show(folder)), ("Retry now", self.retry)]
+        )
+
+    def _show(self, folder: Path) -> None:
+        open_folder(folder)
+        self.show()  # the banner hides on any choice; the problem is still there
+
+    def _scope_name(self, project_id: str) -> str:
+        try:  # one indexed row; a name reads better than an id
+            return self._service.store.get_project(project_id).name
+        except LtmError:
+            return project_id
 
     def retry(self) -> None:
         self._runner.run(self._service.views.retry_now, self.on_problems)

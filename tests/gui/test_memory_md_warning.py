@@ -25,7 +25,7 @@ def test_the_warning_bar_names_the_file_and_goes_away_once_it_is_written(
     add(service, billing, "The invoices job runs nightly")  # an agent writes meanwhile
 
     qtbot.waitUntil(lambda: warning.isVisible(), timeout=5000)
-    assert "MEMORY.md could not be written" in warning.label.text()
+    assert "MEMORY.md of billing-api could not be written" in warning.label.text()
     assert str(target) in warning.label.text()
     assert "Is a directory" in warning.label.text()
     retry = warning.button("Retry now")
