@@ -78,6 +78,9 @@ def compare_html(conflicts: Sequence[ops.WriteConflict]) -> str:
     return "".join(parts)
 
 
+COMPARE_MIN_HEIGHT = 280
+
+
 class ConflictDialog(QDialog):
     """Asks what to do about writes refused because their memories changed.
 
@@ -115,13 +118,19 @@ class ConflictDialog(QDialog):
         self.reload_button.clicked.connect(lambda: self.choose(RELOAD))
         self.overwrite_button.clicked.connect(lambda: self.choose(OVERWRITE))
         self.cancel_button.clicked.connect(lambda: self.choose(CANCEL))
-        self.compare_button.toggled.connect(self.compare_view.setVisible)
+        self.compare_button.toggled.connect(self.on_compare_toggled)
         self.finished.connect(lambda _result: self.choose(CANCEL))
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
         layout.addWidget(self.compare_view, 1)
         layout.addWidget(buttons)
         self.reload_button.setDefault(True)
+
+    def on_compare_toggled(self, shown: bool) -> None:
+        """Grow to show the comparison readably, and shrink back when it is hidden."""
+        self.compare_view.setVisible(shown)
+        self.compare_view.setMinimumHeight(COMPARE_MIN_HEIGHT if shown else 0)
+        self.adjustSize()
 
     def choose(self, choice: str) -> None:
         if self.choice is not None:
