@@ -267,6 +267,8 @@ def cmd_call(args: argparse.Namespace) -> int:
         return EXIT_UNREACHABLE
     except ApiError as exc:
         print(f"ltm-desktop: error {exc.code}: {exc}", file=sys.stderr)
+        if exc.data is not None:  # e.g. a conflict's current record: what to retry from
+            print(json.dumps(exc.data, indent=2, ensure_ascii=False), file=sys.stderr)
         return EXIT_ERROR
     print(json.dumps(result, indent=2, ensure_ascii=False))
     return EXIT_OK
