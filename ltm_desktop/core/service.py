@@ -155,9 +155,12 @@ class MemoryService(SearchReads, HistoryReads):
         path = rules.normalize_cwd(cwd)
         project_id = rules.project_id_for_cwd(path)
         try:
-            return self.store.get_project(project_id)
+            known = self.store.get_project(project_id)
         except LookupError:
             return Project(project_id, path, rules.display_name_for_path(path), self.now())
+        if known.path is None:  # created by a write whose caller has not registered it yet
+            return replace(known, path=path, name=rules.display_name_for_path(path))
+        return known
 
     def resolve_scope(
         self, *, cwd: object = None, project_id: object = None, register: bool = False

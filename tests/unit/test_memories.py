@@ -340,3 +340,13 @@ def test_supersede_does_not_depend_on_how_long_the_process_ran(
     ids = [service.add(project, make_draft(text(i)), "a").memory.id for i in range(80)]
     result = service.add(project, make_draft(text(70, "memo")), "a")
     assert result.superseded_id == ids[70]
+
+
+def test_a_cwd_resolves_to_its_name_while_a_write_has_created_but_not_registered_it(
+    service: MemoryService,
+) -> None:
+    """Two agents' first writes at once: the second must not see the id as the name."""
+    project_id = service.resolve_scope(cwd="/srv/rooted")  # not registered
+    service.add(project_id, make_draft("first write creates the scope"), "agent")
+    project = service.resolve_cwd("/srv/rooted")
+    assert (project.project_id, project.name, project.path) == (project_id, "rooted", "/srv/rooted")
