@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import SampleMemory, generate, sample_queries  # noqa: E402
 from bench.dataset import PROJECTS, build, draft, largest_project, open_bench_service  # noqa: E402
+from ltm_desktop.core.memory_md_files import write_atomically  # noqa: E402
 from ltm_desktop.core.paths import DataPaths  # noqa: E402
-from ltm_desktop.core.precis_files import write_atomically  # noqa: E402
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
 

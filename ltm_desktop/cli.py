@@ -158,7 +158,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     opened = open_service(args.data_dir, args.config)
     _warn(opened.warnings)
     service = opened.service
-    problems = service.precis_problems()
+    problems = service.memory_md_problems()
     _warn([f"warning: {p.describe()}" for p in problems])
     try:
         state = service.store.health()
@@ -186,7 +186,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "problems": list(state.problems),
             "config_path": str(opened.config_path),
             "purged_expired_at_start": opened.purged_at_start,
-            "memory_md_problems": [serialize.precis_problem(p) for p in problems],
+            "memory_md_problems": [serialize.memory_md_problem(p) for p in problems],
             "scopes": scopes,
         }
     finally:

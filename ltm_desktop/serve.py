@@ -74,7 +74,7 @@ def serve(
     opened = open_service(data_dir, config)
     warn(opened.warnings)
     service = opened.service
-    warn([f"warning: {p.describe()}" for p in service.precis_problems()])
+    warn([f"warning: {p.describe()}" for p in service.memory_md_problems()])
     data_path = service.paths.data_dir
     try:
         options = server_options(data_path, socket, tcp)

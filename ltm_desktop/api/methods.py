@@ -86,7 +86,9 @@ def health(d: Dispatcher, p: Params, s: Session) -> Any:
         "db_path": store.location,
         "synchronous": state.synchronous,
         "problems": list(state.problems),
-        "memory_md_problems": [serialize.precis_problem(x) for x in d.service.precis_problems()],
+        "memory_md_problems": [
+            serialize.memory_md_problem(x) for x in d.service.memory_md_problems()
+        ],
     }
 
 

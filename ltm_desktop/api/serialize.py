@@ -11,9 +11,9 @@ from typing import Any, overload
 from ltm_desktop.api.shapes import (
     AddResultShape,
     AuditEventShape,
+    MemoryMdProblemShape,
     MemoryShape,
     ObservationShape,
-    PrecisProblemShape,
     PrecisShape,
     ProjectShape,
     RecallHitShape,
@@ -25,9 +25,9 @@ from ltm_desktop.core.records import (
     AddResult,
     AuditEvent,
     Memory,
+    MemoryMdProblem,
     Observation,
     PrecisInfo,
-    PrecisProblem,
     Project,
     RecallHit,
     ScopeStats,
@@ -143,7 +143,7 @@ def audit_event(e: AuditEvent) -> AuditEventShape:
     }
 
 
-def precis_problem(p: PrecisProblem) -> PrecisProblemShape:
+def memory_md_problem(p: MemoryMdProblem) -> MemoryMdProblemShape:
     return {
         "project_id": p.project_id,
         "path": p.path,

@@ -104,7 +104,7 @@ class StatsShape(TypedDict):
     observations: int
 
 
-class PrecisProblemShape(TypedDict):
+class MemoryMdProblemShape(TypedDict):
     project_id: str
     path: str
     reason: str
@@ -120,4 +120,4 @@ class HealthShape(TypedDict):
     db_path: str
     synchronous: str
     problems: list[str]
-    memory_md_problems: list[PrecisProblemShape]
+    memory_md_problems: list[MemoryMdProblemShape]

@@ -11,7 +11,7 @@ from ltm_desktop.core.service import MemoryService
 def with_memory_md_warning(service: MemoryService, result: Any) -> Any:
     """A committed write's result, plus a ``warning`` when a MEMORY.md it should have
     updated could not be written (the write itself succeeded and is not to be retried)."""
-    problems = service.precis_problems()
+    problems = service.memory_md_problems()
     if not problems or not isinstance(result, dict):
         return result
     written = result.get("memory", {}).get("project_id")

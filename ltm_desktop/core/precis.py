@@ -1,7 +1,7 @@
 """The precis: a bounded rendering of a scope's most important memories.
 
 The precis is the text; MEMORY.md is the file that shows it (kept in step by
-``core.precis_sync``). The store is the single source of truth; both are views.
+``core.memory_md_sync``). The store is the single source of truth; both are views.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.precis_files import read_text
+from ltm_desktop.core.memory_md_files import read_text
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, PrecisInfo
 
 TRUNCATION_MARK = "\n…(truncated)"

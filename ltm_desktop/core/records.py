@@ -197,7 +197,7 @@ class PrecisInfo:
 
 
 @dataclass(frozen=True, slots=True)
-class PrecisProblem:
+class MemoryMdProblem:
     """A scope whose MEMORY.md could not be brought up to date (the database is fine)."""
 
     project_id: str

@@ -24,10 +24,10 @@ from ltm_desktop.core.errors import Conflict, InvalidInput
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.history import HistoryReads
 from ltm_desktop.core.listing import check_filters, check_list_query
+from ltm_desktop.core.memory_md_sync import MemoryMdSync
 from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.precis import PrecisManager, prompt_section
-from ltm_desktop.core.precis_sync import PrecisSync
 from ltm_desktop.core.records import (
     SECONDS_PER_DAY,
     AddResult,
@@ -36,9 +36,9 @@ from ltm_desktop.core.records import (
     ListQuery,
     Memory,
     MemoryDraft,
+    MemoryMdProblem,
     Observation,
     PrecisInfo,
-    PrecisProblem,
     Project,
     ScopeStats,
 )
@@ -106,12 +106,12 @@ class MemoryService(SearchReads, HistoryReads):
             top_n=self.settings.precis_top_n,
             clock=clock,
         )
-        self.views = PrecisSync(store, self.precis_manager, paths.data_dir / ".lock", clock)
+        self.views = MemoryMdSync(store, self.precis_manager, paths.data_dir / ".lock", clock)
 
     def start(self) -> int:
         """Startup housekeeping: expire what is due and regenerate every MEMORY.md.
 
-        A MEMORY.md that cannot be written is reported (``precis_problems``), not raised.
+        A MEMORY.md that cannot be written is reported (``memory_md_problems``), not raised.
         """
         self._uses.start()
         purged = self.purge_expired(None, SYSTEM_ACTOR)
@@ -133,7 +133,7 @@ class MemoryService(SearchReads, HistoryReads):
             with self._write_lock:
                 self.store.close()
 
-    def precis_problems(self) -> list[PrecisProblem]:
+    def memory_md_problems(self) -> list[MemoryMdProblem]:
         """Scopes whose MEMORY.md is out of date because it could not be written."""
         return self.views.problems()
 

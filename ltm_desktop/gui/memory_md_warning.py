@@ -10,14 +10,14 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QWidget
 
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.records import PrecisProblem
+from ltm_desktop.core.records import MemoryMdProblem
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.banner import Banner
 from ltm_desktop.gui.dialogs import open_folder
 from ltm_desktop.gui.tasks import TaskRunner
 
 
-def describe_problems(problems: list[PrecisProblem], scope_name: str) -> str:
+def describe_problems(problems: list[MemoryMdProblem], scope_name: str) -> str:
     """Rich text naming the first file's scope, why it failed, and how many others did."""
     first = problems[0]
     others = len(problems) - 1
@@ -47,14 +47,14 @@ class MemoryMdWarning(Banner):
         self._runner = runner
         self._received.connect(self.on_problems, Qt.ConnectionType.QueuedConnection)
         self._unsubscribe: Callable[[], None] | None = service.views.subscribe(self._received.emit)
-        self.on_problems(service.precis_problems())
+        self.on_problems(service.memory_md_problems())
 
     def stop(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
 
-    def on_problems(self, problems: list[PrecisProblem]) -> None:
+    def on_problems(self, problems: list[MemoryMdProblem]) -> None:
         if not problems:
             self.hide()
             return

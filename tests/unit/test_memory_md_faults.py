@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.core import precis_files, precis_sync
+from ltm_desktop.core import memory_md_files, memory_md_sync
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ChangeEvent
 from ltm_desktop.core.service import MemoryService
@@ -86,7 +86,7 @@ def blocker(monkeypatch: pytest.MonkeyPatch) -> Iterator[Blocker]:
 
 @pytest.fixture(autouse=True)
 def _quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(precis_sync, "FIRST_RETRY_SECONDS", 0.02)
+    monkeypatch.setattr(memory_md_sync, "FIRST_RETRY_SECONDS", 0.02)
 
 
 @pytest.mark.parametrize("how", BLOCKERS)
@@ -107,7 +107,7 @@ def test_a_blocked_memory_md_never_fails_a_committed_write(
     assert service.get(added.memory.id) == restored
     assert updated.content == "NEVER deploy on Tuesdays"
     assert removed.disabled
-    [problem] = service.precis_problems()
+    [problem] = service.memory_md_problems()
     assert problem.project_id == project
     assert problem.path == str(service.paths.precis_path(project))
     assert problem.reason
@@ -123,10 +123,10 @@ def test_the_file_catches_up_at_the_next_write_once_unblocked(
     project = service.resolve_scope(cwd="/srv/shop", register=True)
     getattr(blocker, how)(precis_dir(service, project))
     service.add(project, make_draft("deploy on Tuesdays"), "agent")
-    assert service.precis_problems()
+    assert service.memory_md_problems()
     blocker.unblock()
     service.add(project, make_draft("the staging box is called kiwi"), "agent")
-    assert service.precis_problems() == []
+    assert service.memory_md_problems() == []
     assert service.precis_manager.read_file(project) == service.precis(project).text
 
 
@@ -154,7 +154,7 @@ def test_a_failed_file_is_retried_in_the_background_without_another_write(
     blocker.disk_full(precis_dir(service, project))
     service.add(project, make_draft("deploy on Tuesdays"), "agent")
     blocker.unblock()
-    wait_until(lambda: not service.precis_problems())
+    wait_until(lambda: not service.memory_md_problems())
     assert (
         service.precis_manager.read_file(project) == "## deploy on Tuesdays\n\ndeploy on Tuesdays"
     )
@@ -170,7 +170,7 @@ def test_one_broken_project_dir_does_not_fail_global_writes(
     result = service.add(GLOBAL_PROJECT_ID, make_draft("I prefer tabs"), "agent")
     assert result.memory.project_id == GLOBAL_PROJECT_ID
     assert service.flush_views()
-    assert [p.project_id for p in service.precis_problems()] == [broken]
+    assert [p.project_id for p in service.memory_md_problems()] == [broken]
     assert service.precis_manager.read_file(fine) == "## I prefer tabs\n\nI prefer tabs"
     assert (
         service.precis_manager.read_file(GLOBAL_PROJECT_ID) == "## I prefer tabs\n\nI prefer tabs"
@@ -186,7 +186,7 @@ def test_a_store_opened_with_a_blocked_path_starts_and_reports_it(
     first.close()
     blocker.dir_at_file(precis_dir(first, project))
     reopened = make_service(tmp_path / "data")
-    assert [p.project_id for p in reopened.precis_problems()] == [project]
+    assert [p.project_id for p in reopened.memory_md_problems()] == [project]
     assert reopened.list_memories(project)[0].content == "kept"
 
 
@@ -195,19 +195,19 @@ def test_a_burst_of_global_writes_is_fanned_out_once_per_project(
 ) -> None:
     projects = [service.resolve_scope(cwd=f"/srv/p{i}", register=True) for i in range(20)]
     written: list[Path] = []
-    real = precis_files.write_atomically
+    real = memory_md_files.write_atomically
 
     def counting(path: Path, text: str) -> None:
         written.append(path)
         real(path, text)
 
-    monkeypatch.setattr(precis_sync, "write_atomically", counting)
+    monkeypatch.setattr(memory_md_sync, "write_atomically", counting)
     gate = threading.Lock()
     with gate:  # hold the worker's first regeneration back while the burst arrives
         render = service.views.regenerate
 
         def slow(project_id: str, changed: object = None) -> bool:
-            if threading.current_thread().name == "ltm-precis":
+            if threading.current_thread().name == "ltm-memory-md":
                 with gate:
                     pass
             return render(project_id, changed)  # type: ignore[arg-type]
@@ -238,6 +238,6 @@ def test_memory_md_is_synced_before_and_after_the_rename(
 
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", replace)
-    precis_files.write_atomically(tmp_path / "scope" / "MEMORY.md", "text")
+    memory_md_files.write_atomically(tmp_path / "scope" / "MEMORY.md", "text")
     assert calls == ["fsync-file", "rename", "fsync-dir"]
     assert (tmp_path / "scope" / "MEMORY.md").read_text() == "text"

@@ -12,8 +12,8 @@ import pytest
 from ltm_desktop.app import open_service
 from ltm_desktop.core.errors import UnsafePath
 from ltm_desktop.core.filelock import FileLock, make_private_dirs
+from ltm_desktop.core.memory_md_files import write_atomically
 from ltm_desktop.core.paths import prepare_data_dir
-from ltm_desktop.core.precis_files import write_atomically
 from tests.console import NOBODY
 
 needs_root = pytest.mark.skipif(

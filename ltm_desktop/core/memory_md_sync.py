@@ -24,14 +24,14 @@ from pathlib import Path
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.filelock import FileLock
+from ltm_desktop.core.memory_md_files import write_atomically
 from ltm_desktop.core.precis import PrecisManager, precis_order
-from ltm_desktop.core.precis_files import write_atomically
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, PrecisInfo, PrecisProblem
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, MemoryMdProblem, PrecisInfo
 
 log = logging.getLogger(__name__)
 FIRST_RETRY_SECONDS = 1.0
 MAX_RETRY_SECONDS = 60.0
-ProblemsListener = Callable[[list[PrecisProblem]], None]
+ProblemsListener = Callable[[list[MemoryMdProblem]], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +63,7 @@ class _Window:
 
 @dataclass(slots=True)
 class _Dirty:
-    problem: PrecisProblem
+    problem: MemoryMdProblem
     retry_at: float  # time.monotonic()
 
 
@@ -75,7 +75,7 @@ def _reason(exc: BaseException, path: Path) -> str:
     return str(exc) or type(exc).__name__
 
 
-class PrecisSync:
+class MemoryMdSync:
     """Regenerates MEMORY.md files after writes, in the caller's thread or in the background.
 
     Regenerations of one data dir are serialized per file under a lock shared with
@@ -114,7 +114,7 @@ class PrecisSync:
         """Regenerate every scope's file (reporting, not raising, failures); start the worker."""
         for project in self._store.list_projects():
             self.regenerate(project.project_id)
-        self._thread = threading.Thread(target=self._run, name="ltm-precis", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="ltm-memory-md", daemon=True)
         self._thread.start()
 
     def close(self, timeout: float = 10.0) -> None:
@@ -200,12 +200,12 @@ class PrecisSync:
 
     # -- problems -------------------------------------------------------------
 
-    def problems(self) -> list[PrecisProblem]:
+    def problems(self) -> list[MemoryMdProblem]:
         """The scopes whose file is out of date now, by project id."""
         with self._cond:
             return [self._dirty[k].problem for k in sorted(self._dirty)]
 
-    def problem_for(self, project_id: str) -> PrecisProblem | None:
+    def problem_for(self, project_id: str) -> MemoryMdProblem | None:
         with self._cond:
             dirty = self._dirty.get(project_id)
         return None if dirty is None else dirty.problem
@@ -238,7 +238,7 @@ class PrecisSync:
             old = self._dirty.get(project_id)
             attempts = 1 if old is None else old.problem.attempts + 1
             delay = min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** (attempts - 1))
-            problem = PrecisProblem(
+            problem = MemoryMdProblem(
                 project_id=project_id,
                 path=str(path),
                 reason=reason,
@@ -320,7 +320,7 @@ class PrecisSync:
                     self._busy = False
                     self._cond.notify_all()
 
-    def retry_now(self) -> list[PrecisProblem]:
+    def retry_now(self) -> list[MemoryMdProblem]:
         """Regenerate every out-of-date scope now, in the calling thread; the problems left."""
         for problem in self.problems():
             self.regenerate(problem.project_id)
