@@ -7,10 +7,15 @@ from typing import Any
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
 
+# How long a write's answer waits for its own scope's MEMORY.md (normally milliseconds),
+# so that an agent reading the file next sees its write, and the warning is current.
+SETTLE_SECONDS = 0.5
+
 
 def with_memory_md_warning(service: MemoryService, result: Any) -> Any:
     """A committed write's result, plus a ``warning`` when a MEMORY.md it should have
     updated could not be written (the write itself succeeded and is not to be retried)."""
+    service.settle_views(SETTLE_SECONDS)
     problems = service.memory_md_problems()
     if not problems or not isinstance(result, dict):
         return result

@@ -1,10 +1,11 @@
 """Keeps every scope's MEMORY.md in step with the store, and never lets it fail a write.
 
-MEMORY.md is a view. A write is committed first; its file is regenerated
-afterwards, outside the service's write lock. The written scope is regenerated
-at once (a writer reads its own write back); the fan-out of a global write to
-every project's file goes to a background thread that coalesces bursts, so a
-global write costs what a project write costs however many projects exist.
+MEMORY.md is a view. A write is committed first; its files are regenerated
+afterwards by a background thread, outside the service's write lock. The thread
+coalesces bursts (a hundred adds in a row rewrite a file a few times, not a
+hundred), regenerates the written scopes before fanning a global write out to
+every project's file, and lets a caller wait for the written scopes (``settle``):
+a write costs the same however many projects exist.
 
 A file that cannot be written (permissions, a full disk, a directory in its
 place) marks its scope *dirty*: the problem is logged, reported through
@@ -30,6 +31,7 @@ from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, MemoryMdProblem,
 
 log = logging.getLogger(__name__)
 FIRST_RETRY_SECONDS = 1.0
+MAX_CHANGES_KEPT = 1_000  # past this many queued changes for a scope, just render it
 MAX_RETRY_SECONDS = 60.0
 ProblemsListener = Callable[[list[MemoryMdProblem]], None]
 
@@ -104,6 +106,8 @@ class MemoryMdSync:
         self._pending: dict[str, list[Memory] | None] = {}
         self._fanout: list[Memory] | None = None  # a global write's changes, not yet fanned out
         self._fanout_due = False
+        self._queued = 0  # writes queued so far
+        self._settled = 0  # writes whose own scopes have been regenerated
         self._busy = False
         self._stopping = False
         self._thread: threading.Thread | None = None
@@ -128,10 +132,20 @@ class MemoryMdSync:
                 log.warning("MEMORY.md regeneration did not finish within %.0f s", timeout)
 
     def flush(self, timeout: float = 10.0) -> bool:
-        """Wait until every queued regeneration has run; False on timeout."""
+        """Wait until every queued regeneration, fan-outs included, has run; False on timeout."""
+        return self._wait(lambda: not (self._pending or self._fanout_due or self._busy), timeout)
+
+    def settle(self, timeout: float) -> bool:
+        """Wait until the scopes written so far have been regenerated (not the fan-out of a
+        global write to every project); False on timeout."""
+        with self._cond:
+            ticket = self._queued
+        return self._wait(lambda: self._settled >= ticket, timeout)
+
+    def _wait(self, done: Callable[[], bool], timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         with self._cond:
-            while self._pending or self._fanout_due or self._busy:
+            while not done():
                 left = deadline - time.monotonic()
                 if left <= 0 or self._thread is None or not self._thread.is_alive():
                     return False
@@ -141,24 +155,32 @@ class MemoryMdSync:
     # -- after a write ------------------------------------------------------
 
     def after_write(self, changed: Sequence[Memory]) -> None:
-        """Bring the files these committed changes affect up to date (never raises).
+        """Queue the files these committed changes affect (never raises, never waits).
 
-        The written scopes are regenerated now, in the calling thread; a change to
-        ``global`` reaches every project's file through the background worker, and
-        scopes left dirty by an earlier failure are retried there too.
+        The written scopes come first; a change to ``global`` then reaches every
+        project's file; scopes left out of date by an earlier failure are retried too.
         """
-        scopes = sorted({m.project_id for m in changed})
-        for scope in scopes:
-            self.regenerate(scope, changed)
         with self._cond:
-            if GLOBAL_PROJECT_ID in scopes:
+            for memory in changed:
+                self._queue(memory.project_id, [memory])
+            if any(m.project_id == GLOBAL_PROJECT_ID for m in changed):
                 self._fanout = [*(self._fanout or []), *changed]
                 self._fanout_due = True
             for scope in self._dirty:
-                if scope not in scopes:
-                    self._pending[scope] = None
-            if self._fanout_due or self._pending:
-                self._cond.notify_all()
+                self._queue(scope, None)
+            self._queued += 1
+            self._cond.notify_all()
+
+    def _queue(self, scope: str, changed: list[Memory] | None) -> None:
+        """Add a scope to the next batch (call with the condition held); None: render it
+        whatever changed."""
+        if scope not in self._pending:
+            self._pending[scope] = changed
+        elif (known := self._pending[scope]) is not None:
+            if changed is None or len(known) > MAX_CHANGES_KEPT:
+                self._pending[scope] = None  # too much to tell: render it
+            else:
+                known.extend(changed)
 
     def regenerate(self, project_id: str, changed: Sequence[Memory] | None = None) -> bool:
         """Re-render one scope and rewrite its file if its text changed; False if it failed.
@@ -270,51 +292,67 @@ class MemoryMdSync:
 
     # -- the background worker ------------------------------------------------
 
-    def _next_batch(self) -> tuple[dict[str, list[Memory] | None], bool, list[Memory]] | None:
+    def _next_batch(
+        self,
+    ) -> tuple[dict[str, list[Memory] | None], int, bool, list[Memory]] | None:
         """Wait for work: queued scopes, a fan-out, or a dirty scope due for a retry.
 
-        Returns (scopes to regenerate, whether to fan out, the fanned-out changes).
+        Returns (scopes to regenerate, the writes they settle, whether to fan out, the
+        fanned-out changes).
         """
         with self._cond:
             while True:
                 now = time.monotonic()
                 for scope, dirty in self._dirty.items():
                     if dirty.retry_at <= now:
-                        self._pending[scope] = None
-                if self._pending or self._fanout_due:
+                        self._queue(scope, None)
+                if self._pending or self._fanout_due or self._settled < self._queued:
                     batch, self._pending = self._pending, {}
                     fanout, changed = self._fanout_due, self._fanout or []
                     self._fanout, self._fanout_due = None, False
                     self._busy = True
-                    return batch, fanout, changed
+                    return batch, self._queued, fanout, changed
                 if self._stopping:
                     return None
                 retry_at = min((d.retry_at for d in self._dirty.values()), default=None)
                 self._cond.wait(None if retry_at is None else max(0.0, retry_at - now))
 
-    def _fan_out(self, batch: dict[str, list[Memory] | None], changed: list[Memory]) -> None:
-        """Add every project to ``batch`` for a global write's ``changed`` memories."""
+    def _fan_out(self, changed: list[Memory]) -> None:
+        """Regenerate every project's file for a global write's ``changed`` memories,
+        serving writes that arrive meanwhile first (a fan-out may take a while)."""
         try:
             projects = [p.project_id for p in self._store.list_projects()]
         except Exception as exc:  # noqa: BLE001 - the scopes stay as they are until the next write
             log.warning("cannot list projects to refresh their MEMORY.md: %s", exc)
             return
         for scope in projects:
-            if scope == GLOBAL_PROJECT_ID:
-                continue
-            if scope not in batch:
-                batch[scope] = list(changed)
-            elif (known := batch[scope]) is not None:
-                known.extend(changed)
+            if (direct := self._take_direct()) is not None:
+                self._regenerate_batch(*direct)
+            if scope != GLOBAL_PROJECT_ID:
+                self.regenerate(scope, changed)
+
+    def _take_direct(self) -> tuple[dict[str, list[Memory] | None], int] | None:
+        """The scopes written since the last batch, if any, and the writes they settle."""
+        with self._cond:
+            if not self._pending and self._settled >= self._queued:
+                return None
+            batch, self._pending = self._pending, {}
+            return batch, self._queued
+
+    def _regenerate_batch(self, batch: dict[str, list[Memory] | None], settles: int) -> None:
+        for scope, touched in batch.items():
+            self.regenerate(scope, touched)
+        with self._cond:
+            self._settled = max(self._settled, settles)
+            self._cond.notify_all()
 
     def _run(self) -> None:
         while (work := self._next_batch()) is not None:
-            batch, fanout, changed = work
+            batch, settles, fanout, changed = work
             try:
+                self._regenerate_batch(batch, settles)
                 if fanout:
-                    self._fan_out(batch, changed)
-                for scope, touched in batch.items():
-                    self.regenerate(scope, touched)
+                    self._fan_out(changed)
             finally:
                 with self._cond:
                     self._busy = False

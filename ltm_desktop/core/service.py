@@ -137,6 +137,11 @@ class MemoryService(SearchReads, HistoryReads):
         """Scopes whose MEMORY.md is out of date because it could not be written."""
         return self.views.problems()
 
+    def settle_views(self, timeout: float) -> bool:
+        """Wait until the MEMORY.md files of the scopes written so far are regenerated
+        (not a global write's fan-out to every project); False on timeout."""
+        return self.views.settle(timeout)
+
     def flush_views(self, timeout: float = 10.0) -> bool:
         """Wait until every MEMORY.md reflects the writes made so far; False on timeout."""
         return self.views.flush(timeout)
