@@ -25,7 +25,7 @@ def find_server(data_dir: Path, client: str) -> MemoryAccess | None:
     from ltm_desktop.agent.socket_access import SocketAccess
     from ltm_desktop.api import runtime
     from ltm_desktop.api.client import ApiError, Client, discover
-    from ltm_desktop.serve import default_data_dir, socket_for
+    from ltm_desktop.api.runtime import default_data_dir, socket_for
 
     chosen = os.environ.get(runtime.ENV_SOCKET) or os.environ.get(runtime.ENV_TCP)
     socket_path = None
