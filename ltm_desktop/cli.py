@@ -308,6 +308,7 @@ COMMANDS = {
     "install-desktop-entry": cmd_install_desktop_entry,
     "tools": agent_commands.cmd_tools,
     "mcp": agent_commands.cmd_mcp,
+    "hook": agent_commands.cmd_hook,
 }
 
 

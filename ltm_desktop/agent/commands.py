@@ -1,4 +1,4 @@
-"""``ltm-desktop tools`` and ``ltm-desktop mcp``: their arguments and what they run.
+"""``ltm-desktop tools``, ``mcp``, ``hook`` and ``integrate``: their arguments and what they run.
 
 Kept apart from ``cli.py`` so that the agent commands are one registration there;
 nothing heavy is imported until a command runs.
@@ -57,6 +57,19 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
         "working directory)",
     )
     _tools_argument(mcp)
+    hook = add_command(
+        commands,
+        "hook",
+        help="run as an agent's command hook (reads its JSON on stdin, prints its result)",
+        description="The hook an agent runs per lifecycle event: AGENT is claude-code, codex, "
+        "gemini or generic; EVENT is session-start, user-prompt, pre-compact, stop or "
+        "session-end. It always exits 0 with a valid result for the agent; what went wrong "
+        "is in hooks.log in the user log dir.",
+    )
+    # Plain strings, checked by the hook itself: a usage error would exit 2, which blocks
+    # the agent.
+    hook.add_argument("agent", metavar="AGENT")
+    hook.add_argument("event", metavar="EVENT")
 
 
 def _tools_argument(parser: argparse.ArgumentParser) -> None:
@@ -82,3 +95,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     cwd = os.path.abspath(os.path.expanduser(args.cwd)) if args.cwd else None
     return serve_stdio(args.data_dir, args.config, cwd=cwd, tools=args.tools)
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    from ltm_desktop.agent.hooks.runner import run
+
+    return run(args.agent, args.event, args.data_dir, args.config)
