@@ -39,8 +39,9 @@ class Message:
     text: str
 
 
-def _tail(path: Path, limit: int = TAIL_BYTES) -> str:
-    """The last ``limit`` bytes of ``path`` as text, from the first whole line."""
+def _tail(path: Path) -> str:
+    """The last TAIL_BYTES of ``path`` as text, from the first whole line."""
+    limit = TAIL_BYTES
     with path.open("rb") as file:
         size = os.fstat(file.fileno()).st_size
         if size > limit:
