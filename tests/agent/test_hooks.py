@@ -52,7 +52,10 @@ def memory(request: pytest.FixtureRequest, service: MemoryService, tmp_path: Pat
 
 
 @pytest.mark.parametrize(("agent", "event"), COMBINATIONS)
-def test_each_agent_and_event(agent: str, event: str, memory: str, service: MemoryService) -> None:
+def test_each_agent_and_event(
+    agent: str, event: str, memory: str, service: MemoryService, request: pytest.FixtureRequest
+) -> None:
+    served = request.node.callspec.params["memory"] == "server"
     data = service.paths.data_dir
     if event in ("stop", "session-end"):  # a turn began first, as in a real session
         run_hook(agent, "user-prompt", payload(agent, "user-prompt", memory), data)
