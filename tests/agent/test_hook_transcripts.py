@@ -74,10 +74,10 @@ def test_garbage_files_give_no_messages(agent: str, tmp_path: Path) -> None:
 
 
 def test_a_missing_or_unreadable_transcript_is_an_oserror(tmp_path: Path) -> None:
-    with pytest.raises(OSError):
+    with pytest.raises(FileNotFoundError):
         read_messages("claude-code", tmp_path / "absent.jsonl")
-    with pytest.raises(OSError):
-        read_messages("codex", tmp_path)  # a directory
+    with pytest.raises(IsADirectoryError):
+        read_messages("codex", tmp_path)
 
 
 def test_only_the_end_of_a_long_file_is_read(
@@ -100,6 +100,8 @@ def test_tail_text_keeps_the_end_within_the_limit() -> None:
     text = tail_text(messages, 500)
     assert len(text) <= 500
     assert text.endswith("assistant: the final answer")
-    assert "question 99" in text and "question 0 " not in text
+    assert "question 99" in text
+    assert "question 0 " not in text
     huge = tail_text([Message("user", "a" * 10_000 + "END")], 300)
-    assert len(huge) <= 300 and huge.endswith("END")
+    assert len(huge) <= 300
+    assert huge.endswith("END")

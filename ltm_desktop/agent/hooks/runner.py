@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ltm_desktop.hooks")
 
-DEADLINE = 1.8  # seconds from start to a result, whatever happens
+DEADLINE = 1.5  # seconds from start to a result, whatever happens (then exit 0)
 DEADLINES = {SESSION_END: 1.0}  # Claude Code gives all SessionEnd hooks 1.5 s together
 STDIN_WAIT = 0.5  # for the payload (an agent may never close stdin)
 
