@@ -98,6 +98,15 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_hook(args: argparse.Namespace) -> int:
+    """Runs the hook, then ends the process at once: everything is written and closed,
+    and an agent waits on every hook, so the interpreter's teardown is not worth waiting
+    for (nor is any thread a failure left behind)."""
+    import logging
+
     from ltm_desktop.agent.hooks.runner import run
 
-    return run(args.agent, args.event, args.data_dir, args.config)
+    code = run(args.agent, args.event, args.data_dir, args.config)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(code)

@@ -22,7 +22,6 @@ from ltm_desktop.agent.hooks.events import (
     USER_PROMPT,
 )
 from ltm_desktop.agent.hooks.payload import HookInput
-from ltm_desktop.agent.hooks.relevance import relevant_memories
 from ltm_desktop.agent.hooks.session_state import SessionState, SessionStates
 from ltm_desktop.agent.nudge import Nudge
 from ltm_desktop.core.config import Settings
@@ -121,6 +120,8 @@ def user_prompt(run: HookRun) -> str | None:
     if nudge.due(state.turns):
         parts.append(nudge.text.strip())
         log.info("turn %d: nudged", state.turns)
+    from ltm_desktop.agent.hooks.relevance import relevant_memories
+
     relevant = relevant_memories(
         run.memory_getter(), run.hook.cwd, run.hook.prompt or "", on_timeout=run.abandon
     )
