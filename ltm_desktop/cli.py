@@ -309,6 +309,7 @@ COMMANDS = {
     "tools": agent_commands.cmd_tools,
     "mcp": agent_commands.cmd_mcp,
     "hook": agent_commands.cmd_hook,
+    "integrate": agent_commands.cmd_integrate,
 }
 
 
