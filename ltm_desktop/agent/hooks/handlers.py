@@ -41,6 +41,8 @@ class HookRun:
     settings: Settings
     open_memory: Callable[[], MemoryAccess]
     states: SessionStates | None = None
+    data_dir: str | None = None  # as given on the command line (None: the default)
+    config: str | None = None
     _memory: MemoryAccess | None = field(default=None, repr=False)
 
     @property
@@ -102,7 +104,6 @@ def session_start(run: HookRun) -> str | None:
         pruned = run.states.prune()
         if pruned:
             log.info("pruned %d stale session state files", pruned)
-        run.states.remove(run.hook.session_id)  # a resumed or cleared session counts anew
     text = str(run.memory.call("prompt.section", {"cwd": run.hook.cwd}).get("text", ""))
     log.info("session start: %d characters of memory for %s", len(text), run.hook.cwd)
     return cut(text, SESSION_START_LIMIT) if text.strip() else None
@@ -149,9 +150,10 @@ def pre_compact(run: HookRun) -> str | None:
 def _hand_to_extractor(run: HookRun) -> None:
     """HAND-OFF POINT: the transcript goes to the extractor (issue 14), in the background.
 
-    Wired at merge to ``ltm_desktop.agent.extraction_trigger.request_extraction(
+    To be wired to ``ltm_desktop.agent.extraction_trigger.request_extraction(
     transcript=run.hook.transcript, agent=run.hook.agent, cwd=run.hook.cwd,
-    session_id=run.hook.session_id, data_dir=..., config=...)``, which returns at once.
+    session_id=run.hook.session_id, data_dir=run.data_dir, config=run.config)``, which
+    returns at once (fail-open). Until then this is the one place that does nothing.
     """
     log.debug("pre-compact: extractor not wired; transcript %s", run.hook.transcript)
 

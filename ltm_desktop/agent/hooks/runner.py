@@ -151,7 +151,8 @@ def _handle(
         log.info("long-term memory is disabled in the config ([memory] enabled); nothing done")
         return None
     hook = parse(agent, event, raw)
-    run = HookRun(hook, settings, _opener(data_dir, config, CLIENT_NAMES[agent]), _states(agent))
+    opener = _opener(data_dir, config, CLIENT_NAMES[agent])
+    run = HookRun(hook, settings, opener, _states(agent), data_dir, config)
     try:
         return HANDLERS[event](run)
     finally:
