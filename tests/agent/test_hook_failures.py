@@ -192,3 +192,14 @@ def test_an_unknown_agent_or_event_never_exits_2(agent: str, event: str, tmp_pat
     assert done.returncode == 0
     assert done.stdout == "{}\n"
     assert "no hook for agent" in hook_log()
+
+
+def test_the_nudge_needs_no_database(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[nudge]\ninterval = 1\ntext = "Save it with memory_write."\n')
+    done = run_hook("codex", "user-prompt", payload("codex", "user-prompt", tmp_path),
+                    tmp_path / "absent", config=config)  # fmt: skip
+    assert done.returncode == 0
+    result = check_output("codex", "user-prompt", done.stdout)
+    assert result["hookSpecificOutput"]["additionalContext"] == "Save it with memory_write."
+    assert "relevant memories skipped: no database at" in hook_log()

@@ -25,6 +25,7 @@ from ltm_desktop.agent.hooks.payload import HookInput
 from ltm_desktop.agent.hooks.session_state import SessionState, SessionStates
 from ltm_desktop.agent.nudge import Nudge
 from ltm_desktop.core.config import Settings
+from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.observations import PRE_COMPACT_LIMIT, USER_TEXT_LIMIT, clip
 
 log = logging.getLogger("ltm_desktop.hooks")
@@ -123,9 +124,13 @@ def user_prompt(run: HookRun) -> str | None:
         log.info("turn %d: nudged", state.turns)
     from ltm_desktop.agent.hooks.relevance import relevant_memories
 
-    relevant = relevant_memories(
-        run.memory_getter(), run.hook.cwd, run.hook.prompt or "", on_timeout=run.abandon
-    )
+    try:
+        relevant = relevant_memories(
+            run.memory_getter(), run.hook.cwd, run.hook.prompt or "", on_timeout=run.abandon
+        )
+    except (LtmError, OSError) as exc:  # the nudge needs no memory: it still goes out
+        log.warning("relevant memories skipped: %s", exc)
+        relevant = None
     if relevant:
         parts.append(relevant)
     return "\n\n".join(parts) or None
