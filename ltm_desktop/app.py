@@ -45,3 +45,21 @@ def open_service(
         service.close()
         raise
     return OpenedService(service, settings, config, warnings, purged)
+
+
+def open_service_briefly(
+    data_dir: str | os.PathLike[str] | None,
+    config_path: str | os.PathLike[str] | None,
+    *,
+    busy_timeout_ms: int,
+) -> OpenedService:
+    """The service for a process that lives for one event (an agent hook).
+
+    No startup housekeeping (expiring, regenerating every MEMORY.md: the app's job), and
+    writes wait at most ``busy_timeout_ms`` for another process's lock, not the store's 10 s.
+    """
+    config = resolve_config_path(config_path)
+    settings, warnings = load_settings(config)
+    paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
+    store = open_store(paths.db_path, paths.backup_dir, busy_timeout_ms=busy_timeout_ms)
+    return OpenedService(MemoryService(store, paths, settings), settings, config, warnings)

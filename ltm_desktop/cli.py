@@ -248,8 +248,13 @@ def cmd_call(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    from ltm_desktop.api.runtime import ENV_SOCKET, ENV_TCP, EndpointError
-    from ltm_desktop.serve import default_data_dir, socket_for
+    from ltm_desktop.api.runtime import (
+        ENV_SOCKET,
+        ENV_TCP,
+        EndpointError,
+        default_data_dir,
+        socket_for,
+    )
 
     socket_path = args.socket
     chosen = socket_path or args.tcp or os.environ.get(ENV_SOCKET) or os.environ.get(ENV_TCP)
@@ -305,6 +310,8 @@ COMMANDS = {
     "install-desktop-entry": cmd_install_desktop_entry,
     "tools": agent_commands.cmd_tools,
     "mcp": agent_commands.cmd_mcp,
+    "hook": agent_commands.cmd_hook,
+    "integrate": agent_commands.cmd_integrate,
 }
 
 

@@ -17,30 +17,10 @@ from pathlib import Path
 from ltm_desktop import __version__
 from ltm_desktop.api import runtime
 from ltm_desktop.api.listeners import Listeners, open_listeners
-from ltm_desktop.api.runtime import Endpoint
+from ltm_desktop.api.runtime import Endpoint, default_data_dir, socket_for
 from ltm_desktop.api.server import ApiServer, ServerOptions
 from ltm_desktop.app import open_service
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.paths import resolve_data_dir
-
-
-def default_data_dir() -> Path:
-    """The data dir used when neither --data-dir nor the environment says otherwise."""
-    saved = os.environ.pop("LTM_DESKTOP_DATA_DIR", None)
-    try:
-        return resolve_data_dir()
-    finally:
-        if saved is not None:
-            os.environ["LTM_DESKTOP_DATA_DIR"] = saved
-
-
-def socket_for(data_dir: str | os.PathLike[str] | None, explicit: str | None = None) -> Path:
-    """--socket, else $LTM_DESKTOP_SOCKET, else the runtime dir's socket for this data dir."""
-    if explicit:
-        return Path(explicit).expanduser().absolute()
-    if os.environ.get(runtime.ENV_SOCKET):
-        return Path(os.environ[runtime.ENV_SOCKET]).expanduser().absolute()
-    return runtime.default_socket_path(resolve_data_dir(data_dir), default_data_dir())
 
 
 def server_options(data_dir: Path, socket: str | None, tcp: str | None) -> ServerOptions:

@@ -73,6 +73,7 @@ def _isolated_environment(
     monkeypatch.setenv(ENV_CONFIG, str(home / "config.toml"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / "xdg-state"))  # the hooks' log dir
     (home / "xdg-runtime").mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(home / "xdg-runtime"))
 

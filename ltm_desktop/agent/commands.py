@@ -1,4 +1,4 @@
-"""``ltm-desktop tools`` and ``ltm-desktop mcp``: their arguments and what they run.
+"""``ltm-desktop tools``, ``mcp``, ``hook`` and ``integrate``: their arguments and what they run.
 
 Kept apart from ``cli.py`` so that the agent commands are one registration there;
 nothing heavy is imported until a command runs.
@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 FORMATS = ("json", "openai", "anthropic", "mcp")
+INTEGRATED = ("claude-code", "codex", "gemini")
 
 
 def tool_list(text: str) -> str:
@@ -57,6 +58,38 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
         "working directory)",
     )
     _tools_argument(mcp)
+    hook = add_command(
+        commands,
+        "hook",
+        help="run as an agent's command hook (reads its JSON on stdin, prints its result)",
+        description="The hook an agent runs per lifecycle event: AGENT is claude-code, codex, "
+        "gemini or generic; EVENT is session-start, user-prompt, pre-compact, stop or "
+        "session-end. It always exits 0 with a valid result for the agent; what went wrong "
+        "is in hooks.log in the user log dir.",
+    )
+    # Plain strings, checked by the hook itself: a usage error would exit 2, which blocks
+    # the agent.
+    hook.add_argument("agent", metavar="AGENT")
+    hook.add_argument("event", metavar="EVENT")
+    integrate = add_command(
+        commands,
+        "integrate",
+        help="register the hooks and the MCP server in an agent's own config files",
+        description="Add ltm-desktop's hooks (ltm-desktop hook ...) and its MCP server to the "
+        "config files of Claude Code, Codex or Gemini CLI, with this installation's absolute "
+        "path. Files are edited in place (what is not ours is left as it was), each changed "
+        "file is backed up first (FILE.ltm-desktop-TIME.bak), and running it again changes "
+        "nothing. --data-dir and --config, when given, are passed on to the hooks and server.",
+    )
+    integrate.add_argument("agent", choices=INTEGRATED, metavar="AGENT", help=", ".join(INTEGRATED))
+    integrate.add_argument(
+        "--scope",
+        choices=("user", "project"),
+        default="user",
+        help="user: for every project (default); project: the current directory's config",
+    )
+    integrate.add_argument("--dry-run", action="store_true", help="print the diff; change nothing")
+    integrate.add_argument("--uninstall", action="store_true", help="remove what integrate added")
 
 
 def _tools_argument(parser: argparse.ArgumentParser) -> None:
@@ -82,3 +115,35 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     cwd = os.path.abspath(os.path.expanduser(args.cwd)) if args.cwd else None
     return serve_stdio(args.data_dir, args.config, cwd=cwd, tools=args.tools)
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    """Runs the hook, then ends the process at once: everything is written and closed,
+    and an agent waits on every hook, so the interpreter's teardown is not worth waiting
+    for (nor is any thread a failure left behind)."""
+    import logging
+
+    from ltm_desktop.agent.hooks.runner import run
+
+    code = run(args.agent, args.event, args.data_dir, args.config)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(code)
+
+
+def cmd_integrate(args: argparse.Namespace) -> int:
+    from ltm_desktop.agent.integrate import apply, plan
+
+    options = []
+    if args.data_dir:
+        options += ["--data-dir", os.path.abspath(os.path.expanduser(args.data_dir))]
+    if args.config:
+        options += ["--config", os.path.abspath(os.path.expanduser(args.config))]
+    planned = plan(args.agent, args.scope, uninstall=args.uninstall, options=options)
+    if args.dry_run:
+        sys.stdout.write(planned.diff() or "nothing to change\n")
+        return 0
+    for line in apply(planned):
+        sys.stdout.write(line + "\n")
+    return 0

@@ -20,19 +20,24 @@ log = logging.getLogger(__name__)
 CONNECT_TIMEOUT = 1.0
 
 
-def find_server(data_dir: Path, client: str) -> MemoryAccess | None:
-    """A socket access to the server of ``data_dir``, or None when none serves it."""
+def find_server(data_dir: Path, client: str, *, timeout: float = 30.0) -> MemoryAccess | None:
+    """A socket access to the server of ``data_dir``, or None when none serves it.
+
+    ``timeout``: how long each call may wait for the server's answer.
+    """
     from ltm_desktop.agent.socket_access import SocketAccess
     from ltm_desktop.api import runtime
     from ltm_desktop.api.client import ApiError, Client, discover
-    from ltm_desktop.serve import default_data_dir, socket_for
+    from ltm_desktop.api.runtime import default_data_dir, socket_for
 
     chosen = os.environ.get(runtime.ENV_SOCKET) or os.environ.get(runtime.ENV_TCP)
     socket_path = None
     if not chosen and data_dir.resolve() != default_data_dir().resolve():
         socket_path = socket_for(data_dir)
     try:
-        api = Client(socket_path, client_name=client, connect_timeout=CONNECT_TIMEOUT)
+        api = Client(
+            socket_path, client_name=client, timeout=timeout, connect_timeout=CONNECT_TIMEOUT
+        )
         endpoint = discover(socket_path)[0]
         if endpoint is not None and not endpoint.exists():
             log.info("no server for %s: no socket at %s", data_dir, endpoint)

@@ -32,13 +32,26 @@ def installed_command() -> list[str]:
     return launcher()
 
 
-def _json(config: dict[str, Any]) -> str:
-    """Indented JSON with lists of strings on one line, as people write these files."""
-    text = json.dumps(config, indent=2, ensure_ascii=False)
+def stdio_server(command: list[str] | None = None) -> dict[str, Any]:
+    """The MCP server entry every agent's config shares: ``{"command", "args"}``.
+
+    ``command`` starts ltm-desktop (with any global options); default: this installation.
+    """
+    command = command or installed_command()
+    return {"command": command[0], "args": [*command[1:], "mcp"]}
+
+
+def flat_string_lists(text: str) -> str:
+    """Indented JSON ``text`` with its lists of strings on one line, as people write them."""
     # A raw newline cannot occur inside a JSON string, so ",\n" only separates items.
     return _FLAT_LIST.sub(
         lambda m: "[" + ", ".join(i.strip() for i in m[1].split(",\n")) + "]", text
     )
+
+
+def _json(config: dict[str, Any]) -> str:
+    """Indented JSON with lists of strings on one line, as people write these files."""
+    return flat_string_lists(json.dumps(config, indent=2, ensure_ascii=False))
 
 
 def _toml_string(value: str) -> str:
@@ -53,10 +66,9 @@ def agent_snippets(command: list[str] | None = None, home: str | None = None) ->
         command: the command that starts ltm-desktop (default: this installation's).
         home: the directory whose project Claude Desktop (which has no project) writes to.
     """
-    command = command or installed_command()
-    program, args = command[0], [*command[1:], "mcp"]
+    stdio = stdio_server(command)
+    program, args = stdio["command"], stdio["args"]
     home = home or str(Path.home())
-    stdio = {"command": program, "args": args}
     toml_args = ", ".join(_toml_string(a) for a in args)
     return [
         Snippet(

@@ -21,7 +21,7 @@ from typing import Any
 import platformdirs
 
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.paths import APP_NAME
+from ltm_desktop.core.paths import APP_NAME, ENV_DATA_DIR, resolve_data_dir
 from ltm_desktop.core.private_dirs import check_private_dir
 
 ENV_SOCKET = "LTM_DESKTOP_SOCKET"
@@ -101,6 +101,25 @@ def default_socket_path(data_dir: Path, default_data_dir: Path) -> Path:
         return runtime_dir() / SOCKET_NAME
     digest = hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:10]
     return runtime_dir() / f"ltm-{digest}.sock"
+
+
+def default_data_dir() -> Path:
+    """The data dir used when neither --data-dir nor the environment says otherwise."""
+    saved = os.environ.pop(ENV_DATA_DIR, None)
+    try:
+        return resolve_data_dir()
+    finally:
+        if saved is not None:
+            os.environ[ENV_DATA_DIR] = saved
+
+
+def socket_for(data_dir: str | os.PathLike[str] | None, explicit: str | None = None) -> Path:
+    """--socket, else $LTM_DESKTOP_SOCKET, else the runtime dir's socket for this data dir."""
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    if os.environ.get(ENV_SOCKET):
+        return Path(os.environ[ENV_SOCKET]).expanduser().absolute()
+    return default_socket_path(resolve_data_dir(data_dir), default_data_dir())
 
 
 def check_socket_dir(path: Path) -> None:

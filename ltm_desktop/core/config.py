@@ -17,6 +17,12 @@ DEFAULT_NUDGE = (
     "decisions or the user's preferences, and save durable facts (decisions, preferences, "
     "how-tos) with `memory_write` when you learn them. The most important memories are below."
 )
+# The turn nudge ([nudge]): added to what the model sees every few turns, never stored.
+DEFAULT_TURN_NUDGE = (
+    "Reminder from your long-term memory: if this conversation has produced anything worth "
+    "keeping across sessions (a decision, a convention, a preference of the user, a how-to), "
+    "save it now with `memory_write`. Skip what is already saved or only matters today."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +37,10 @@ class Settings:
     observe_pre_compact: bool = True
     nudge_text: str = DEFAULT_NUDGE
     search_cache_entries: int = 256
+    # The master switch and the turn nudge, obeyed by the agent hooks.
+    memory_enabled: bool = True
+    nudge_interval: int = 10
+    nudge_turn_text: str = DEFAULT_TURN_NUDGE
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +62,10 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     _Key("observe", "pre_compact", "observe_pre_compact", bool),
     _Key("prompt", "nudge", "nudge_text", str, 0, 2_000),
     _Key("search", "cache_entries", "search_cache_entries", int, 0, 100_000),
+    # The master switch and the turn nudge (the agent hooks).
+    _Key("memory", "enabled", "memory_enabled", bool),
+    _Key("nudge", "interval", "nudge_interval", int, 0, 10_000),
+    _Key("nudge", "text", "nudge_turn_text", str, 0, 2_000),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 

@@ -23,6 +23,7 @@ from ltm_desktop import __version__
 from ltm_desktop.agent.snippets import agent_snippets
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.api_status import ApiStatus, socket_path
+from ltm_desktop.gui.integrate_dialog import INTEGRATED_TABS, IntegrateRow
 from ltm_desktop.resources import icon_pngs
 
 DEFAULT_SOCKET = "<socket path>"
@@ -98,8 +99,16 @@ class ConnectDialog(QDialog):
         layout.addWidget(self.tabs)
         self.copy_buttons: list[QPushButton] = []
         self.boxes: list[QPlainTextEdit] = []
+        self.integrate_rows: dict[str, IntegrateRow] = {}  # by agent (claude-code, ...)
         for snippet in agent_snippets():
             page = self._page([(snippet.where, snippet.text)])
+            agent = INTEGRATED_TABS.get(snippet.agent)
+            if agent is not None:
+                row = IntegrateRow(agent, snippet.agent, page)
+                layout_of_page = page.layout()
+                assert isinstance(layout_of_page, QVBoxLayout)
+                layout_of_page.insertWidget(layout_of_page.count() - 1, row)
+                self.integrate_rows[agent] = row
             self.tabs.addTab(page, snippet.agent)
         self.tabs.addTab(self._page(snippets(api)), "Socket API")
         self.copied = QLabel(self)

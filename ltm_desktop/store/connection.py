@@ -97,11 +97,13 @@ def connect(
     readonly: bool = False,
     create: bool = False,
     synchronous: str = SYNCHRONOUS,
+    busy_timeout_ms: int = BUSY_TIMEOUT_MS,
 ) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit) with our pragmas.
 
     Only ``create`` may make a new file (owner-only): a connection opened later must not
-    silently start an empty database where ours was removed.
+    silently start an empty database where ours was removed. ``busy_timeout_ms``: how long
+    a statement waits for another process's lock (short for agent hooks, which must not wait).
     """
     if synchronous.upper() not in SYNCHRONOUS_SETTINGS:
         raise ValueError(f"synchronous must be one of {SYNCHRONOUS_SETTINGS}, not {synchronous!r}")
@@ -112,19 +114,19 @@ def connect(
             uri=True,
             isolation_level=None,
             check_same_thread=False,
-            timeout=BUSY_TIMEOUT_MS / 1000,
+            timeout=busy_timeout_ms / 1000,
         )
     except sqlite3.Error as exc:
         raise describe_error(exc, path) from exc
     try:
         if new:
             make_private(path)  # before anything is written, or the journals inherit 0644
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
         conn.execute("PRAGMA foreign_keys = ON")
         if readonly:
             conn.execute("PRAGMA query_only = ON")
         else:
-            mode = _enable_wal(conn)
+            mode = _enable_wal(conn, busy_timeout_ms / 1000)
             if str(mode).lower() != "wal":
                 raise StorageError(f"cannot switch {path} to WAL mode (got {mode})")
             conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ltm_desktop.core.errors import StorageError
 from ltm_desktop.store.connection import (
+    BUSY_TIMEOUT_MS,
     check_writable,
     check_write_access,
     connect,
@@ -33,7 +34,11 @@ class OpenedDatabase:
 
 
 def open_database(
-    path: Path, backup_dir: Path, migrations: Sequence[Migration], synchronous: str
+    path: Path,
+    backup_dir: Path,
+    migrations: Sequence[Migration],
+    synchronous: str,
+    busy_timeout_ms: int = BUSY_TIMEOUT_MS,
 ) -> OpenedDatabase:
     """The writer connection on an up-to-date, writable database at ``path``."""
     try:
@@ -45,7 +50,7 @@ def open_database(
     version = existing_version(path)
     if version is not None:
         check_not_too_new(version, path, migrations)
-    writer = connect(path, create=True, synchronous=synchronous)
+    writer = connect(path, create=True, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms)
     try:
         check_write_access(writer, path)
         backup = migrate(writer, path, backup_dir, migrations)

@@ -32,7 +32,12 @@ from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
 from ltm_desktop.store import observations, search
 from ltm_desktop.store.checkpointer import Checkpointer
-from ltm_desktop.store.connection import SYNCHRONOUS, describe_error, transaction
+from ltm_desktop.store.connection import (
+    BUSY_TIMEOUT_MS,
+    SYNCHRONOUS,
+    describe_error,
+    transaction,
+)
 from ltm_desktop.store.fts_tables import MemoryTables
 from ltm_desktop.store.migrations import MIGRATIONS, Migration
 from ltm_desktop.store.opening import open_database
@@ -53,11 +58,15 @@ class SqliteStore:
         migrations: Sequence[Migration] = MIGRATIONS,
         *,
         synchronous: str = SYNCHRONOUS,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     ) -> None:
-        """Refuses what ``opening.open_database`` refuses, before serving anything."""
+        """Refuses what ``opening.open_database`` refuses, before serving anything.
+
+        ``busy_timeout_ms``: how long a write waits for another process's lock.
+        """
         self._path = path
         self._synchronous = synchronous.lower()
-        opened = open_database(path, backup_dir, migrations, synchronous)
+        opened = open_database(path, backup_dir, migrations, synchronous, busy_timeout_ms)
         self._writer = opened.writer
         self.migration_backup = opened.migration_backup
         self._schema_version = opened.schema_version
@@ -362,6 +371,14 @@ class SqliteStore:
             return observations.forget_observation(conn, observation_id, actor, now)
 
 
-def open_store(db_path: Path, backup_dir: Path, *, synchronous: str = SYNCHRONOUS) -> SqliteStore:
+def open_store(
+    db_path: Path,
+    backup_dir: Path,
+    *,
+    synchronous: str = SYNCHRONOUS,
+    busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+) -> SqliteStore:
     """Open (creating and migrating as needed) the database at ``db_path``."""
-    return SqliteStore(db_path, backup_dir, synchronous=synchronous)
+    return SqliteStore(
+        db_path, backup_dir, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms
+    )

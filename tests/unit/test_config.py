@@ -111,3 +111,32 @@ def test_config_path_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("LTM_DESKTOP_CONFIG")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     assert resolve_config_path() == tmp_path / "xdg" / "ltm-desktop" / "config.toml"
+
+
+def test_master_switch_and_turn_nudge(tmp_path: Path) -> None:
+    path = write(tmp_path, '[memory]\nenabled = false\n[nudge]\ninterval = 3\ntext = "save"\n')
+    settings, warnings = load_settings(path)
+    assert warnings == []
+    assert (settings.memory_enabled, settings.nudge_interval, settings.nudge_turn_text) == (
+        False,
+        3,
+        "save",
+    )
+    assert Settings().memory_enabled is True
+    assert Settings().nudge_interval == 10
+    assert "memory_write" in Settings().nudge_turn_text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[memory]\nenabled = 'no'\n", "[memory] enabled must be true or false"),
+        ("[nudge]\ninterval = -1\n", "[nudge] interval must be between 0 and 10,000"),
+        ("[nudge]\ntext = 1\n", "[nudge] text must be a string"),
+    ],
+)
+def test_bad_switch_or_nudge_falls_back(tmp_path: Path, text: str, expected: str) -> None:
+    settings, warnings = load_settings(write(tmp_path, text))
+    assert settings == Settings()
+    assert len(warnings) == 1
+    assert expected in warnings[0]

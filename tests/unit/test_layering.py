@@ -152,6 +152,34 @@ def test_agent_entry_points_import_neither_qt_nor_the_sdk_until_needed() -> None
     assert out.stdout.strip() == "[] False"
 
 
+HOOK_MODULES = (
+    "ltm_desktop.cli",
+    "ltm_desktop.agent.hooks.runner",
+    "ltm_desktop.agent.hooks.handlers",
+    "ltm_desktop.agent.hooks.opening",
+    "ltm_desktop.agent.hooks.relevance",
+    "ltm_desktop.agent.hooks.session_state",
+    "ltm_desktop.agent.connect",
+    "ltm_desktop.agent.socket_access",
+    "ltm_desktop.agent.direct_access",
+    "ltm_desktop.app",
+)
+
+
+def test_the_hook_path_imports_neither_qt_nor_the_sdk_nor_the_server() -> None:
+    """Measured: everything ``ltm-desktop hook`` may import, with both accesses."""
+    code = (
+        "import sys\n"
+        f"for name in {HOOK_MODULES!r}:\n"
+        "    __import__(name)\n"
+        "heavy = ('mcp', 'mcp_types', 'PySide6', 'shiboken6', 'pydantic', 'ltm_desktop.serve',\n"
+        "         'ltm_desktop.api.server', 'asyncio')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_the_store_decides_nothing() -> None:
     """A second backend implements storage only: no rule of the model lives in store/."""
     problems = [

@@ -1,0 +1,221 @@
+"""What each hook event does with the memory; the same for every agent.
+
+A handler gets the parsed payload and returns the context to add for the agent's model
+(or None). Errors are raised, not absorbed: the runner is the one place that turns them
+into an empty result and a log line.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ltm_desktop.agent.access import MemoryAccess
+from ltm_desktop.agent.hooks import transcripts
+from ltm_desktop.agent.hooks.events import (
+    PRE_COMPACT,
+    SESSION_END,
+    SESSION_START,
+    STOP,
+    USER_PROMPT,
+)
+from ltm_desktop.agent.hooks.payload import HookInput
+from ltm_desktop.agent.hooks.session_state import SessionState, SessionStates
+from ltm_desktop.agent.nudge import Nudge
+from ltm_desktop.core.config import Settings
+from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.observations import PRE_COMPACT_LIMIT, USER_TEXT_LIMIT, clip
+
+log = logging.getLogger("ltm_desktop.hooks")
+
+SESSION_START_LIMIT = 8_000  # characters of context at session start
+TRUNCATED = "\n…(truncated)"
+
+
+@dataclass
+class HookRun:
+    """One event: its payload, the settings, and the memory (opened on first use)."""
+
+    hook: HookInput
+    settings: Settings
+    open_memory: Callable[[], MemoryAccess]
+    states: SessionStates | None = None
+    data_dir: str | None = None  # as given on the command line (None: the default)
+    config: str | None = None
+    _memory: MemoryAccess | None = field(default=None, repr=False)
+
+    @property
+    def memory(self) -> MemoryAccess:
+        if self._memory is None:
+            self._memory = self.open_memory()
+            log.info("memory: %s", self._memory.describe())
+        return self._memory
+
+    def memory_getter(self) -> Callable[[], MemoryAccess]:
+        """The memory, opened by whoever asks first (a worker thread may)."""
+        return lambda: self.memory
+
+    def abandon(self) -> None:
+        """Leave the memory unclosed: a worker that timed out may still be using it."""
+        self._memory = None
+
+    def close(self) -> None:
+        if self._memory is not None:
+            memory, self._memory = self._memory, None
+            memory.close()
+
+    def state(self) -> SessionState:
+        if self.states is None:
+            return SessionState()
+        return self.states.load(self.hook.session_id)
+
+    def save_state(self, state: SessionState) -> None:
+        if self.states is not None:
+            self.states.save(self.hook.session_id, state)
+
+    def messages(self) -> list[transcripts.Message]:
+        """The transcript's messages; none when there is no transcript or it cannot be read."""
+        path = self.hook.transcript
+        if path is None:
+            return []
+        try:
+            return transcripts.read_messages(self.hook.agent, path)
+        except OSError as exc:
+            log.warning("transcript %s cannot be read: %s", path, exc.strerror or exc)
+            return []
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, cut at a line end and marked."""
+    if len(text) <= limit:
+        return text
+    room = limit - len(TRUNCATED)
+    head = text[:room]
+    newline = head.rfind("\n")
+    if newline > room // 2:
+        head = head[:newline]
+    return head.rstrip() + TRUNCATED
+
+
+def session_start(run: HookRun) -> str | None:
+    """The project's ``## Long-Term Memory`` section (MEMORY.md included), cut to fit."""
+    if run.states is not None:
+        pruned = run.states.prune()
+        if pruned:
+            log.info("pruned %d stale session state files", pruned)
+    text = str(run.memory.call("prompt.section", {"cwd": run.hook.cwd}).get("text", ""))
+    log.info("session start: %d characters of memory for %s", len(text), run.hook.cwd)
+    return cut(text, SESSION_START_LIMIT) if text.strip() else None
+
+
+def user_prompt(run: HookRun) -> str | None:
+    """The nudge every N turns, and the few memories that match the prompt well."""
+    state = run.state()
+    state.turns += 1
+    state.stopped = False
+    state.last_prompt = clip(run.hook.prompt or "", USER_TEXT_LIMIT)
+    run.save_state(state)
+    parts = []
+    nudge = Nudge.from_settings(run.settings)
+    if nudge.due(state.turns):
+        parts.append(nudge.text.strip())
+        log.info("turn %d: nudged", state.turns)
+    from ltm_desktop.agent.hooks.relevance import relevant_memories
+
+    try:
+        relevant = relevant_memories(
+            run.memory_getter(), run.hook.cwd, run.hook.prompt or "", on_timeout=run.abandon
+        )
+    except (LtmError, OSError) as exc:  # the nudge needs no memory: it still goes out
+        log.warning("relevant memories skipped: %s", exc)
+        relevant = None
+    if relevant:
+        parts.append(relevant)
+    return "\n\n".join(parts) or None
+
+
+def pre_compact(run: HookRun) -> str | None:
+    """A ``pre_compact`` observation from the transcript's tail; the extractor's turn."""
+    messages = run.messages()
+    if run.hook.transcript is not None:
+        _hand_to_extractor(run)
+    if not run.settings.observe_pre_compact:
+        log.info("pre_compact observations are turned off in the config")
+        return None
+    if not messages:
+        log.info("pre-compact: no transcript to record")
+        return None
+    text = transcripts.tail_text(messages, PRE_COMPACT_LIMIT)
+    _observe(run, "pre_compact", messages_text=text)
+    return None
+
+
+def _hand_to_extractor(run: HookRun) -> None:
+    """HAND-OFF POINT: the transcript goes to the extractor (issue 14), in the background.
+
+    To be wired to ``ltm_desktop.agent.extraction_trigger.request_extraction(
+    transcript=run.hook.transcript, agent=run.hook.agent, cwd=run.hook.cwd,
+    session_id=run.hook.session_id, data_dir=run.data_dir, config=run.config)``, which
+    returns at once (fail-open). Until then this is the one place that does nothing.
+    """
+    log.debug("pre-compact: extractor not wired; transcript %s", run.hook.transcript)
+
+
+def stop(run: HookRun) -> str | None:
+    """An ``agent_end`` observation from the last user and assistant messages."""
+    _record_turn_end(run)
+    state = run.state()
+    state.stopped = True
+    run.save_state(state)
+    return None
+
+
+def session_end(run: HookRun) -> str | None:
+    """As ``stop`` when no stop was seen since the last prompt; forgets the session."""
+    state = run.state()
+    try:
+        if not state.stopped:
+            _record_turn_end(run, state)
+    finally:
+        if run.states is not None:
+            run.states.remove(run.hook.session_id)
+    return None
+
+
+def _record_turn_end(run: HookRun, state: SessionState | None = None) -> None:
+    if not run.settings.observe_agent_end:
+        log.info("agent_end observations are turned off in the config")
+        return
+    user, answer = run.hook.prompt, run.hook.assistant_text
+    if user is None or answer is None:
+        from_transcript = transcripts.last_exchange(run.messages())
+        user = user or from_transcript[0]
+        answer = answer or from_transcript[1]
+    if user is None:
+        user = (state or run.state()).last_prompt or None  # remembered by user-prompt
+    if user is None and answer is None:
+        log.info("%s: no exchange to record", run.hook.event)
+        return
+    _observe(run, "agent_end", user_text=user, assistant_text=answer)
+
+
+def _observe(run: HookRun, kind: str, **texts: str | None) -> None:
+    params: dict[str, Any] = {"cwd": run.hook.cwd, "kind": kind, "session_id": run.hook.session_id}
+    params.update(texts)
+    result = run.memory.call("observe", params)
+    observation = result.get("observation") or {}
+    if observation:
+        log.info("recorded %s observation %s", kind, observation.get("id"))
+    else:
+        log.info("%s not recorded: %s", kind, result.get("skipped", "skipped"))
+
+
+HANDLERS: dict[str, Callable[[HookRun], str | None]] = {
+    SESSION_START: session_start,
+    USER_PROMPT: user_prompt,
+    PRE_COMPACT: pre_compact,
+    STOP: stop,
+    SESSION_END: session_end,
+}

@@ -1,0 +1,95 @@
+"""The few memories that match a prompt well, found within a hard time budget.
+
+"Well" means what the search itself ranks first: the memory contains every search word
+of the prompt (in any of its forms, as the search matches them), and the prompt has at
+least two such words. Looser matches are noise at the top of a turn; the model can
+search for more with ``memory_search``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ltm_desktop.agent.access import MemoryAccess
+from ltm_desktop.core.observations import clip
+from ltm_desktop.core.query import MIN_ROOT_CHARS, Term, parse_query, split_words, word_root
+
+log = logging.getLogger("ltm_desktop.hooks")
+
+LIMIT = 3  # memories added to a prompt, at most
+MIN_TERMS = 2  # a prompt with fewer search words ("yes", "go on") gets none
+BUDGET = 1.0  # seconds for finding them; past it the turn goes on without
+CONTENT_CHARS = 600  # of each memory's content
+HEADER = "Possibly relevant, from long-term memory:"
+
+
+def _term_found(term: Term, words: set[str], text: str) -> bool:
+    if len(term.words) > 1 or term.exact:
+        return " ".join(term.words) in text
+    word = term.words[0]
+    if term.prefix:
+        return any(w.startswith(word) for w in words)
+    root = word_root(word)
+    if len(root) >= MIN_ROOT_CHARS and root.isalpha():
+        return any(w.startswith(root) for w in words)
+    return word in words or word + "s" in words
+
+
+def matches_every_word(prompt: str, memory: dict[str, Any]) -> bool:
+    """Whether ``memory`` (an API memory) contains every search word of ``prompt``."""
+    terms = parse_query(prompt).positive
+    if len(terms) < MIN_TERMS:
+        return False
+    tags = memory.get("tags") or []
+    text = " ".join([str(memory.get("title", "")), str(memory.get("content", "")), *map(str, tags)])
+    words = split_words(text)
+    joined = " ".join(words)
+    found = set(words)
+    return all(_term_found(term, found, joined) for term in terms)
+
+
+def relevant_memories(
+    memory: Callable[[], MemoryAccess], cwd: str, prompt: str, *, on_timeout: Callable[[], None]
+) -> str | None:
+    """Context listing the memories that match ``prompt`` well, or None.
+
+    The search runs in a worker thread; when it does not answer within BUDGET the turn
+    goes on without, and ``on_timeout`` is told (the memory is still in use).
+    """
+    prompt = prompt.strip()
+    if len(parse_query(prompt).positive) < MIN_TERMS:
+        return None
+    hits: list[dict[str, Any]] = []
+    failure: list[BaseException] = []
+
+    def search() -> None:
+        try:
+            params = {"cwd": cwd, "query": prompt[:1000], "limit": LIMIT}
+            hits.extend(memory().call("memory.search", params).get("hits", []))
+        except BaseException as exc:  # raised again below, in the hook's own thread
+            failure.append(exc)
+
+    started = time.monotonic()
+    worker = threading.Thread(target=search, name="ltm-hook-search", daemon=True)
+    worker.start()
+    worker.join(BUDGET)
+    if worker.is_alive():
+        log.warning("relevant memories: no answer within %.1f s; skipped", BUDGET)
+        on_timeout()
+        return None
+    if failure:
+        raise failure[0]
+    good = [h["memory"] for h in hits if matches_every_word(prompt, h.get("memory") or {})]
+    elapsed = (time.monotonic() - started) * 1000
+    log.info("relevant memories: %d of %d hits in %.0f ms", len(good), len(hits), elapsed)
+    if not good:
+        return None
+    lines = [HEADER]
+    for found in good:
+        content = clip(str(found.get("content", "")), CONTENT_CHARS).replace("\n", " ")
+        lines.append(f"- {found.get('title', '')} ({found.get('id', '')}): {content}")
+    return "\n".join(lines)

@@ -1,0 +1,175 @@
+"""The edge that never fails: whatever happens, the agent gets a valid result and exit 0.
+
+Any error (a missing or locked database, a server that is down, stdin that is not the
+agent's JSON, a transcript that cannot be read, a bug) becomes the agent's empty result
+and a line in the log file; nothing else is ever printed on stdout, and exit 2 (which
+blocks the agent) never happens. A watchdog answers for the hook and exits 0 at the
+deadline if anything hangs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, BinaryIO, TextIO
+
+from ltm_desktop.agent.hooks import output
+from ltm_desktop.agent.hooks.events import AGENTS, CLIENT_NAMES, EVENTS, SESSION_END
+from ltm_desktop.agent.hooks.hook_log import start_logging
+from ltm_desktop.core.errors import LtmError
+
+if TYPE_CHECKING:
+    from ltm_desktop.agent.access import MemoryAccess
+    from ltm_desktop.agent.hooks.session_state import SessionStates
+
+log = logging.getLogger("ltm_desktop.hooks")
+
+DEADLINE = 1.5  # seconds from start to a result, whatever happens (then exit 0)
+DEADLINES = {SESSION_END: 1.0}  # Claude Code gives all SessionEnd hooks 1.5 s together
+STDIN_WAIT = 0.5  # for the payload (an agent may never close stdin)
+
+
+class UnknownHook(LtmError):
+    """The command line names an agent or an event there is no hook for."""
+
+
+class Result:
+    """Writes the one result to stdout, exactly once, from whichever thread comes first."""
+
+    def __init__(self, stream: TextIO, empty: str) -> None:
+        self._stream = stream
+        self._empty = empty
+        self._lock = threading.Lock()
+        self.done = False
+
+    def write(self, text: str) -> None:
+        with self._lock:
+            if self.done:
+                return
+            self.done = True
+            try:
+                self._stream.write(text + "\n" if text else "")
+                self._stream.flush()
+            except (OSError, ValueError):  # the agent stopped listening
+                pass
+
+    def empty(self) -> None:
+        self.write(self._empty)
+
+
+def _watchdog(deadline: float, result: Result) -> None:
+    time.sleep(max(0.0, deadline - time.monotonic()))
+    if not result.done:
+        log.warning("no result within the deadline; answered empty")
+    result.empty()
+    logging.shutdown()
+    os._exit(0)  # a hook that hangs (or a shutdown that does) must not hold the agent up
+
+
+def read_stdin(stream: BinaryIO, deadline: float) -> bytes:
+    """What the agent wrote, up to EOF, a complete JSON object, or the deadline."""
+    import json
+
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):
+        return b""
+    chunks: list[bytes] = []
+    while (remaining := deadline - time.monotonic()) > 0:
+        try:
+            ready, _, _ = select.select([fd], [], [], remaining)
+            data = os.read(fd, 65536) if ready else b""
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+        if data.rstrip().endswith(b"}"):
+            try:
+                json.loads(b"".join(chunks))
+                break
+            except ValueError:
+                pass
+    return b"".join(chunks)
+
+
+def run(
+    agent: str,
+    event: str,
+    data_dir: str | None,
+    config: str | None,
+    *,
+    stdin: BinaryIO | None = None,
+    stdout: TextIO | None = None,
+) -> int:
+    """Handle one hook event; always 0."""
+    started = time.monotonic()
+    deadline = started + DEADLINES.get(event, DEADLINE)
+    start_logging(f"{agent} {event}")
+    result = Result(stdout or sys.stdout, output.empty(agent))
+    threading.Thread(target=_watchdog, args=(deadline, result), daemon=True).start()
+    saved, sys.stdout = sys.stdout, sys.stderr  # a stray print must not reach the agent
+    try:
+        context = _handle(agent, event, data_dir, config, stdin or sys.stdin.buffer, started)
+        result.write(output.render(agent, event, context))
+    except BaseException as exc:  # the edge: every failure ends as the empty result
+        if isinstance(exc, LtmError | OSError):
+            log.warning("failed open (empty result): %s", exc)
+        else:
+            log.exception("failed open (empty result) on an unexpected error")
+        result.empty()
+    finally:
+        sys.stdout = saved
+        log.info("done in %.0f ms", (time.monotonic() - started) * 1000)
+    return 0
+
+
+def _handle(
+    agent: str, event: str, data_dir: str | None, config: str | None, stdin: BinaryIO,
+    started: float,
+) -> str | None:  # fmt: skip
+    from ltm_desktop.agent.hooks.handlers import HANDLERS, HookRun
+    from ltm_desktop.agent.hooks.payload import parse
+    from ltm_desktop.core.config import load_settings
+    from ltm_desktop.core.paths import resolve_config_path
+
+    raw = read_stdin(stdin, started + STDIN_WAIT)
+    if agent not in AGENTS or event not in EVENTS:
+        raise UnknownHook(
+            f"no hook for agent {agent!r} and event {event!r}; agents: {', '.join(AGENTS)}; "
+            f"events: {', '.join(EVENTS)}"
+        )
+    settings, warnings = load_settings(resolve_config_path(config))
+    for warning in warnings:
+        log.warning("%s", warning)
+    if not settings.memory_enabled:
+        log.info("long-term memory is disabled in the config ([memory] enabled); nothing done")
+        return None
+    hook = parse(agent, event, raw)
+    opener = _opener(data_dir, config, CLIENT_NAMES[agent])
+    run = HookRun(hook, settings, opener, _states(agent), data_dir, config)
+    try:
+        return HANDLERS[event](run)
+    finally:
+        run.close()
+
+
+def _opener(data_dir: str | None, config: str | None, client: str) -> Callable[[], MemoryAccess]:
+    from ltm_desktop.agent.hooks.opening import open_memory
+
+    return lambda: open_memory(data_dir, config, client)
+
+
+def _states(agent: str) -> SessionStates | None:
+    from ltm_desktop.agent.hooks.session_state import SessionStates, state_dir
+
+    try:
+        return SessionStates(state_dir(), agent)
+    except (LtmError, OSError) as exc:
+        log.warning("no session state (the nudge is off for this run): %s", exc)
+        return None

@@ -1,0 +1,247 @@
+"""``ltm-desktop integrate AGENT``: the hooks and the MCP server in the agent's own config.
+
+A plan is worked out first (every file read, checked and edited in memory), so that a
+file that cannot be parsed or written stops everything before anything changes. Applying
+it keeps a timestamped backup of each file it changes, and rolls back the files already
+written if a later one fails. Running it twice changes nothing the second time;
+``uninstall`` removes exactly what was added: when the file is what an install made of a
+backup, the backup's bytes come back; otherwise our entries are cut out, and a file that
+only we had written is removed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ltm_desktop.agent.hooks.events import CLAUDE_CODE, CODEX, GEMINI
+from ltm_desktop.agent.integration import json_config, toml_config
+from ltm_desktop.agent.integration.entries import (
+    INTEGRATED_AGENTS,
+    SCOPES,
+    Target,
+    hook_groups,
+    mcp_entry,
+    target,
+)
+from ltm_desktop.agent.integration.json_config import ConfigRefused
+
+BACKUP_MARK = ".ltm-desktop-"
+NOTES = {
+    CLAUDE_CODE: "Claude Code loads hooks at start: restart it, or review them with /hooks.",
+    CODEX: "Codex runs new hooks once you have reviewed and trusted them: open /hooks in Codex.",
+    GEMINI: "Gemini CLI runs hooks only with its hooks system on "
+    "(/settings > Advanced > Enable Hooks System); restart it to load them.",
+}
+Edit = Callable[[str], str]
+
+
+def _lines(text: str | None) -> list[str]:
+    """For a diff: every line ends with a newline (a last line without one gets one)."""
+    return [line if line.endswith("\n") else line + "\n" for line in (text or "").splitlines(True)]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One file: its text now and after (None: the file does not exist / is removed)."""
+
+    path: Path
+    before: str | None
+    after: str | None
+
+    def diff(self) -> str:
+        before = _lines(self.before)
+        after = _lines(self.after)
+        old = str(self.path) if self.before is not None else "/dev/null"
+        new = str(self.path) if self.after is not None else "/dev/null"
+        return "".join(difflib.unified_diff(before, after, old, new))
+
+
+@dataclass
+class Plan:
+    agent: str
+    scope: str
+    uninstall: bool
+    changes: list[Change] = field(default_factory=list)
+    unchanged: list[Path] = field(default_factory=list)
+
+    def diff(self) -> str:
+        return "".join(change.diff() for change in self.changes)
+
+    @property
+    def note(self) -> str | None:
+        return None if self.uninstall or not self.changes else NOTES[self.agent]
+
+
+def _read(path: Path) -> str | None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise ConfigRefused(f"{path} is a directory, not a config file") from None
+    except NotADirectoryError:
+        raise ConfigRefused(
+            f"{path} cannot be written: a file stands where one of its directories should be"
+        ) from None
+    except OSError as exc:
+        raise ConfigRefused(f"{path} cannot be read: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigRefused(f"{path} is not UTF-8 text") from None
+
+
+def _check_writable(path: Path) -> None:
+    if path.exists() and (not path.is_file() or not os.access(path, os.W_OK)):
+        raise ConfigRefused(f"{path} cannot be written (not a regular file we may write)")
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigRefused(f"{path} cannot be written: {parent} is not a writable directory")
+
+
+def backups(path: Path) -> list[Path]:
+    """The backups ``integrate`` made of ``path``, newest first."""
+    return sorted(path.parent.glob(f"{path.name}{BACKUP_MARK}*.bak"), reverse=True)
+
+
+def _edits(tgt: Target, command: list[str], options: list[str]) -> dict[Path, tuple[Edit, Edit]]:
+    """Each file -> (install edit, uninstall edit) on its text."""
+    groups = hook_groups(tgt.agent, command, options)
+    entry = mcp_entry(tgt.agent, command, options)
+    if tgt.agent == CODEX:
+        where = str(tgt.hooks_file)
+        return {tgt.hooks_file: (lambda t: toml_config.add(t, groups, entry, where),
+                                 lambda t: toml_config.remove(t, where))}  # fmt: skip
+    hooks_where, mcp_where = str(tgt.hooks_file), str(tgt.mcp_file)
+    add_hooks: Edit = lambda t: json_config.add_hooks(t, groups, hooks_where)  # noqa: E731
+    drop_hooks: Edit = lambda t: json_config.remove_hooks(t, hooks_where)  # noqa: E731
+    add_server: Edit = lambda t: json_config.add_server(t, tgt.mcp_key, entry, mcp_where)  # noqa: E731
+    drop_server: Edit = lambda t: json_config.remove_server(t, tgt.mcp_key, mcp_where)  # noqa: E731
+    if tgt.hooks_file == tgt.mcp_file:
+        return {tgt.hooks_file: (lambda t: add_server(add_hooks(t)),
+                                 lambda t: drop_server(drop_hooks(t)))}  # fmt: skip
+    return {tgt.hooks_file: (add_hooks, drop_hooks), tgt.mcp_file: (add_server, drop_server)}
+
+
+def _uninstalled(path: Path, current: str, install: Edit, uninstall: Edit) -> str | None:
+    """The text after uninstalling: a backup's own bytes when the file is what installing
+    made of it; None when installing into nothing made it; else with our entries cut out."""
+    for backup in backups(path):
+        try:
+            original = backup.read_text(encoding="utf-8")
+            if install(original) == current:
+                return original
+        except (OSError, UnicodeDecodeError, ConfigRefused):
+            continue
+    if install("") == current:
+        return None
+    return uninstall(current)
+
+
+def plan(
+    agent: str,
+    scope: str = "user",
+    *,
+    uninstall: bool = False,
+    command: Sequence[str] | None = None,
+    options: Sequence[str] = (),
+    home: Path | None = None,
+    project: Path | None = None,
+) -> Plan:
+    """What integrating ``agent`` would change; raises ConfigRefused (nothing changed)."""
+    from ltm_desktop.agent.snippets import installed_command
+
+    if agent not in INTEGRATED_AGENTS:
+        raise ConfigRefused(f"integrate knows {', '.join(INTEGRATED_AGENTS)}, not {agent!r}")
+    if scope not in SCOPES:
+        raise ConfigRefused(f"the scope is user or project, not {scope!r}")
+    tgt = target(agent, scope, home, project)
+    result = Plan(agent, scope, uninstall)
+    for path, (install, remove) in _edits(tgt, list(command or installed_command()),
+                                           list(options)).items():  # fmt: skip
+        before = _read(path)
+        if uninstall:
+            after = None if before is None else _uninstalled(path, before, install, remove)
+            if before is None:
+                after = None
+        else:
+            after = install(before or "")
+        if after == before:
+            result.unchanged.append(path)
+            continue
+        _check_writable(path)
+        result.changes.append(Change(path, before, after))
+    return result
+
+
+def _write(path: Path, text: str, mode: int | None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+
+
+def _backup(path: Path, stamp: str) -> Path:
+    candidate = path.with_name(f"{path.name}{BACKUP_MARK}{stamp}.bak")
+    number = 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}{BACKUP_MARK}{stamp}-{number}.bak")
+        number += 1
+    shutil.copy2(path, candidate)
+    return candidate
+
+
+def apply(plan: Plan, clock: Callable[[], float] = time.time) -> list[str]:
+    """Write the plan's changes (backups first); lines saying what was done.
+
+    Raises ConfigRefused, after putting back the files already written, when one fails.
+    """
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(clock()))
+    done: list[Change] = []
+    lines = []
+    try:
+        for change in plan.changes:
+            path = change.path
+            saved = _backup(path, stamp) if change.before is not None else None
+            if change.after is None:
+                path.unlink()
+                lines.append(f"removed {path} (only ltm-desktop's entries were in it)")
+            else:
+                mode = path.stat().st_mode & 0o7777 if change.before is not None else None
+                _write(path, change.after, mode)
+                what = "updated" if change.before is not None else "created"
+                lines.append(f"{what} {path}" + (f" (backup: {saved})" if saved else ""))
+            done.append(change)
+    except OSError as exc:
+        for change in reversed(done):
+            if change.before is None:
+                change.path.unlink(missing_ok=True)
+            else:
+                _write(change.path, change.before, None)
+        where = exc.filename or "a config file"
+        raise ConfigRefused(
+            f"cannot write {where}: {exc.strerror or exc}; nothing was changed"
+        ) from None
+    lines += [f"{path}: already as it should be" for path in plan.unchanged]
+    if plan.note:
+        lines.append(plan.note)
+    return lines

@@ -1,0 +1,205 @@
+"""Fail open, always: every failure exits 0 within 2 s, with the agent's valid empty result
+on stdout (and nothing else), never exit 2, and a line in the log saying why."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ltm_desktop.api.runtime import socket_for
+from ltm_desktop.core.service import MemoryService
+from tests.agent.hook_process import (
+    AGENTS,
+    EXECUTABLE,
+    HookResult,
+    hook_log,
+    payload,
+    payloads,
+    run_hook,
+)
+from tests.agent.hook_schemas import check_output
+
+EMPTY = {"claude-code": "", "codex": "{}\n", "gemini": "{}\n", "generic": "{}\n"}
+SOME_EVENTS = ("session-start", "user-prompt", "stop")
+
+
+def assert_failed_open(done: HookResult, agent: str, event: str, logged: str) -> None:
+    assert done.returncode == 0, done.stderr
+    assert done.seconds < 2, f"took {done.seconds:.2f} s"
+    assert done.stdout == EMPTY[agent]
+    check_output(agent, event, done.stdout)
+    assert "Traceback" not in done.stderr
+    assert logged in hook_log()
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize("event", SOME_EVENTS)
+def test_no_database(agent: str, event: str, tmp_path: Path) -> None:
+    done = run_hook(agent, event, payload(agent, event, tmp_path), tmp_path / "absent")
+    assert_failed_open(done, agent, event, "no database at")
+    assert not (tmp_path / "absent" / "ltm.sqlite").exists()  # a hook creates none
+
+
+@pytest.fixture
+def locked(service: MemoryService) -> Iterator[Path]:
+    """Another process holds a write transaction on the database (SQLite's RESERVED lock)."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sqlite3, sys\n"
+         "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+         "c.execute('BEGIN IMMEDIATE')\n"
+         "print('locked', flush=True)\n"
+         "sys.stdin.read()\n",
+         str(service.paths.db_path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert holder.stdout is not None
+    assert holder.stdin is not None
+    assert holder.stdout.readline() == "locked\n"
+    yield service.paths.data_dir
+    holder.stdin.close()
+    holder.wait(timeout=10)
+    holder.stdout.close()
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+@pytest.mark.parametrize("event", ["session-start", "stop"])
+def test_locked_database(agent: str, event: str, locked: Path, tmp_path: Path) -> None:
+    done = run_hook(agent, event, payload(agent, event, tmp_path), locked)
+    assert_failed_open(done, agent, event, "is busy (locked by another process)")
+
+
+def test_server_down_a_stale_socket_means_the_database(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    path = socket_for(service.paths.data_dir)
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(str(path))  # the file stays; nobody listens: connections are refused
+    stale.close()
+    done = run_hook("gemini", "stop", payload("gemini", "stop", tmp_path), service.paths.data_dir)
+    assert done.returncode == 0
+    assert done.seconds < 2
+    assert done.stdout == "{}\n"
+    assert f"no server for {service.paths.data_dir}" in hook_log()
+    assert len(service.observations(service.resolve_scope(cwd=str(tmp_path)))) == 1
+
+
+def test_server_down_one_that_never_answers(service: MemoryService, tmp_path: Path) -> None:
+    hung = socket.socket(socket.AF_UNIX)
+    hung.bind(str(socket_for(service.paths.data_dir)))
+    hung.listen(8)  # connections are accepted by the kernel; nothing ever answers
+    try:
+        for agent, event in [("codex", "session-start"), ("claude-code", "session-end")]:
+            done = run_hook(agent, event, payload(agent, event, tmp_path), service.paths.data_dir)
+            assert done.returncode == 0, done.stderr
+            assert done.seconds < 2
+            check_output(agent, event, done.stdout)
+    finally:
+        hung.close()
+    assert "no server for" in hook_log() or "no result within the deadline" in hook_log()
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+@pytest.mark.parametrize(
+    "stdin", [b"", b"not json", b"[1, 2]", b'"text"', b"\xff\xfe\x00", b'{"cwd": "relative"}']
+)
+def test_garbage_stdin(agent: str, stdin: bytes, service: MemoryService) -> None:
+    done = run_hook(agent, "session-start", stdin, service.paths.data_dir)
+    assert_failed_open(done, agent, "session-start", "failed open (empty result)")
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "gemini", "generic"])
+def test_unreadable_transcript(agent: str, service: MemoryService, tmp_path: Path) -> None:
+    folder = tmp_path / "not-a-file"
+    folder.mkdir()
+    data = service.paths.data_dir
+    compact = run_hook(agent, "pre-compact", payload(agent, "pre-compact", tmp_path, folder), data)
+    assert_failed_open(compact, agent, "pre-compact", f"transcript {folder} cannot be read")
+    ended = run_hook(agent, "session-end", payload(agent, "session-end", tmp_path, folder), data)
+    assert_failed_open(ended, agent, "session-end", "session-end: no exchange to record")
+    assert service.observations(service.resolve_scope(cwd=str(tmp_path))) == []
+
+
+def test_unreadable_transcript_still_records_what_the_payload_has(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    data = service.paths.data_dir
+    done = run_hook("claude-code", "stop", payload("claude-code", "stop", tmp_path, tmp_path), data)
+    assert done.returncode == 0
+    assert done.stdout == ""
+    [observation] = service.observations(service.resolve_scope(cwd=str(tmp_path)))
+    assert observation.narrative.startswith("User: (empty)\n\nAssistant: I added factorial()")
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_disabled_in_config(agent: str, service: MemoryService, tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[memory]\nenabled = false\n")
+    for event in payloads(agent):
+        done = run_hook(
+            agent, event, payload(agent, event, tmp_path), service.paths.data_dir, config=config
+        )
+        assert_failed_open(done, agent, event, "long-term memory is disabled in the config")
+    project = service.resolve_scope(cwd=str(tmp_path))
+    assert service.observations(project) == []
+
+
+def test_observations_turned_off_are_obeyed(service: MemoryService, tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[observe]\nagent_end = false\npre_compact = false\n")
+    for event in ("pre-compact", "stop"):
+        done = run_hook("codex", event, payload("codex", event, tmp_path),
+                        service.paths.data_dir, config=config)  # fmt: skip
+        assert done.returncode == 0
+        assert done.stdout == "{}\n"
+    assert service.observations(service.resolve_scope(cwd=str(tmp_path))) == []
+    assert "agent_end observations are turned off in the config" in hook_log()
+
+
+def test_stdin_never_closed(service: MemoryService, tmp_path: Path) -> None:
+    """Claude Code has been seen to leave a SessionEnd hook's stdin open."""
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [str(EXECUTABLE), "--data-dir", str(service.paths.data_dir), "hook", "claude-code",
+         "session-end"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdin is not None
+    assert process.stdout is not None
+    process.stdin.write(payload("claude-code", "session-end", tmp_path))
+    process.stdin.flush()
+    code = process.wait(timeout=10)
+    seconds = time.monotonic() - started
+    out = process.stdout.read()
+    process.stdin.close()
+    process.stdout.close()
+    assert process.stderr is not None
+    process.stderr.close()
+    assert (code, out) == (0, b"")
+    assert seconds < 2
+    assert len(service.observations(service.resolve_scope(cwd=str(tmp_path)))) == 1
+
+
+@pytest.mark.parametrize(("agent", "event"), [("nosuch", "stop"), ("codex", "nosuch")])
+def test_an_unknown_agent_or_event_never_exits_2(agent: str, event: str, tmp_path: Path) -> None:
+    done = run_hook(agent, event, b"{}", tmp_path)
+    assert done.returncode == 0
+    assert done.stdout == "{}\n"
+    assert "no hook for agent" in hook_log()
+
+
+def test_the_nudge_needs_no_database(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[nudge]\ninterval = 1\ntext = "Save it with memory_write."\n')
+    done = run_hook("codex", "user-prompt", payload("codex", "user-prompt", tmp_path),
+                    tmp_path / "absent", config=config)  # fmt: skip
+    assert done.returncode == 0
+    result = check_output("codex", "user-prompt", done.stdout)
+    assert result["hookSpecificOutput"]["additionalContext"] == "Save it with memory_write."
+    assert "relevant memories skipped: no database at" in hook_log()
