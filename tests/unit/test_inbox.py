@@ -70,7 +70,8 @@ def test_without_review_entries_go_in_unreviewed_with_their_provenance(
     assert service.inbox_counts() == {project: 2}
     created = service.history(run.item_ids[0])[0]
     assert (created.action, created.actor) == (AuditAction.CREATED, "extractor")
-    assert created.after is not None and created.after["provenance"]["model"] == "llama3"
+    assert created.after is not None
+    assert created.after["provenance"]["model"] == "llama3"
 
 
 def test_with_review_entries_are_proposals_held_apart_from_memories(
@@ -142,7 +143,8 @@ def test_edit_then_approve(service: MemoryService, project: str) -> None:
     assert decision.memory is not None
     assert (decision.memory.content, decision.memory.importance) == (changes["content"], 8)
     approved = service.history(run.item_ids[0])[-1]
-    assert approved.before is not None and approved.after is not None
+    assert approved.before is not None
+    assert approved.after is not None
     assert approved.before["content"] == DEPLOY["content"]
     assert approved.after["content"] == changes["content"]
 
@@ -154,7 +156,8 @@ def test_approving_text_added_meanwhile_refreshes_that_memory(
     twin = service.add(project, MemoryDraft(content=DEPLOY["content"]), "agent").memory
     decision = service.approve(run.item_ids[0], "gui")
     assert decision.status == "deduplicated"
-    assert decision.memory is not None and decision.memory.id == twin.id
+    assert decision.memory is not None
+    assert decision.memory.id == twin.id
     assert service.get(twin.id).use_count == 1
     assert service.count_memories(project) == 1
     service.reopen(run.item_ids[0], "gui")  # undo: the refreshed memory stays
@@ -173,8 +176,10 @@ def test_undoing_an_approval_that_superseded_brings_the_old_memory_back(
     assert decision.status == "superseded"
     assert service.get(old.id).disabled
     reopened = service.reopen(run.item_ids[0], "gui", expected_updated_at=decision.version)
-    assert reopened.proposal is not None and reopened.proposal.state is ProposalState.PROPOSED
-    assert decision.memory is not None and service.get(decision.memory.id).disabled
+    assert reopened.proposal is not None
+    assert reopened.proposal.state is ProposalState.PROPOSED
+    assert decision.memory is not None
+    assert service.get(decision.memory.id).disabled
     assert not service.get(old.id).disabled
     assert [m.id for m in service.list_memories(project)] == [old.id]
 
@@ -199,7 +204,8 @@ def test_reject_keeps_the_proposal_and_reopen_restores_it(
     proposal = service.get_proposal(run.item_ids[0])
     rejected = service.reject(proposal.id, "gui", expected_updated_at=proposal.updated_at)
     assert service.get_proposal(proposal.id).state is ProposalState.REJECTED
-    assert service.inbox() == [] and service.inbox_count() == 0
+    assert service.inbox() == []
+    assert service.inbox_count() == 0
     with pytest.raises(StaleEdit):
         service.reopen(proposal.id, "gui", expected_updated_at=proposal.updated_at)
     service.reopen(proposal.id, "gui", expected_updated_at=rejected.version)
@@ -213,7 +219,8 @@ def test_an_unreviewed_memory_is_approved_rejected_and_reopened(
     run = extract(service, project, [DEPLOY, PREFS], review=False)
     kept, dropped = run.item_ids
     approved = service.approve(kept, "gui", changes={"importance": 7})
-    assert approved.memory is not None and approved.memory.review_state is None
+    assert approved.memory is not None
+    assert approved.memory.review_state is None
     assert approved.memory.importance == 7
     service.reject(dropped, "gui")
     assert service.get(dropped).disabled
@@ -246,7 +253,8 @@ def test_a_failed_run_is_recorded_with_its_reason_and_shown_as_activity(
         AuditAction.EXTRACTION_FAILED,
         "extractor",
     )
-    assert event.after is not None and "did not answer within 60 s" in event.after["title"]
+    assert event.after is not None
+    assert "did not answer within 60 s" in event.after["title"]
 
 
 def test_the_inbox_shows_the_most_similar_memory(service: MemoryService, project: str) -> None:
@@ -257,7 +265,8 @@ def test_the_inbox_shows_the_most_similar_memory(service: MemoryService, project
     extract(service, project, [DEPLOY, {"content": "Completely unrelated words here"}], review=True)
     by_content = {e.proposal.content: e for e in service.inbox() if e.proposal}
     entry = by_content[DEPLOY["content"]]
-    assert entry.similar is not None and entry.similar.id == near.id
+    assert entry.similar is not None
+    assert entry.similar.id == near.id
     assert 0.5 < entry.similarity < 1
     assert by_content["Completely unrelated words here"].similar is None
 
