@@ -303,6 +303,7 @@ COMMANDS = {
     "install-desktop-entry": cmd_install_desktop_entry,
     "tools": agent_commands.cmd_tools,
     "mcp": agent_commands.cmd_mcp,
+    "extract": agent_commands.cmd_extract,
 }
 
 

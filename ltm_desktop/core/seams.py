@@ -33,6 +33,9 @@ class Consolidator(Protocol):
     def suggest(self, memories: Sequence[Memory]) -> list[tuple[str, ...]]: ...
 
 
+NO_EXTRACTOR = "no extractor is configured: set [extractor] base_url and model in the config"
+
+
 class ExtractorOff(LtmError):
     """No extractor is configured: nothing is extracted, nothing leaves the machine."""
 
@@ -53,7 +56,7 @@ class ExtractionQueue(Protocol):
 
 class NoExtraction:
     def submit(self, request: ExtractionRequest) -> None:
-        raise ExtractorOff("no extractor runs here")
+        raise ExtractorOff(NO_EXTRACTOR)
 
     def close(self) -> None:
         return None

@@ -9,7 +9,12 @@ import pytest
 
 from ltm_desktop.agent.extractor.prompt import bounded_conversation, build_messages
 from ltm_desktop.agent.extractor.reply import ReplyError, parse_reply
-from ltm_desktop.agent.extractor.transcript import Turn, parse_transcript, read_transcript
+from ltm_desktop.agent.extractor.transcript import (
+    Turn,
+    parse_transcript,
+    read_transcript,
+    sniff_agent,
+)
 
 CLAUDE_CODE = [
     {"type": "summary", "summary": "Earlier work", "leafUuid": "x"},
@@ -131,3 +136,26 @@ def test_the_conversation_is_labelled_bounded_and_redacted() -> None:
     assert [m["role"] for m in messages] == ["system", "user"]
     assert "JSON array" in messages[0]["content"]
     assert text in messages[1]["content"]
+
+
+@pytest.mark.parametrize(
+    ("text", "agent"),
+    [
+        (
+            jsonl(CLAUDE_CODE[1:]).replace(
+                '"type": "user"', '"userType": "external", "sessionId": "s", "type": "user"'
+            ),
+            "claude-code",
+        ),
+        (jsonl(CODEX), "codex"),
+        (json.dumps(GEMINI), "gemini-cli"),
+        ('{"role": "user", "content": "hi"}\n', None),
+    ],
+    ids=["claude-code", "codex", "gemini", "unknown"],
+)
+def test_the_agent_is_recognised_by_its_records(
+    tmp_path: Path, text: str, agent: str | None
+) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(text, encoding="utf-8")
+    assert sniff_agent(path) == agent

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.seams import ExtractorOff
+from ltm_desktop.core.seams import NO_EXTRACTOR, ExtractorOff
 
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
 MAX_CONNECT_S = 10.0
@@ -132,9 +132,7 @@ def generator_from(settings: Settings) -> ChatCompletions:
     """The configured endpoint; ExtractorOff when none is, GenerationError when its key's
     environment variable is named but not set."""
     if not settings.extractor_configured:
-        raise ExtractorOff(
-            "no extractor is configured: set [extractor] base_url and model in the config file"
-        )
+        raise ExtractorOff(NO_EXTRACTOR)
     api_key = None
     if settings.extractor_api_key_env:
         api_key = os.environ.get(settings.extractor_api_key_env)

@@ -97,7 +97,7 @@ def _failed(
     reason: str,
     started: float,
 ) -> ExtractionRun:
-    log.warning("extraction from %s failed: %s", request.source, reason)
+    log.info("extraction from %s failed: %s", request.source, reason)  # the run records it
     return service.record_failed_extraction(
         request.project_id, provenance, reason, started_at=started
     )

@@ -126,3 +126,29 @@ def _text(content: Any) -> str:
         ):
             parts.append(part["text"])
     return "\n".join(parts)
+
+
+CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
+
+
+def sniff_agent(path: Path, lines: int = 20) -> str | None:
+    """Which agent wrote the transcript, judging by its first records; None if unsure."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(256 * 1024).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    if '"type": "gemini"' in head or '"type":"gemini"' in head:
+        return "gemini-cli"
+    for line in head.splitlines()[:lines]:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        if record.get("type") in CODEX_TYPES:
+            return "codex"
+        if "userType" in record or ("sessionId" in record and "message" in record):
+            return "claude-code"
+    return None

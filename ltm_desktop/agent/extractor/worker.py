@@ -18,7 +18,7 @@ from ltm_desktop.agent.extractor.generator import Generator
 from ltm_desktop.agent.extractor.runner import run_extraction
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.proposals import ExtractionRequest
-from ltm_desktop.core.seams import ExtractorOff
+from ltm_desktop.core.seams import NO_EXTRACTOR, ExtractorOff
 from ltm_desktop.core.service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -53,9 +53,7 @@ class ExtractionWorker:
 
     def submit(self, request: ExtractionRequest) -> None:
         if not self._service.settings.extractor_configured and self._generator is None:
-            raise ExtractorOff(
-                "no extractor is configured: set [extractor] base_url and model in the config"
-            )
+            raise ExtractorOff(NO_EXTRACTOR)
         with self._lock:
             if self._closed:
                 raise LtmError("extraction is shutting down")
