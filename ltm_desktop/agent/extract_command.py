@@ -36,7 +36,10 @@ def add_parser(commands: Any, add_command: Any) -> None:
         "--agent", metavar="NAME", help="whose conversation (default: guessed from the path)"
     )
     extract.add_argument(
-        "--cwd", metavar="DIR", help="the project's directory (default: the working directory)"
+        "--cwd",
+        metavar="DIR",
+        help="the project's directory (default: the one the transcript records, else the "
+        "working directory)",
     )
     extract.add_argument(
         "--session", metavar="ID", help="the session id (default: the transcript's file name)"
@@ -59,6 +62,7 @@ def guess_agent(path: Path) -> str:
 
 def cmd_extract(args: argparse.Namespace) -> int:
     from ltm_desktop.agent.extractor.runner import run_extraction
+    from ltm_desktop.agent.extractor.transcript import sniff_cwd
     from ltm_desktop.app import open_service
     from ltm_desktop.core.extraction import new_run_id
     from ltm_desktop.core.paths import resolve_config_path
@@ -77,7 +81,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
                 "no extractor is configured: set [extractor] base_url and model in "
                 f"{resolve_config_path(args.config)}"
             )
-        cwd = os.path.abspath(os.path.expanduser(args.cwd or os.getcwd()))
+        cwd = os.path.abspath(os.path.expanduser(args.cwd or sniff_cwd(transcript) or os.getcwd()))
         request = ExtractionRequest(
             project_id=service.resolve_scope(cwd=cwd, register=True),
             agent=args.agent or guess_agent(transcript),

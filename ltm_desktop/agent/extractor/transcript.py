@@ -131,12 +131,40 @@ def _text(content: Any) -> str:
 CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
 
 
-def sniff_agent(path: Path, lines: int = 20) -> str | None:
-    """Which agent wrote the transcript, judging by its first records; None if unsure."""
+def _head(path: Path) -> str:
     try:
         with path.open("rb") as file:
-            head = file.read(256 * 1024).decode("utf-8", errors="replace")
+            return file.read(256 * 1024).decode("utf-8", errors="replace")
     except OSError:
+        return ""
+
+
+def sniff_cwd(path: Path, lines: int = 50) -> str | None:
+    """The working directory the transcript records (Claude Code: ``cwd`` in each record;
+    Codex: in its ``session_meta`` or ``turn_context``); None if it records none."""
+    for line in _head(path).splitlines()[:lines]:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        payload = record.get("payload")
+        for holder in (record, payload if isinstance(payload, dict) else {}):
+            cwd = holder.get("cwd")
+            if (
+                isinstance(cwd, str)
+                and cwd.startswith(("/", "~"))
+                or (isinstance(cwd, str) and len(cwd) > 2 and cwd[1] == ":")
+            ):
+                return str(cwd)
+    return None
+
+
+def sniff_agent(path: Path, lines: int = 20) -> str | None:
+    """Which agent wrote the transcript, judging by its first records; None if unsure."""
+    head = _head(path)
+    if not head:
         return None
     if '"type": "gemini"' in head or '"type":"gemini"' in head:
         return "gemini-cli"
