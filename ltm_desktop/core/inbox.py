@@ -33,6 +33,7 @@ from ltm_desktop.core.versions import check_expected
 
 MAX_INBOX = 500
 SIMILAR_CANDIDATES = 10
+MIN_SIMILARITY = 0.2  # below this a "most similar" memory only shares a word or two
 MAX_REASON_CHARS = 500
 
 
@@ -53,7 +54,8 @@ class InboxService:
 
     def inbox(self, project_id: str | None = None, *, limit: int = 200) -> list[InboxEntry]:
         """What waits for review, proposals first, newest first; each with the memory of
-        its scope most like it (None when no memory shares enough words)."""
+        its scope most like it (None when none shares at least MIN_SIMILARITY of its
+        words)."""
         if project_id is not None:
             project_id = rules.check_project_id(project_id)
         limit = max(1, min(limit, MAX_INBOX))
@@ -83,7 +85,7 @@ class InboxService:
             if memory.id == exclude:
                 continue
             score = jaccard(tokens, similarity_tokens(memory.content))
-            if score > best[1]:
+            if score >= MIN_SIMILARITY and score > best[1]:
                 best = (memory, score)
         return best
 

@@ -29,8 +29,9 @@ from ltm_desktop.gui.formatting import absolute_time, count_label
 from ltm_desktop.gui.inbox_actions import InboxActions
 from ltm_desktop.gui.inbox_edit import InboxEditDialog
 from ltm_desktop.gui.models.inbox_model import (
+    COL_FROM,
     COL_KIND,
-    COL_MODEL,
+    COL_PROJECT,
     COL_SIMILAR,
     COL_TITLE,
     COL_WHEN,
@@ -63,8 +64,9 @@ class InboxPanel(QWidget):
         header = self.view.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
-        self.view.setColumnWidth(COL_SIMILAR, 220)
-        self.fitter = ColumnFitter(self.view, (COL_KIND, COL_WHEN, COL_MODEL))
+        self.view.setColumnWidth(COL_PROJECT, 110)
+        self.view.setColumnWidth(COL_SIMILAR, 200)
+        self.fitter = ColumnFitter(self.view, (COL_KIND, COL_FROM, COL_WHEN))
         self.keeper = ViewKeeper(self.view, self.model)
         self.details = QTextBrowser(self)
         self.details.setOpenLinks(False)

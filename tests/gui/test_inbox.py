@@ -79,7 +79,7 @@ def test_the_inbox_shows_proposals_with_provenance_the_nearest_memory_and_a_badg
     assert "Most similar memory: 8" in details  # 8 of 9 words: 89%
     assert "How we deploy" in details
     assert "approving it replaces that memory" in details
-    similar = window.inbox.model.index(window.inbox.model.row_of(rows["Deploying"].id), 6)
+    similar = window.inbox.model.index(window.inbox.model.row_of(rows["Deploying"].id), 5)
     assert similar.data().endswith("“How we deploy”")
     assert service.search(billing, "tabs") == []  # proposals are not memories yet
 

@@ -14,7 +14,7 @@ from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.formatting import absolute_time, relative_time
 from ltm_desktop.gui.models.base import RowTableModel
 
-COL_KIND, COL_TITLE, COL_PROJECT, COL_FROM, COL_WHEN, COL_MODEL, COL_SIMILAR = range(7)
+COL_KIND, COL_TITLE, COL_PROJECT, COL_FROM, COL_WHEN, COL_SIMILAR = range(6)
 MAX_ITEMS = 500
 NO_PROVENANCE = Provenance("", "", "", "", "", 0.0)
 
@@ -74,7 +74,7 @@ def load_inbox(service: MemoryService) -> tuple[list[InboxRow], int]:
 
 
 class InboxModel(RowTableModel):
-    COLUMNS = ("", "Title", "Project", "From", "When", "Model", "Most similar memory")
+    COLUMNS = ("", "Title", "Project", "From", "When", "Most similar memory")
 
     def __init__(self, service: MemoryService, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -90,18 +90,17 @@ class InboxModel(RowTableModel):
             if column == COL_PROJECT:
                 return row.project
             if column == COL_FROM:
-                session = provenance.session_id[:12]
-                return f"{provenance.agent} · {session}" if session else provenance.agent
+                return provenance.agent
             if column == COL_WHEN:
                 return relative_time(provenance.extracted_at or None, self._service.now())
-            if column == COL_MODEL:
-                return provenance.model
             if row.similar_id is None:
                 return "—"
             return f"{row.similarity:.0%} “{row.similar_title}”"
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == COL_WHEN:
                 return absolute_time(provenance.extracted_at or None)
+            if column == COL_FROM:
+                return f"session {provenance.session_id}, extracted by {provenance.model}"
             if column == COL_SIMILAR and row.similar_id is not None:
                 return row.similar_content
             if column == COL_KIND:
