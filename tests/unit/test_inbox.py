@@ -293,3 +293,18 @@ def test_version_2_database_gains_the_inbox_after_a_backup(
     memory = service.get("mem_old")
     assert (memory.review_state, memory.provenance) == (None, None)
     assert service.inbox() == []
+
+
+def test_keeping_an_unreviewed_memory_from_the_stale_list_reviews_it(
+    service: MemoryService, project: str
+) -> None:
+    run = extract(service, project, [DEPLOY], review=False)
+    kept = service.mark_reviewed(run.item_ids[0], "gui")
+    assert kept.review_state is None
+    assert service.inbox() == []
+    event = service.history(kept.id)[-1]
+    assert (event.action, event.before, event.after) == (
+        AuditAction.REVIEWED,
+        {"reviewed_at": None, "review_state": "unreviewed"},
+        {"reviewed_at": kept.reviewed_at, "review_state": None},
+    )
