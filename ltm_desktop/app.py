@@ -1,4 +1,5 @@
-"""Composition root: settings -> store -> service. No logic of its own."""
+"""Composition root: settings -> store -> service (with its extraction worker). No logic
+of its own."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ltm_desktop.agent.extractor.worker import ExtractionWorker
 from ltm_desktop.core.config import Settings, load_settings
 from ltm_desktop.core.paths import (
     DataPaths,
@@ -39,6 +41,7 @@ def open_service(
     paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
     store = open_store(paths.db_path, paths.backup_dir)
     service = MemoryService(store, paths, settings, clock=clock)
+    service.extraction = ExtractionWorker(service)
     try:
         purged = service.start()
     except BaseException:

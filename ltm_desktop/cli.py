@@ -312,6 +312,7 @@ COMMANDS = {
     "mcp": agent_commands.cmd_mcp,
     "hook": agent_commands.cmd_hook,
     "integrate": agent_commands.cmd_integrate,
+    "extract": agent_commands.cmd_extract,
 }
 
 

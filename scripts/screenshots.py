@@ -21,7 +21,9 @@ from PySide6.QtGui import QColor, QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
 from ltm_desktop.core.config import Settings  # noqa: E402
+from ltm_desktop.core.extraction import new_run_id  # noqa: E402
 from ltm_desktop.core.paths import DataPaths  # noqa: E402
+from ltm_desktop.core.records import Provenance  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
 from ltm_desktop.gui.app import application  # noqa: E402
 from ltm_desktop.gui.demo import PROJECTS, DemoClock, fill_demo_data  # noqa: E402
@@ -29,6 +31,7 @@ from ltm_desktop.gui.main_window import (  # noqa: E402
     TAB_ACTIVITY,
     TAB_EDITOR,
     TAB_HISTORY,
+    TAB_INBOX,
     TAB_MEMORIES,
     TAB_PRECIS,
     TAB_STALE,
@@ -65,6 +68,34 @@ def use_dark_palette(app: QApplication) -> None:
     palette.setColor(QPalette.ColorGroup.Disabled, role.Text, QColor("#7a7a7a"))
     palette.setColor(QPalette.ColorGroup.Disabled, role.ButtonText, QColor("#7a7a7a"))
     app.setPalette(palette)
+
+
+def fill_inbox(service: MemoryService, project_id: str) -> None:
+    """What an extraction before a compaction might have found (two held for review, one
+    added unreviewed)."""
+    session = "7c1e9a40-52b3-4d0e-9f6a-0e2d8c4b1a77"
+    transcript = f"~/.claude/projects/-home-me-src-billing-api/{session}.jsonl"
+    for review, entries in (
+        (True, [
+            {"title": "Invoice footer", "content": "The VAT number and the IBAN are missing "
+             "from the invoice PDF footer (`templates/invoice.html`); ticket BILL-231, due "
+             "before the March release.", "category": "task", "importance": 6},
+            {"title": "Stripe webhooks", "content": "Stripe webhooks are verified with the "
+             "signing secret from the vault, and retried three times with backoff.",
+             "category": "knowledge", "importance": 7},
+        ]),
+        (False, [
+            {"title": "Small commits", "content": "The user prefers small commits with "
+             "imperative subject lines.", "category": "preference", "importance": 5},
+        ]),
+    ):  # fmt: skip
+        source = Provenance(
+            new_run_id(service.now()), "claude-code", session, transcript, "llama3.1:8b",
+            service.now(),
+        )  # fmt: skip
+        service.store_extraction(
+            project_id, entries, source, review=review, started_at=service.now()
+        )
 
 
 def settle(app: QApplication, done: Callable[[], bool], timeout: float = 10.0) -> None:
@@ -149,6 +180,11 @@ def main() -> int:
         window.center.setCurrentIndex(TAB_ACTIVITY)
         settle(app, lambda: idle() and window.activity.model.rowCount() > 0)
         shot("activity")
+        fill_inbox(service, billing)
+        window.center.setCurrentIndex(TAB_INBOX)
+        settle(app, lambda: idle() and window.inbox.model.rowCount() == 3)
+        window.inbox.select_row(1)
+        shot("inbox")
         window.center.setCurrentIndex(TAB_MEMORIES)
         dialog = window.show_connect()
         shot("connect-dialog", dialog)

@@ -1,4 +1,5 @@
-"""``ltm-desktop tools``, ``mcp``, ``hook`` and ``integrate``: their arguments and what they run.
+"""``ltm-desktop tools``, ``mcp``, ``hook``, ``integrate`` and ``extract``: their arguments and
+what they run.
 
 Kept apart from ``cli.py`` so that the agent commands are one registration there;
 nothing heavy is imported until a command runs.
@@ -90,6 +91,9 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
     )
     integrate.add_argument("--dry-run", action="store_true", help="print the diff; change nothing")
     integrate.add_argument("--uninstall", action="store_true", help="remove what integrate added")
+    from ltm_desktop.agent.extract_command import add_parser as add_extract
+
+    add_extract(commands, add_command)
 
 
 def _tools_argument(parser: argparse.ArgumentParser) -> None:
@@ -108,6 +112,12 @@ def cmd_tools(args: argparse.Namespace) -> int:
     json.dump(definitions(args.format, args.tools), sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
     return 0
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    from ltm_desktop.agent.extract_command import cmd_extract as run
+
+    return run(args)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:

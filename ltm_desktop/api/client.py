@@ -40,6 +40,7 @@ from ltm_desktop.api.client_errors import (
     UntrustedServer,
     error_from,
 )
+from ltm_desktop.api.inbox_client import InboxCalls
 from ltm_desktop.api.shapes import (
     AddResultShape,
     AuditEventShape,
@@ -99,7 +100,7 @@ def _drop_none(**params: Any) -> dict[str, Any]:
     return {k: v for k, v in params.items() if v is not None}
 
 
-class Client:
+class Client(InboxCalls):
     """One connection to the server; reconnects when the server closed an idle one."""
 
     def __init__(

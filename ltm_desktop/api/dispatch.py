@@ -61,6 +61,9 @@ WRITE_METHODS = frozenset(
         "memory.purge_expired",
         "observe",
         "forget",
+        "inbox.approve",
+        "inbox.reject",
+        "inbox.reopen",
     }
 )
 

@@ -348,3 +348,4 @@ def events_subscribe(d: Dispatcher, p: Params, s: Session) -> Any:
 
 
 from ltm_desktop.api import forget_method as _forget_method  # noqa: E402,F401 - registers forget
+from ltm_desktop.api import inbox_methods as _inbox_methods  # noqa: E402,F401 - registers them

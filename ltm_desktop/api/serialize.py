@@ -16,6 +16,7 @@ from ltm_desktop.api.shapes import (
     ObservationShape,
     PrecisShape,
     ProjectShape,
+    ProvenanceShape,
     RecallHitShape,
     SearchHitShape,
     StatsShape,
@@ -29,6 +30,7 @@ from ltm_desktop.core.records import (
     Observation,
     PrecisInfo,
     Project,
+    Provenance,
     RecallHit,
     ScopeStats,
     SearchHit,
@@ -95,6 +97,19 @@ def memory(m: Memory) -> MemoryShape:
         "disabled": m.disabled,
         "source": m.source,
         "superseded_by": m.superseded_by,
+        "review_state": None if m.review_state is None else m.review_state.value,
+        "provenance": None if m.provenance is None else provenance(m.provenance),
+    }
+
+
+def provenance(p: Provenance) -> ProvenanceShape:
+    return {
+        "run_id": p.run_id,
+        "agent": p.agent,
+        "session_id": p.session_id,
+        "source": p.source,
+        "model": p.model,
+        "extracted_at": iso(p.extracted_at),
     }
 
 

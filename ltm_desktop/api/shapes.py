@@ -9,6 +9,15 @@ from __future__ import annotations
 from typing import Any, NotRequired, TypedDict
 
 
+class ProvenanceShape(TypedDict):
+    run_id: str
+    agent: str
+    session_id: str
+    source: str
+    model: str
+    extracted_at: str
+
+
 class MemoryShape(TypedDict):
     id: str
     project_id: str
@@ -25,6 +34,8 @@ class MemoryShape(TypedDict):
     disabled: bool
     source: str
     superseded_by: str | None
+    review_state: str | None  # "unreviewed": extracted, not yet looked at by a person
+    provenance: ProvenanceShape | None  # where an extracted memory came from
 
 
 class ObservationShape(TypedDict):
@@ -121,3 +132,77 @@ class HealthShape(TypedDict):
     synchronous: str
     problems: list[str]
     memory_md_problems: list[MemoryMdProblemShape]
+
+
+class ProposalShape(TypedDict):
+    id: str
+    project_id: str
+    title: str
+    content: str
+    category: str
+    importance: int
+    tags: list[str]
+    ttl_days: int | None
+    source: str
+    provenance: ProvenanceShape
+    state: str  # "proposed", "approved" or "rejected"
+    created_at: str
+    updated_at: str
+    decided_at: str | None
+    decided_by: str | None
+    memory_id: str | None
+    outcome: str | None
+
+
+class SimilarShape(TypedDict):
+    memory: MemoryShape
+    similarity: float
+
+
+class InboxItemShape(TypedDict):
+    kind: str  # "proposal" or "memory" (an unreviewed memory)
+    proposal: NotRequired[ProposalShape]
+    memory: NotRequired[MemoryShape]
+    similar: SimilarShape | None
+
+
+class InboxPageShape(TypedDict):
+    items: list[InboxItemShape]
+    total: int
+
+
+class DecisionShape(TypedDict):
+    id: str
+    kind: str
+    title: str
+    updated_at: str  # the item's version now (what undoing it names)
+    status: NotRequired[str]  # approving a proposal: created, deduplicated, superseded
+    proposal: NotRequired[ProposalShape]
+    memory: NotRequired[MemoryShape]
+    warning: NotRequired[str]
+
+
+class RunShape(TypedDict):
+    id: str
+    project_id: str
+    started_at: str
+    finished_at: str
+    agent: str
+    session_id: str
+    source: str
+    model: str
+    status: str  # "ok" or "failed"
+    reason: str | None
+    added: int
+    proposed: int
+    duplicates: int
+    invalid: int
+    refused: int
+    item_ids: list[str]
+    summary: str
+
+
+class ExtractStartedShape(TypedDict):
+    started: bool
+    run_id: str | None
+    reason: str | None

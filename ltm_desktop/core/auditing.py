@@ -10,6 +10,7 @@ from ltm_desktop.core.records import Memory
 AUDITED_FIELDS = (
     "id", "project_id", "title", "content", "category", "importance", "tags",
     "created_at", "updated_at", "ttl_days", "disabled", "source", "superseded_by",
+    "review_state",
 )  # fmt: skip
 
 
@@ -18,6 +19,9 @@ def memory_snapshot(memory: Memory) -> dict[str, Any]:
     snapshot = {name: getattr(memory, name) for name in AUDITED_FIELDS}
     snapshot["tags"] = list(memory.tags)
     snapshot["category"] = memory.category.value
+    snapshot["review_state"] = None if memory.review_state is None else memory.review_state.value
+    if memory.provenance is not None:  # where an extracted memory came from (never changes)
+        snapshot["provenance"] = memory.provenance.as_dict()
     return snapshot
 
 

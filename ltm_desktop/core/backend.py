@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ltm_desktop.core.observations import ObservationPayload
+from ltm_desktop.core.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import (
     AuditAction,
@@ -124,6 +125,27 @@ class WriteTxn(Protocol):
         one scope (None: every scope; an unknown scope has none)."""
         ...
 
+    # the review inbox and extraction runs
+    def get_proposal(self, proposal_id: str) -> Proposal:
+        """The proposal, whatever its state; NotFound if there is none."""
+        ...
+
+    def pending_proposal(self, project_id: str, signature: str) -> Proposal | None:
+        """A proposal of the scope in state ``proposed`` with this signature, if any."""
+        ...
+
+    def insert_proposal(self, proposal: Proposal) -> None:
+        """Store a new proposal (creating its scope if unseen)."""
+        ...
+
+    def save_proposal(self, before: Proposal, after: Proposal) -> None:
+        """Store ``after`` over ``before`` (the same proposal as read in this transaction)."""
+        ...
+
+    def insert_run(self, run: ExtractionRun) -> None:
+        """Record an extraction run (creating its scope if unseen)."""
+        ...
+
 
 class MemoryStore(Protocol):
     """What the service needs from a backend."""
@@ -208,6 +230,32 @@ class MemoryStore(Protocol):
         ...
 
     def last_event_seq(self) -> int: ...
+
+    # the review inbox and extraction runs
+    def get_proposal(self, proposal_id: str) -> Proposal:
+        """The proposal, whatever its state; NotFound for an unknown id."""
+        ...
+
+    def list_proposals(
+        self, project_id: str | None, state: str, limit: int, offset: int
+    ) -> list[Proposal]:
+        """Proposals in ``state`` of one scope (None: every scope), newest first."""
+        ...
+
+    def list_unreviewed(
+        self, project_id: str | None, limit: int, offset: int, now: float
+    ) -> list[Memory]:
+        """Active, unexpired memories whose ``review_state`` is set, of one scope (None:
+        every scope), newest first."""
+        ...
+
+    def inbox_counts(self, now: float) -> dict[str, int]:
+        """Per scope: proposals in state ``proposed`` plus what ``list_unreviewed`` lists."""
+        ...
+
+    def list_runs(self, project_id: str | None, limit: int) -> list[ExtractionRun]:
+        """Extraction runs of one scope (None: every scope), newest first."""
+        ...
 
     # forgetting observations
     def get_observation(self, observation_id: str) -> Observation:

@@ -41,6 +41,18 @@ class Settings:
     memory_enabled: bool = True
     nudge_interval: int = 10
     nudge_turn_text: str = DEFAULT_TURN_NUDGE
+    # [extractor]: an OpenAI-compatible chat endpoint that extracts memories from a
+    # conversation before the agent compacts it. No base_url: no extraction, no network.
+    extractor_base_url: str = ""
+    extractor_model: str = ""
+    extractor_api_key_env: str = ""  # the NAME of the variable holding the key, never a key
+    extractor_timeout_s: float = 60.0
+    extractor_max_input_chars: int = 24_000
+    extractor_review: bool = False  # true: hold extracted memories as proposals
+
+    @property
+    def extractor_configured(self) -> bool:
+        return bool(self.extractor_base_url.strip() and self.extractor_model.strip())
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +78,13 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     _Key("memory", "enabled", "memory_enabled", bool),
     _Key("nudge", "interval", "nudge_interval", int, 0, 10_000),
     _Key("nudge", "text", "nudge_turn_text", str, 0, 2_000),
+    # [extractor]
+    _Key("extractor", "base_url", "extractor_base_url", str, 0, 2_000),
+    _Key("extractor", "model", "extractor_model", str, 0, 200),
+    _Key("extractor", "api_key_env", "extractor_api_key_env", str, 0, 200),
+    _Key("extractor", "timeout_s", "extractor_timeout_s", float, 0, 3_600),
+    _Key("extractor", "max_input_chars", "extractor_max_input_chars", int, 1_000, 2_000_000),
+    _Key("extractor", "review", "extractor_review", bool),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 
@@ -75,6 +94,12 @@ def _check(key: _Key, value: Any) -> str | None:
     label = f"[{key.section}] {key.name}"
     if key.kind is bool:
         return None if isinstance(value, bool) else f"{label} must be true or false"
+    if key.kind is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{label} must be a number"
+        if not key.low < value <= key.high:
+            return f"{label} must be more than {key.low:,} and at most {key.high:,}"
+        return None
     if key.kind is int:
         if isinstance(value, bool) or not isinstance(value, int):
             return f"{label} must be a whole number"
@@ -111,7 +136,7 @@ def parse_settings(data: dict[str, Any], source: str) -> tuple[Settings, list[st
                 default = getattr(Settings(), key.attr)
                 warnings.append(f"{source}: {problem}; using the default {default!r}")
                 continue
-            values[key.attr] = value
+            values[key.attr] = float(value) if key.kind is float else value
     return replace(Settings(), **values), warnings
 
 

@@ -35,7 +35,13 @@ class HistoryReads:
         return self.store.last_event_seq()
 
     def removal_events(self, memory_ids: Sequence[str]) -> dict[str, AuditEvent]:
-        """Why each memory is in the Trash: its newest removed/superseded/expired event."""
-        actions = [AuditAction.REMOVED, AuditAction.SUPERSEDED, AuditAction.EXPIRED]
+        """Why each memory is in the Trash: its newest removed/superseded/expired/rejected
+        event."""
+        actions = [
+            AuditAction.REMOVED,
+            AuditAction.SUPERSEDED,
+            AuditAction.EXPIRED,
+            AuditAction.REJECTED,
+        ]
         found = self.store.last_events(memory_ids, [a.value for a in actions])
         return {event.memory_id: event for event in found}

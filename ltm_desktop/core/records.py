@@ -47,6 +47,54 @@ class AuditAction(StrEnum):
     IMPORTED = "imported"
     REVIEWED = "reviewed"
     PURGED = "purged"
+    # the review inbox (``core.reviewing``): on a proposal's id, or an unreviewed memory's
+    PROPOSED = "proposed"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    REOPENED = "reopened"
+    # extraction runs (on the run's id), so the Activity view shows them, failures too
+    EXTRACTED = "extracted"
+    EXTRACTION_FAILED = "extraction_failed"
+
+
+class ReviewState(StrEnum):
+    """A memory that went in without a person's look (the extractor with ``review =
+    false``) is ``unreviewed`` until someone approves or removes it; None otherwise."""
+
+    UNREVIEWED = "unreviewed"
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where an extracted memory or proposal came from."""
+
+    run_id: str
+    agent: str  # the coding agent whose conversation it was (claude-code, codex...)
+    session_id: str
+    source: str  # the transcript's path, "observation obs_...", or "text"
+    model: str
+    extracted_at: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "agent": self.agent,
+            "session_id": self.session_id,
+            "source": self.source,
+            "model": self.model,
+            "extracted_at": self.extracted_at,
+        }
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Provenance:
+        return cls(
+            run_id=str(values.get("run_id", "")),
+            agent=str(values.get("agent", "")),
+            session_id=str(values.get("session_id", "")),
+            source=str(values.get("source", "")),
+            model=str(values.get("model", "")),
+            extracted_at=float(values.get("extracted_at", 0.0)),
+        )
 
 
 class AddStatus(StrEnum):
@@ -83,6 +131,8 @@ class Memory:
     superseded_by: str | None
     disabled_at: float | None = None
     reviewed_at: float | None = None
+    review_state: ReviewState | None = None
+    provenance: Provenance | None = None
 
     @property
     def expires_at(self) -> float | None:

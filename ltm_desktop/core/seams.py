@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.proposals import ExtractionRequest
 from ltm_desktop.core.records import Memory, SearchHit
 
 
@@ -29,6 +31,35 @@ class Consolidator(Protocol):
     """Finds memories that could be merged or retired; returns suggestions, changes nothing."""
 
     def suggest(self, memories: Sequence[Memory]) -> list[tuple[str, ...]]: ...
+
+
+NO_EXTRACTOR = "no extractor is configured: set [extractor] base_url and model in the config"
+
+
+class ExtractorOff(LtmError):
+    """No extractor is configured: nothing is extracted, nothing leaves the machine."""
+
+
+class ExtractionQueue(Protocol):
+    """Runs extractions in the background (``ltm_desktop.agent.extractor.worker``); the
+    composition root installs one as ``MemoryService.extraction``."""
+
+    def submit(self, request: ExtractionRequest) -> None:
+        """Queue ``request`` and return at once; raises ExtractorOff when none is
+        configured, LtmError when the queue is full."""
+        ...
+
+    def close(self) -> None:
+        """Stop taking requests; wait briefly for the one running."""
+        ...
+
+
+class NoExtraction:
+    def submit(self, request: ExtractionRequest) -> None:
+        raise ExtractorOff(NO_EXTRACTOR)
+
+    def close(self) -> None:
+        return None
 
 
 class NoEmbedder:

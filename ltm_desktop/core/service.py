@@ -9,7 +9,6 @@ own connection).
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -23,6 +22,7 @@ from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, InvalidInput
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.history import HistoryReads
+from ltm_desktop.core.inbox import InboxService
 from ltm_desktop.core.listing import check_filters, check_list_query
 from ltm_desktop.core.memory_md_sync import MemoryMdSync
 from ltm_desktop.core.observations import build_observation
@@ -53,24 +53,13 @@ from ltm_desktop.core.seams import (
 from ltm_desktop.core.search_cache import SearchCache
 from ltm_desktop.core.searching import SearchReads
 from ltm_desktop.core.uses import UseCounter
+from ltm_desktop.core.versions import check_expected
 
 log = logging.getLogger(__name__)
 SYSTEM_ACTOR = "system"
 
 
-def _check_version(value: object) -> float | None:
-    """An ``expected_updated_at`` as a timestamp (None: write without the check)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidInput(
-            f"expected_updated_at must be a timestamp, not {rules.describe(value)}",
-            "expected_updated_at",
-        )
-    return float(value)
-
-
-class MemoryService(SearchReads, HistoryReads):
+class MemoryService(SearchReads, HistoryReads, InboxService):
     """Thread-safe access to one data directory's memories."""
 
     def __init__(
@@ -119,9 +108,10 @@ class MemoryService(SearchReads, HistoryReads):
         return purged
 
     def close(self) -> None:
-        """Finish queued MEMORY.md work, write pending use counts (if the database lets
-        us) and close the store."""
+        """Stop the extraction queue, finish queued MEMORY.md work, write pending use
+        counts (if the database lets us) and close the store."""
         try:
+            self.extraction.close()
             self.views.close()
             self._uses.close()
         except Exception:  # logged by the counter; closing must still happen
@@ -252,7 +242,7 @@ class MemoryService(SearchReads, HistoryReads):
         """
         actor = rules.check_actor(actor)
         clean = rules.validate_changes(changes)
-        expected = _check_version(expected_updated_at)
+        expected = check_expected(expected_updated_at)
         with self._write_lock, self._current_on_conflict():
             with self.store.write() as txn:
                 before, after = writing.update_memory(
@@ -268,7 +258,7 @@ class MemoryService(SearchReads, HistoryReads):
         self, memory_id: str, disabled: bool, actor: str, expected_updated_at: float | None
     ) -> Memory:
         actor = rules.check_actor(actor)
-        expected = _check_version(expected_updated_at)
+        expected = check_expected(expected_updated_at)
         with self._write_lock, self._current_on_conflict():
             with self.store.write() as txn:
                 memory = writing.set_disabled(
@@ -307,7 +297,7 @@ class MemoryService(SearchReads, HistoryReads):
         """Keep a stale candidate: it leaves the stale list until it goes stale again.
         ``expected_updated_at`` as in ``update``."""
         actor = rules.check_actor(actor)
-        expected = _check_version(expected_updated_at)
+        expected = check_expected(expected_updated_at)
         with self._write_lock, self._current_on_conflict(), self.store.write() as txn:
             memory = writing.mark_reviewed(txn, memory_id, actor, self.now(), expected)
         self.events.publish([self._event(memory, "reviewed", actor)])

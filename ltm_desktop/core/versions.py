@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 
-from ltm_desktop.core.errors import StaleEdit
+from ltm_desktop.core.errors import InvalidInput, StaleEdit
 from ltm_desktop.core.records import Memory
+from ltm_desktop.core.rules import describe
 
 
 def millis(timestamp: float) -> int:
@@ -44,3 +45,15 @@ def check_version(memory: Memory, expected_updated_at: float | None) -> None:
             reason="stale",
             current=memory,
         )
+
+
+def check_expected(value: object) -> float | None:
+    """An ``expected_updated_at`` as a timestamp (None: write without the check)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidInput(
+            f"expected_updated_at must be a timestamp, not {describe(value)}",
+            "expected_updated_at",
+        )
+    return float(value)

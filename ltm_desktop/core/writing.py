@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ltm_desktop.core.auditing import changed_fields, memory_snapshot
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
 from ltm_desktop.core.errors import Conflict
-from ltm_desktop.core.records import AddResult, AddStatus, AuditAction, Memory, MemoryDraft
+from ltm_desktop.core.records import (
+    AddResult,
+    AddStatus,
+    AuditAction,
+    Memory,
+    MemoryDraft,
+    Provenance,
+    ReviewState,
+)
 from ltm_desktop.core.rules import (
     SUPERSEDE_THRESHOLD,
     content_signature,
@@ -72,6 +80,17 @@ def _most_similar(
     return None if best is None else best[1]
 
 
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a new memory comes from when that is not simply its actor: an approved
+    proposal keeps the extractor as its ``source`` though a person added it, and an
+    extracted memory stored without review is ``unreviewed`` with its provenance."""
+
+    source: str | None = None
+    review_state: ReviewState | None = None
+    provenance: Provenance | None = None
+
+
 def _insert(
     txn: WriteTxn,
     project_id: str,
@@ -83,8 +102,10 @@ def _insert(
     token_count: int,
     action: AuditAction,
     supersedes: str | None = None,
+    origin: Origin | None = None,
 ) -> Memory:
     """Insert a validated draft with its audit event."""
+    origin = origin or Origin()
     memory = Memory(
         id=new_memory_id(now),
         project_id=project_id,
@@ -100,8 +121,10 @@ def _insert(
         use_count=0,
         ttl_days=draft.ttl_days,
         disabled=False,
-        source=actor,
+        source=origin.source or actor,
         superseded_by=None,
+        review_state=origin.review_state,
+        provenance=origin.provenance,
     )
     txn.insert_memory(memory, token_count)
     after = memory_snapshot(memory)
@@ -112,9 +135,16 @@ def _insert(
 
 
 def add_memory(
-    txn: WriteTxn, project_id: str, draft: MemoryDraft, actor: str, now: float
+    txn: WriteTxn,
+    project_id: str,
+    draft: MemoryDraft,
+    actor: str,
+    now: float,
+    origin: Origin | None = None,
 ) -> AddResult:
-    """Insert a validated draft, or deduplicate, or supersede its nearest twin."""
+    """Insert a validated draft, or deduplicate, or supersede its nearest twin.
+
+    A deduplicated add leaves the existing memory's origin as it is (it was there first)."""
     signature = content_signature(draft.content)
     twin = txn.find_active(project_id, signature)
     if twin is not None:
@@ -131,6 +161,7 @@ def add_memory(
         token_count=len(tokens),
         action=AuditAction.CREATED,
         supersedes=superseded_id,
+        origin=origin,
     )
     if superseded_id is not None:
         set_disabled(txn, superseded_id, True, actor, now, superseded_by=memory.id)
@@ -278,13 +309,17 @@ def mark_reviewed(
     now: float,
     expected_updated_at: float | None = None,
 ) -> Memory:
-    """Record that a person looked at a stale candidate and kept it (StaleEdit if it
-    changed since they looked: what they judged is not what is stored)."""
+    """Record that a person looked at a memory and kept it: a stale candidate, or an
+    unreviewed one (StaleEdit if it changed since they looked: what they judged is not
+    what is stored)."""
     before = txn.get_memory(memory_id)
     check_version(before, expected_updated_at)
-    after = replace(before, reviewed_at=now)
+    after = replace(before, reviewed_at=now, review_state=None)
     txn.save_memory(before, after)
-    old, new = {"reviewed_at": before.reviewed_at}, {"reviewed_at": now}
+    old: dict[str, Any] = {"reviewed_at": before.reviewed_at}
+    new: dict[str, Any] = {"reviewed_at": now}
+    if before.review_state is not None:
+        old["review_state"], new["review_state"] = before.review_state.value, None
     _audit(txn, after, actor, now, AuditAction.REVIEWED, old, new)
     return after
 

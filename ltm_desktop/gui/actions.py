@@ -71,6 +71,8 @@ class MemoryActions(QObject):
         self.conflicts = ConflictResolver(errors, self)
         # (memory id, a version in milliseconds) -> the version a write of ours made of it
         self._next: dict[tuple[str, int], float] = {}
+        # Undo entries whose writes are not memory writes (the inbox's), by write type.
+        self.undo_handlers: dict[type, Callable[[UndoEntry], None]] = {}
 
     # -- versions ---------------------------------------------------------
 
@@ -254,7 +256,12 @@ class MemoryActions(QObject):
         if entry is None:
             self.message.emit("Nothing to undo.")
             return
-        self._write(list(entry.writes), f"undo {entry.label}", f"Undone: {entry.label}.")
+        handler = self.undo_handlers.get(type(entry.writes[0])) if entry.writes else None
+        if handler is not None:
+            handler(entry)
+            return
+        writes = [w for w in entry.writes if isinstance(w, ops.Write)]
+        self._write(writes, f"undo {entry.label}", f"Undone: {entry.label}.")
 
 
 def add_result_text(result: AddResult) -> str:

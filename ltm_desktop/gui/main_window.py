@@ -26,8 +26,12 @@ from ltm_desktop.gui.context import AppContext, Prompter, ScopeState
 from ltm_desktop.gui.dialogs import AboutDialog, ConnectDialog, open_folder
 from ltm_desktop.gui.editor_panel import EditorPanel
 from ltm_desktop.gui.errors import ErrorReporter
+from ltm_desktop.gui.extract_launcher import ExtractLauncher
 from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.history_panel import HistoryPanel
+from ltm_desktop.gui.inbox_actions import InboxActions
+from ltm_desktop.gui.inbox_ops import InboxWrite
+from ltm_desktop.gui.inbox_panel import InboxPanel
 from ltm_desktop.gui.memory_md_warning import MemoryMdWarning
 from ltm_desktop.gui.memory_table import MemoryTable
 from ltm_desktop.gui.menus import build_actions, build_menus
@@ -41,7 +45,7 @@ from ltm_desktop.gui.trash_panel import TrashPanel
 from ltm_desktop.gui.undo import UndoStack
 from ltm_desktop.gui.view_state import column_widths, restore_column_widths
 
-TAB_MEMORIES, TAB_TRASH, TAB_STALE, TAB_OBSERVATIONS, TAB_ACTIVITY = range(5)
+TAB_MEMORIES, TAB_TRASH, TAB_STALE, TAB_OBSERVATIONS, TAB_ACTIVITY, TAB_INBOX = range(6)
 TAB_EDITOR, TAB_HISTORY, TAB_PRECIS = range(3)
 
 
@@ -89,6 +93,10 @@ class MainWindow(QMainWindow):
         self.ctx = ctx = build_context(service, settings, api, data_dir_label, self)
         ctx.errors.window = self
         self.memory_actions = MemoryActions(service, ctx.runner, ctx.undo, ctx.errors, self)
+        self.inbox_actions = InboxActions(
+            service, ctx.runner, ctx.undo, ctx.errors, self.memory_actions.note_written, self
+        )
+        self.memory_actions.undo_handlers[InboxWrite] = self.inbox_actions.undo
         scope = str(settings.value("scope", GLOBAL_PROJECT_ID))
         self.projects = ProjectsPanel(ctx, scope, self)
         self.table = MemoryTable(ctx, self)
@@ -96,13 +104,15 @@ class MainWindow(QMainWindow):
         self.stale = StalePanel(ctx, self.memory_actions, self)
         self.observations = ObservationsPanel(ctx, self)
         self.activity = ActivityPanel(ctx, self)
+        self.inbox = InboxPanel(ctx, self.inbox_actions, self)
+        self.extractor = ExtractLauncher(ctx, self)
         self.editor = EditorPanel(ctx, self.memory_actions, self)
         self.history = HistoryPanel(ctx, self.memory_actions, self)
         self.precis = PrecisPanel(ctx, self)
         self.center = QTabWidget(self)
         lists: tuple[tuple[QWidget, str], ...] = (
             (self.table, "Memories"), (self.trash, "Trash"), (self.stale, "Stale"),
-            (self.observations, "Observations"), (self.activity, "Activity"),
+            (self.observations, "Observations"), (self.activity, "Activity"), (self.inbox, "Inbox"),
         )  # fmt: skip
         for panel, title in lists:
             self.center.addTab(panel, title)
@@ -151,7 +161,11 @@ class MainWindow(QMainWindow):
         self.editor.open_requested.connect(self.open_memory)
         self.editor.dirty_changed.connect(self.setWindowModified)
         self.precis.memory_activated.connect(self.open_memory)
-        self.activity.memory_activated.connect(self.open_memory)
+        self.activity.memory_activated.connect(self.open_activity_item)
+        self.inbox.count_changed.connect(self.on_inbox_count)
+        self.inbox_actions.message.connect(self.status.say)
+        self.extractor.message.connect(self.status.say)
+        a.extract.triggered.connect(self.extractor.choose)
         self.projects.loaded.connect(self.on_projects_loaded)
         self.table.model.total_changed.connect(lambda _n: self.on_projects_loaded())
         ctx.scope.scope_changed.connect(self.on_scope_changed)
@@ -173,7 +187,8 @@ class MainWindow(QMainWindow):
         self.table.show_expired.toggled.connect(a.show_expired.setChecked)
         a.go_projects.triggered.connect(lambda: self.projects.view.setFocus())
         for action, index in ((a.go_memories, TAB_MEMORIES), (a.go_trash, TAB_TRASH), (a.go_stale, TAB_STALE),
-                              (a.go_observations, TAB_OBSERVATIONS), (a.go_activity, TAB_ACTIVITY)):  # fmt: skip
+                              (a.go_observations, TAB_OBSERVATIONS), (a.go_activity, TAB_ACTIVITY),
+                              (a.go_inbox, TAB_INBOX)):  # fmt: skip
             action.triggered.connect(lambda _=False, i=index: self.center.setCurrentIndex(i))
         for action, index in (
             (a.go_editor, TAB_EDITOR),
@@ -208,6 +223,17 @@ class MainWindow(QMainWindow):
         self.details.setCurrentIndex(TAB_EDITOR)
         if not self.table.select_memory(memory_id) and self.editor.open_memory(memory_id):
             self.history.show_memory(memory_id)
+
+    def open_activity_item(self, item_id: str) -> None:
+        """An Activity row: a memory opens in the editor, a proposal in the Inbox (a run's
+        row says all there is to say)."""
+        if item_id.startswith("prop_"):
+            self.center.setCurrentIndex(TAB_INBOX)
+        elif item_id.startswith("mem_"):
+            self.open_memory(item_id)
+
+    def on_inbox_count(self, count: int) -> None:
+        self.center.setTabText(TAB_INBOX, f"Inbox ({count:,})" if count else "Inbox")
 
     def show_stored(self, memory_id: str) -> None:
         """After a refused write the person chose to see the memory as it is stored now."""
@@ -250,6 +276,8 @@ class MainWindow(QMainWindow):
             self.memory_actions.delete(self.table.selected_versions())
         elif tab == TAB_TRASH:
             self.status.say("These are already in the Trash; nothing is ever deleted for good.")
+        elif tab == TAB_INBOX:
+            self.inbox.reject_selected()
 
     def restore_selected(self) -> None:
         if self.center.currentIndex() == TAB_TRASH:
@@ -270,6 +298,7 @@ class MainWindow(QMainWindow):
             self.observations,
             self.activity,
             self.precis,
+            self.inbox,
         ):
             panel.reload_now()
 
@@ -301,6 +330,7 @@ class MainWindow(QMainWindow):
             "stale": self.stale.view,
             "observations": self.observations.view,
             "activity": self.activity.view,
+            "inbox": self.inbox.view,
             "precis": self.precis.candidates,
         }
 

@@ -28,10 +28,12 @@ class WindowActions:
     go_stale: QAction
     go_observations: QAction
     go_activity: QAction
+    go_inbox: QAction
     go_editor: QAction
     go_history: QAction
     go_precis: QAction
     open_folder: QAction
+    extract: QAction
     quit: QAction
     connect: QAction
     about: QAction
@@ -72,10 +74,17 @@ def build_actions(window: QMainWindow) -> WindowActions:
         go_stale=_action(window, "&Stale candidates", "Ctrl+3"),
         go_observations=_action(window, "&Observations", "Ctrl+4"),
         go_activity=_action(window, "&Activity", "Ctrl+5"),
+        go_inbox=_action(window, "&Inbox", "Ctrl+6", "What the extractor found, for review"),
         go_editor=_action(window, "&Editor", "Ctrl+E"),
         go_history=_action(window, "&History", "Ctrl+H"),
         go_precis=_action(window, "MEMORY.md &preview", "Ctrl+M"),
         open_folder=_action(window, "Open &data folder"),
+        extract=_action(
+            window,
+            "E&xtract memories from a transcript…",
+            None,
+            "Ask the configured model what is worth remembering in an agent's transcript",
+        ),
         quit=_action(window, "&Quit", Key.Quit),
         connect=_action(window, "&Connect an agent…", Key.HelpContents),
         about=_action(window, "&About ltm-desktop"),
@@ -91,14 +100,15 @@ def build_actions(window: QMainWindow) -> WindowActions:
 def build_menus(window: QMainWindow, a: WindowActions) -> None:
     bar = window.menuBar()
     file_menu = bar.addMenu("&File")
-    for action in (a.new_memory, a.save, a.revert, None, a.open_folder, None, a.quit):
+    for action in (a.new_memory, a.save, a.revert, None, a.extract, a.open_folder, None, a.quit):
         file_menu.addSeparator() if action is None else file_menu.addAction(action)
     edit = bar.addMenu("&Edit")
     for action in (a.undo, None, a.delete, a.restore, None, a.find):
         edit.addSeparator() if action is None else edit.addAction(action)
     view = bar.addMenu("&View")
     for action in (
-        a.go_projects, a.go_memories, a.go_trash, a.go_stale, a.go_observations, a.go_activity, None,
+        a.go_projects, a.go_memories, a.go_trash, a.go_stale, a.go_observations, a.go_activity,
+        a.go_inbox, None,
         a.go_editor, a.go_history, a.go_precis, None, a.show_removed, a.show_expired, None, a.refresh,
     ):  # fmt: skip
         view.addSeparator() if action is None else view.addAction(action)

@@ -1,5 +1,5 @@
-"""Undo for this session's deletes, edits, importance changes, reverts and restores (Ctrl+Z):
-each entry knows its inverse."""
+"""Undo for this session's deletes, edits, importance changes, reverts, restores and inbox
+decisions (Ctrl+Z): each entry knows its inverse."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
+from ltm_desktop.gui.inbox_ops import InboxWrite
 from ltm_desktop.gui.ops import Write
 
 MAX_ENTRIES = 100
@@ -18,7 +19,7 @@ class UndoEntry:
     action left (so a later change by someone else is a conflict, not overwritten)."""
 
     label: str
-    writes: tuple[Write, ...]
+    writes: tuple[Write, ...] | tuple[InboxWrite, ...]
 
 
 class UndoStack(QObject):

@@ -13,7 +13,13 @@ from typing import Any
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.records import Memory
 from ltm_desktop.store.indexing import index_memory, unindex_memory, write_tags
-from ltm_desktop.store.rows import MEMORY_COLUMNS, MEMORY_FROM, memory_from_row, tags_json
+from ltm_desktop.store.rows import (
+    MEMORY_COLUMNS,
+    MEMORY_FROM,
+    memory_from_row,
+    provenance_json,
+    tags_json,
+)
 
 
 def _same(value: Any) -> Any:
@@ -39,6 +45,8 @@ STORED_FIELDS: dict[str, Callable[[Any], Any]] = {
     "source": _same,
     "superseded_by": _same,
     "reviewed_at": _same,
+    "review_state": lambda state: None if state is None else state.value,
+    "provenance": provenance_json,
 }
 SEARCHED_FIELDS = ("title", "content", "tags")  # what a scope's FTS table holds
 
@@ -74,8 +82,8 @@ def insert_memory(
     cursor = conn.execute(
         "INSERT INTO memories (id, project_pk, title, content, category, importance, tags, "
         "signature, created_at, updated_at, last_used_at, use_count, ttl_days, expires_at, "
-        "disabled, disabled_at, source, superseded_by, reviewed_at, token_count) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "disabled, disabled_at, source, superseded_by, reviewed_at, token_count, review_state, "
+        "provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             memory.id,
             project_pk,
@@ -97,6 +105,8 @@ def insert_memory(
             memory.superseded_by,
             memory.reviewed_at,
             token_count,
+            None if memory.review_state is None else memory.review_state.value,
+            provenance_json(memory.provenance),
         ),
     )
     pk = int(cursor.lastrowid or 0)

@@ -123,9 +123,68 @@ V2_STATEMENTS = (
     "ALTER TABLE observations ADD COLUMN disabled_by TEXT",
 )
 
+# The review inbox and the extractor: a memory the extractor stored without review is
+# 'unreviewed' until a person looks; where an extracted memory came from (JSON); proposals
+# held apart from memories until approved (never deleted: a rejected one stays); and the
+# record of every extraction run, failed ones with the reason.
+V3_STATEMENTS = (
+    """ALTER TABLE memories ADD COLUMN review_state TEXT
+        CHECK (review_state IS NULL OR review_state = 'unreviewed')""",
+    "ALTER TABLE memories ADD COLUMN provenance TEXT",
+    """CREATE INDEX memories_unreviewed ON memories(project_pk, created_at)
+        WHERE review_state IS NOT NULL""",
+    """CREATE TABLE proposals (
+        pk INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        project_pk INTEGER NOT NULL REFERENCES projects(pk),
+        title TEXT NOT NULL,
+        content TEXT NOT NULL,
+        category TEXT NOT NULL
+            CHECK (category IN ('knowledge', 'preference', 'task', 'skill')),
+        importance INTEGER NOT NULL CHECK (importance BETWEEN 0 AND 10),
+        tags TEXT NOT NULL DEFAULT '[]',
+        ttl_days INTEGER,
+        signature TEXT NOT NULL,
+        source TEXT NOT NULL,
+        provenance TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('proposed', 'approved', 'rejected')),
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        decided_at REAL,
+        decided_by TEXT,
+        memory_id TEXT,
+        outcome TEXT,
+        memory_version REAL,
+        superseded_id TEXT
+    )""",
+    "CREATE INDEX proposals_by_state ON proposals(state, project_pk, created_at)",
+    "CREATE INDEX proposals_by_signature ON proposals(project_pk, signature)",
+    """CREATE TABLE extraction_runs (
+        pk INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        project_pk INTEGER NOT NULL REFERENCES projects(pk),
+        started_at REAL NOT NULL,
+        finished_at REAL NOT NULL,
+        agent TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        source TEXT NOT NULL,
+        model TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+        reason TEXT,
+        added INTEGER NOT NULL DEFAULT 0,
+        proposed INTEGER NOT NULL DEFAULT 0,
+        duplicates INTEGER NOT NULL DEFAULT 0,
+        invalid INTEGER NOT NULL DEFAULT 0,
+        refused INTEGER NOT NULL DEFAULT 0,
+        item_ids TEXT NOT NULL DEFAULT '[]'
+    )""",
+    "CREATE INDEX extraction_runs_by_project ON extraction_runs(project_pk, started_at)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", V1_STATEMENTS),
     Migration(2, "observations can be forgotten", V2_STATEMENTS),
+    Migration(3, "review inbox and extraction runs", V3_STATEMENTS),
 )
 
 

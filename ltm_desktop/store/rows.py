@@ -13,12 +13,14 @@ from ltm_desktop.core.records import (
     Memory,
     Observation,
     ObservationKind,
+    Provenance,
+    ReviewState,
 )
 
 MEMORY_COLUMNS = (
     "m.id, p.project_id, m.title, m.content, m.category, m.importance, m.tags, m.signature, "
     "m.created_at, m.updated_at, m.last_used_at, m.use_count, m.ttl_days, m.disabled, "
-    "m.source, m.superseded_by, m.disabled_at, m.reviewed_at"
+    "m.source, m.superseded_by, m.disabled_at, m.reviewed_at, m.review_state, m.provenance"
 )
 MEMORY_FROM = "memories AS m JOIN projects AS p ON p.pk = m.project_pk"
 
@@ -52,7 +54,17 @@ def memory_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
         superseded_by=row[15],
         disabled_at=row[16],
         reviewed_at=row[17],
+        review_state=None if row[18] is None else ReviewState(row[18]),
+        provenance=provenance_from_json(row[19]),
     )
+
+
+def provenance_json(provenance: Provenance | None) -> str | None:
+    return None if provenance is None else json.dumps(provenance.as_dict(), ensure_ascii=False)
+
+
+def provenance_from_json(text: str | None) -> Provenance | None:
+    return None if text is None else Provenance.from_dict(json.loads(text))
 
 
 def observation_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Observation:

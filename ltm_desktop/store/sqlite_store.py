@@ -19,6 +19,7 @@ from typing import TypeVar
 from ltm_desktop.core.backend import StoreHealth, WriteTxn
 from ltm_desktop.core.errors import NotFound, StorageError, echoed
 from ltm_desktop.core.observations import ObservationPayload
+from ltm_desktop.core.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
@@ -28,9 +29,9 @@ from ltm_desktop.core.records import (
     Observation,
     Project,
 )
+from ltm_desktop.store import inbox, observations, search
 from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
-from ltm_desktop.store import observations, search
 from ltm_desktop.store.checkpointer import Checkpointer
 from ltm_desktop.store.connection import (
     BUSY_TIMEOUT_MS,
@@ -358,6 +359,54 @@ class SqliteStore:
         return self._read(
             lambda c: int(c.execute("SELECT coalesce(max(seq), 0) FROM audit").fetchone()[0])
         )
+
+    # -- the review inbox and extraction runs -------------------------------
+
+    def _scope_key(
+        self, conn: sqlite3.Connection, project_id: str | None
+    ) -> tuple[bool, int | None]:
+        """(whether the scope has rows at all, its key: None meaning every scope)."""
+        if project_id is None:
+            return True, None
+        pk = self._pk(conn, project_id)
+        return pk is not None, pk
+
+    def get_proposal(self, proposal_id: str) -> Proposal:
+        return self._read(lambda c: inbox.load_proposal(c, proposal_id)[1])
+
+    def list_proposals(
+        self, project_id: str | None, state: str, limit: int, offset: int
+    ) -> list[Proposal]:
+        def work(conn: sqlite3.Connection) -> list[Proposal]:
+            known, pk = self._scope_key(conn, project_id)
+            if not known:
+                return []
+            return inbox.list_proposals(conn, pk, state, limit, offset)
+
+        return self._read(work)
+
+    def list_unreviewed(
+        self, project_id: str | None, limit: int, offset: int, now: float
+    ) -> list[Memory]:
+        def work(conn: sqlite3.Connection) -> list[Memory]:
+            known, pk = self._scope_key(conn, project_id)
+            if not known:
+                return []
+            return inbox.list_unreviewed(conn, pk, limit, offset, now)
+
+        return self._read(work)
+
+    def inbox_counts(self, now: float) -> dict[str, int]:
+        return self._read(lambda c: inbox.inbox_counts(c, now))
+
+    def list_runs(self, project_id: str | None, limit: int) -> list[ExtractionRun]:
+        def work(conn: sqlite3.Connection) -> list[ExtractionRun]:
+            known, pk = self._scope_key(conn, project_id)
+            if not known:
+                return []
+            return inbox.list_runs(conn, pk, limit)
+
+        return self._read(work)
 
     # -- forgetting observations ----------------------------------------------
 

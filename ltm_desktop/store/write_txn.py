@@ -10,8 +10,10 @@ import sqlite3
 from collections.abc import Callable
 
 from ltm_desktop.core.backend import AuditEntry
+from ltm_desktop.core.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.query import split_words
 from ltm_desktop.core.records import Memory
+from ltm_desktop.store import inbox
 from ltm_desktop.store import memory_writes as writes
 from ltm_desktop.store.audit import record_audit
 from ltm_desktop.store.fts_tables import MemoryTables, memory_table
@@ -135,3 +137,34 @@ class SqliteWriteTxn:
             return writes.expired_ids(self._conn, None, now)
         project_pk = self._pk(project_id)
         return [] if project_pk is None else writes.expired_ids(self._conn, project_pk, now)
+
+    # -- the review inbox and extraction runs -------------------------------
+
+    def _scope_pk(self, project_id: str, now: float) -> int:
+        """The scope's key, creating its row (and table) on its first write."""
+        project_pk = self._pk(project_id)
+        if project_pk is None:
+            project_pk = self._writable_pk(self._conn, project_id, now)
+            self._pks[project_id] = project_pk
+            self._ready.add(project_pk)
+        return project_pk
+
+    def get_proposal(self, proposal_id: str) -> Proposal:
+        return inbox.load_proposal(self._conn, proposal_id)[1]
+
+    def pending_proposal(self, project_id: str, signature: str) -> Proposal | None:
+        project_pk = self._pk(project_id)
+        if project_pk is None:
+            return None
+        return inbox.pending_with_signature(self._conn, project_pk, signature)
+
+    def insert_proposal(self, proposal: Proposal) -> None:
+        project_pk = self._scope_pk(proposal.project_id, proposal.created_at)
+        inbox.insert_proposal(self._conn, project_pk, proposal)
+
+    def save_proposal(self, before: Proposal, after: Proposal) -> None:
+        inbox.save_proposal(self._conn, before, after)
+
+    def insert_run(self, run: ExtractionRun) -> None:
+        project_pk = self._scope_pk(run.project_id, run.started_at)
+        inbox.insert_run(self._conn, project_pk, run)

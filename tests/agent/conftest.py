@@ -20,6 +20,7 @@ from ltm_desktop.api.client import Client
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.service import MemoryService
+from tests.agent.fake_model import fake_model  # noqa: F401 - a fixture for the extractor tests
 
 CWD = "/home/dev/src/billing-api"
 OTHER = "/home/dev/src/shop"

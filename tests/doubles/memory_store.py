@@ -29,6 +29,7 @@ from ltm_desktop.core.backend import (
 )
 from ltm_desktop.core.errors import NotFound, StorageError, echoed
 from ltm_desktop.core.observations import ObservationPayload
+from ltm_desktop.core.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
@@ -38,6 +39,7 @@ from ltm_desktop.core.records import (
     Observation,
     Project,
 )
+from tests.doubles.inbox_store import InboxReads, InboxTxn
 from tests.doubles.queries import is_live, ordered, score, stale
 
 SCHEMA_VERSION = 1
@@ -52,6 +54,8 @@ class Tables:
     token_counts: dict[str, int] = field(default_factory=dict)
     observations: list[Observation] = field(default_factory=list)
     audit: list[AuditEvent] = field(default_factory=list)
+    proposals: dict[str, Proposal] = field(default_factory=dict)
+    runs: list[ExtractionRun] = field(default_factory=list)
 
     def copy(self) -> Tables:
         return Tables(
@@ -60,6 +64,8 @@ class Tables:
             dict(self.token_counts),
             list(self.observations),
             list(self.audit),
+            dict(self.proposals),
+            list(self.runs),
         )
 
 
@@ -87,7 +93,7 @@ def _no_memory(memory_id: str) -> NotFound:
     return NotFound(f"no memory has the id {echoed(memory_id)}")
 
 
-class MemoryTxn:
+class MemoryTxn(InboxTxn):
     """``core.backend.WriteTxn`` on the tables, valid inside one ``InMemoryStore.write``."""
 
     def __init__(self, tables: Tables) -> None:
@@ -169,7 +175,7 @@ class MemoryTxn:
         ]
 
 
-class InMemoryStore:
+class InMemoryStore(InboxReads):
     """Memories, observations and their history in dicts (see the module docstring)."""
 
     def __init__(self, location: Path, files: Files) -> None:
@@ -186,8 +192,12 @@ class InMemoryStore:
         return cls(location, files)
 
     @property
-    def _t(self) -> Tables:
+    def _t(self) -> Tables:  # type: ignore[override]  # read-only here, set per write
         return self._files.tables
+
+    @property
+    def _lock(self) -> threading.RLock:  # type: ignore[override]
+        return self._files.lock
 
     # -- plumbing ---------------------------------------------------------
 

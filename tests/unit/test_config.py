@@ -127,6 +127,22 @@ def test_master_switch_and_turn_nudge(tmp_path: Path) -> None:
     assert "memory_write" in Settings().nudge_turn_text
 
 
+def test_extractor_settings(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        '[extractor]\nbase_url = "http://localhost:11434/v1"\nmodel = "llama3.1:8b"\n'
+        'api_key_env = "OPENAI_API_KEY"\ntimeout_s = 30\nmax_input_chars = 50000\nreview = true\n',
+    )
+    settings, warnings = load_settings(path)
+    assert warnings == []
+    assert settings.extractor_configured
+    assert settings.extractor_timeout_s == 30.0
+    assert isinstance(settings.extractor_timeout_s, float)
+    assert (settings.extractor_max_input_chars, settings.extractor_review) == (50_000, True)
+    assert not Settings().extractor_configured  # no endpoint by default: no network at all
+    assert not Settings(extractor_base_url="http://localhost:1/v1").extractor_configured
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -140,3 +156,19 @@ def test_bad_switch_or_nudge_falls_back(tmp_path: Path, text: str, expected: str
     assert settings == Settings()
     assert len(warnings) == 1
     assert expected in warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[extractor]\ntimeout_s = 0\n", "[extractor] timeout_s must be more than 0"),
+        ("[extractor]\ntimeout_s = 'slow'\n", "[extractor] timeout_s must be a number"),
+        ("[extractor]\nmax_input_chars = 10\n", "[extractor] max_input_chars must be between"),
+        ("[extractor]\nreview = 'yes'\n", "[extractor] review must be true or false"),
+    ],
+)
+def test_bad_extractor_keys_fall_back(tmp_path: Path, text: str, expected: str) -> None:
+    settings, warnings = load_settings(write(tmp_path, text))
+    assert len(warnings) == 1
+    assert expected in warnings[0]
+    assert settings.extractor_timeout_s == 60.0

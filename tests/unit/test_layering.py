@@ -32,6 +32,12 @@ ONLY_MODULE = {"mcp": "agent/mcp_server.py", "mcp_types": "agent/mcp_server.py"}
 STORE_USES_OF_CORE: dict[str, set[str] | None] = {
     "ltm_desktop.core.backend": None,
     "ltm_desktop.core.records": None,
+    "ltm_desktop.core.proposals": {
+        "ExtractionRun",
+        "Proposal",
+        "ProposalState",
+        "RunStatus",
+    },  # records of the inbox
     "ltm_desktop.core.query": None,
     "ltm_desktop.core.errors": None,
     "ltm_desktop.core.observations": {"ObservationPayload"},

@@ -24,7 +24,7 @@ from ltm_desktop.core.errors import DatabaseReplaced, StorageError
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store import SqliteStore, checkpointer, connection, opening
-from ltm_desktop.store.migrations import MIGRATIONS, Migration
+from ltm_desktop.store.migrations import MIGRATIONS, Migration, latest_version
 from tests.api.conftest import wait_until
 from tests.conftest import ServiceFactory, make_draft
 
@@ -378,7 +378,9 @@ def test_opening_a_store_keeps_the_locks_this_process_already_holds(
         raw.execute("SELECT count(*) FROM memories").fetchone()  # a read: a shared lock
         held = process_locks(db)
         assert held, "the raw connection holds no lock to lose"
-        v2 = Migration(2, "a note column", ("ALTER TABLE memories ADD COLUMN note TEXT",))
+        v2 = Migration(
+            latest_version() + 1, "a note column", ("ALTER TABLE memories ADD COLUMN note TEXT",)
+        )
         store = SqliteStore(
             db, tmp_path / "backups", (*MIGRATIONS, v2) if migrating else MIGRATIONS
         )

@@ -153,14 +153,19 @@ def pre_compact(run: HookRun) -> str | None:
 
 
 def _hand_to_extractor(run: HookRun) -> None:
-    """HAND-OFF POINT: the transcript goes to the extractor (issue 14), in the background.
+    """The transcript goes to the extractor, in the background (the app or ``serve`` when
+    one serves the data dir, else a detached ``ltm-desktop extract``); returns at once and
+    never raises. Nothing happens unless an ``[extractor]`` endpoint is configured."""
+    from ltm_desktop.agent.extraction_trigger import request_extraction
 
-    To be wired to ``ltm_desktop.agent.extraction_trigger.request_extraction(
-    transcript=run.hook.transcript, agent=run.hook.agent, cwd=run.hook.cwd,
-    session_id=run.hook.session_id, data_dir=run.data_dir, config=run.config)``, which
-    returns at once (fail-open). Until then this is the one place that does nothing.
-    """
-    log.debug("pre-compact: extractor not wired; transcript %s", run.hook.transcript)
+    request_extraction(
+        transcript=run.hook.transcript,
+        agent=run.hook.agent,
+        cwd=run.hook.cwd,
+        session_id=run.hook.session_id,
+        data_dir=run.data_dir,
+        config=run.config,
+    )
 
 
 def stop(run: HookRun) -> str | None:

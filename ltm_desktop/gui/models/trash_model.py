@@ -43,6 +43,8 @@ def explain_removals(service: MemoryService, memories: list[Memory]) -> list[tup
             out.append((f"Superseded by “{title}”", actor))
         elif last is not None and last.action == AuditAction.EXPIRED:
             out.append((f"Expired (time to live: {memory.ttl_days} days)", actor))
+        elif last is not None and last.action == AuditAction.REJECTED:
+            out.append(("Rejected in the Inbox (extracted)", actor))
         else:
             out.append(("Removed", actor))
     return out

@@ -1,0 +1,66 @@
+"""What the core accepts from an extraction: which entries become memories or proposals.
+
+The extractor (``ltm_desktop.agent.extractor``) talks to the model and parses its reply
+into raw entries; the rules for those entries are here. An entry is a JSON object with
+``content`` and optionally ``title``, ``category`` and ``importance`` (other members are
+ignored); one that the memory rules refuse is skipped and counted as invalid, one that
+holds a credential is refused and counted, and the rest go through the normal add.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ltm_desktop.core import rules
+from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.proposals import RUN_PREFIX, new_id
+from ltm_desktop.core.records import Category, MemoryDraft
+from ltm_desktop.core.secrets import holds_secret
+
+EXTRACTOR_ACTOR = "extractor"  # the actor and source of what the extractor stores
+ENTRY_FIELDS = ("title", "content", "category", "importance")
+
+
+@dataclass
+class CheckedEntries:
+    drafts: list[MemoryDraft] = field(default_factory=list)
+    invalid: int = 0
+    refused: int = 0  # held a secret
+
+
+def new_run_id(now: float) -> str:
+    return new_id(RUN_PREFIX, now)
+
+
+def check_entries(entries: Sequence[object]) -> CheckedEntries:
+    """The valid, secret-free drafts among ``entries``, and how many were not."""
+    checked = CheckedEntries()
+    seen: set[str] = set()
+    for entry in entries:
+        try:
+            draft = _draft(entry)
+        except InvalidInput:
+            checked.invalid += 1
+            continue
+        if holds_secret(f"{draft.title}\n{draft.content}"):
+            checked.refused += 1
+            continue
+        signature = rules.content_signature(draft.content)
+        if signature not in seen:  # the same entry twice in one reply is one entry
+            seen.add(signature)
+            checked.drafts.append(draft)
+    return checked
+
+
+def _draft(entry: object) -> MemoryDraft:
+    if not isinstance(entry, dict):
+        raise InvalidInput(f"an entry must be an object, not {rules.describe(entry)}", "entry")
+    return rules.validate_draft(
+        MemoryDraft(
+            content=entry.get("content"),  # type: ignore[arg-type]  # validated
+            title=entry.get("title"),
+            category=entry.get("category") or Category.KNOWLEDGE,
+            importance=entry.get("importance", 5),
+        )
+    )

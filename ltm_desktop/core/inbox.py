@@ -1,0 +1,240 @@
+"""The review inbox and extraction runs, as part of MemoryService.
+
+Reads list what waits for a person (proposals and unreviewed memories) with the most
+similar existing memory of each; writes (approve, reject, reopen, storing a run) are
+decided by ``core.reviewing`` inside one unit of work, serialized with every other
+write, and followed by MEMORY.md and change events like any memory write.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from ltm_desktop.core import proposing, reviewing, rules
+from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.events import EventHub
+from ltm_desktop.core.extraction import EXTRACTOR_ACTOR, check_entries
+from ltm_desktop.core.proposals import (
+    Decision,
+    ExtractionRun,
+    InboxEntry,
+    Proposal,
+    ProposalState,
+    RunStatus,
+)
+from ltm_desktop.core.query import parse_query
+from ltm_desktop.core.records import ChangeEvent, Memory, Provenance
+from ltm_desktop.core.rules import jaccard, similarity_tokens
+from ltm_desktop.core.seams import ExtractionQueue, NoExtraction
+from ltm_desktop.core.versions import check_expected
+
+MAX_INBOX = 500
+SIMILAR_CANDIDATES = 10
+MIN_SIMILARITY = 0.2  # below this a "most similar" memory only shares a word or two
+MAX_REASON_CHARS = 500
+
+
+class InboxService:
+    """The service's inbox; the service provides the attributes below."""
+
+    store: MemoryStore
+    events: EventHub
+    now: Callable[[], float]
+    _write_lock: threading.RLock
+    extraction: ExtractionQueue = NoExtraction()
+
+    def _after_write(self, changed: Sequence[Memory]) -> None: ...  # MemoryService's
+    def _current_on_conflict(self) -> AbstractContextManager[None]:  # MemoryService's
+        raise NotImplementedError
+
+    # -- reads ----------------------------------------------------------------
+
+    def inbox(self, project_id: str | None = None, *, limit: int = 200) -> list[InboxEntry]:
+        """What waits for review, proposals first, newest first; each with the memory of
+        its scope most like it (None when none shares at least MIN_SIMILARITY of its
+        words)."""
+        if project_id is not None:
+            project_id = rules.check_project_id(project_id)
+        limit = max(1, min(limit, MAX_INBOX))
+        proposals = self.store.list_proposals(project_id, ProposalState.PROPOSED.value, limit, 0)
+        unreviewed = self.store.list_unreviewed(project_id, limit - len(proposals), 0, self.now())
+        entries = [
+            InboxEntry(p, None, *self._most_similar(p.project_id, p.content)) for p in proposals
+        ]
+        entries += [
+            InboxEntry(None, m, *self._most_similar(m.project_id, m.content, m.id))
+            for m in unreviewed
+        ]
+        return entries
+
+    def _most_similar(
+        self, project_id: str, content: str, exclude: str | None = None
+    ) -> tuple[Memory | None, float]:
+        """The active memory of the scope most like ``content`` (token Jaccard, as the
+        supersede rule measures it), among the best search hits for its words."""
+        query = parse_query(content)
+        if query.is_empty:
+            return None, 0.0
+        hits = self.store.search_memories([project_id], query, SIMILAR_CANDIDATES, self.now())
+        tokens = similarity_tokens(content)
+        best: tuple[Memory | None, float] = (None, 0.0)
+        for memory, _score, _snippet in hits:
+            if memory.id == exclude:
+                continue
+            score = jaccard(tokens, similarity_tokens(memory.content))
+            if score >= MIN_SIMILARITY and score > best[1]:
+                best = (memory, score)
+        return best
+
+    def inbox_counts(self) -> dict[str, int]:
+        """Items waiting per scope."""
+        return self.store.inbox_counts(self.now())
+
+    def inbox_count(self) -> int:
+        return sum(self.inbox_counts().values())
+
+    def get_proposal(self, proposal_id: str) -> Proposal:
+        """The proposal in whatever state (NotFound for an unknown id)."""
+        return self.store.get_proposal(rules.check_text(proposal_id, "id"))
+
+    def extraction_runs(
+        self, project_id: str | None = None, limit: int = 50
+    ) -> list[ExtractionRun]:
+        if project_id is not None:
+            project_id = rules.check_project_id(project_id)
+        return self.store.list_runs(project_id, max(1, min(limit, MAX_INBOX)))
+
+    # -- decisions ------------------------------------------------------------
+
+    def approve(
+        self,
+        item_id: str,
+        actor: str,
+        *,
+        changes: dict[str, Any] | None = None,
+        expected_updated_at: float | None = None,
+    ) -> Decision:
+        """Approve a proposal (added now, through dedup and supersede) or an unreviewed
+        memory, after applying ``changes`` (the editable fields). ``expected_updated_at``
+        is the item's ``updated_at`` the person saw (StaleEdit if it moved on)."""
+        clean = rules.validate_changes(changes or {})
+        return self._decide(reviewing.approve, item_id, actor, expected_updated_at, clean)
+
+    def reject(
+        self, item_id: str, actor: str, *, expected_updated_at: float | None = None
+    ) -> Decision:
+        """Reject a proposal (kept, restorable with ``reopen``) or an unreviewed memory
+        (moved to the Trash)."""
+        return self._decide(reviewing.reject, item_id, actor, expected_updated_at)
+
+    def reopen(
+        self, item_id: str, actor: str, *, expected_updated_at: float | None = None
+    ) -> Decision:
+        """Undo an approval or a rejection: the item waits in the inbox again."""
+        return self._decide(reviewing.reopen, item_id, actor, expected_updated_at)
+
+    def _decide(
+        self,
+        decide: Callable[..., reviewing.Outcome],
+        item_id: str,
+        actor: str,
+        expected_updated_at: float | None,
+        *extra: Any,
+    ) -> Decision:
+        actor = rules.check_actor(actor)
+        item_id = rules.check_text(item_id, "id").strip()
+        expected = check_expected(expected_updated_at)
+        with self._write_lock, self._current_on_conflict():
+            with self.store.write() as txn:
+                if extra:
+                    outcome = decide(txn, item_id, actor, self.now(), *extra, expected)
+                else:
+                    outcome = decide(txn, item_id, actor, self.now(), expected)
+            events = [self._change(item, action, actor) for item, action in outcome.events]
+        self._after_write(outcome.memories)
+        self.events.publish(events)
+        return outcome.decision
+
+    def _change(self, item: Memory | Proposal, action: str, actor: str) -> ChangeEvent:
+        return ChangeEvent(item.id, item.project_id, action, actor, self.now())
+
+    # -- extraction runs --------------------------------------------------------
+
+    def store_extraction(
+        self,
+        project_id: str,
+        entries: Sequence[object],
+        provenance: Provenance,
+        *,
+        review: bool,
+        started_at: float,
+    ) -> ExtractionRun:
+        """Store a run's entries (proposals when ``review``, else unreviewed memories)
+        and its record, in one transaction."""
+        project_id = rules.check_project_id(project_id)
+        checked = check_entries(entries)
+        with self._write_lock, self.store.write() as txn:
+            now = self.now()
+            stored = proposing.store_extracted(
+                txn,
+                project_id,
+                checked.drafts,
+                provenance,
+                review=review,
+                actor=EXTRACTOR_ACTOR,
+                now=now,
+            )
+            run = ExtractionRun(
+                id=provenance.run_id,
+                project_id=project_id,
+                started_at=started_at,
+                finished_at=now,
+                agent=provenance.agent,
+                session_id=provenance.session_id,
+                source=provenance.source,
+                model=provenance.model,
+                status=RunStatus.OK,
+                added=stored.added,
+                proposed=stored.proposed,
+                duplicates=stored.duplicates,
+                invalid=checked.invalid,
+                refused=checked.refused,
+                item_ids=tuple(stored.item_ids),
+            )
+            proposing.record_run(txn, run, EXTRACTOR_ACTOR)
+        events = [
+            ChangeEvent(item_id, project_id, action, EXTRACTOR_ACTOR, now)
+            for item_id, action in stored.events
+        ]
+        events.append(ChangeEvent(run.id, project_id, "extracted", EXTRACTOR_ACTOR, now))
+        self._after_write(stored.memories)
+        self.events.publish(events)
+        return run
+
+    def record_failed_extraction(
+        self, project_id: str, provenance: Provenance, reason: str, *, started_at: float
+    ) -> ExtractionRun:
+        """Record a run that produced nothing, and why (shown in the Activity view)."""
+        project_id = rules.check_project_id(project_id)
+        reason = " ".join(reason.split())[:MAX_REASON_CHARS] or "unknown error"
+        with self._write_lock, self.store.write() as txn:
+            now = self.now()
+            run = ExtractionRun(
+                id=provenance.run_id,
+                project_id=project_id,
+                started_at=started_at,
+                finished_at=now,
+                agent=provenance.agent,
+                session_id=provenance.session_id,
+                source=provenance.source,
+                model=provenance.model,
+                status=RunStatus.FAILED,
+                reason=reason,
+            )
+            proposing.record_run(txn, run, EXTRACTOR_ACTOR)
+        failed = ChangeEvent(run.id, project_id, "extraction_failed", EXTRACTOR_ACTOR, now)
+        self.events.publish([failed])
+        return run

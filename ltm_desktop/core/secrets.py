@@ -1,0 +1,151 @@
+"""Finding credentials in text, and redacting them, before text leaves or is stored.
+
+Detection is detect-secrets' (Yelp), with its regex plugins (AWS, GitHub, GitLab, Slack,
+Stripe, OpenAI, JWTs, private key headers, passwords in URLs...) and its keyword plugin
+(``password = "..."``). Its high-entropy plugins are left out: in prose and code they flag
+ordinary words and commit hashes. Where a plugin's pattern captures the credential itself
+(a URL's password, an AWS secret key), only that part is redacted, so
+``postgres://admin:[redacted ...]@db.example.com`` keeps what is worth knowing. Gaps of
+detect-secrets 1.5 filled here (EXTRA_PATTERNS):
+
+- a private key is flagged only by its ``BEGIN ... PRIVATE KEY`` line; the whole block,
+  to its ``END`` line (or the end of the text), is what must not leave;
+- GitHub's fine-grained tokens (``github_pat_...``) are not recognised, and a classic
+  token's match stops after 36 characters;
+- a JSON Web Token's match stops before its signature.
+
+detect-secrets takes about 0.1 s to import (it pulls in ``requests``), so it is imported
+on first use, not with this module.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+REDACTED = "[redacted {kind}]"
+MIN_KEYWORD_SECRET = 6  # `secret: "x"` holds no credential worth a redaction
+# Plugins whose findings are guesses, not credentials (see the module docstring).
+SKIPPED_TYPES = frozenset(
+    {"Base64 High Entropy String", "Hex High Entropy String", "Public IP (ipv4)"}
+)
+PRIVATE_KEY_BLOCK = re.compile(
+    r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
+    r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    re.DOTALL,
+)
+EXTRA_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("Private Key", PRIVATE_KEY_BLOCK),
+    ("GitHub Token", re.compile(r"\b(?:github_pat|ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{22,}")),
+    ("JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_=-]+\.eyJ[A-Za-z0-9_=-]+\.[A-Za-z0-9_=-]*")),
+)
+# Plugins whose patterns capture the credential itself in their first group.
+CAPTURING_TYPES = frozenset({"Basic Auth Credentials", "AWS Access Key"})
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A credential in a text: what kind, and where (``text[start:end]``)."""
+
+    kind: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Detectors:
+    patterns: tuple[tuple[str, re.Pattern[str]], ...]
+    keyword: Callable[[str], Iterable[str]]
+
+
+@functools.cache
+def _detectors() -> _Detectors:
+    """detect-secrets' plugins, imported once (the first call pays the import)."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.plugins.base import RegexBasedDetector
+    from detect_secrets.plugins.keyword import KeywordDetector
+
+    patterns: list[tuple[str, re.Pattern[str]]] = []
+    plugins: dict[str, type] = get_mapping_from_secret_type_to_class()
+    for kind, plugin in sorted(plugins.items()):
+        if kind in SKIPPED_TYPES or not issubclass(plugin, RegexBasedDetector):
+            continue
+        denylist: Any = getattr(plugin, "denylist", ())  # a class attribute in each plugin
+        patterns += [(kind, pattern) for pattern in denylist]
+    keyword = KeywordDetector()
+
+    def keyword_values(line: str) -> Iterable[str]:
+        found: Any = keyword.analyze_line(filename="text", line=line, line_number=0)
+        return [s.secret_value for s in found if s.secret_value]
+
+    return _Detectors(tuple(patterns) + EXTRA_PATTERNS, keyword_values)
+
+
+def _keyword_findings(text: str, values_in: Callable[[str], Iterable[str]]) -> list[Finding]:
+    found: list[Finding] = []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        if "=" in line or ":" in line:  # the keyword plugin needs an assignment
+            for value in values_in(line):
+                if len(value) < MIN_KEYWORD_SECRET:
+                    continue
+                at = line.find(value)
+                while at != -1:
+                    found.append(Finding("Secret Keyword", offset + at, offset + at + len(value)))
+                    at = line.find(value, at + len(value))
+        offset += len(line)
+    return found
+
+
+def _span(kind: str, match: re.Match[str]) -> tuple[int, int]:
+    if kind in CAPTURING_TYPES and match.re.groups and match.group(1):
+        return match.span(1)
+    return match.span()
+
+
+def find_secrets(text: str) -> list[Finding]:
+    """Every credential found in ``text``, in order; overlapping findings merged."""
+    if not text:
+        return []
+    with _lock:  # the plugins are shared; their scans are quick
+        detectors = _detectors()
+        found = [
+            Finding(kind, *_span(kind, match))
+            for kind, pattern in detectors.patterns
+            for match in pattern.finditer(text)
+            if match.end() > match.start()
+        ]
+        found += _keyword_findings(text, detectors.keyword)
+    found.sort(key=lambda f: (f.start, -f.end))
+    merged: list[Finding] = []
+    for finding in found:
+        if merged and finding.start < merged[-1].end:
+            last = merged[-1]
+            if finding.end > last.end:
+                merged[-1] = Finding(last.kind, last.start, finding.end)
+            continue
+        merged.append(finding)
+    return merged
+
+
+def redact(text: str) -> str:
+    """``text`` with every credential replaced by ``[redacted <kind>]``."""
+    findings = find_secrets(text)
+    if not findings:
+        return text
+    parts: list[str] = []
+    at = 0
+    for finding in findings:
+        parts += [text[at : finding.start], REDACTED.format(kind=finding.kind)]
+        at = finding.end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def holds_secret(text: str) -> bool:
+    return bool(find_secrets(text))

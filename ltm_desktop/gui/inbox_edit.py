@@ -1,0 +1,59 @@
+"""Edit an inbox item, then approve it: the editor's form in a dialog."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
+
+from ltm_desktop.gui.editor_form import EditorForm, FormValues
+from ltm_desktop.gui.models.inbox_model import InboxRow
+
+
+def form_values(row: InboxRow) -> FormValues:
+    return FormValues(row.title, row.content, row.category, row.importance, row.tags, row.ttl_days)
+
+
+class InboxEditDialog(QDialog):
+    """Signals:
+    approved(dict): the fields the person changed (empty: approve as it was).
+    """
+
+    approved = Signal(object)
+
+    def __init__(self, row: InboxRow, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(f"Edit, then approve — {row.title}")
+        self.resize(640, 480)
+        self.base = form_values(row)
+        self.form = EditorForm(self)
+        self.form.set_values(self.base)
+        note = QLabel(
+            "Approving adds it as a memory now, through the usual rules: text a memory "
+            "already holds refreshes that memory instead."
+            if row.kind == "proposal"
+            else "Approving keeps this memory (with your edits) and takes it off the Inbox.",
+            self,
+        )
+        note.setWordWrap(True)
+        note.setEnabled(False)
+        self.buttons = QDialogButtonBox(self)
+        self.approve_button = self.buttons.addButton(
+            "&Approve", QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.approve_button.setDefault(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.form, 1)
+        layout.addWidget(note)
+        layout.addWidget(self.buttons)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+    def changes(self) -> dict[str, Any]:
+        return self.form.values().changes_from(self.base)
+
+    def accept(self) -> None:
+        self.approved.emit(self.changes())
+        super().accept()

@@ -1,0 +1,67 @@
+"""The inbox's writes, run on a worker: approve, reject, reopen (the undo of either).
+
+Like ``ops``, every write names the version of the item the person saw
+(``expected_updated_at``); an item changed since is not written but reported, and the
+inbox reloads to show it as it is now. A batch carries on past an item that cannot be
+decided, but stops at a storage error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ltm_desktop.core.errors import Conflict, LtmError, StorageError
+from ltm_desktop.core.proposals import Decision
+from ltm_desktop.core.records import GUI_ACTOR
+from ltm_desktop.core.service import MemoryService
+
+InboxAction = Literal["approve", "reject", "reopen"]
+
+
+@dataclass(frozen=True)
+class InboxWrite:
+    """One decision the person asked for, on an item (``prop_…`` or ``mem_…``) as of the
+    version they saw."""
+
+    item_id: str
+    action: InboxAction
+    seen: float
+    changes: dict[str, Any] = field(default_factory=dict)  # edit, then approve
+
+
+@dataclass
+class InboxOutcome:
+    done: list[Decision] = field(default_factory=list)
+    writes: list[InboxWrite] = field(default_factory=list)  # of ``done``, in order
+    changed: list[tuple[str, Conflict]] = field(default_factory=list)  # moved on meanwhile
+    failed: list[tuple[str, LtmError]] = field(default_factory=list)
+
+
+def perform(service: MemoryService, write: InboxWrite) -> Decision:
+    if write.action == "approve":
+        return service.approve(
+            write.item_id, GUI_ACTOR, changes=write.changes, expected_updated_at=write.seen
+        )
+    if write.action == "reject":
+        return service.reject(write.item_id, GUI_ACTOR, expected_updated_at=write.seen)
+    return service.reopen(write.item_id, GUI_ACTOR, expected_updated_at=write.seen)
+
+
+def run(service: MemoryService, writes: Iterable[InboxWrite]) -> InboxOutcome:
+    outcome = InboxOutcome()
+    for write in writes:
+        try:
+            outcome.done.append(perform(service, write))
+            outcome.writes.append(write)
+        except StorageError:
+            raise
+        except Conflict as exc:
+            if exc.reason == "stale" or exc.reason and exc.reason.startswith("already_"):
+                outcome.changed.append((write.item_id, exc))
+            else:
+                outcome.failed.append((write.item_id, exc))
+        except LtmError as exc:
+            outcome.failed.append((write.item_id, exc))
+    return outcome

@@ -1,0 +1,113 @@
+"""What waits in the inbox: proposals and unreviewed memories, each with its provenance
+and the existing memory most like it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt
+
+from ltm_desktop.core.proposals import InboxEntry
+from ltm_desktop.core.records import Provenance
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.formatting import absolute_time, relative_time
+from ltm_desktop.gui.models.base import RowTableModel
+
+COL_KIND, COL_TITLE, COL_PROJECT, COL_FROM, COL_WHEN, COL_SIMILAR = range(6)
+MAX_ITEMS = 500
+NO_PROVENANCE = Provenance("", "", "", "", "", 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class InboxRow:
+    """One item as the table shows it; ``version`` is what a decision on it names."""
+
+    id: str
+    kind: str  # "proposal" or "memory"
+    title: str
+    content: str
+    category: str
+    importance: int
+    tags: tuple[str, ...]
+    ttl_days: int | None
+    project_id: str
+    project: str
+    provenance: Provenance
+    version: float
+    similar_id: str | None
+    similar_title: str
+    similar_content: str
+    similarity: float
+
+    @classmethod
+    def of(cls, entry: InboxEntry, projects: dict[str, str]) -> InboxRow:
+        item = entry.proposal or entry.memory
+        assert item is not None
+        provenance = item.provenance or NO_PROVENANCE
+        similar = entry.similar
+        return cls(
+            id=item.id,
+            kind=entry.kind,
+            title=item.title,
+            content=item.content,
+            category=item.category.value,
+            importance=item.importance,
+            tags=item.tags,
+            ttl_days=item.ttl_days,
+            project_id=item.project_id,
+            project=projects.get(item.project_id, item.project_id),
+            provenance=provenance,
+            version=item.updated_at,
+            similar_id=similar.id if similar else None,
+            similar_title=similar.title if similar else "",
+            similar_content=similar.content if similar else "",
+            similarity=entry.similarity if similar else 0.0,
+        )
+
+
+def load_inbox(service: MemoryService) -> tuple[list[InboxRow], int]:
+    """Every scope's waiting items (at most MAX_ITEMS), and how many wait in all."""
+    projects = {p.project_id: p.name for p, _ in service.projects()}
+    entries = service.inbox(limit=MAX_ITEMS)
+    return [InboxRow.of(e, projects) for e in entries], service.inbox_count()
+
+
+class InboxModel(RowTableModel):
+    COLUMNS = ("", "Title", "Project", "From", "When", "Most similar memory")
+
+    def __init__(self, service: MemoryService, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._service = service
+
+    def cell(self, row: InboxRow, column: int, role: int) -> Any:
+        provenance = row.provenance
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == COL_KIND:
+                return "Proposal" if row.kind == "proposal" else "Unreviewed"
+            if column == COL_TITLE:
+                return row.title
+            if column == COL_PROJECT:
+                return row.project
+            if column == COL_FROM:
+                return provenance.agent
+            if column == COL_WHEN:
+                return relative_time(provenance.extracted_at or None, self._service.now())
+            if row.similar_id is None:
+                return "—"
+            return f"{row.similarity:.0%} “{row.similar_title}”"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == COL_WHEN:
+                return absolute_time(provenance.extracted_at or None)
+            if column == COL_FROM:
+                return f"session {provenance.session_id}, extracted by {provenance.model}"
+            if column == COL_SIMILAR and row.similar_id is not None:
+                return row.similar_content
+            if column == COL_KIND:
+                return (
+                    "Held for your review: not searchable, not in MEMORY.md until approved"
+                    if row.kind == "proposal"
+                    else "Added by the extractor; approve to keep it, reject to remove it"
+                )
+            return row.content
+        return None

@@ -1,0 +1,87 @@
+"""Credentials are found and redacted (core.secrets), ordinary text is left alone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from ltm_desktop.core.secrets import find_secrets, holds_secret, redact
+
+AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
+GITHUB_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+FINE_GRAINED = (
+    "github_pat_11ABCDEFG0123456789_" + "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRS"
+)
+PRIVATE_KEY = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+    "QyNTUxOQAAACDx2LpOZPIqVs2DcnRz0bP4fdV8cL5jBDK0WzQ1o0bZcQAAAJgLJqnZCyap\n"
+    "-----END OPENSSH PRIVATE KEY-----"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "kind"),
+    [
+        (f"the key is {AWS_KEY} for staging", AWS_KEY, "AWS Access Key"),
+        (f"export GITHUB_TOKEN={GITHUB_TOKEN}", GITHUB_TOKEN, "GitHub Token"),
+        (f"token: {FINE_GRAINED} (fine-grained)", FINE_GRAINED, "GitHub Token"),
+        (f"here it is:\n{PRIVATE_KEY}\nkeep it safe", PRIVATE_KEY, "Private Key"),
+        (
+            "db at postgres://admin:hunter2secret@db.internal:5432/app",
+            "hunter2secret",
+            "Basic Auth",
+        ),
+        ('password = "correct-horse-battery"', "correct-horse-battery", "Secret Keyword"),
+    ],
+)
+def test_each_kind_of_credential_is_redacted_whole(text: str, secret: str, kind: str) -> None:
+    redacted = redact(text)
+    assert secret not in redacted
+    assert f"[redacted {kind}" in redacted
+    assert holds_secret(text)
+    assert not holds_secret(redacted)
+
+
+def test_a_key_block_without_its_end_is_redacted_to_the_end() -> None:
+    cut = PRIVATE_KEY.rsplit("\n", 1)[0]  # the transcript was cut mid-key
+    redacted = redact(f"before\n{cut}")
+    assert redacted == "before\n[redacted Private Key]"
+
+
+def test_a_password_in_a_url_keeps_the_rest_of_the_url() -> None:
+    assert redact("https://deploy:s3cretpassw0rd@ci.example.com/hook") == (
+        "https://deploy:[redacted Basic Auth Credentials]@ci.example.com/hook"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Run the tests with make test; deploys go through deploy.sh on the main branch.",
+        "The fix landed in commit 3f786850e387550fdab836ed7e6dc881de23001b.",
+        "The service listens on 10.0.0.12 and talks to 8.8.8.8 for DNS.",
+        "password: see the team vault",
+        "",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert find_secrets(text) == []
+    assert redact(text) == text
+
+
+def test_findings_are_ordered_and_do_not_overlap() -> None:
+    text = f"{AWS_KEY} then {GITHUB_TOKEN}"
+    findings = find_secrets(text)
+    assert [text[f.start : f.end] for f in findings] == [AWS_KEY, GITHUB_TOKEN]
+
+
+def test_the_library_is_imported_on_first_use_only() -> None:
+    code = (
+        "import sys, ltm_desktop.core.secrets, ltm_desktop.core.service\n"
+        "print('detect_secrets' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
