@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -13,7 +14,8 @@ from ltm_desktop.store.connection import connect, describe_error
 from ltm_desktop.store.file_guard import FileGuard
 
 T = TypeVar("T")
-SCHEMA_RACE_RETRIES = 3
+SCHEMA_RACE_RETRIES = 10
+SCHEMA_RACE_PAUSE = 0.001  # doubled at each retry, at most 64 ms: about 0.3 s in all
 
 
 def is_schema_race(exc: sqlite3.OperationalError) -> bool:
@@ -56,6 +58,9 @@ class Readers:
                 return work(self.connection())
             except sqlite3.OperationalError as exc:
                 if attempt < SCHEMA_RACE_RETRIES and is_schema_race(exc):
+                    # A burst of new scopes keeps the schema moving; a short pause lets the
+                    # writer's statement finish, where an immediate retry can race again.
+                    time.sleep(min(SCHEMA_RACE_PAUSE * 2**attempt, 0.064))
                     continue
                 raise describe_error(exc, self._path) from exc
             except sqlite3.Error as exc:
