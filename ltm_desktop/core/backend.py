@@ -12,7 +12,7 @@ is one transaction of its own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -86,13 +86,20 @@ class WriteTxn(Protocol):
         ...
 
     def near_duplicates(
-        self, project_id: str, text: str, min_tokens: float, max_tokens: float
+        self,
+        project_id: str,
+        tokens: Collection[str],
+        at_least: int,
+        min_tokens: float,
+        max_tokens: float,
     ) -> list[tuple[str, str]]:
-        """(id, content) of active memories of the scope that may be near-duplicates of
-        ``text``, among those whose token count (as given to ``insert_memory``) is strictly
-        between the bounds. Candidates only: the core computes the similarity. A backend
-        may return them all, or narrow them with an index (SQLite: the ones that contain
-        two of the text's three rarest words, at most 50)."""
+        """(id, content) of every active memory of the scope whose token count (as given to
+        ``insert_memory``) is strictly between the bounds and whose content holds at least
+        ``at_least`` of ``tokens`` (whitespace-separated, as ``rules.similarity_tokens``
+        cuts them). Candidates: the core computes the similarity, so a backend may return
+        more, never fewer. (SQLite: a memory lacking at most ``len(tokens) - at_least`` of
+        them holds two of any that many plus two, so it asks its index for the memories
+        holding two of the rarest ones.)"""
         ...
 
     def insert_memory(self, memory: Memory, token_count: int) -> None:

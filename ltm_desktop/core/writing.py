@@ -8,6 +8,7 @@ memory model that a write applies is here (or in ``rules`` and ``versions``).
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Sequence
 from dataclasses import replace
@@ -54,18 +55,22 @@ def _deduplicate(txn: WriteTxn, before: Memory, actor: str, now: float) -> AddRe
     return AddResult(AddStatus.DEDUPLICATED, after)
 
 
-def _most_similar(
-    txn: WriteTxn, project_id: str, content: str, tokens: frozenset[str]
-) -> str | None:
-    """The id of the active memory most similar to ``content`` above the threshold.
+def _most_similar(txn: WriteTxn, project_id: str, tokens: frozenset[str]) -> str | None:
+    """The id of the active memory most similar to ``tokens`` above the threshold.
 
-    Jaccard > SUPERSEDE_THRESHOLD also bounds the other memory's token count, which
-    is what the store is asked to filter its candidates by.
+    Jaccard > SUPERSEDE_THRESHOLD bounds what the store is asked to filter by: the other
+    memory's token count (strictly between count * T and count / T), and how many of
+    these tokens it holds (more than count * T: the intersection exceeds T times the
+    union, which is at least ``tokens``). The store returns every such memory; this
+    computes the exact similarity.
     """
     count = len(tokens)
+    if not count:
+        return None
     low, high = count * SUPERSEDE_THRESHOLD, count / SUPERSEDE_THRESHOLD
+    at_least = max(1, math.floor(count * SUPERSEDE_THRESHOLD))  # one lower is harmless
     best: tuple[float, str] | None = None
-    for memory_id, other in txn.near_duplicates(project_id, content, low, high):
+    for memory_id, other in txn.near_duplicates(project_id, tokens, at_least, low, high):
         score = jaccard(tokens, similarity_tokens(other))
         if score > SUPERSEDE_THRESHOLD and (best is None or score > best[0]):
             best = (score, memory_id)
@@ -91,7 +96,7 @@ def _insert(
         title=str(draft.title),
         content=draft.content,
         category=draft.category,  # type: ignore[arg-type]  # validated
-        importance=draft.importance,
+        importance=int(draft.importance or 0),  # validated: set
         tags=tuple(draft.tags),
         signature=signature,
         created_at=now,
@@ -120,7 +125,7 @@ def add_memory(
     if twin is not None:
         return _deduplicate(txn, twin, actor, now)
     tokens = similarity_tokens(draft.content)
-    superseded_id = _most_similar(txn, project_id, draft.content, tokens)
+    superseded_id = _most_similar(txn, project_id, tokens)
     memory = _insert(
         txn,
         project_id,

@@ -10,12 +10,15 @@ each group by BM25.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from itertools import combinations
+import unicodedata
+from collections import Counter
+from collections.abc import Collection, Sequence
 
-from ltm_desktop.core.query import CJK_RE, ParsedQuery, split_words
+from ltm_desktop.core.query import ParsedQuery, split_words
 from ltm_desktop.core.records import Memory, Observation
 from ltm_desktop.store.fts_query import match_all, match_any, match_two, quote, term_phrases
+from ltm_desktop.store.fts_tables import memory_table_pk
+from ltm_desktop.store.fts_text import index_text
 from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
@@ -25,8 +28,10 @@ from ltm_desktop.store.rows import (
 )
 from ltm_desktop.store.snippets import make_snippet
 
-NEAR_DUPLICATE_CANDIDATES = 50
-NEAR_DUPLICATE_TERMS = 3
+NEAR_DUPLICATE_BATCH = 200  # phrases per statement (SQLite allows 500 compound SELECTs)
+# Marks and private-use characters: Python and FTS5's unicode61 (Unicode 6.1) may not agree
+# on where words start and end around them, so a token holding one is not looked up.
+_UNSURE = frozenset({"Mn", "Mc", "Me", "Co", "Cn", "Cs"})
 RANK_SLACK = 8  # extra ranked rows, so that a few expired ones rarely need a second query
 
 _OBSERVATION_SQL = (
@@ -135,32 +140,65 @@ def search_observations(
     return [(o, score, make_snippet(o.narrative, terms)) for o, score in found[:limit]]
 
 
+def _phrase(token: str) -> str | None:
+    """``token`` as an FTS5 phrase that every text holding it (between whitespace) matches,
+    or None when that cannot be promised: no word in it, or characters whose word
+    boundaries Python and the FTS5 tokenizer might draw differently."""
+    if not split_words(token) or any(unicodedata.category(c) in _UNSURE for c in token):
+        return None
+    return quote(index_text(token))
+
+
 def near_duplicate_candidates(
     conn: sqlite3.Connection,
     table: str,
-    content: str,
-    min_tokens: float,
-    max_tokens: float,
+    tokens: Collection[str],
+    at_least: int,
+    band: tuple[float, float],
     rarity: WordRarity,
 ) -> list[tuple[str, str]]:
-    """(id, content) of the active memories that may be near-duplicates of ``content``,
-    among those whose token count is strictly between the bounds.
+    """(id, content) of every active memory of ``table``'s scope whose token count is
+    strictly inside ``band`` and that holds at least ``at_least`` of ``tokens``, and others.
 
-    A near-duplicate shares most of the new text's words, so it almost surely
-    contains two of the three rarest ones: the candidates are the memories that do
-    (the core computes the exact similarity). Editing two of those three words hides
-    a near-duplicate.
+    Such a memory lacks at most ``misses = len(tokens) - at_least`` of them, so it holds
+    at least two of any ``misses + 2``: the candidates are the memories that hold two of
+    the rarest ``misses + 2`` (each token a phrase of the index). No cap, no guess: a
+    near-duplicate is never missed, however many words an edit added or changed.
     """
-    words = {w for w in split_words(content) if len(w) > 2 or CJK_RE.match(w)}
-    if not words:
-        return []
-    rare = rarity.rarest(table, words, NEAR_DUPLICATE_TERMS)
-    pairs: list[tuple[str, ...]] = list(combinations(rare, 2)) or [(rare[0],)]
-    body = " OR ".join("(" + " AND ".join(quote(w) for w in pair) + ")" for pair in pairs)
-    rows = conn.execute(
-        f"SELECT m.id, m.content FROM {table} AS f JOIN memories AS m "
-        f"ON m.pk = f.rowid WHERE {table} MATCH ? AND m.disabled = 0 "
-        "AND m.token_count > ? AND m.token_count < ? LIMIT ?",
-        (body, min_tokens, max_tokens, NEAR_DUPLICATE_CANDIDATES),
-    ).fetchall()
-    return [(row[0], row[1]) for row in rows]
+    misses = max(0, len(tokens) - at_least)
+    phrases = {token: _phrase(token) for token in tokens}
+    usable = {token: phrase for token, phrase in phrases.items() if phrase is not None}
+    need = min(2, len(usable) - misses)
+    low, high = band
+    if need < 1:  # too few tokens the index can vouch for: look at the whole band
+        return [
+            (row[0], row[1])
+            for row in conn.execute(
+                "SELECT id, content FROM memories WHERE project_pk = ? AND disabled = 0 "
+                "AND token_count > ? AND token_count < ?",
+                (memory_table_pk(table), low, high),
+            )
+        ]
+    words = {token: split_words(token) for token in usable}
+    counts = rarity.counts(table, {w for ws in words.values() for w in ws})
+    rarest = sorted(usable, key=lambda t: (min(counts[w] for w in words[t]), -len(t), t))
+    chosen = [usable[t] for t in rarest[: misses + need]]
+    found: Counter[int] = Counter()
+    for start in range(0, len(chosen), NEAR_DUPLICATE_BATCH):
+        batch = chosen[start : start + NEAR_DUPLICATE_BATCH]
+        union = " UNION ALL ".join(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ?" for _ in batch
+        )
+        found.update(
+            dict(conn.execute(f"SELECT rowid, count(*) FROM ({union}) GROUP BY rowid", batch))
+        )
+    pks = [pk for pk, n in found.items() if n >= need]
+    candidates: list[tuple[str, str]] = []
+    for start in range(0, len(pks), 500):
+        chunk = pks[start : start + 500]
+        candidates += conn.execute(
+            f"SELECT id, content FROM memories WHERE pk IN ({','.join('?' * len(chunk))}) "
+            "AND disabled = 0 AND token_count > ? AND token_count < ?",
+            (*chunk, low, high),
+        ).fetchall()
+    return [(row[0], row[1]) for row in candidates]

@@ -7,7 +7,7 @@ derived state in step: tag rows, the scope's FTS table, the word-rarity cache.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from ltm_desktop.core.backend import AuditEntry
 from ltm_desktop.core.query import split_words
@@ -88,15 +88,19 @@ class SqliteWriteTxn:
         return memory
 
     def near_duplicates(
-        self, project_id: str, text: str, min_tokens: float, max_tokens: float
+        self,
+        project_id: str,
+        tokens: Collection[str],
+        at_least: int,
+        min_tokens: float,
+        max_tokens: float,
     ) -> list[tuple[str, str]]:
         project_pk = self._pk(project_id)
         if project_pk is None:
             return []
         table = self._table(project_pk)
-        return near_duplicate_candidates(
-            self._conn, table, text, min_tokens, max_tokens, self._rarity
-        )
+        band = (min_tokens, max_tokens)
+        return near_duplicate_candidates(self._conn, table, tokens, at_least, band, self._rarity)
 
     def insert_memory(self, memory: Memory, token_count: int) -> None:
         project_pk = self._pk(memory.project_id)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -116,9 +116,14 @@ class MemoryTxn:
         )
 
     def near_duplicates(
-        self, project_id: str, text: str, min_tokens: float, max_tokens: float
+        self,
+        project_id: str,
+        tokens: Collection[str],
+        at_least: int,
+        min_tokens: float,
+        max_tokens: float,
     ) -> list[tuple[str, str]]:
-        return [
+        return [  # every memory of the band: a superset of those holding ``at_least`` tokens
             (m.id, m.content)
             for m in self._t.memories.values()
             if m.project_id == project_id
