@@ -158,7 +158,7 @@ def memory_add(d: Dispatcher, p: Params, s: Session) -> Any:
         content=content,
         title=p.raw("title"),
         category=p.optional("category", "knowledge"),
-        importance=p.optional("importance", 5),
+        importance=p.optional("importance", None),  # None: [memory] default_importance
         tags=p.optional("tags", []),
         ttl_days=p.raw("ttl_days"),
     )

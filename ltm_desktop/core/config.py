@@ -31,6 +31,7 @@ class Settings:
     observe_pre_compact: bool = True
     nudge_text: str = DEFAULT_NUDGE
     search_cache_entries: int = 256
+    default_importance: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,7 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     _Key("observe", "pre_compact", "observe_pre_compact", bool),
     _Key("prompt", "nudge", "nudge_text", str, 0, 2_000),
     _Key("search", "cache_entries", "search_cache_entries", int, 0, 100_000),
+    _Key("memory", "default_importance", "default_importance", int, 0, 10),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 

@@ -102,7 +102,7 @@ class MemoryDraft:
     content: str
     title: str | None = None
     category: Category | str = Category.KNOWLEDGE
-    importance: int = 5
+    importance: int | None = None  # None: the configured default ([memory] default_importance)
     tags: tuple[str, ...] | list[str] = ()
     ttl_days: int | None = None
 

@@ -208,7 +208,7 @@ class MemoryService(SearchReads, HistoryReads):
     def add(self, project_id: str, draft: MemoryDraft, actor: str) -> AddResult:
         actor = rules.check_actor(actor)
         project_id = rules.check_project_id(project_id)
-        draft = rules.validate_draft(draft)
+        draft = rules.validate_draft(draft, self.settings.default_importance)
         with self._write_lock:
             with self.store.write() as txn:
                 result = writing.add_memory(txn, project_id, draft, actor, self.now())
@@ -230,7 +230,8 @@ class MemoryService(SearchReads, HistoryReads):
         one imports nothing."""
         actor = rules.check_actor(actor)
         project_id = rules.check_project_id(project_id)
-        clean = [rules.validate_draft(draft) for draft in drafts]
+        default = self.settings.default_importance
+        clean = [rules.validate_draft(draft, default) for draft in drafts]
         with self._write_lock, self.store.write() as txn:
             imported = writing.import_memories(txn, project_id, clean, actor, self.now())
         self._after_write(imported)
