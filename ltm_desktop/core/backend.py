@@ -38,6 +38,12 @@ LIST_ORDERS = (
     "category", "source", "disabled_at",
 )  # fmt: skip
 MAX_PAGE = 10_000
+# ``use_heat`` of a memory: the sum over its uses of 2 ** ((used_at - USE_HEAT_EPOCH) /
+# USE_HEAT_HALF_LIFE). Times 2 ** (-(now - USE_HEAT_EPOCH) / USE_HEAT_HALF_LIFE) it is the
+# number of uses, each halved for every half-life since it happened (core.ranking); sorting
+# by it sorts by that number at any time. It stays finite until about the year 2190.
+USE_HEAT_EPOCH = 1_735_689_600.0  # 2025-01-01 UTC
+USE_HEAT_HALF_LIFE = 60 * 86_400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,24 +108,37 @@ class WriteTxn(Protocol):
         holding two of the rarest ones.)"""
         ...
 
-    def insert_memory(self, memory: Memory, token_count: int) -> None:
+    def insert_memory(self, memory: Memory, tokens: Collection[str]) -> None:
         """Store a new memory (creating its scope if unseen) and make it searchable.
 
         Args:
-            token_count: the size ``near_duplicates`` filters by (the core counts
-                ``rules.similarity_tokens``).
+            tokens: its content's ``rules.similarity_tokens``, which ``near_duplicates``
+                looks for (their number is the token count it filters by).
         """
         ...
 
-    def save_memory(self, before: Memory, after: Memory, token_count: int | None = None) -> None:
+    def save_memory(
+        self, before: Memory, after: Memory, tokens: Collection[str] | None = None
+    ) -> None:
         """Store ``after`` over ``before`` (the same memory as read in this transaction).
 
         Search follows: a memory that became disabled leaves it, one that became active
-        returns, an active one whose title, content or tags changed is re-indexed.
+        returns, an active one whose title, content or tags changed is re-indexed and
+        loses its vector (the core stores the new one with ``set_vector``).
 
         Args:
-            token_count: the new content's size; required when the content changed.
+            tokens: the new content's tokens, as for ``insert_memory``; required when the
+                content changed.
         """
+        ...
+
+    def set_vector(self, memory_id: str, model: str, vector: bytes) -> None:
+        """Keep the memory's embedding: ``vector`` is a unit vector of float32 (little-endian)
+        made by ``model`` from its text; it replaces any other."""
+        ...
+
+    def set_tokens(self, memory_id: str, tokens: Collection[str]) -> None:
+        """Record the tokens of a memory stored before they were kept (the backfill)."""
         ...
 
     def record(self, entry: AuditEntry) -> None:
@@ -162,9 +181,10 @@ class MemoryStore(Protocol):
         rolled back (nothing written) when it raises. One writer at a time."""
         ...
 
-    def reinforce(self, uses: dict[str, tuple[int, float]]) -> None:
-        """Add uses: memory id -> (how many, last used at); one transaction. Not an audit
-        event, and ``updated_at`` does not move (a use is not a change of content)."""
+    def reinforce(self, uses: dict[str, tuple[int, float, float]]) -> None:
+        """Add uses: memory id -> (how many, last used at, what they add to ``use_heat``);
+        one transaction. Not an audit event, and ``updated_at`` does not move (a use is
+        not a change of content)."""
         ...
 
     # memory reads
@@ -180,7 +200,11 @@ class MemoryStore(Protocol):
         ...
 
     def count_memories(self, project_id: str, query: ListQuery, now: float) -> int: ...
-    def top_memories(self, project_id: str, n: int, now: float) -> list[Memory]: ...
+    def top_memories(self, project_id: str, importance: int, n: int, now: float) -> list[Memory]:
+        """The first ``n`` active, unexpired memories of the scope with this importance, by
+        ``use_heat`` (most first), then by ``updated_at`` (newest first)."""
+        ...
+
     def stale_memories(
         self, project_id: str, max_importance: int, cutoff: float, now: float
     ) -> list[Memory]:

@@ -83,6 +83,7 @@ class Memory:
     superseded_by: str | None
     disabled_at: float | None = None
     reviewed_at: float | None = None
+    use_heat: float = 0.0  # decayed uses, see core.backend.USE_HEAT_EPOCH and core.ranking
 
     @property
     def expires_at(self) -> float | None:
@@ -192,7 +193,7 @@ class PrecisInfo:
     path: str
     memory_ids: tuple[str, ...]
     candidate_ids: tuple[str, ...] = field(default=())
-    last_key: tuple[int, float] | None = None  # list order key of the last candidate
+    last: Memory | None = None  # the last candidate (what a changed memory must beat)
     next_expiry: float | None = None  # when the first candidate's TTL runs out
 
 

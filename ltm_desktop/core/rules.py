@@ -26,6 +26,7 @@ DERIVED_TITLE_CHARS = 80
 MAX_TAGS = 20
 MAX_TAG_CHARS = 40
 MAX_TTL_DAYS = 36_500
+MAX_IMPORTANCE = 10
 MAX_ACTOR_CHARS = 64
 SUPERSEDE_THRESHOLD = 0.7
 EDITABLE_FIELDS = frozenset(records.EDITABLE_FIELDS)
@@ -134,8 +135,10 @@ def check_importance(value: object) -> int:
         raise InvalidInput(
             f"importance must be an integer 0-10, not {describe(value)}", "importance"
         )
-    if not 0 <= value <= 10:
-        raise InvalidInput(f"importance must be between 0 and 10; got {value}", "importance")
+    if not 0 <= value <= MAX_IMPORTANCE:
+        raise InvalidInput(
+            f"importance must be between 0 and {MAX_IMPORTANCE}; got {value}", "importance"
+        )
     return value
 
 

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from ltm_desktop.core import rules, writing
+from ltm_desktop.core import ranking, rules, writing
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, InvalidInput
@@ -147,8 +147,9 @@ class MemoryService(SearchReads, HistoryReads):
         return self.views.flush(timeout)
 
     def _write_uses(self, uses: dict[str, tuple[int, float]]) -> None:
+        counted = {i: (count, at, ranking.heat(count, at)) for i, (count, at) in uses.items()}
         with self._write_lock:
-            self.store.reinforce(uses)
+            self.store.reinforce(counted)
 
     def now(self) -> float:
         return self._clock()

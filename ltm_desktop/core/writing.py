@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -25,6 +25,15 @@ from ltm_desktop.core.rules import (
     similarity_tokens,
 )
 from ltm_desktop.core.versions import check_version, next_version
+
+Embedding = tuple[str, bytes]  # (model, float32 unit vector): what ``WriteTxn.set_vector`` keeps
+
+
+def embedding_text(memory: Memory | MemoryDraft) -> str:
+    """What a memory's vector is made from: its title, content and tags (the fields the
+    full-text index holds, so both kinds of search see the same text)."""
+    parts = [memory.title or "", memory.content, " ".join(memory.tags)]
+    return "\n".join(part for part in parts if part)
 
 
 def new_memory_id(now: float) -> str:
@@ -85,11 +94,12 @@ def _insert(
     actor: str,
     now: float,
     *,
-    token_count: int,
+    tokens: frozenset[str],
     action: AuditAction,
     supersedes: str | None = None,
+    vector: Embedding | None = None,
 ) -> Memory:
-    """Insert a validated draft with its audit event."""
+    """Insert a validated draft with its audit event (and its vector, when given)."""
     memory = Memory(
         id=new_memory_id(now),
         project_id=project_id,
@@ -108,7 +118,9 @@ def _insert(
         source=actor,
         superseded_by=None,
     )
-    txn.insert_memory(memory, token_count)
+    txn.insert_memory(memory, tokens)
+    if vector is not None:
+        txn.set_vector(memory.id, *vector)
     after = memory_snapshot(memory)
     if supersedes:
         after["supersedes"] = supersedes
@@ -117,9 +129,19 @@ def _insert(
 
 
 def add_memory(
-    txn: WriteTxn, project_id: str, draft: MemoryDraft, actor: str, now: float
+    txn: WriteTxn,
+    project_id: str,
+    draft: MemoryDraft,
+    actor: str,
+    now: float,
+    *,
+    vector: Embedding | None = None,
 ) -> AddResult:
-    """Insert a validated draft, or deduplicate, or supersede its nearest twin."""
+    """Insert a validated draft, or deduplicate, or supersede its nearest twin.
+
+    Args:
+        vector: (model, vector) of the draft's ``embedding_text``, kept with a new memory.
+    """
     signature = content_signature(draft.content)
     twin = txn.find_active(project_id, signature)
     if twin is not None:
@@ -133,9 +155,10 @@ def add_memory(
         signature,
         actor,
         now,
-        token_count=len(tokens),
+        tokens=tokens,
         action=AuditAction.CREATED,
         supersedes=superseded_id,
+        vector=vector,
     )
     if superseded_id is not None:
         set_disabled(txn, superseded_id, True, actor, now, superseded_by=memory.id)
@@ -152,7 +175,6 @@ def import_memories(
         signature = content_signature(draft.content)
         if txn.find_active(project_id, signature) is not None:
             continue
-        count = len(similarity_tokens(draft.content))
         imported.append(
             _insert(
                 txn,
@@ -161,7 +183,7 @@ def import_memories(
                 signature,
                 actor,
                 now,
-                token_count=count,
+                tokens=similarity_tokens(draft.content),
                 action=AuditAction.IMPORTED,
             )
         )
@@ -182,6 +204,7 @@ def update_memory(
     actor: str,
     now: float,
     expected_updated_at: float | None = None,
+    embed: Callable[[Memory], Embedding | None] | None = None,
 ) -> tuple[Memory, Memory]:
     """Apply validated ``changes``; returns (before, after). No change means no event.
 
@@ -191,6 +214,8 @@ def update_memory(
     Args:
         expected_updated_at: the ``updated_at`` the caller last saw; if the memory has
             moved on since, StaleEdit is raised and nothing is written.
+        embed: the (model, vector) of a memory's ``embedding_text``, to keep a memory
+            whose text changed searchable by meaning (None: the backfill will).
     """
     before = txn.get_memory(memory_id)
     check_version(before, expected_updated_at)
@@ -216,8 +241,12 @@ def update_memory(
                 current=before,
             )
     after = replace(after, updated_at=next_version(before.updated_at, now))
-    token_count = len(similarity_tokens(after.content)) if after.content != before.content else None
-    txn.save_memory(before, after, token_count)
+    tokens = similarity_tokens(after.content) if after.content != before.content else None
+    txn.save_memory(before, after, tokens)
+    if embed is not None and embedding_text(after) != embedding_text(before):
+        vector = embed(after)
+        if vector is not None:
+            txn.set_vector(after.id, *vector)
     old, new = changed_fields(before, after)
     _audit(txn, after, actor, now, AuditAction.UPDATED, old, new)
     return before, after

@@ -19,11 +19,6 @@ def memory_table(project_pk: int) -> str:
     return f"memory_fts_{int(project_pk)}"
 
 
-def memory_table_pk(table: str) -> int:
-    """The scope's pk of a ``memory_table`` name."""
-    return int(table.rsplit("_", 1)[1])
-
-
 def create_memory_table(conn: sqlite3.Connection, project_pk: int) -> str:
     """Create the scope's table unless it exists (configuring it again would make every
     other connection reload the table's configuration)."""

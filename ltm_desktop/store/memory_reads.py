@@ -98,12 +98,16 @@ def count_memories(conn: sqlite3.Connection, project_pk: int, query: ListQuery, 
     )
 
 
-def top_memories(conn: sqlite3.Connection, project_pk: int, n: int, now: float) -> list[Memory]:
-    """The first ``n`` of a scope in list order (what the precis draws on)."""
+def top_memories(
+    conn: sqlite3.Connection, project_pk: int, importance: int, n: int, now: float
+) -> list[Memory]:
+    """The first ``n`` of a scope's importance level by use, then update (index
+    ``memories_by_heat``): what the precis draws on."""
     rows = conn.execute(
         f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.project_pk = ? AND m.disabled = 0 "
-        f"AND {_NOT_EXPIRED} ORDER BY m.importance DESC, m.updated_at DESC LIMIT ?",
-        (project_pk, now, n),
+        f"AND m.importance = ? AND {_NOT_EXPIRED} ORDER BY m.use_heat DESC, m.updated_at DESC "
+        "LIMIT ?",
+        (project_pk, importance, now, n),
     ).fetchall()
     return [memory_from_row(row) for row in rows]
 

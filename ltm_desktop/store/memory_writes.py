@@ -7,13 +7,14 @@ store what the core decided (``core.writing``) and decide nothing themselves.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.records import Memory
 from ltm_desktop.store.indexing import index_memory, unindex_memory, write_tags
 from ltm_desktop.store.rows import MEMORY_COLUMNS, MEMORY_FROM, memory_from_row, tags_json
+from ltm_desktop.store.scope_index import next_seq, token_bits
 
 
 def _same(value: Any) -> Any:
@@ -68,9 +69,9 @@ def find_active(
 
 
 def insert_memory(
-    conn: sqlite3.Connection, project_pk: int, memory: Memory, token_count: int
+    conn: sqlite3.Connection, project_pk: int, memory: Memory, tokens: Collection[str]
 ) -> int:
-    """Insert a new memory with its tags and search index row; returns its pk."""
+    """Insert a new memory with its tags, search index rows and token set; returns its pk."""
     cursor = conn.execute(
         "INSERT INTO memories (id, project_pk, title, content, category, importance, tags, "
         "signature, created_at, updated_at, last_used_at, use_count, ttl_days, expires_at, "
@@ -96,10 +97,14 @@ def insert_memory(
             memory.source,
             memory.superseded_by,
             memory.reviewed_at,
-            token_count,
+            len(tokens),
         ),
     )
     pk = int(cursor.lastrowid or 0)
+    conn.execute(
+        "INSERT INTO memory_index (memory_pk, project_pk, seq, token_bits) VALUES (?, ?, ?, ?)",
+        (pk, project_pk, next_seq(conn, project_pk), token_bits(tokens)),
+    )
     if memory.tags:
         write_tags(conn, pk, memory.tags)
     if not memory.disabled:
@@ -113,10 +118,11 @@ def save_memory(
     project_pk: int,
     before: Memory,
     after: Memory,
-    token_count: int | None = None,
+    tokens: Collection[str] | None = None,
 ) -> None:
     """Write the columns that differ between ``before`` (the stored row) and ``after``, and
-    keep the tag rows and the search index in step."""
+    keep the tag rows, the search index and the token set in step (a changed text drops
+    the vector: it was made from the old one)."""
     if (after.id, after.project_id) != (before.id, before.project_id):
         raise ValueError(f"a memory keeps its id and scope ({before.id})")
     values = {
@@ -126,8 +132,8 @@ def save_memory(
     }
     if after.expires_at != before.expires_at:
         values["expires_at"] = after.expires_at
-    if token_count is not None:
-        values["token_count"] = token_count
+    if tokens is not None:
+        values["token_count"] = len(tokens)
     if not values:
         return
     columns = ", ".join(f"{name} = ?" for name in values)
@@ -135,10 +141,43 @@ def save_memory(
     if after.tags != before.tags:
         write_tags(conn, pk, after.tags)
     searched = any(getattr(after, f) != getattr(before, f) for f in SEARCHED_FIELDS)
+    if searched or tokens is not None:
+        set_index(conn, pk, project_pk, tokens=tokens, drop_vector=searched)
     if not before.disabled and (after.disabled or searched):
         unindex_memory(conn, pk, project_pk)
     if not after.disabled and (before.disabled or searched):
         index_memory(conn, pk, after, project_pk)
+
+
+def set_index(
+    conn: sqlite3.Connection,
+    pk: int,
+    project_pk: int,
+    *,
+    tokens: Collection[str] | None = None,
+    vector: tuple[str, bytes] | None = None,
+    drop_vector: bool = False,
+) -> None:
+    """Change a memory's ``memory_index`` row (made if missing): its token set, its vector
+    (model, quantized vector) or neither; ``seq`` moves on so every process reloads it."""
+    seq = next_seq(conn, project_pk)
+    conn.execute(
+        "INSERT INTO memory_index (memory_pk, project_pk, seq) VALUES (?, ?, ?) "
+        "ON CONFLICT (memory_pk) DO UPDATE SET seq = excluded.seq",
+        (pk, project_pk, seq),
+    )
+    if tokens is not None:
+        conn.execute(
+            "UPDATE memory_index SET token_bits = ? WHERE memory_pk = ?", (token_bits(tokens), pk)
+        )
+    if vector is not None:
+        conn.execute(
+            "UPDATE memory_index SET model = ?, vector = ? WHERE memory_pk = ?", (*vector, pk)
+        )
+    elif drop_vector:
+        conn.execute(
+            "UPDATE memory_index SET model = NULL, vector = NULL WHERE memory_pk = ?", (pk,)
+        )
 
 
 def expired_ids(conn: sqlite3.Connection, project_pk: int | None, now: float) -> list[str]:
@@ -152,10 +191,10 @@ def expired_ids(conn: sqlite3.Connection, project_pk: int | None, now: float) ->
     return [row[0] for row in conn.execute(sql, params)]
 
 
-def reinforce(conn: sqlite3.Connection, uses: dict[str, tuple[int, float]]) -> None:
+def reinforce(conn: sqlite3.Connection, uses: dict[str, tuple[int, float, float]]) -> None:
     """Count uses of memories (not an audit event: it is not a change of content)."""
     conn.executemany(
-        "UPDATE memories SET use_count = use_count + ?, "
+        "UPDATE memories SET use_count = use_count + ?, use_heat = use_heat + ?, "
         "last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?",
-        [(count, at, memory_id) for memory_id, (count, at) in uses.items()],
+        [(count, heat, at, memory_id) for memory_id, (count, at, heat) in uses.items()],
     )

@@ -18,7 +18,7 @@ from ltm_desktop.core.records import (
 MEMORY_COLUMNS = (
     "m.id, p.project_id, m.title, m.content, m.category, m.importance, m.tags, m.signature, "
     "m.created_at, m.updated_at, m.last_used_at, m.use_count, m.ttl_days, m.disabled, "
-    "m.source, m.superseded_by, m.disabled_at, m.reviewed_at"
+    "m.source, m.superseded_by, m.disabled_at, m.reviewed_at, m.use_heat"
 )
 MEMORY_FROM = "memories AS m JOIN projects AS p ON p.pk = m.project_pk"
 
@@ -52,6 +52,7 @@ def memory_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
         superseded_by=row[15],
         disabled_at=row[16],
         reviewed_at=row[17],
+        use_heat=row[18],
     )
 
 

@@ -10,16 +10,11 @@ each group by BM25.
 from __future__ import annotations
 
 import sqlite3
-import unicodedata
-from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
-from ltm_desktop.core.query import ParsedQuery, split_words
+from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import Memory, Observation
-from ltm_desktop.store.fts_query import match_all, match_any, match_two, quote, term_phrases
-from ltm_desktop.store.fts_tables import memory_table_pk
-from ltm_desktop.store.fts_text import index_text
-from ltm_desktop.store.rarity import WordRarity
+from ltm_desktop.store.fts_query import match_all, match_any, match_two, term_phrases
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
     OBSERVATION_COLUMNS,
@@ -28,10 +23,6 @@ from ltm_desktop.store.rows import (
 )
 from ltm_desktop.store.snippets import make_snippet
 
-NEAR_DUPLICATE_BATCH = 200  # phrases per statement (SQLite allows 500 compound SELECTs)
-# Marks and private-use characters: Python and FTS5's unicode61 (Unicode 6.1) may not agree
-# on where words start and end around them, so a token holding one is not looked up.
-_UNSURE = frozenset({"Mn", "Mc", "Me", "Co", "Cn", "Cs"})
 RANK_SLACK = 8  # extra ranked rows, so that a few expired ones rarely need a second query
 
 _OBSERVATION_SQL = (
@@ -140,59 +131,13 @@ def search_observations(
     return [(o, score, make_snippet(o.narrative, terms)) for o, score in found[:limit]]
 
 
-def _phrase(token: str) -> str | None:
-    """``token`` as an FTS5 phrase that every text holding it (between whitespace) matches,
-    or None when that cannot be promised: no word in it, or characters whose word
-    boundaries Python and the FTS5 tokenizer might draw differently."""
-    if not split_words(token) or any(unicodedata.category(c) in _UNSURE for c in token):
-        return None
-    return quote(index_text(token))
-
-
 def near_duplicate_candidates(
-    conn: sqlite3.Connection,
-    table: str,
-    tokens: Collection[str],
-    at_least: int,
-    band: tuple[float, float],
-    rarity: WordRarity,
+    conn: sqlite3.Connection, pks: list[int], band: tuple[float, float]
 ) -> list[tuple[str, str]]:
-    """(id, content) of every active memory of ``table``'s scope whose token count is
-    strictly inside ``band`` and that holds at least ``at_least`` of ``tokens``, and others.
-
-    Such a memory lacks at most ``misses = len(tokens) - at_least`` of them, so it holds
-    at least two of any ``misses + 2``: the candidates are the memories that hold two of
-    the rarest ``misses + 2`` (each token a phrase of the index). No cap, no guess: a
-    near-duplicate is never missed, however many words an edit added or changed.
-    """
-    misses = max(0, len(tokens) - at_least)
-    phrases = {token: _phrase(token) for token in tokens}
-    usable = {token: phrase for token, phrase in phrases.items() if phrase is not None}
-    need = min(2, len(usable) - misses)
+    """(id, content) of the active memories among ``pks`` (those whose token sets may hold
+    enough of the new text's tokens: ``scope_index.TokenSets.holding``) whose token count
+    is strictly inside ``band``."""
     low, high = band
-    if need < 1:  # too few tokens the index can vouch for: look at the whole band
-        return [
-            (row[0], row[1])
-            for row in conn.execute(
-                "SELECT id, content FROM memories WHERE project_pk = ? AND disabled = 0 "
-                "AND token_count > ? AND token_count < ?",
-                (memory_table_pk(table), low, high),
-            )
-        ]
-    words = {token: split_words(token) for token in usable}
-    counts = rarity.counts(table, {w for ws in words.values() for w in ws})
-    rarest = sorted(usable, key=lambda t: (min(counts[w] for w in words[t]), -len(t), t))
-    chosen = [usable[t] for t in rarest[: misses + need]]
-    found: Counter[int] = Counter()
-    for start in range(0, len(chosen), NEAR_DUPLICATE_BATCH):
-        batch = chosen[start : start + NEAR_DUPLICATE_BATCH]
-        union = " UNION ALL ".join(
-            f"SELECT rowid FROM {table} WHERE {table} MATCH ?" for _ in batch
-        )
-        found.update(
-            dict(conn.execute(f"SELECT rowid, count(*) FROM ({union}) GROUP BY rowid", batch))
-        )
-    pks = [pk for pk, n in found.items() if n >= need]
     candidates: list[tuple[str, str]] = []
     for start in range(0, len(pks), 500):
         chunk = pks[start : start + 500]

@@ -36,8 +36,8 @@ from ltm_desktop.store.connection import SYNCHRONOUS, describe_error, transactio
 from ltm_desktop.store.fts_tables import MemoryTables
 from ltm_desktop.store.migrations import MIGRATIONS, Migration
 from ltm_desktop.store.opening import open_database
-from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.readers import Readers
+from ltm_desktop.store.scope_index import ScopeTokenSets
 from ltm_desktop.store.write_txn import SqliteWriteTxn
 
 T = TypeVar("T")
@@ -62,7 +62,7 @@ class SqliteStore:
         self.migration_backup = opened.migration_backup
         self._schema_version = opened.schema_version
         self._guard = opened.guard
-        self._rarity = WordRarity(self._writer)
+        self._token_sets = ScopeTokenSets()
         self._tables = MemoryTables()
         self._checkpointer = Checkpointer(
             path, synchronous=synchronous, still_ours=lambda: self._guard.look().lost is None
@@ -129,7 +129,7 @@ class SqliteStore:
                 self._checkpointer.note_write(wal_bytes)
                 self._write_failure = None
             except BaseException as exc:
-                self._rarity.reset()  # its temp vocabulary tables were rolled back too
+                self._token_sets.reset()  # they may hold rows the rollback undid
                 if isinstance(exc, StorageError):
                     at = time.strftime("%H:%M:%S")
                     self._write_failure = f"the last write failed (at {at}): {exc}"
@@ -224,12 +224,11 @@ class SqliteStore:
                 pk_of=self._pk,
                 writable_pk=self._writable_pk,
                 tables=self._tables,
-                rarity=self._rarity,
+                token_sets=self._token_sets,
             )
             yield txn
-            txn.finish()
 
-    def reinforce(self, uses: dict[str, tuple[int, float]]) -> None:
+    def reinforce(self, uses: dict[str, tuple[int, float, float]]) -> None:
         if uses:
             with self._write() as conn:
                 writes.reinforce(conn, uses)
@@ -256,10 +255,10 @@ class SqliteStore:
 
         return self._read(work)
 
-    def top_memories(self, project_id: str, n: int, now: float) -> list[Memory]:
+    def top_memories(self, project_id: str, importance: int, n: int, now: float) -> list[Memory]:
         def work(conn: sqlite3.Connection) -> list[Memory]:
             pk = self._pk(conn, project_id)
-            return [] if pk is None else reads.top_memories(conn, pk, n, now)
+            return [] if pk is None else reads.top_memories(conn, pk, importance, n, now)
 
         return self._read(work)
 

@@ -50,6 +50,7 @@ class Tables:
     projects: dict[str, Project] = field(default_factory=dict)
     memories: dict[str, Memory] = field(default_factory=dict)  # in insertion order
     token_counts: dict[str, int] = field(default_factory=dict)
+    vectors: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # id -> (model, vector)
     observations: list[Observation] = field(default_factory=list)
     audit: list[AuditEvent] = field(default_factory=list)
 
@@ -58,6 +59,7 @@ class Tables:
             dict(self.projects),
             dict(self.memories),
             dict(self.token_counts),
+            dict(self.vectors),
             list(self.observations),
             list(self.audit),
         )
@@ -131,7 +133,7 @@ class MemoryTxn:
             and min_tokens < self._t.token_counts[m.id] < max_tokens
         ]
 
-    def insert_memory(self, memory: Memory, token_count: int) -> None:
+    def insert_memory(self, memory: Memory, tokens: Collection[str]) -> None:
         if memory.id in self._t.memories:
             raise StorageError(f"UNIQUE constraint failed: memories.id ({memory.id})")
         self._check_unique(memory)
@@ -139,15 +141,27 @@ class MemoryTxn:
             name = memory.project_id
             self._t.projects[name] = Project(name, None, name, memory.created_at)
         self._t.memories[memory.id] = memory
-        self._t.token_counts[memory.id] = token_count
+        self._t.token_counts[memory.id] = len(tokens)
 
-    def save_memory(self, before: Memory, after: Memory, token_count: int | None = None) -> None:
+    def save_memory(
+        self, before: Memory, after: Memory, tokens: Collection[str] | None = None
+    ) -> None:
         if self.get_memory(before.id).project_id != after.project_id or before.id != after.id:
             raise ValueError(f"a memory keeps its id and scope ({before.id})")
         self._check_unique(after)
         self._t.memories[after.id] = after
-        if token_count is not None:
-            self._t.token_counts[after.id] = token_count
+        if tokens is not None:
+            self._t.token_counts[after.id] = len(tokens)
+        if any(getattr(before, f) != getattr(after, f) for f in ("title", "content", "tags")):
+            self._t.vectors.pop(after.id, None)  # made from the old text
+
+    def set_vector(self, memory_id: str, model: str, vector: bytes) -> None:
+        self.get_memory(memory_id)
+        self._t.vectors[memory_id] = (model, vector)
+
+    def set_tokens(self, memory_id: str, tokens: Collection[str]) -> None:
+        self.get_memory(memory_id)
+        self._t.token_counts[memory_id] = len(tokens)
 
     def record(self, entry: AuditEntry) -> None:
         seq = len(self._t.audit) + 1
@@ -228,15 +242,20 @@ class InMemoryStore:
             self._files.commits += 1
             self._own_commits += 1
 
-    def reinforce(self, uses: dict[str, tuple[int, float]]) -> None:
+    def reinforce(self, uses: dict[str, tuple[int, float, float]]) -> None:
         if not uses:
             return
         with self.write() as txn:
-            for memory_id, (count, at) in uses.items():
+            for memory_id, (count, at, heat) in uses.items():
                 memory = self._t.memories.get(memory_id)
                 if memory is not None:
                     last = max(memory.last_used_at or 0, at)
-                    used = replace(memory, use_count=memory.use_count + count, last_used_at=last)
+                    used = replace(
+                        memory,
+                        use_count=memory.use_count + count,
+                        last_used_at=last,
+                        use_heat=memory.use_heat + heat,
+                    )
                     txn.save_memory(memory, used)
 
     # -- projects ---------------------------------------------------------
@@ -301,9 +320,10 @@ class InMemoryStore:
     def count_memories(self, project_id: str, query: ListQuery, now: float) -> int:
         return len(self._listed(project_id, query, now))
 
-    def top_memories(self, project_id: str, n: int, now: float) -> list[Memory]:
+    def top_memories(self, project_id: str, importance: int, n: int, now: float) -> list[Memory]:
         live = [m for m in self._memories(project_id) if is_live(m, now)]
-        return ordered(live, "importance", descending=True)[:n]
+        level = [m for m in live if m.importance == importance]
+        return sorted(level, key=lambda m: (-m.use_heat, -m.updated_at))[:n]
 
     def stale_memories(
         self, project_id: str, max_importance: int, cutoff: float, now: float

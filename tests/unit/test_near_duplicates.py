@@ -86,7 +86,7 @@ def test_every_near_duplicate_is_a_candidate(
             if txn.find_active(project_id, rules.content_signature(text)) is not None:
                 continue
             memory = _memory(n, project_id, text)
-            txn.insert_memory(memory, len(rules.similarity_tokens(text)))
+            txn.insert_memory(memory, rules.similarity_tokens(text))
             if rules.jaccard(tokens, rules.similarity_tokens(text)) > T:
                 expected.add(memory.id)
         count = len(tokens)
