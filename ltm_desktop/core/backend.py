@@ -28,7 +28,9 @@ from ltm_desktop.core.records import (
     Project,
 )
 
-MemoryHit = tuple[Memory, float, str]
+# (memory, BM25 within its scope, snippet, stage): stage 0 holds every term of the query,
+# 1 two of them, 2 any one (MemoryStore.search_memories).
+MemoryHit = tuple[Memory, float, str, int]
 ObservationHit = tuple[Observation, float, str]
 
 # ``ListQuery.order_by`` values every backend sorts by (the core refuses others), and the
@@ -214,7 +216,30 @@ class MemoryStore(Protocol):
 
     def search_memories(
         self, project_ids: Sequence[str], query: ParsedQuery, limit: int, now: float
-    ) -> list[MemoryHit]: ...
+    ) -> list[MemoryHit]:
+        """For each stage (every term, then two, then any; a stage runs only while fewer
+        than ``limit`` memories were found), the ``limit`` best active, unexpired memories
+        of each scope not found before, best first within the scope. Scores of different
+        scopes need not be comparable: the core ranks across them."""
+        ...
+
+    def search_vectors(
+        self, project_ids: Sequence[str], model: str, vector: bytes, limit: int, now: float
+    ) -> list[tuple[Memory, float]]:
+        """The ``limit`` active, unexpired memories of the scopes whose vectors of ``model``
+        are most similar to ``vector`` (cosine similarity, best first). Approximate
+        search is allowed: SQLite scores the rows nearest by sign bits exactly."""
+        ...
+
+    def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
+        """Active memories with an id above ``after_id`` (in id order) whose token set was
+        never kept, or with no vector of ``model`` ("" : any vector will do)."""
+        ...
+
+    def index_progress(self, model: str) -> tuple[int, int]:
+        """(active memories with a vector of ``model``, active memories)."""
+        ...
+
     def scope_counts(
         self, project_id: str, max_importance: int, cutoff: float, now: float
     ) -> dict[str, int]: ...

@@ -140,11 +140,19 @@ class AuditEvent:
     after: dict[str, Any] | None
 
 
+# Why a search hit matched: it holds every word of the query, some of them, or none but
+# means much the same (semantic search).
+MATCHED_WORDS = "words"
+MATCHED_SOME = "some_words"
+MATCHED_MEANING = "meaning"
+
+
 @dataclass(frozen=True, slots=True)
 class SearchHit:
     memory: Memory
     score: float
     snippet: str
+    matched: str = MATCHED_WORDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +162,7 @@ class RecallHit:
     snippet: str
     memory: Memory | None = None
     observation: Observation | None = None
+    matched: str = MATCHED_WORDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,3 +229,18 @@ class ChangeEvent:
     action: str
     actor: str
     at: float
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStatus:
+    """Semantic search's state: which model, how many active memories have its vector."""
+
+    model: str  # "" : none configured (search by words only)
+    with_vectors: int
+    memories: int
+    running: bool  # the backfill is at work
+    problem: str | None  # why semantic search is off, for a person
+
+    @property
+    def complete(self) -> bool:
+        return not self.model or self.with_vectors >= self.memories

@@ -19,6 +19,7 @@ from typing import Any
 
 from ltm_desktop.core import ranking, rules, writing
 from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, InvalidInput
 from ltm_desktop.core.events import EventHub
@@ -92,6 +93,7 @@ class MemoryService(SearchReads, HistoryReads):
         self.events = EventHub()
         self._clock = clock
         self._embedder = embedder or NoEmbedder()
+        self._index_generation = 0  # moves when the backfill stores vectors (search cache)
         self._provider = provider or NoExternalProvider()
         self._consolidator = consolidator or NoConsolidator()
         self._write_lock = threading.RLock()
@@ -107,6 +109,7 @@ class MemoryService(SearchReads, HistoryReads):
             clock=clock,
         )
         self.views = MemoryMdSync(store, self.precis_manager, paths.data_dir / ".lock", clock)
+        self.backfill = Backfill(store, self._embedder, self._write_lock, self._vectors_moved)
 
     def start(self) -> int:
         """Startup housekeeping: expire what is due and regenerate every MEMORY.md.
@@ -116,12 +119,14 @@ class MemoryService(SearchReads, HistoryReads):
         self._uses.start()
         purged = self.purge_expired(None, SYSTEM_ACTOR)
         self.views.start()
+        self.backfill.start()
         return purged
 
     def close(self) -> None:
         """Finish queued MEMORY.md work, write pending use counts (if the database lets
         us) and close the store."""
         try:
+            self.backfill.close()
             self.views.close()
             self._uses.close()
         except Exception:  # logged by the counter; closing must still happen
@@ -210,9 +215,12 @@ class MemoryService(SearchReads, HistoryReads):
         actor = rules.check_actor(actor)
         project_id = rules.check_project_id(project_id)
         draft = rules.validate_draft(draft, self.settings.default_importance)
+        vector = self._embed(writing.embedding_text(draft))
         with self._write_lock:
             with self.store.write() as txn:
-                result = writing.add_memory(txn, project_id, draft, actor, self.now())
+                result = writing.add_memory(
+                    txn, project_id, draft, actor, self.now(), vector=vector
+                )
             changed = [result.memory]
             if result.superseded_id:
                 changed.append(self.store.get_memory(result.superseded_id))
@@ -221,6 +229,8 @@ class MemoryService(SearchReads, HistoryReads):
             events += [self._event(m, "superseded", actor) for m in changed[1:]]
         self._after_write(changed)
         self.events.publish(events)
+        if vector is None and self._embedder.model:
+            self.backfill.wake()
         return replace(result, memory=self._uses.overlay(result.memory))
 
     def import_memories(
@@ -237,6 +247,8 @@ class MemoryService(SearchReads, HistoryReads):
             imported = writing.import_memories(txn, project_id, clean, actor, self.now())
         self._after_write(imported)
         self.events.publish([self._event(m, "imported", actor) for m in imported])
+        if imported:
+            self.backfill.wake()  # their token sets and vectors, in the background
         return imported
 
     def update(
@@ -258,7 +270,13 @@ class MemoryService(SearchReads, HistoryReads):
         with self._write_lock, self._current_on_conflict():
             with self.store.write() as txn:
                 before, after = writing.update_memory(
-                    txn, memory_id, clean, actor, self.now(), expected_updated_at=expected
+                    txn,
+                    memory_id,
+                    clean,
+                    actor,
+                    self.now(),
+                    expected_updated_at=expected,
+                    embed=lambda m: self._embed(writing.embedding_text(m)),
                 )
             events = [] if after == before else [self._event(after, "updated", actor)]
         if events:

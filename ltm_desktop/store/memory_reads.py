@@ -76,6 +76,18 @@ def get_memories(conn: sqlite3.Connection, memory_ids: list[str]) -> list[Memory
     return found
 
 
+def get_memories_by_pk(conn: sqlite3.Connection, pks: list[int]) -> list[tuple[int, Memory]]:
+    found: list[tuple[int, Memory]] = []
+    for start in range(0, len(pks), IDS_PER_QUERY):
+        chunk = pks[start : start + IDS_PER_QUERY]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT m.pk, {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.pk IN ({marks})", chunk
+        ).fetchall()
+        found += [(int(row[0]), memory_from_row(row[1:])) for row in rows]
+    return found
+
+
 def list_memories(
     conn: sqlite3.Connection, project_pk: int, query: ListQuery, now: float
 ) -> list[Memory]:

@@ -23,6 +23,7 @@ from ltm_desktop.store.rows import (
 )
 from ltm_desktop.store.snippets import make_snippet
 
+EVERY_TERM, TWO_TERMS, ANY_TERM = 0, 1, 2  # search stages (core.backend.MemoryHit)
 RANK_SLACK = 8  # extra ranked rows, so that a few expired ones rarely need a second query
 
 _OBSERVATION_SQL = (
@@ -33,7 +34,7 @@ _OBSERVATION_SQL = (
     "ORDER BY s.score DESC"
 )  # ranked as memories are (see _ranked); snippets are made in Python
 
-MemoryHit = tuple[Memory, float, str]
+MemoryHit = tuple[Memory, float, str, int]  # (memory, BM25, snippet, stage)
 ObservationHit = tuple[Observation, float, str]
 Ranked = tuple[Memory, float]
 
@@ -70,17 +71,6 @@ def _active(disabled: int | None, expires_at: float | None, now: float) -> bool:
     return disabled == 0 and (expires_at is None or expires_at > now)
 
 
-def _best(
-    conn: sqlite3.Connection, tables: Sequence[str], match: str, now: float, limit: int
-) -> list[Ranked]:
-    """The ``limit`` best hits over the scopes' tables (BM25 per table, merged by score)."""
-    hits: list[Ranked] = []
-    for table in tables:
-        hits += _ranked(conn, table, match, now, limit)
-    hits.sort(key=lambda hit: -hit[1])
-    return hits[:limit]
-
-
 def search_memories(
     conn: sqlite3.Connection,
     tables: Sequence[str],
@@ -88,25 +78,30 @@ def search_memories(
     limit: int,
     now: float,
 ) -> list[MemoryHit]:
-    """The best ``limit`` active, unexpired memories in these scope tables for ``query``."""
+    """For each stage (0: every term, 1: two of them, 2: any), the best ``limit`` active,
+    unexpired memories of each scope table not found by an earlier stage, by BM25 within
+    the table; a later stage runs only while fewer than ``limit`` were found. Tables are
+    not merged by score: BM25 of a small table (global) is not comparable with a large
+    one's, so the core ranks across scopes (core.hybrid)."""
     if query.is_empty or not tables or limit <= 0:
         return []
-    stages = [match_all(query)]
+    stages = [(EVERY_TERM, match_all(query))]
     if len(query.positive) >= 3:
-        stages.append(match_two(query))  # cheaper and better than any-term when it suffices
+        stages.append((TWO_TERMS, match_two(query)))  # cheaper and better than any-term
     if len(query.positive) >= 2:
-        stages.append(match_any(query))
-    hits: list[Ranked] = []
+        stages.append((ANY_TERM, match_any(query)))
+    hits: list[MemoryHit] = []
     seen: set[str] = set()
-    for match in stages:
-        for memory, score in _best(conn, tables, match, now, limit):
-            if memory.id not in seen and len(hits) < limit:
-                seen.add(memory.id)
-                hits.append((memory, score))
-        if len(hits) >= limit:
-            break
     terms = [term_phrases(term) for term in query.positive]
-    return [(memory, score, make_snippet(memory.content, terms)) for memory, score in hits]
+    for stage, match in stages:
+        for table in tables:
+            ranked = _ranked(conn, table, match, now, limit + len(seen))
+            fresh = [(m, score) for m, score in ranked if m.id not in seen][:limit]
+            seen.update(m.id for m, _ in fresh)
+            hits += [(m, score, make_snippet(m.content, terms), stage) for m, score in fresh]
+        if len(seen) >= limit:
+            break
+    return hits
 
 
 def search_observations(

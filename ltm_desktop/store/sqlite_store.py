@@ -30,7 +30,7 @@ from ltm_desktop.core.records import (
 )
 from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
-from ltm_desktop.store import observations, search
+from ltm_desktop.store import observations, search, vector_reads
 from ltm_desktop.store.checkpointer import Checkpointer
 from ltm_desktop.store.connection import SYNCHRONOUS, describe_error, transaction
 from ltm_desktop.store.fts_tables import MemoryTables
@@ -38,6 +38,7 @@ from ltm_desktop.store.migrations import MIGRATIONS, Migration
 from ltm_desktop.store.opening import open_database
 from ltm_desktop.store.readers import Readers
 from ltm_desktop.store.scope_index import ScopeTokenSets
+from ltm_desktop.store.vectors import VectorIndex
 from ltm_desktop.store.write_txn import SqliteWriteTxn
 
 T = TypeVar("T")
@@ -63,6 +64,7 @@ class SqliteStore:
         self._schema_version = opened.schema_version
         self._guard = opened.guard
         self._token_sets = ScopeTokenSets()
+        self._vectors = VectorIndex()
         self._tables = MemoryTables()
         self._checkpointer = Checkpointer(
             path, synchronous=synchronous, still_ours=lambda: self._guard.look().lost is None
@@ -281,6 +283,22 @@ class SqliteStore:
             return search.search_memories(conn, tables, query, limit, now)
 
         return self._read(work)
+
+    def search_vectors(
+        self, project_ids: Sequence[str], model: str, vector: bytes, limit: int, now: float
+    ) -> list[tuple[Memory, float]]:
+        def work(conn: sqlite3.Connection) -> list[tuple[Memory, float]]:
+            return vector_reads.search_vectors(
+                conn, self._vectors, self._pks(conn, project_ids), model, vector, limit, now
+            )
+
+        return self._read(work)
+
+    def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
+        return self._read(lambda c: vector_reads.unindexed(c, model, after_id, limit))
+
+    def index_progress(self, model: str) -> tuple[int, int]:
+        return self._read(lambda c: vector_reads.index_progress(c, model))
 
     def scope_counts(
         self, project_id: str, max_importance: int, cutoff: float, now: float

@@ -12,6 +12,7 @@ database file), so a test can reopen a data dir or run two services on it.
 from __future__ import annotations
 
 import json
+import struct
 import threading
 import time
 from collections.abc import Collection, Iterator, Sequence
@@ -342,7 +343,37 @@ class InMemoryStore:
             if m.project_id in project_ids and is_live(m, now)
         ]
         hits = sorted(((m, s) for m, s in scored if s > 0), key=lambda hit: -hit[1])
-        return [(m, s, m.content[:200]) for m, s in hits[:limit]]
+        every = len(query.positive)  # stage 0: every term; else "some" (2)
+        return [(m, s, m.content[:200], 0 if s >= every else 2) for m, s in hits[:limit]]
+
+    def search_vectors(
+        self, project_ids: Sequence[str], model: str, vector: bytes, limit: int, now: float
+    ) -> list[tuple[Memory, float]]:
+        query = struct.unpack(f"<{len(vector) // 4}f", vector)
+        scored = []
+        for memory_id, (made_by, stored) in self._t.vectors.items():
+            memory = self._t.memories[memory_id]
+            if made_by != model or memory.project_id not in project_ids:
+                continue
+            if is_live(memory, now) and len(stored) == len(vector):
+                other = struct.unpack(f"<{len(stored) // 4}f", stored)
+                scored.append((memory, sum(a * b for a, b in zip(query, other, strict=True))))
+        return sorted(scored, key=lambda hit: -hit[1])[:limit]
+
+    def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
+        missing = [
+            m
+            for m in self._t.memories.values()
+            if not m.disabled
+            and m.id > after_id
+            and (bool(model) and self._t.vectors.get(m.id, ("", b""))[0] != model)
+        ]
+        return sorted(missing, key=lambda m: m.id)[:limit]
+
+    def index_progress(self, model: str) -> tuple[int, int]:
+        active = [m for m in self._t.memories.values() if not m.disabled]
+        done = sum(1 for m in active if self._t.vectors.get(m.id, ("", b""))[0] == model)
+        return done, len(active)
 
     def scope_counts(
         self, project_id: str, max_importance: int, cutoff: float, now: float

@@ -10,6 +10,7 @@ from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock, ServiceFactory, make_draft
+from tests.doubles.embedders import WordHashEmbedder
 
 pytestmark = pytest.mark.every_backend
 
@@ -88,18 +89,19 @@ def test_search_if_cached_refuses_bad_input_like_search(
         service.search_if_cached("not a project id", "x")
 
 
-def test_search_if_cached_defers_to_a_configured_embedder(
+def test_search_if_cached_answers_with_an_embedder_without_embedding_again(
     make_service: ServiceFactory, tmp_path: Path
 ) -> None:
-    class Embedder:
-        def embed(self, texts: list[str]) -> list[list[float]]:
-            return [[float(len(t))] for t in texts]
-
-    service = make_service(tmp_path / "e", embedder=Embedder())
+    embedder = WordHashEmbedder()
+    service = make_service(tmp_path / "e", embedder=embedder)
     project = service.resolve_scope(cwd="/srv/e", register=True)
     service.add(project, make_draft("helm charts live in deploy/"), "a")
-    service.search(project, "helm")
-    assert service.search_if_cached(project, "helm") is None  # the embedder may do I/O
+    first = service.search(project, "helm")
+    calls = embedder.calls
+    again = service.search_if_cached(project, "helm")
+    assert again is not None
+    assert [h.memory.id for h in again] == [h.memory.id for h in first]
+    assert embedder.calls == calls  # the cached answer needs no vector
 
 
 def test_the_cache_can_be_turned_off_in_settings(
