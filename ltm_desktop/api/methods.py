@@ -89,6 +89,7 @@ def health(d: Dispatcher, p: Params, s: Session) -> Any:
         "memory_md_problems": [
             serialize.memory_md_problem(x) for x in d.service.memory_md_problems()
         ],
+        "semantic_search": serialize.index_status(d.service.index_status()),
     }
 
 

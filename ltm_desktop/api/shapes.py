@@ -71,6 +71,7 @@ class SearchHitShape(TypedDict):
     memory: MemoryShape
     score: float
     snippet: str
+    matched: str  # "words" (every word), "some_words", "meaning" (semantic search alone)
 
 
 class RecallHitShape(TypedDict):
@@ -79,6 +80,7 @@ class RecallHitShape(TypedDict):
     snippet: str
     memory: NotRequired[MemoryShape]
     observation: NotRequired[ObservationShape]
+    matched: NotRequired[str]  # memories only, as in SearchHitShape
 
 
 class MemoryPageShape(TypedDict):
@@ -112,6 +114,14 @@ class MemoryMdProblemShape(TypedDict):
     attempts: int
 
 
+class IndexStatusShape(TypedDict):
+    model: str | None  # null: search by words only ([search] embedder = "none")
+    with_vectors: int
+    memories: int
+    backfilling: bool
+    problem: str | None
+
+
 class HealthShape(TypedDict):
     ok: bool
     version: str
@@ -121,3 +131,4 @@ class HealthShape(TypedDict):
     synchronous: str
     problems: list[str]
     memory_md_problems: list[MemoryMdProblemShape]
+    semantic_search: IndexStatusShape

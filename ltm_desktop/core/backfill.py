@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from ltm_desktop.core.backend import MemoryStore
@@ -24,6 +25,7 @@ from ltm_desktop.core.writing import embedding_text
 log = logging.getLogger(__name__)
 BATCH = 256
 RETRY_SECONDS = 60.0  # after the embedder failed, before trying again
+COUNT_SECONDS = 10.0  # how long a count of memories with vectors is reused
 ProgressListener = Callable[[IndexStatus], None]
 
 
@@ -47,6 +49,7 @@ class Backfill:
         self._listeners: list[ProgressListener] = []
         self._running = False
         self._done_total: tuple[int, int] | None = None
+        self._counted_at = 0.0
 
     def subscribe(self, listener: ProgressListener) -> None:
         self._listeners.append(listener)
@@ -68,7 +71,12 @@ class Backfill:
             self._thread = None
 
     def status(self) -> IndexStatus:
-        done, total = self._done_total or self._store.index_progress(self._embedder.model)
+        """Counted at most every COUNT_SECONDS (a count over every memory), or by the backfill."""
+        now = time.monotonic()
+        if self._done_total is None or now - self._counted_at > COUNT_SECONDS:
+            self._done_total = self._store.index_progress(self._embedder.model)
+            self._counted_at = now
+        done, total = self._done_total
         return IndexStatus(
             model=self._embedder.model,
             with_vectors=done,
@@ -89,6 +97,7 @@ class Backfill:
             after = batch[-1].id
             filled += self._fill(batch)
             self._done_total = self._store.index_progress(model)
+            self._counted_at = time.monotonic()
             self._on_batch()
             self._publish()
         return filled

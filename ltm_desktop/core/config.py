@@ -19,6 +19,11 @@ DEFAULT_NUDGE = (
 )
 
 
+# [search] embedder: "static" (token embeddings shipped in a package, the default),
+# "openai" (any OpenAI-compatible /embeddings endpoint: Ollama, llama.cpp, vLLM), "none".
+EMBEDDERS = ("static", "openai", "none")
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Tunable behaviour; the TOML key of each field is in ``CONFIG_KEYS``."""
@@ -32,6 +37,10 @@ class Settings:
     nudge_text: str = DEFAULT_NUDGE
     search_cache_entries: int = 256
     default_importance: int = 0
+    search_embedder: str = "static"
+    search_endpoint: str = "http://127.0.0.1:11434/v1"
+    search_model: str = "nomic-embed-text"
+    search_api_key_env: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +51,7 @@ class _Key:
     kind: type
     low: int = 0
     high: int = 0
+    choices: tuple[str, ...] = ()
 
 
 CONFIG_KEYS: tuple[_Key, ...] = (
@@ -53,6 +63,10 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     _Key("observe", "pre_compact", "observe_pre_compact", bool),
     _Key("prompt", "nudge", "nudge_text", str, 0, 2_000),
     _Key("search", "cache_entries", "search_cache_entries", int, 0, 100_000),
+    _Key("search", "embedder", "search_embedder", str, 0, 20, EMBEDDERS),
+    _Key("search", "endpoint", "search_endpoint", str, 0, 500),
+    _Key("search", "model", "search_model", str, 0, 200),
+    _Key("search", "api_key_env", "search_api_key_env", str, 0, 100),
     _Key("memory", "default_importance", "default_importance", int, 0, 10),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
@@ -71,6 +85,8 @@ def _check(key: _Key, value: Any) -> str | None:
         return None
     if not isinstance(value, str):
         return f"{label} must be a string"
+    if key.choices and value not in key.choices:
+        return f"{label} must be one of " + ", ".join(f'"{c}"' for c in key.choices)
     if len(value) > key.high:
         return f"{label} may have at most {key.high:,} characters"
     return None

@@ -45,6 +45,14 @@ class SearchReads:
     def _vectors_moved(self) -> None:
         self._index_generation += 1
 
+    def check_embedder(self) -> IndexStatus:
+        """``index_status`` after making sure the embedder works (it loads the model)."""
+        try:
+            self._embedder.embed(["status"])
+        except EmbedderUnavailable:
+            pass  # its problem() says why
+        return self.index_status()
+
     def index_status(self) -> IndexStatus:
         """Semantic search: the model, how many memories have its vector, any problem."""
         return self.backfill.status()

@@ -111,15 +111,20 @@ class MemoryService(SearchReads, HistoryReads):
         self.views = MemoryMdSync(store, self.precis_manager, paths.data_dir / ".lock", clock)
         self.backfill = Backfill(store, self._embedder, self._write_lock, self._vectors_moved)
 
-    def start(self) -> int:
+    def start(self, *, backfill: bool = False) -> int:
         """Startup housekeeping: expire what is due and regenerate every MEMORY.md.
 
         A MEMORY.md that cannot be written is reported (``memory_md_problems``), not raised.
+
+        Args:
+            backfill: start the background backfill of vectors and token sets (for
+                long-lived processes: it loads the embedding model).
         """
         self._uses.start()
         purged = self.purge_expired(None, SYSTEM_ACTOR)
         self.views.start()
-        self.backfill.start()
+        if backfill:
+            self.backfill.start()
         return purged
 
     def close(self) -> None:
