@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from ltm_desktop.core.backend import MemoryHit
 from ltm_desktop.core.ranking import search_prior
@@ -63,13 +64,10 @@ def plain_snippet(content: str) -> str:
 
 
 def fuse(
-    lexical: Sequence[MemoryHit],
-    semantic: Sequence[tuple[Memory, float]],
-    floor: float,
-    limit: int,
-    now: float,
+    lexical: Sequence[MemoryHit], semantic: Sequence[tuple[Memory, float]], floor: float
 ) -> list[SearchHit]:
-    """The ``limit`` best hits of both searches, ranked as the module docstring says."""
+    """Every hit of both searches, best first, scored without the prior (``with_prior``
+    applies it when the hits are delivered, with the use counts of that moment)."""
     memories: dict[str, Memory] = {}
     snippets: dict[str, str] = {}
     stages: dict[str, int] = {}
@@ -80,23 +78,39 @@ def fuse(
         memories[memory.id], snippets[memory.id], stages[memory.id] = memory, snippet, found_by
         per_list[(memory.project_id, found_by)].append((memory.id, bm25))
     fused: dict[str, float] = defaultdict(float)
+    position: dict[str, int] = {}  # in its scope's list: equal scores go round the scopes
     for (_, found_by), scored in per_list.items():
         for memory_id, rank in _ranks(scored).items():
             fused[memory_id] += LEXICAL_WEIGHTS.get(found_by, 0.5) / (RRF_K + rank)
+        for index, (memory_id, _) in enumerate(sorted(scored, key=lambda pair: -pair[1])):
+            position[memory_id] = index
     close = [(m, s) for m, s in semantic if s >= floor]
     for memory, _ in close:
         memories.setdefault(memory.id, memory)
     for memory_id, rank in _ranks((m.id, s) for m, s in close).items():
         fused[memory_id] += SEMANTIC_WEIGHT / (RRF_K + rank)
-    hits: list[SearchHit] = []
+    hits: list[tuple[SearchHit, int]] = []
     for memory_id, score in fused.items():
         memory = memories[memory_id]
         stage = stages.get(memory_id)
-        total = score * search_prior(memory, now) + (EXACT_BONUS if stage == EVERY_TERM else 0)
+        total = score + (EXACT_BONUS if stage == EVERY_TERM else 0)
         if stage is None:
-            hits.append(SearchHit(memory, total, plain_snippet(memory.content), MATCHED_MEANING))
+            hit = SearchHit(memory, total, plain_snippet(memory.content), MATCHED_MEANING)
         else:
             matched = MATCHED_WORDS if stage == EVERY_TERM else MATCHED_SOME
-            hits.append(SearchHit(memory, total, snippets[memory_id], matched))
-    hits.sort(key=lambda h: (-h.score, h.memory.id))
-    return hits[:limit]
+            hit = SearchHit(memory, total, snippets[memory_id], matched)
+        hits.append((hit, position.get(memory_id, 0)))
+    hits.sort(key=lambda pair: (-pair[0].score, pair[1], pair[0].memory.id))
+    return [hit for hit, _ in hits]
+
+
+def with_prior(hits: Sequence[SearchHit], now: float) -> list[SearchHit]:
+    """``fuse``'s hits with the fused part of each score multiplied by the memory's search
+    prior (importance, recent uses), re-sorted; ties keep ``fuse``'s order."""
+    weighed = []
+    for hit in hits:
+        bonus = EXACT_BONUS if hit.matched == MATCHED_WORDS else 0.0
+        score = bonus + (hit.score - bonus) * search_prior(hit.memory, now)
+        weighed.append(replace(hit, score=score))
+    weighed.sort(key=lambda h: -h.score)  # stable
+    return weighed

@@ -15,7 +15,7 @@ from ltm_desktop.core import rules
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.errors import EmbedderUnavailable
-from ltm_desktop.core.hybrid import RRF_K, fuse
+from ltm_desktop.core.hybrid import RRF_K, fuse, with_prior
 from ltm_desktop.core.query import MAX_QUERY_CHARS, ParsedQuery, parse_query
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, IndexStatus, Memory, RecallHit, SearchHit
 from ltm_desktop.core.retrieval import (
@@ -91,7 +91,7 @@ class SearchReads:
         """
         count = check_limit(limit, default=5)
         hits = self._hits(project_id, text, count, include_global, typing)
-        return self._deliver(hits, reinforce)
+        return self._deliver(hits, count, reinforce)
 
     def search_if_cached(
         self,
@@ -115,13 +115,20 @@ class SearchReads:
         if not self._cache.holds(key):
             return None  # a first search: do not even read the version
         hits = self._cache.cached(self.store, key, self._version(), self.now())
-        return None if hits is None else self._deliver(hits, reinforce)
+        return None if hits is None else self._deliver(hits, count, reinforce)
 
-    def _deliver(self, hits: list[SearchHit], reinforce: bool) -> list[SearchHit]:
-        """Count a use of each hit if asked, and show counts not yet written."""
-        if reinforce and hits:
-            self._uses.add((h.memory.id for h in hits), self.now())
-        return [replace(h, memory=self._uses.overlay(h.memory)) for h in hits]
+    def _deliver(self, hits: list[SearchHit], count: int, reinforce: bool) -> list[SearchHit]:
+        """The best ``count`` with uses not yet written shown and weighed (the prior is
+        applied here, so a cached answer follows uses made since), counting a use of
+        each if asked."""
+        now = self.now()
+        stored = {h.memory.id: h.memory for h in hits}
+        best = with_prior([replace(h, memory=self._uses.overlay(h.memory)) for h in hits], now)
+        best = best[:count]
+        if reinforce and best:
+            self._uses.add((h.memory.id for h in best), now)
+            best = [replace(h, memory=self._uses.overlay(stored[h.memory.id])) for h in best]
+        return best
 
     def _key(self, scopes: list[str], query: ParsedQuery, count: int, text: object) -> Hashable:
         model = self._embedder.model
@@ -146,10 +153,10 @@ class SearchReads:
         def run() -> list[SearchHit]:
             lexical = self.store.search_memories(scopes, query, count, now)
             semantic = self._by_meaning(scopes, text, count, now)
-            return fuse(lexical, semantic, self._embedder.floor, count, now)
+            return fuse(lexical, semantic, self._embedder.floor)
 
         hits = self._cache.search(self.store, key, self._version(), now, run)
-        return merge_external(self._provider, hits, scopes, text, count)
+        return merge_external(self._provider, hits, scopes, text, len(hits))
 
     def _by_meaning(
         self, scopes: list[str], text: object, count: int, now: float
@@ -185,13 +192,14 @@ class SearchReads:
         wanted = check_kinds(kinds)
         hits: list[RecallHit] = []
         if "memory" in wanted:
+            found = self._hits(project_id, text, count, include_global, typing=False)
             hits += [
                 RecallHit("memory", h.score, h.snippet, memory=h.memory, matched=h.matched)
-                for h in self._hits(project_id, text, count, include_global, typing=False)
+                for h in self._deliver(found, count, reinforce=False)
             ]
         if "observation" in wanted:
             scopes = self._with_global(rules.check_project_id(project_id), include_global)
-            found = self.store.search_observations(scopes, parse_query(text), count)
+            observed = self.store.search_observations(scopes, parse_query(text), count)
             hits += [  # on the memories' fused scale: a rank in one more list
                 RecallHit(
                     "observation",
@@ -199,7 +207,7 @@ class SearchReads:
                     snippet,
                     observation=o,
                 )
-                for rank, (o, _, snippet) in enumerate(found, start=1)
+                for rank, (o, _, snippet) in enumerate(observed, start=1)
             ]
         hits.sort(key=lambda h: (-h.score, h.kind != "memory"))
         hits = hits[:count]

@@ -344,7 +344,11 @@ class InMemoryStore:
         ]
         hits = sorted(((m, s) for m, s in scored if s > 0), key=lambda hit: -hit[1])
         every = len(query.positive)  # stage 0: every term; else "some" (2)
-        return [(m, s, m.content[:200], 0 if s >= every else 2) for m, s in hits[:limit]]
+        found: list[MemoryHit] = []
+        for project_id in project_ids:  # the best ``limit`` of each scope
+            mine = [(m, s) for m, s in hits if m.project_id == project_id][:limit]
+            found += [(m, s, m.content[:200], 0 if s >= every else 2) for m, s in mine]
+        return found
 
     def search_vectors(
         self, project_ids: Sequence[str], model: str, vector: bytes, limit: int, now: float

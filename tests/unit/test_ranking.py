@@ -56,3 +56,16 @@ def test_the_precis_tags_memories_by_category(service: MemoryService, project: s
     assert "## Answer in British English (preference)\n\n" in text
     assert "## Migrate the billing cron (task)\n\n" in text
     assert "## Payments use Stripe\n\n" in text  # plain knowledge stays untagged
+
+
+def test_a_frequently_used_memory_rises_above_an_equally_important_unused_one_in_search(
+    service: MemoryService, project: str
+) -> None:
+    two = service.add(project, make_draft("backup runs nightly at two"), "a").memory
+    six = service.add(project, make_draft("backup runs nightly at six"), "a").memory
+    hits = service.search(project, "backup nightly")
+    assert hits[0].score == hits[1].score  # they match equally well
+    second = two if hits[1].memory.id == two.id else six
+    for _ in range(6):  # agents keep finding the second one by another question
+        service.search(project, second.content, limit=1, reinforce=True)
+    assert service.search(project, "backup nightly")[0].memory.id == second.id
