@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 MODEL = "wordllama-l2_supercat-256"
 # Cosine similarity below which two texts are not similar in meaning (bench/retrieval_bench.py:
 # paraphrases of a memory score above it, unrelated memories below it).
-FLOOR = 0.30
+FLOOR = 0.28
 BATCH = 64  # texts per tokenizer call (padded to the longest, so not too many)
 _WORD_SPLIT = str.maketrans({c: " " for c in "?!.,;:()[]{}\"'`"})
 
