@@ -106,6 +106,12 @@ def run(name: str, distractors: int) -> dict[str, Any]:
                         misses.setdefault(bucket, []).append(query)
                 recall[bucket] = (found, len(queries))
             per_query = (time.perf_counter() - started) / sum(len(q) for q in QUERIES.values())
+            alone = 0  # paraphrases found by the vectors alone (no words, no floor)
+            if embedder.model:
+                for query, key in QUERIES["paraphrase"]:
+                    vector = embedder.embed([query])[0]
+                    near = service.store.search_vectors([project], embedder.model, vector, 5, 0)
+                    alone += key in [ids.get(m.id) for m, _ in near]
         finally:
             service.close()
     finally:
@@ -116,6 +122,7 @@ def run(name: str, distractors: int) -> dict[str, Any]:
         "load_s": load,
         "backfill_s": backfill,
         "query_ms": per_query * 1000,
+        "alone": alone,
     }
 
 
@@ -155,6 +162,7 @@ def main() -> int:
             f"  {mode:<8} model load {r['load_s'] * 1000:7.0f} ms; backfill of "
             f"{len(MEMORIES) + args.distractors} memories {r['backfill_s'] * 1000:7.0f} ms; "
             f"search {r['query_ms']:.2f} ms per query"
+            + (f"; paraphrases by vectors alone {r['alone']}/20" if mode != "none" else "")
         )
         if args.misses:
             for bucket, queries in r["misses"].items():

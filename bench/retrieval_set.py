@@ -83,7 +83,7 @@ QUERIES: dict[str, list[tuple[str, str]]] = {
         ("espresso machine descaling", "coffee"),
     ],
     "morphology": [
-        ("deployed production", "deploy"),
+        ("deployed after smoke testing", "deploy"),
         ("reporting crash", "sentry"),
         ("cached session", "cache"),
         ("formatting python", "lint"),
