@@ -50,6 +50,7 @@ class Backfill:
         self._running = False
         self._done_total: tuple[int, int] | None = None
         self._counted_at = 0.0
+        self._last: IndexStatus | None = None
 
     def subscribe(self, listener: ProgressListener) -> None:
         self._listeners.append(listener)
@@ -124,11 +125,16 @@ class Backfill:
                 filled += 1
         return filled
 
+    def last_status(self) -> IndexStatus | None:
+        """The last progress published (no query: for a UI that polls), None before any."""
+        return self._last
+
     def _publish(self) -> None:
         try:
             status = self.status()
         except LtmError:  # the store is failing; health says so
             return
+        self._last = status
         for listener in list(self._listeners):
             try:
                 listener(status)
