@@ -191,8 +191,10 @@ class SearchReads:
         count = check_limit(limit, default=5)
         wanted = check_kinds(kinds)
         hits: list[RecallHit] = []
+        stored_memories: list[Memory] = []
         if "memory" in wanted:
             found = self._hits(project_id, text, count, include_global, typing=False)
+            stored_memories = [h.memory for h in found]
             hits += [
                 RecallHit("memory", h.score, h.snippet, memory=h.memory, matched=h.matched)
                 for h in self._deliver(found, count, reinforce=False)
@@ -214,7 +216,10 @@ class SearchReads:
         used = [h.memory.id for h in hits if h.memory is not None]
         if reinforce and used:
             self._uses.add(used, self.now())
+        stored = {m.id: m for m in stored_memories}
         return [
-            replace(h, memory=self._uses.overlay(h.memory)) if h.memory is not None else h
+            replace(h, memory=self._uses.overlay(stored[h.memory.id]))
+            if h.memory is not None
+            else h
             for h in hits
         ]
