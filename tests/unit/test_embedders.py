@@ -32,7 +32,8 @@ def test_the_static_model_loads_from_its_package_and_embeds_meaning() -> None:
     )
     assert len(a) == 256
     assert sum(x * x for x in a) == pytest.approx(1.0, abs=1e-4)
-    near, far = sum(x * y for x, y in zip(a, b)), sum(x * y for x, y in zip(a, c))
+    near = sum(x * y for x, y in zip(a, b, strict=True))
+    far = sum(x * y for x, y in zip(a, c, strict=True))
     assert near > far
     assert embedder.problem() is None
 
