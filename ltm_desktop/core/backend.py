@@ -224,11 +224,18 @@ class MemoryStore(Protocol):
         ...
 
     def search_vectors(
-        self, project_ids: Sequence[str], model: str, vector: bytes, limit: int, now: float
+        self,
+        project_ids: Sequence[str],
+        model: str,
+        vector: bytes,
+        limit: int,
+        now: float,
+        min_score: float = -1.0,
     ) -> list[tuple[Memory, float]]:
         """The ``limit`` active, unexpired memories of the scopes whose vectors of ``model``
-        are most similar to ``vector`` (cosine similarity, best first). Approximate
-        search is allowed: SQLite scores the rows nearest by sign bits exactly."""
+        are most similar to ``vector`` (cosine similarity, best first), none below
+        ``min_score``. Approximate search is allowed: SQLite scores the rows nearest by
+        sign bits exactly."""
         ...
 
     def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:

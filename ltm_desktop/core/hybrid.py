@@ -17,7 +17,8 @@ The rules, as the README states them:
   importance and its recent uses), and exact hits get 1 added, so ``score`` always
   orders the hits.
 - A query with no lexical match gets the semantic hits above the floor, and nothing
-  below it.
+  below it. When at least ``limit`` memories hold every word, the search by meaning is
+  not run (``core.searching``): it could only reorder them.
 """
 
 from __future__ import annotations

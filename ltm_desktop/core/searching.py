@@ -15,7 +15,7 @@ from ltm_desktop.core import rules
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.errors import EmbedderUnavailable
-from ltm_desktop.core.hybrid import RRF_K, fuse, with_prior
+from ltm_desktop.core.hybrid import EVERY_TERM, RRF_K, fuse, with_prior
 from ltm_desktop.core.query import MAX_QUERY_CHARS, ParsedQuery, parse_query
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, IndexStatus, Memory, RecallHit, SearchHit
 from ltm_desktop.core.retrieval import (
@@ -152,7 +152,10 @@ class SearchReads:
 
         def run() -> list[SearchHit]:
             lexical = self.store.search_memories(scopes, query, count, now)
-            semantic = self._by_meaning(scopes, text, count, now)
+            exact = sum(1 for hit in lexical if hit[3] == EVERY_TERM)
+            # Memories holding every word outrank any found by meaning alone: with enough
+            # of them, search by meaning could only reorder them, and is not run.
+            semantic = [] if exact >= count else self._by_meaning(scopes, text, count, now)
             return fuse(lexical, semantic, self._embedder.floor)
 
         hits = self._cache.search(self.store, key, self._version(), now, run)
@@ -171,7 +174,8 @@ class SearchReads:
             return []  # logged once by the embedder, shown by search_status()
         if not vectors:
             return []
-        return self.store.search_vectors(scopes, model, vectors[0], count * 2, now)
+        floor = self._embedder.floor
+        return self.store.search_vectors(scopes, model, vectors[0], count, now, floor)
 
     def recall(
         self,

@@ -95,7 +95,10 @@ class StaticEmbedder:
         out: list[bytes] = []
         for start in range(0, len(texts), BATCH):
             batch = [_content_words(text) for text in texts[start : start + BATCH]]
-            encodings = tokenizer.encode_batch(batch, add_special_tokens=False)
+            if len(batch) == 1:  # a write or a query: the batch call's thread pool costs more
+                encodings = [tokenizer.encode(batch[0], add_special_tokens=False)]
+            else:
+                encodings = tokenizer.encode_batch(batch, add_special_tokens=False)
             ids = np.array([e.ids for e in encodings], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
             mask[(ids < 0) | (ids >= table.shape[0])] = 0  # padding, or beyond the table

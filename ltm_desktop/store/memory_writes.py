@@ -160,23 +160,25 @@ def set_index(
 ) -> None:
     """Change a memory's ``memory_index`` row (made if missing): its token set, its vector
     (model, quantized vector) or neither; ``seq`` moves on so every process reloads it."""
-    seq = next_seq(conn, project_pk)
-    conn.execute(
-        "INSERT INTO memory_index (memory_pk, project_pk, seq) VALUES (?, ?, ?) "
-        "ON CONFLICT (memory_pk) DO UPDATE SET seq = excluded.seq",
-        (pk, project_pk, seq),
-    )
+    values: dict[str, Any] = {}
     if tokens is not None:
-        conn.execute(
-            "UPDATE memory_index SET token_bits = ? WHERE memory_pk = ?", (token_bits(tokens), pk)
-        )
+        values["token_bits"] = token_bits(tokens)
     if vector is not None:
-        conn.execute(
-            "UPDATE memory_index SET model = ?, vector = ? WHERE memory_pk = ?", (*vector, pk)
-        )
+        values["model"], values["vector"] = vector
     elif drop_vector:
+        values["model"] = values["vector"] = None
+    columns = "".join(f", {name} = ?" for name in values)
+    updated = conn.execute(
+        "UPDATE memory_index SET seq = (SELECT max(seq) + 1 FROM memory_index "
+        f"WHERE project_pk = ?){columns} WHERE memory_pk = ?",
+        (project_pk, *values.values(), pk),
+    ).rowcount
+    if not updated:  # a memory stored before its index row existed
+        names = "".join(f", {name}" for name in values)
+        marks = ", ?" * len(values)
         conn.execute(
-            "UPDATE memory_index SET model = NULL, vector = NULL WHERE memory_pk = ?", (pk,)
+            f"INSERT INTO memory_index (memory_pk, project_pk, seq{names}) VALUES (?, ?, ?{marks})",
+            (pk, project_pk, next_seq(conn, project_pk), *values.values()),
         )
 
 

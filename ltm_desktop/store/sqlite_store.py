@@ -285,12 +285,18 @@ class SqliteStore:
         return self._read(work)
 
     def search_vectors(
-        self, project_ids: Sequence[str], model: str, vector: bytes, limit: int, now: float
+        self,
+        project_ids: Sequence[str],
+        model: str,
+        vector: bytes,
+        limit: int,
+        now: float,
+        min_score: float = -1.0,
     ) -> list[tuple[Memory, float]]:
         def work(conn: sqlite3.Connection) -> list[tuple[Memory, float]]:
-            return vector_reads.search_vectors(
-                conn, self._vectors, self._pks(conn, project_ids), model, vector, limit, now
-            )
+            pks = self._pks(conn, project_ids)
+            nearest = vector_reads.Nearest(model, vector, limit, min_score)
+            return vector_reads.search_vectors(conn, self._vectors, pks, nearest, now)
 
         return self._read(work)
 

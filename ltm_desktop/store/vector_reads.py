@@ -4,47 +4,58 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ltm_desktop.core.records import Memory
 from ltm_desktop.store.memory_reads import get_memories_by_pk
 from ltm_desktop.store.rows import MEMORY_COLUMNS, MEMORY_FROM, memory_from_row
 from ltm_desktop.store.vectors import VectorIndex
 
-SLACK = 8  # extra nearest rows, so that a few removed or expired ones rarely need a second look
+SLACK = 3  # extra nearest rows, so that a few removed or expired ones rarely need a second look
+
+
+@dataclass(frozen=True, slots=True)
+class Nearest:
+    """What a vector search asks: the ``limit`` nearest to ``vector`` of ``model``, none
+    below ``min_score``."""
+
+    model: str
+    vector: bytes
+    limit: int
+    min_score: float
 
 
 def search_vectors(
     conn: sqlite3.Connection,
     index: VectorIndex,
     project_pks: Sequence[int],
-    model: str,
-    vector: bytes,
-    limit: int,
+    asked: Nearest,
     now: float,
 ) -> list[tuple[Memory, float]]:
-    """The ``limit`` live memories of the scopes nearest to ``vector`` (cosine, best first).
+    """The nearest live memories of the scopes (cosine, best first).
 
     Removed and expired memories keep their vectors (a restore needs no new one), so they
     are dropped here, looking further when too many were.
     """
-    if not project_pks or limit <= 0:
+    if not project_pks or asked.limit <= 0:
         return []
-    want = limit + SLACK
+    want = asked.limit + SLACK
     while True:
         found: list[tuple[int, float]] = []
         exhausted = True
         for pk in project_pks:
-            nearest = index.nearest(conn, pk, model, vector, want)
-            exhausted = exhausted and len(nearest) < want
-            found += nearest
+            nearest = index.nearest(conn, pk, asked.model, asked.vector, want)
+            close = [(row, score) for row, score in nearest if score >= asked.min_score]
+            exhausted = exhausted and len(close) < want
+            found += close
         found.sort(key=lambda hit: -hit[1])
         live = {
             pk: memory
             for pk, memory in get_memories_by_pk(conn, [pk for pk, _ in found])
             if not memory.disabled and not memory.is_expired(now)
         }
-        hits = [(live[pk], score) for pk, score in found if pk in live][:limit]
-        if len(hits) >= limit or exhausted:
+        hits = [(live[pk], score) for pk, score in found if pk in live][: asked.limit]
+        if len(hits) >= asked.limit or exhausted:
             return hits
         want *= 4
 

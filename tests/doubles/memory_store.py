@@ -351,7 +351,13 @@ class InMemoryStore:
         return found
 
     def search_vectors(
-        self, project_ids: Sequence[str], model: str, vector: bytes, limit: int, now: float
+        self,
+        project_ids: Sequence[str],
+        model: str,
+        vector: bytes,
+        limit: int,
+        now: float,
+        min_score: float = -1.0,
     ) -> list[tuple[Memory, float]]:
         query = struct.unpack(f"<{len(vector) // 4}f", vector)
         scored = []
@@ -362,7 +368,8 @@ class InMemoryStore:
             if is_live(memory, now) and len(stored) == len(vector):
                 other = struct.unpack(f"<{len(stored) // 4}f", stored)
                 scored.append((memory, sum(a * b for a, b in zip(query, other, strict=True))))
-        return sorted(scored, key=lambda hit: -hit[1])[:limit]
+        close = [(m, score) for m, score in scored if score >= min_score]
+        return sorted(close, key=lambda hit: -hit[1])[:limit]
 
     def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
         missing = [
