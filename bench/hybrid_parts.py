@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bench.corpus import generate, sample_queries
 from bench.dataset import draft, open_bench_service
+from bench.retrieval_set import QUERIES
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.embedding.static import StaticEmbedder
 
@@ -62,7 +63,11 @@ def bench_hybrid_search(
     print("\nsearch by words (none) and hybrid (static), alternating, limit 5, p50 / p95")
     print("target: hybrid <= 1.5x words at p50 and p95, per query class")
     hybrid.search(project, "warm the vectors of the scope up")  # loads the scope's arrays
-    for kind, queries in sample_queries().items():
+    classes = dict(sample_queries())
+    # Not a class of the target: questions no memory answers word for word, so the search by
+    # meaning runs (it is skipped when 5 memories hold every word: it could only reorder them).
+    classes["meaning*"] = [query for query, _ in QUERIES["paraphrase"][:10]]
+    for kind, queries in classes.items():
         ours: list[float] = []
         base: list[float] = []
         for query in queries:
@@ -71,7 +76,7 @@ def bench_hybrid_search(
                 ours += timed(partial(hybrid.search, project, query, limit=5), 1)
         p50, b50 = statistics.median(ours), statistics.median(base)
         p95, b95 = pct(ours, 0.95), pct(base, 0.95)
-        ok = p50 <= 1.5 * b50 and p95 <= 1.5 * b95
+        ok = p50 <= 1.5 * b50 and p95 <= 1.5 * b95 or kind.endswith("*")
         print(
             f"  {kind:<12} hybrid {p50:6.2f} / {p95:6.2f} ms   words {b50:6.2f} / {b95:6.2f} ms"
             f"   x{p50 / b50:4.2f} / x{p95 / b95:4.2f}  {'ok' if ok else 'MISS'}"
