@@ -8,7 +8,9 @@ Every figure is printed next to a baseline measured in the same run on the same
 machine, because these machines are shared and noisy: search against a raw
 ``bm25`` MATCH on the same FTS table, adds against raw single-row transactions
 (at the store's synchronous setting, then again at the other one, for their ratio),
-precis and list pages against the raw SELECT they are built on.
+precis and list pages against the raw SELECT they are built on; semantic search
+against search by words (backfill of the corpus's vectors first, then hybrid and
+lexical searches alternating, then adds with and without embedding).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import SampleMemory, generate, sample_queries  # noqa: E402
 from bench.dataset import PROJECTS, build, draft, largest_project, open_bench_service  # noqa: E402
+from bench.hybrid_parts import bench_backfill, bench_embedding_adds, bench_hybrid_search  # noqa: E402
 from ltm_desktop.core.memory_md_files import write_atomically  # noqa: E402
 from ltm_desktop.core.paths import DataPaths  # noqa: E402
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft  # noqa: E402
@@ -276,6 +279,9 @@ def main() -> int:
     parser.add_argument(
         "--keep", metavar="DIR", help="build in DIR and keep it (reused when present)"
     )
+    parser.add_argument(
+        "--no-semantic", action="store_true", help="skip the backfill and the hybrid figures"
+    )
     args = parser.parse_args()
 
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ltm-bench-"))
@@ -313,6 +319,13 @@ def main() -> int:
         bench_precis(service, raw, project, args.repeat * 5)
         bench_list(service, raw, project, args.repeat)
         bench_adds(service, raw, project, args.adds, args.seed, workdir)
+        if not args.no_semantic:
+            hybrid = bench_backfill(workdir)
+            try:
+                bench_hybrid_search(service, hybrid, project, args.repeat)
+                bench_embedding_adds(service, hybrid, project, args.adds // 2, args.seed)
+            finally:
+                hybrid.close()
         bench_global_adds(max(args.repeat, 30))
     finally:
         raw.close()

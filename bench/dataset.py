@@ -9,6 +9,7 @@ from pathlib import Path
 from bench.corpus import SampleMemory, generate, project_paths
 from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
+from ltm_desktop.core.seams import Embedder
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store import open_store
 from ltm_desktop.store.connection import SYNCHRONOUS
@@ -29,12 +30,19 @@ def draft(sample: SampleMemory) -> MemoryDraft:
 
 
 def open_bench_service(
-    data_dir: Path, *, search_cache: bool = True, synchronous: str = SYNCHRONOUS
+    data_dir: Path,
+    *,
+    search_cache: bool = True,
+    synchronous: str = SYNCHRONOUS,
+    embedder: Embedder | None = None,
 ) -> MemoryService:
-    """A service on ``data_dir``; ``search_cache=False`` measures the search engine itself."""
+    """A service on ``data_dir``; ``search_cache=False`` measures the search engine itself.
+    Without ``embedder`` it searches by words only (``[search] embedder = "none"``)."""
     paths = DataPaths(data_dir)
     store = open_store(paths.db_path, paths.backup_dir, synchronous=synchronous)
-    service = MemoryService(store, paths, search_cache_size=256 if search_cache else 0)
+    service = MemoryService(
+        store, paths, search_cache_size=256 if search_cache else 0, embedder=embedder
+    )
     service.start()
     return service
 

@@ -18,6 +18,7 @@ from ltm_desktop.core.paths import (
     resolve_data_dir,
 )
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.embedding.factory import make_embedder
 from ltm_desktop.store import open_store
 
 
@@ -34,16 +35,24 @@ def open_service(
     data_dir: str | os.PathLike[str] | None = None,
     config_path: str | os.PathLike[str] | None = None,
     clock: Callable[[], float] = time.time,
+    *,
+    background: bool = False,
 ) -> OpenedService:
-    """Open the data directory's database, run startup housekeeping, return the service."""
+    """Open the data directory's database, run startup housekeeping, return the service.
+
+    Args:
+        background: a long-lived process (the app, ``serve``): fill in missing vectors and
+            token sets in the background. Short-lived commands leave that to those.
+    """
     config = resolve_config_path(config_path)
     settings, warnings = load_settings(config)
     paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
     store = open_store(paths.db_path, paths.backup_dir)
-    service = MemoryService(store, paths, settings, clock=clock)
+    embedder = make_embedder(settings)  # loads nothing until it first embeds
+    service = MemoryService(store, paths, settings, clock=clock, embedder=embedder)
     service.extraction = ExtractionWorker(service)
     try:
-        purged = service.start()
+        purged = service.start(backfill=background)
     except BaseException:
         service.close()
         raise

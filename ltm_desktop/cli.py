@@ -187,6 +187,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "config_path": str(opened.config_path),
             "purged_expired_at_start": opened.purged_at_start,
             "memory_md_problems": [serialize.memory_md_problem(p) for p in problems],
+            "semantic_search": serialize.index_status(service.check_embedder()),
             "scopes": scopes,
         }
     finally:
@@ -202,6 +203,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     for problem in state.problems:
         print(f"problem:   {problem}")
     print(f"config:    {report['config_path']}")
+    print(f"search:    {describe_search(report['semantic_search'])}")
     print(f"{'scope':<24} {'active':>7} {'removed':>8} {'stale':>6} {'obs':>5}  path")
     for scope in scopes:
         print(
@@ -209,6 +211,17 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"{scope['stale']:>6} {scope['observations']:>5}  {scope['path'] or '-'}"
         )
     return EXIT_OK
+
+
+def describe_search(semantic: dict[str, Any]) -> str:
+    """One line on semantic search for ``status``."""
+    if semantic["model"] is None:
+        return 'by words only ([search] embedder = "none")'
+    if semantic["problem"]:
+        return str(semantic["problem"])
+    done, total = semantic["with_vectors"], semantic["memories"]
+    rest = "" if done >= total else " (the app or `serve` fills in the rest in the background)"
+    return f"by words and meaning ({semantic['model']}); {done:,} of {total:,} memories have vectors{rest}"
 
 
 def cmd_config(args: argparse.Namespace) -> int:

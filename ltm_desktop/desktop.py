@@ -51,7 +51,7 @@ def launch(
 
         clock = DemoClock()
         data_dir = str(demo_dir)
-    opened = open_service(data_dir, config, **({"clock": clock} if clock else {}))
+    opened = open_service(data_dir, config, background=True, **({"clock": clock} if clock else {}))
     warn(opened.warnings)
     service = opened.service
     api = ServerThread(

@@ -51,7 +51,7 @@ def serve(
     """
     if workers > 1 and not hasattr(os, "fork"):
         raise LtmError("--workers needs a system with fork() (Linux, macOS); use --workers 1")
-    opened = open_service(data_dir, config)
+    opened = open_service(data_dir, config, background=workers <= 1)
     warn(opened.warnings)
     service = opened.service
     warn([f"warning: {p.describe()}" for p in service.memory_md_problems()])
@@ -162,7 +162,7 @@ def _worker(
 ) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it sends SIGTERM
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    opened = open_service(data_dir, config)
+    opened = open_service(data_dir, config, background=index == 0)  # one backfill
     try:
         worker_options = replace(
             options,

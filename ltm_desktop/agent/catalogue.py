@@ -100,7 +100,8 @@ MEMORY_FIELDS: dict[str, Any] = {
         "wants things), task (something to do later) or skill (how to do something).",
     },
     "importance": _integer(
-        "0-10 (default 5); the most important memories are shown at the start of every session.",
+        "0-10 (default 0, unless the user set another); the most important memories are "
+        "shown at the start of every session.",
         0,
         10,
     ),

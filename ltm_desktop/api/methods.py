@@ -89,6 +89,7 @@ def health(d: Dispatcher, p: Params, s: Session) -> Any:
         "memory_md_problems": [
             serialize.memory_md_problem(x) for x in d.service.memory_md_problems()
         ],
+        "semantic_search": serialize.index_status(d.service.index_status()),
     }
 
 
@@ -158,7 +159,7 @@ def memory_add(d: Dispatcher, p: Params, s: Session) -> Any:
         content=content,
         title=p.raw("title"),
         category=p.optional("category", "knowledge"),
-        importance=p.optional("importance", 5),
+        importance=p.optional("importance", None),  # None: [memory] default_importance
         tags=p.optional("tags", []),
         ttl_days=p.raw("ttl_days"),
     )

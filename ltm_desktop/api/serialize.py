@@ -11,6 +11,7 @@ from typing import Any, overload
 from ltm_desktop.api.shapes import (
     AddResultShape,
     AuditEventShape,
+    IndexStatusShape,
     MemoryMdProblemShape,
     MemoryShape,
     ObservationShape,
@@ -25,6 +26,7 @@ from ltm_desktop.core.forgetting import ForgetResult
 from ltm_desktop.core.records import (
     AddResult,
     AuditEvent,
+    IndexStatus,
     Memory,
     MemoryMdProblem,
     Observation,
@@ -176,16 +178,32 @@ def add_result(r: AddResult) -> AddResultShape:
 
 
 def search_hit(h: SearchHit) -> SearchHitShape:
-    return {"memory": memory(h.memory), "score": h.score, "snippet": h.snippet}
+    return {
+        "memory": memory(h.memory),
+        "score": h.score,
+        "snippet": h.snippet,
+        "matched": h.matched,
+    }
 
 
 def recall_hit(h: RecallHit) -> RecallHitShape:
     out: RecallHitShape = {"kind": h.kind, "score": h.score, "snippet": h.snippet}
     if h.memory is not None:
         out["memory"] = memory(h.memory)
+        out["matched"] = h.matched
     if h.observation is not None:
         out["observation"] = observation(h.observation)
     return out
+
+
+def index_status(status: IndexStatus) -> IndexStatusShape:
+    return {
+        "model": status.model or None,
+        "with_vectors": status.with_vectors,
+        "memories": status.memories,
+        "backfilling": status.running,
+        "problem": status.problem,
+    }
 
 
 def precis(p: PrecisInfo) -> PrecisShape:

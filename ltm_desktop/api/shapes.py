@@ -82,6 +82,7 @@ class SearchHitShape(TypedDict):
     memory: MemoryShape
     score: float
     snippet: str
+    matched: str  # "words" (every word), "some_words", "meaning" (semantic search alone)
 
 
 class RecallHitShape(TypedDict):
@@ -90,6 +91,7 @@ class RecallHitShape(TypedDict):
     snippet: str
     memory: NotRequired[MemoryShape]
     observation: NotRequired[ObservationShape]
+    matched: NotRequired[str]  # memories only, as in SearchHitShape
 
 
 class MemoryPageShape(TypedDict):
@@ -123,6 +125,14 @@ class MemoryMdProblemShape(TypedDict):
     attempts: int
 
 
+class IndexStatusShape(TypedDict):
+    model: str | None  # null: search by words only ([search] embedder = "none")
+    with_vectors: int
+    memories: int
+    backfilling: bool
+    problem: str | None
+
+
 class HealthShape(TypedDict):
     ok: bool
     version: str
@@ -132,6 +142,7 @@ class HealthShape(TypedDict):
     synchronous: str
     problems: list[str]
     memory_md_problems: list[MemoryMdProblemShape]
+    semantic_search: IndexStatusShape
 
 
 class ProposalShape(TypedDict):

@@ -12,7 +12,7 @@ is one transaction of its own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -29,7 +29,9 @@ from ltm_desktop.core.records import (
     Project,
 )
 
-MemoryHit = tuple[Memory, float, str]
+# (memory, BM25 within its scope, snippet, stage): stage 0 holds every term of the query,
+# 1 two of them, 2 any one (MemoryStore.search_memories).
+MemoryHit = tuple[Memory, float, str, int]
 ObservationHit = tuple[Observation, float, str]
 
 # ``ListQuery.order_by`` values every backend sorts by (the core refuses others), and the
@@ -39,6 +41,12 @@ LIST_ORDERS = (
     "category", "source", "disabled_at",
 )  # fmt: skip
 MAX_PAGE = 10_000
+# ``use_heat`` of a memory: the sum over its uses of 2 ** ((used_at - USE_HEAT_EPOCH) /
+# USE_HEAT_HALF_LIFE). Times 2 ** (-(now - USE_HEAT_EPOCH) / USE_HEAT_HALF_LIFE) it is the
+# number of uses, each halved for every half-life since it happened (core.ranking); sorting
+# by it sorts by that number at any time. It stays finite until about the year 2190.
+USE_HEAT_EPOCH = 1_735_689_600.0  # 2025-01-01 UTC
+USE_HEAT_HALF_LIFE = 60 * 86_400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,33 +95,53 @@ class WriteTxn(Protocol):
         ...
 
     def near_duplicates(
-        self, project_id: str, text: str, min_tokens: float, max_tokens: float
+        self,
+        project_id: str,
+        tokens: Collection[str],
+        at_least: int,
+        min_tokens: float,
+        max_tokens: float,
     ) -> list[tuple[str, str]]:
-        """(id, content) of active memories of the scope that may be near-duplicates of
-        ``text``, among those whose token count (as given to ``insert_memory``) is strictly
-        between the bounds. Candidates only: the core computes the similarity. A backend
-        may return them all, or narrow them with an index (SQLite: the ones that contain
-        two of the text's three rarest words, at most 50)."""
+        """(id, content) of every active memory of the scope whose token count (as given to
+        ``insert_memory``) is strictly between the bounds and whose content holds at least
+        ``at_least`` of ``tokens`` (whitespace-separated, as ``rules.similarity_tokens``
+        cuts them). Candidates: the core computes the similarity, so a backend may return
+        more, never fewer. (SQLite: a memory lacking at most ``len(tokens) - at_least`` of
+        them holds two of any that many plus two, so it asks its index for the memories
+        holding two of the rarest ones.)"""
         ...
 
-    def insert_memory(self, memory: Memory, token_count: int) -> None:
+    def insert_memory(self, memory: Memory, tokens: Collection[str]) -> None:
         """Store a new memory (creating its scope if unseen) and make it searchable.
 
         Args:
-            token_count: the size ``near_duplicates`` filters by (the core counts
-                ``rules.similarity_tokens``).
+            tokens: its content's ``rules.similarity_tokens``, which ``near_duplicates``
+                looks for (their number is the token count it filters by).
         """
         ...
 
-    def save_memory(self, before: Memory, after: Memory, token_count: int | None = None) -> None:
+    def save_memory(
+        self, before: Memory, after: Memory, tokens: Collection[str] | None = None
+    ) -> None:
         """Store ``after`` over ``before`` (the same memory as read in this transaction).
 
         Search follows: a memory that became disabled leaves it, one that became active
-        returns, an active one whose title, content or tags changed is re-indexed.
+        returns, an active one whose title, content or tags changed is re-indexed and
+        loses its vector (the core stores the new one with ``set_vector``).
 
         Args:
-            token_count: the new content's size; required when the content changed.
+            tokens: the new content's tokens, as for ``insert_memory``; required when the
+                content changed.
         """
+        ...
+
+    def set_vector(self, memory_id: str, model: str, vector: bytes) -> None:
+        """Keep the memory's embedding: ``vector`` is a unit vector of float32 (little-endian)
+        made by ``model`` from its text; it replaces any other."""
+        ...
+
+    def set_tokens(self, memory_id: str, tokens: Collection[str]) -> None:
+        """Record the tokens of a memory stored before they were kept (the backfill)."""
         ...
 
     def record(self, entry: AuditEntry) -> None:
@@ -177,9 +205,10 @@ class MemoryStore(Protocol):
         rolled back (nothing written) when it raises. One writer at a time."""
         ...
 
-    def reinforce(self, uses: dict[str, tuple[int, float]]) -> None:
-        """Add uses: memory id -> (how many, last used at); one transaction. Not an audit
-        event, and ``updated_at`` does not move (a use is not a change of content)."""
+    def reinforce(self, uses: dict[str, tuple[int, float, float]]) -> None:
+        """Add uses: memory id -> (how many, last used at, what they add to ``use_heat``);
+        one transaction. Not an audit event, and ``updated_at`` does not move (a use is
+        not a change of content)."""
         ...
 
     # memory reads
@@ -195,7 +224,11 @@ class MemoryStore(Protocol):
         ...
 
     def count_memories(self, project_id: str, query: ListQuery, now: float) -> int: ...
-    def top_memories(self, project_id: str, n: int, now: float) -> list[Memory]: ...
+    def top_memories(self, project_id: str, importance: int, n: int, now: float) -> list[Memory]:
+        """The first ``n`` active, unexpired memories of the scope with this importance, by
+        ``use_heat`` (most first), then by ``updated_at`` (newest first)."""
+        ...
+
     def stale_memories(
         self, project_id: str, max_importance: int, cutoff: float, now: float
     ) -> list[Memory]:
@@ -205,7 +238,37 @@ class MemoryStore(Protocol):
 
     def search_memories(
         self, project_ids: Sequence[str], query: ParsedQuery, limit: int, now: float
-    ) -> list[MemoryHit]: ...
+    ) -> list[MemoryHit]:
+        """For each stage (every term, then two, then any; a stage runs only while fewer
+        than ``limit`` memories were found), the ``limit`` best active, unexpired memories
+        of each scope not found before, best first within the scope. Scores of different
+        scopes need not be comparable: the core ranks across them."""
+        ...
+
+    def search_vectors(
+        self,
+        project_ids: Sequence[str],
+        model: str,
+        vector: bytes,
+        limit: int,
+        now: float,
+        min_score: float = -1.0,
+    ) -> list[tuple[Memory, float]]:
+        """The ``limit`` active, unexpired memories of the scopes whose vectors of ``model``
+        are most similar to ``vector`` (cosine similarity, best first), none below
+        ``min_score``. Approximate search is allowed: SQLite scores the rows nearest by
+        sign bits exactly."""
+        ...
+
+    def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
+        """Active memories with an id above ``after_id`` (in id order) whose token set was
+        never kept, or with no vector of ``model`` ("" : any vector will do)."""
+        ...
+
+    def index_progress(self, model: str) -> tuple[int, int]:
+        """(active memories with a vector of ``model``, active memories)."""
+        ...
+
     def scope_counts(
         self, project_id: str, max_importance: int, cutoff: float, now: float
     ) -> dict[str, int]: ...

@@ -25,6 +25,11 @@ DEFAULT_TURN_NUDGE = (
 )
 
 
+# [search] embedder: "static" (token embeddings shipped in a package, the default),
+# "openai" (any OpenAI-compatible /embeddings endpoint: Ollama, llama.cpp, vLLM), "none".
+EMBEDDERS = ("static", "openai", "none")
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Tunable behaviour; the TOML key of each field is in ``CONFIG_KEYS``."""
@@ -54,6 +59,12 @@ class Settings:
     def extractor_configured(self) -> bool:
         return bool(self.extractor_base_url.strip() and self.extractor_model.strip())
 
+    default_importance: int = 0
+    search_embedder: str = "static"
+    search_endpoint: str = "http://127.0.0.1:11434/v1"
+    search_model: str = "nomic-embed-text"
+    search_api_key_env: str = ""
+
 
 @dataclass(frozen=True, slots=True)
 class _Key:
@@ -63,6 +74,7 @@ class _Key:
     kind: type
     low: int = 0
     high: int = 0
+    choices: tuple[str, ...] = ()
 
 
 CONFIG_KEYS: tuple[_Key, ...] = (
@@ -85,6 +97,11 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     _Key("extractor", "timeout_s", "extractor_timeout_s", float, 0, 3_600),
     _Key("extractor", "max_input_chars", "extractor_max_input_chars", int, 1_000, 2_000_000),
     _Key("extractor", "review", "extractor_review", bool),
+    _Key("search", "embedder", "search_embedder", str, 0, 20, EMBEDDERS),
+    _Key("search", "endpoint", "search_endpoint", str, 0, 500),
+    _Key("search", "model", "search_model", str, 0, 200),
+    _Key("search", "api_key_env", "search_api_key_env", str, 0, 100),
+    _Key("memory", "default_importance", "default_importance", int, 0, 10),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 
@@ -108,6 +125,8 @@ def _check(key: _Key, value: Any) -> str | None:
         return None
     if not isinstance(value, str):
         return f"{label} must be a string"
+    if key.choices and value not in key.choices:
+        return f"{label} must be one of " + ", ".join(f'"{c}"' for c in key.choices)
     if len(value) > key.high:
         return f"{label} may have at most {key.high:,} characters"
     return None
@@ -161,8 +180,10 @@ def render_default_config() -> str:
     """The config file with every key at its default, for ``ltm-desktop config --default``."""
     defaults = Settings()
     lines: list[str] = []
+    sections = list(dict.fromkeys(key.section for key in CONFIG_KEYS))  # first-seen order
+    ordered = [key for section in sections for key in CONFIG_KEYS if key.section == section]
     section = ""
-    for key in CONFIG_KEYS:
+    for key in ordered:
         if key.section != section:
             section = key.section
             lines.append(f"{'' if not lines else chr(10)}[{section}]")

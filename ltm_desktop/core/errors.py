@@ -113,3 +113,8 @@ class ConfigError(LtmError):
 
 class MemoryDisabled(LtmError):
     """Long-term memory is switched off in the settings; nothing is read or written."""
+
+
+class EmbedderUnavailable(LtmError):
+    """The embedder cannot make vectors (model missing or broken, endpoint down): the
+    service searches by words only and says so in its status; never raised to a caller."""

@@ -81,7 +81,7 @@ class InboxService:
         hits = self.store.search_memories([project_id], query, SIMILAR_CANDIDATES, self.now())
         tokens = similarity_tokens(content)
         best: tuple[Memory | None, float] = (None, 0.0)
-        for memory, _score, _snippet in hits:
+        for memory, *_ in hits:
             if memory.id == exclude:
                 continue
             score = jaccard(tokens, similarity_tokens(memory.content))

@@ -26,7 +26,8 @@ from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.filelock import FileLock
 from ltm_desktop.core.memory_md_files import write_atomically
-from ltm_desktop.core.precis import PrecisManager, precis_order
+from ltm_desktop.core.precis import PrecisManager
+from ltm_desktop.core.ranking import precis_key
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, MemoryMdProblem, PrecisInfo
 
 log = logging.getLogger(__name__)
@@ -41,13 +42,13 @@ class _Window:
     """The top-N a scope's file was last rendered from."""
 
     ids: frozenset[str]
-    last_key: tuple[int, float] | None  # precis_order of the N-th memory; None if fewer
+    last: Memory | None  # the N-th memory; None if fewer
     next_expiry: float | None  # after this, a member has silently left the top-N
 
     @classmethod
     def of(cls, info: PrecisInfo, top_n: int) -> _Window:
         full = len(info.candidate_ids) >= top_n
-        return cls(frozenset(info.candidate_ids), info.last_key if full else None, info.next_expiry)
+        return cls(frozenset(info.candidate_ids), info.last if full else None, info.next_expiry)
 
     def touched_by(self, changed: Sequence[Memory], now: float) -> bool:
         """Could these changed memories (or the passing of time) alter the top-N?"""
@@ -57,7 +58,7 @@ class _Window:
             if memory.id in self.ids:
                 return True
             if not memory.disabled and (
-                self.last_key is None or precis_order(memory) < self.last_key
+                self.last is None or precis_key(memory, now) < precis_key(self.last, now)
             ):
                 return True
         return False

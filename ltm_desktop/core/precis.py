@@ -12,7 +12,9 @@ from pathlib import Path
 
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.memory_md_files import read_text
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, PrecisInfo
+from ltm_desktop.core.ranking import MAX_BOOST, effective_importance, precis_key
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory, PrecisInfo
+from ltm_desktop.core.rules import MAX_IMPORTANCE
 
 TRUNCATION_MARK = "\n…(truncated)"
 BLOCK_SEPARATOR = "\n\n"
@@ -26,9 +28,12 @@ class RenderedPrecis:
     memory_ids: tuple[str, ...]
 
 
-def precis_order(memory: Memory) -> tuple[int, float]:
-    """List order: importance, then most recently updated, first."""
-    return (-memory.importance, -memory.updated_at)
+def heading(memory: Memory) -> str:
+    """A block's heading: the title, tagged with the category unless it is plain knowledge,
+    so an agent tells a preference, a task or a skill from a fact at a glance."""
+    if memory.category is Category.KNOWLEDGE:
+        return f"## {memory.title}"
+    return f"## {memory.title} ({memory.category.value})"
 
 
 def render_precis(memories: Sequence[Memory], budget: int) -> RenderedPrecis:
@@ -36,7 +41,7 @@ def render_precis(memories: Sequence[Memory], budget: int) -> RenderedPrecis:
     mark_bytes = len(TRUNCATION_MARK.encode("utf-8"))
     if budget < mark_bytes:
         raise ValueError(f"a precis budget must be at least {mark_bytes} bytes")
-    blocks = [f"## {m.title}\n\n{m.content}" for m in memories]
+    blocks = [f"{heading(m)}\n\n{m.content}" for m in memories]
     text = BLOCK_SEPARATOR.join(blocks)
     encoded = text.encode("utf-8")
     if len(encoded) <= budget:
@@ -77,18 +82,35 @@ class PrecisManager:
         self.top_n = top_n
         self._clock = clock
 
-    def candidates(self, project_id: str, include_global: bool = True) -> list[Memory]:
-        """The top-N memories of the scope (plus global), in list order."""
-        now = self._clock()
-        found = self._store.top_memories(project_id, self.top_n, now)
+    def candidates(
+        self, project_id: str, include_global: bool = True, now: float | None = None
+    ) -> list[Memory]:
+        """The top-N memories of the scope (plus global) in precis order (core.ranking).
+
+        Importance levels are read from the top down, each level's best by use then by
+        update; a level whose best cannot reach the N-th found so far (reinforcement adds
+        less than MAX_BOOST) ends the search, so the top-N is exact.
+        """
+        now = self._clock() if now is None else now
+        scopes = [project_id]
         if include_global and project_id != GLOBAL_PROJECT_ID:
-            found += self._store.top_memories(GLOBAL_PROJECT_ID, self.top_n, now)
-            found.sort(key=precis_order)
+            scopes.append(GLOBAL_PROJECT_ID)
+        found: list[Memory] = []
+        for level in range(MAX_IMPORTANCE, -1, -1):
+            if len(found) >= self.top_n:
+                found.sort(key=lambda m: precis_key(m, now))
+                del found[self.top_n :]
+                if effective_importance(found[-1], now) >= level + MAX_BOOST:
+                    break
+            for scope in scopes:
+                found += self._store.top_memories(scope, level, self.top_n, now)
+        found.sort(key=lambda m: precis_key(m, now))
         return found[: self.top_n]
 
     def compute(self, project_id: str, include_global: bool = True) -> PrecisInfo:
         """Render the scope's precis (the file always includes global)."""
-        candidates = self.candidates(project_id, include_global)
+        now = self._clock()
+        candidates = self.candidates(project_id, include_global, now)
         rendered = render_precis(candidates, self.budget)
         return PrecisInfo(
             project_id=project_id,
@@ -99,7 +121,7 @@ class PrecisManager:
             path=str(self.path_for(project_id)),
             memory_ids=rendered.memory_ids,
             candidate_ids=tuple(m.id for m in candidates),
-            last_key=precis_order(candidates[-1]) if candidates else None,
+            last=candidates[-1] if candidates else None,
             next_expiry=min(
                 (m.expires_at for m in candidates if m.expires_at is not None), default=None
             ),

@@ -102,7 +102,7 @@ def propose(
         title=str(draft.title),
         content=draft.content,
         category=draft.category,  # type: ignore[arg-type]  # validated
-        importance=draft.importance,
+        importance=0 if draft.importance is None else draft.importance,  # validated: set
         tags=tuple(draft.tags),
         ttl_days=draft.ttl_days,
         signature=signature,

@@ -9,7 +9,7 @@ User syntax (documented in the README):
                   not every word has to match, memories matching more rank first
     "a phrase"    these words, adjacent, exactly as typed (no word forms)
     word*         any word starting with ``word``
-    -word         leave out memories containing ``word``
+    -word         leave out memories containing ``word`` (``--option`` is text to find)
 Anything else (AND, OR, NOT, NEAR, parentheses, colons, ``C++``) is ordinary text.
 """
 
@@ -114,14 +114,20 @@ def split_words(text: str) -> tuple[str, ...]:
 def word_root(word: str) -> str:
     """A crude English root so that one prefix covers a word's forms.
 
-    ``deploying`` -> ``deploy``, ``deployment`` -> ``deploy``, ``migrations`` -> ``migr``.
+    ``deploying`` -> ``deploy``, ``deployment`` -> ``deploy``, ``migrations`` -> ``migr``,
+    ``formatting`` -> ``format`` (a doubled consonant is undone).
     Words with digits, CJK, or too short to cut safely come back unchanged.
     """
     if len(word) <= MIN_ROOT_CHARS or not word.isascii() or not word.isalpha():
         return word
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= MIN_ROOT_CHARS:
-            return word[: -len(suffix)]
+            root = word[: -len(suffix)]
+            # formatting -> formatt -> format: a consonant doubled before the suffix
+            doubled = root[-1] == root[-2] and root[-1] not in "aeiouls"
+            if doubled and len(root) > MIN_ROOT_CHARS:
+                root = root[:-1]
+            return root
     return word
 
 
@@ -146,7 +152,8 @@ def parse_query(text: object, *, typing: bool = False) -> ParsedQuery:
             if words:
                 terms.append(Term(words, exact=True))
             continue
-        negated = bare.startswith("-") and len(bare) > 1
+        # "-word" leaves word out; "--option" (and "-" alone) is text to find
+        negated = bare.startswith("-") and len(bare) > 1 and bare[1] != "-"
         prefix = bare.endswith("*")
         words = split_words(bare)
         if not words:

@@ -133,6 +133,7 @@ class Memory:
     reviewed_at: float | None = None
     review_state: ReviewState | None = None
     provenance: Provenance | None = None
+    use_heat: float = 0.0  # decayed uses, see core.backend.USE_HEAT_EPOCH and core.ranking
 
     @property
     def expires_at(self) -> float | None:
@@ -152,7 +153,7 @@ class MemoryDraft:
     content: str
     title: str | None = None
     category: Category | str = Category.KNOWLEDGE
-    importance: int = 5
+    importance: int | None = None  # None: the configured default ([memory] default_importance)
     tags: tuple[str, ...] | list[str] = ()
     ttl_days: int | None = None
 
@@ -189,11 +190,19 @@ class AuditEvent:
     after: dict[str, Any] | None
 
 
+# Why a search hit matched: it holds every word of the query, some of them, or none but
+# means much the same (semantic search).
+MATCHED_WORDS = "words"
+MATCHED_SOME = "some_words"
+MATCHED_MEANING = "meaning"
+
+
 @dataclass(frozen=True, slots=True)
 class SearchHit:
     memory: Memory
     score: float
     snippet: str
+    matched: str = MATCHED_WORDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +212,7 @@ class RecallHit:
     snippet: str
     memory: Memory | None = None
     observation: Observation | None = None
+    matched: str = MATCHED_WORDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +252,7 @@ class PrecisInfo:
     path: str
     memory_ids: tuple[str, ...]
     candidate_ids: tuple[str, ...] = field(default=())
-    last_key: tuple[int, float] | None = None  # list order key of the last candidate
+    last: Memory | None = None  # the last candidate (what a changed memory must beat)
     next_expiry: float | None = None  # when the first candidate's TTL runs out
 
 
@@ -269,3 +279,18 @@ class ChangeEvent:
     action: str
     actor: str
     at: float
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStatus:
+    """Semantic search's state: which model, how many active memories have its vector."""
+
+    model: str  # "" : none configured (search by words only)
+    with_vectors: int
+    memories: int
+    running: bool  # the backfill is at work
+    problem: str | None  # why semantic search is off, for a person
+
+    @property
+    def complete(self) -> bool:
+        return not self.model or self.with_vectors >= self.memories

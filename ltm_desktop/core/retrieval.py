@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from ltm_desktop.core.errors import InvalidInput, echoed
 from ltm_desktop.core.records import SearchHit
 from ltm_desktop.core.rules import shown
-from ltm_desktop.core.seams import Embedder, ExternalProvider
+from ltm_desktop.core.seams import ExternalProvider
 
 MAX_SEARCH_LIMIT = 100
 OBSERVATION_SCORE_WEIGHT = 0.75
@@ -39,22 +39,6 @@ def merge_external(
     known = {h.memory.id for h in hits}
     merged = hits + [h for h in extra if h.memory.id not in known]
     return sorted(merged, key=lambda h: -h.score)[:limit]
-
-
-def rerank(embedder: Embedder, hits: list[SearchHit], text: object) -> list[SearchHit]:
-    """Semantic re-ranking when an embedder is configured; BM25 order otherwise."""
-    if len(hits) < 2 or not isinstance(text, str):
-        return hits
-    vectors = embedder.embed([text] + [h.memory.content for h in hits])
-    if not vectors:
-        return hits
-    query_vector, *hit_vectors = vectors
-    scored = zip(hits, (_dot(query_vector, v) for v in hit_vectors), strict=True)
-    return [hit for hit, _ in sorted(scored, key=lambda pair: -pair[1])]
-
-
-def _dot(a: Sequence[float], b: Sequence[float]) -> float:
-    return sum(x * y for x, y in zip(a, b, strict=False))
 
 
 def check_kinds(kinds: Sequence[str] | None) -> set[str]:

@@ -26,6 +26,7 @@ DERIVED_TITLE_CHARS = 80
 MAX_TAGS = 20
 MAX_TAG_CHARS = 40
 MAX_TTL_DAYS = 36_500
+MAX_IMPORTANCE = 10
 MAX_ACTOR_CHARS = 64
 SUPERSEDE_THRESHOLD = 0.7
 EDITABLE_FIELDS = frozenset(records.EDITABLE_FIELDS)
@@ -134,23 +135,27 @@ def check_importance(value: object) -> int:
         raise InvalidInput(
             f"importance must be an integer 0-10, not {describe(value)}", "importance"
         )
-    if not 0 <= value <= 10:
-        raise InvalidInput(f"importance must be between 0 and 10; got {value}", "importance")
+    if not 0 <= value <= MAX_IMPORTANCE:
+        raise InvalidInput(
+            f"importance must be between 0 and {MAX_IMPORTANCE}; got {value}", "importance"
+        )
     return value
 
 
 def check_ttl_days(value: object) -> int | None:
+    """Days to live after the last update; 0 and None both mean "never expires"."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidInput(
             f"ttl_days must be a whole number of days or null, not {describe(value)}", "ttl_days"
         )
-    if not 1 <= value <= MAX_TTL_DAYS:
+    if not 0 <= value <= MAX_TTL_DAYS:
         raise InvalidInput(
-            f"ttl_days must be between 1 and {MAX_TTL_DAYS}; got {value}", "ttl_days"
+            f"ttl_days must be between 0 (never expires) and {MAX_TTL_DAYS}; got {value}",
+            "ttl_days",
         )
-    return value
+    return value or None
 
 
 def normalize_tag(tag: object) -> str:
@@ -205,14 +210,16 @@ def check_actor(value: object) -> str:
     return actor
 
 
-def validate_draft(draft: MemoryDraft) -> MemoryDraft:
-    """Return a draft whose every field is valid and normalized."""
+def validate_draft(draft: MemoryDraft, default_importance: int = 0) -> MemoryDraft:
+    """Return a draft whose every field is valid and normalized; a draft without an
+    importance gets ``default_importance`` (the ``[memory] default_importance`` setting)."""
     content = check_content(draft.content)
+    importance = default_importance if draft.importance is None else draft.importance
     return MemoryDraft(
         content=content,
         title=check_title(draft.title, content),
         category=check_category(draft.category),
-        importance=check_importance(draft.importance),
+        importance=check_importance(importance),
         tags=check_tags(draft.tags),
         ttl_days=check_ttl_days(draft.ttl_days),
     )

@@ -16,9 +16,35 @@ from ltm_desktop.core.records import Memory, SearchHit
 
 
 class Embedder(Protocol):
-    """Turns memory text into vectors for semantic search."""
+    """Turns text into vectors for semantic search (``ltm_desktop.embedding``).
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]] | None: ...
+    Attributes:
+        model: names the vectors; a vector made by another model is not compared ("":
+            no embedder, search by words only).
+        inline: cheap enough to embed every write as it happens (a local model); others
+            leave new memories to the background backfill.
+        floor: the cosine similarity below which a text is not similar in meaning.
+    """
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def inline(self) -> bool: ...
+    @property
+    def floor(self) -> float: ...
+
+    def embed(self, texts: Sequence[str]) -> list[bytes]:
+        """One unit vector of float32 (little-endian bytes) per text, in order.
+
+        Raises:
+            EmbedderUnavailable: it cannot embed now (model missing or broken, endpoint
+                down); the service then searches by words only.
+        """
+        ...
+
+    def problem(self) -> str | None:
+        """Why it does not work, for a status line (None: fine, or not tried yet)."""
+        ...
 
 
 class ExternalProvider(Protocol):
@@ -63,7 +89,16 @@ class NoExtraction:
 
 
 class NoEmbedder:
-    def embed(self, texts: Sequence[str]) -> list[list[float]] | None:
+    """``[search] embedder = "none"``: search by words only."""
+
+    model = ""
+    inline = False
+    floor = 1.0
+
+    def embed(self, texts: Sequence[str]) -> list[bytes]:
+        return []
+
+    def problem(self) -> str | None:
         return None
 
 

@@ -1,27 +1,33 @@
 """Searching memories and observations (part of MemoryService).
 
-Search hits go through the cache (reused until anything is written), then any
-external provider and embedder; agents' searches count a use of every hit.
+A search runs by words (the store's full-text index) and, with an embedder, by meaning
+(the store's vectors); ``core.hybrid`` fuses both. Hits go through the cache (reused
+until anything is written), then any external provider; agents' searches count a use
+of every hit. An embedder that fails leaves search by words: never an error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import replace
 
 from ltm_desktop.core import rules
 from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.query import ParsedQuery, parse_query
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, RecallHit, SearchHit
+from ltm_desktop.core.backfill import Backfill
+from ltm_desktop.core.errors import EmbedderUnavailable
+from ltm_desktop.core.hybrid import EVERY_TERM, RRF_K, fuse, with_prior
+from ltm_desktop.core.query import MAX_QUERY_CHARS, ParsedQuery, parse_query
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, IndexStatus, Memory, RecallHit, SearchHit
 from ltm_desktop.core.retrieval import (
     OBSERVATION_SCORE_WEIGHT,
     check_kinds,
     check_limit,
     merge_external,
-    rerank,
 )
-from ltm_desktop.core.seams import Embedder, ExternalProvider, NoEmbedder, NoExternalProvider
-from ltm_desktop.core.search_cache import SearchCache
+from ltm_desktop.core.seams import Embedder, ExternalProvider, NoExternalProvider
+from ltm_desktop.core.search_cache import SearchCache, search_key
 from ltm_desktop.core.uses import UseCounter
+from ltm_desktop.core.writing import Embedding
 
 
 class SearchReads:
@@ -33,6 +39,34 @@ class SearchReads:
     _uses: UseCounter
     _embedder: Embedder
     _provider: ExternalProvider
+    _index_generation: int
+    backfill: Backfill
+
+    def _vectors_moved(self) -> None:
+        self._index_generation += 1
+
+    def check_embedder(self) -> IndexStatus:
+        """``index_status`` after making sure the embedder works (it loads the model)."""
+        try:
+            self._embedder.embed(["status"])
+        except EmbedderUnavailable:
+            pass  # its problem() says why
+        return self.index_status()
+
+    def index_status(self) -> IndexStatus:
+        """Semantic search: the model, how many memories have its vector, any problem."""
+        return self.backfill.status()
+
+    def _embed(self, text: str) -> Embedding | None:
+        """(model, vector) of ``text`` when the embedder embeds as writes happen; None
+        leaves it to the backfill (a remote embedder, or one that cannot run)."""
+        if not self._embedder.inline:
+            return None
+        try:
+            vectors = self._embedder.embed([text])
+        except EmbedderUnavailable:
+            return None
+        return (self._embedder.model, vectors[0]) if vectors else None
 
     def _with_global(self, project_id: str, include_global: bool) -> list[str]:
         if include_global and project_id != GLOBAL_PROJECT_ID:
@@ -57,7 +91,7 @@ class SearchReads:
         """
         count = check_limit(limit, default=5)
         hits = self._hits(project_id, text, count, include_global, typing)
-        return self._deliver(hits, reinforce)
+        return self._deliver(hits, count, reinforce)
 
     def search_if_cached(
         self,
@@ -74,23 +108,38 @@ class SearchReads:
         answers repeated searches on its event loop instead of paying a thread hop.
         """
         count = check_limit(limit, default=5)
-        if not isinstance(self._provider, NoExternalProvider) or not isinstance(
-            self._embedder, NoEmbedder
-        ):
-            return None  # they may do I/O of their own
+        if not isinstance(self._provider, NoExternalProvider):
+            return None  # it may do I/O of its own
         scopes = self._with_global(rules.check_project_id(project_id), include_global)
-        query = parse_query(text)
-        if not self._cache.holds(scopes, query, count):
+        key = self._key(scopes, parse_query(text), count, text)
+        if not self._cache.holds(key):
             return None  # a first search: do not even read the version
-        version = self.store.last_event_seq()
-        hits = self._cache.cached(self.store, scopes, query, count, version, self.now())
-        return None if hits is None else self._deliver(hits, reinforce)
+        hits = self._cache.cached(self.store, key, self._version(), self.now())
+        return None if hits is None else self._deliver(hits, count, reinforce)
 
-    def _deliver(self, hits: list[SearchHit], reinforce: bool) -> list[SearchHit]:
-        """Count a use of each hit if asked, and show counts not yet written."""
-        if reinforce and hits:
-            self._uses.add((h.memory.id for h in hits), self.now())
-        return [SearchHit(self._uses.overlay(h.memory), h.score, h.snippet) for h in hits]
+    def _deliver(self, hits: list[SearchHit], count: int, reinforce: bool) -> list[SearchHit]:
+        """The best ``count`` with uses not yet written shown and weighed (the prior is
+        applied here, so a cached answer follows uses made since), counting a use of
+        each if asked."""
+        now = self.now()
+        stored = {h.memory.id: h.memory for h in hits}
+        best = with_prior([replace(h, memory=self._uses.overlay(h.memory)) for h in hits], now)
+        best = best[:count]
+        if reinforce and best:
+            self._uses.add((h.memory.id for h in best), now)
+            best = [replace(h, memory=self._uses.overlay(stored[h.memory.id])) for h in best]
+        return best
+
+    def _key(self, scopes: list[str], query: ParsedQuery, count: int, text: object) -> Hashable:
+        model = self._embedder.model
+        meaning = f"{model}\n{text}" if model and isinstance(text, str) else None
+        return search_key(scopes, query, count, meaning)
+
+    def _version(self) -> Hashable:
+        # Every change to a memory, in any process, adds an audit event; use counts do not,
+        # so searches stay cached while agents (here or in other workers) keep reading.
+        # Vectors written by the backfill are not events: it moves ``_index_generation``.
+        return (self.store.last_event_seq(), self._index_generation)
 
     def _hits(
         self, project_id: str, text: object, count: int, include_global: bool, typing: bool
@@ -98,16 +147,35 @@ class SearchReads:
         """Search hits as stored (no pending uses added, none counted)."""
         scopes = self._with_global(rules.check_project_id(project_id), include_global)
         query = parse_query(text, typing=typing)
-        hits = self._search_store(scopes, query, count)
-        hits = merge_external(self._provider, hits, scopes, text, count)
-        return rerank(self._embedder, hits, text)
+        key = self._key(scopes, query, count, text)
+        now = self.now()
 
-    def _search_store(self, scopes: list[str], query: ParsedQuery, count: int) -> list[SearchHit]:
-        """The store's hits, from the cache when nothing was written since the same search."""
-        # Every change to a memory, in any process, adds an audit event; use counts do not,
-        # so searches stay cached while agents (here or in other workers) keep reading.
-        version = self.store.last_event_seq()
-        return self._cache.search(self.store, scopes, query, count, version, self.now())
+        def run() -> list[SearchHit]:
+            lexical = self.store.search_memories(scopes, query, count, now)
+            exact = sum(1 for hit in lexical if hit[3] == EVERY_TERM)
+            # Memories holding every word outrank any found by meaning alone: with enough
+            # of them, search by meaning could only reorder them, and is not run.
+            semantic = [] if exact >= count else self._by_meaning(scopes, text, count, now)
+            return fuse(lexical, semantic, self._embedder.floor)
+
+        hits = self._cache.search(self.store, key, self._version(), now, run)
+        return merge_external(self._provider, hits, scopes, text, len(hits))
+
+    def _by_meaning(
+        self, scopes: list[str], text: object, count: int, now: float
+    ) -> list[tuple[Memory, float]]:
+        """The memories nearest in meaning to ``text`` (none without a working embedder)."""
+        model = self._embedder.model
+        if not model or not isinstance(text, str) or not text.strip():
+            return []
+        try:
+            vectors = self._embedder.embed([text[:MAX_QUERY_CHARS]])
+        except EmbedderUnavailable:
+            return []  # logged once by the embedder, shown by search_status()
+        if not vectors:
+            return []
+        floor = self._embedder.floor
+        return self.store.search_vectors(scopes, model, vectors[0], count, now, floor)
 
     def recall(
         self,
@@ -127,25 +195,34 @@ class SearchReads:
         count = check_limit(limit, default=5)
         wanted = check_kinds(kinds)
         hits: list[RecallHit] = []
+        stored_memories: list[Memory] = []
         if "memory" in wanted:
+            found = self._hits(project_id, text, count, include_global, typing=False)
+            stored_memories = [h.memory for h in found]
             hits += [
-                RecallHit("memory", h.score, h.snippet, memory=h.memory)
-                for h in self._hits(project_id, text, count, include_global, typing=False)
+                RecallHit("memory", h.score, h.snippet, memory=h.memory, matched=h.matched)
+                for h in self._deliver(found, count, reinforce=False)
             ]
         if "observation" in wanted:
             scopes = self._with_global(rules.check_project_id(project_id), include_global)
-            found = self.store.search_observations(scopes, parse_query(text), count)
-            hits += [
-                RecallHit("observation", score * OBSERVATION_SCORE_WEIGHT, snippet, observation=o)
-                for o, score, snippet in found
+            observed = self.store.search_observations(scopes, parse_query(text), count)
+            hits += [  # on the memories' fused scale: a rank in one more list
+                RecallHit(
+                    "observation",
+                    OBSERVATION_SCORE_WEIGHT / (RRF_K + rank),
+                    snippet,
+                    observation=o,
+                )
+                for rank, (o, _, snippet) in enumerate(observed, start=1)
             ]
         hits.sort(key=lambda h: (-h.score, h.kind != "memory"))
         hits = hits[:count]
         used = [h.memory.id for h in hits if h.memory is not None]
         if reinforce and used:
             self._uses.add(used, self.now())
+        stored = {m.id: m for m in stored_memories}
         return [
-            RecallHit(h.kind, h.score, h.snippet, memory=self._uses.overlay(h.memory))
+            replace(h, memory=self._uses.overlay(stored[h.memory.id]))
             if h.memory is not None
             else h
             for h in hits

@@ -16,8 +16,9 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
-from ltm_desktop.core import rules, writing
+from ltm_desktop.core import ranking, rules, writing
 from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, InvalidInput
 from ltm_desktop.core.events import EventHub
@@ -81,6 +82,7 @@ class MemoryService(SearchReads, HistoryReads, InboxService):
         self.events = EventHub()
         self._clock = clock
         self._embedder = embedder or NoEmbedder()
+        self._index_generation = 0  # moves when the backfill stores vectors (search cache)
         self._provider = provider or NoExternalProvider()
         self._consolidator = consolidator or NoConsolidator()
         self._write_lock = threading.RLock()
@@ -96,15 +98,22 @@ class MemoryService(SearchReads, HistoryReads, InboxService):
             clock=clock,
         )
         self.views = MemoryMdSync(store, self.precis_manager, paths.data_dir / ".lock", clock)
+        self.backfill = Backfill(store, self._embedder, self._write_lock, self._vectors_moved)
 
-    def start(self) -> int:
+    def start(self, *, backfill: bool = False) -> int:
         """Startup housekeeping: expire what is due and regenerate every MEMORY.md.
 
         A MEMORY.md that cannot be written is reported (``memory_md_problems``), not raised.
+
+        Args:
+            backfill: start the background backfill of vectors and token sets (for
+                long-lived processes: it loads the embedding model).
         """
         self._uses.start()
         purged = self.purge_expired(None, SYSTEM_ACTOR)
         self.views.start()
+        if backfill:
+            self.backfill.start()
         return purged
 
     def close(self) -> None:
@@ -112,6 +121,7 @@ class MemoryService(SearchReads, HistoryReads, InboxService):
         counts (if the database lets us) and close the store."""
         try:
             self.extraction.close()
+            self.backfill.close()
             self.views.close()
             self._uses.close()
         except Exception:  # logged by the counter; closing must still happen
@@ -137,8 +147,9 @@ class MemoryService(SearchReads, HistoryReads, InboxService):
         return self.views.flush(timeout)
 
     def _write_uses(self, uses: dict[str, tuple[int, float]]) -> None:
+        counted = {i: (count, at, ranking.heat(count, at)) for i, (count, at) in uses.items()}
         with self._write_lock:
-            self.store.reinforce(uses)
+            self.store.reinforce(counted)
 
     def now(self) -> float:
         return self._clock()
@@ -198,10 +209,13 @@ class MemoryService(SearchReads, HistoryReads, InboxService):
     def add(self, project_id: str, draft: MemoryDraft, actor: str) -> AddResult:
         actor = rules.check_actor(actor)
         project_id = rules.check_project_id(project_id)
-        draft = rules.validate_draft(draft)
+        draft = rules.validate_draft(draft, self.settings.default_importance)
+        vector = self._embed(writing.embedding_text(draft))
         with self._write_lock:
             with self.store.write() as txn:
-                result = writing.add_memory(txn, project_id, draft, actor, self.now())
+                result = writing.add_memory(
+                    txn, project_id, draft, actor, self.now(), vector=vector
+                )
             changed = [result.memory]
             if result.superseded_id:
                 changed.append(self.store.get_memory(result.superseded_id))
@@ -210,6 +224,8 @@ class MemoryService(SearchReads, HistoryReads, InboxService):
             events += [self._event(m, "superseded", actor) for m in changed[1:]]
         self._after_write(changed)
         self.events.publish(events)
+        if vector is None and self._embedder.model:
+            self.backfill.wake()
         return replace(result, memory=self._uses.overlay(result.memory))
 
     def import_memories(
@@ -220,11 +236,14 @@ class MemoryService(SearchReads, HistoryReads, InboxService):
         one imports nothing."""
         actor = rules.check_actor(actor)
         project_id = rules.check_project_id(project_id)
-        clean = [rules.validate_draft(draft) for draft in drafts]
+        default = self.settings.default_importance
+        clean = [rules.validate_draft(draft, default) for draft in drafts]
         with self._write_lock, self.store.write() as txn:
             imported = writing.import_memories(txn, project_id, clean, actor, self.now())
         self._after_write(imported)
         self.events.publish([self._event(m, "imported", actor) for m in imported])
+        if imported:
+            self.backfill.wake()  # their token sets and vectors, in the background
         return imported
 
     def update(
@@ -246,7 +265,13 @@ class MemoryService(SearchReads, HistoryReads, InboxService):
         with self._write_lock, self._current_on_conflict():
             with self.store.write() as txn:
                 before, after = writing.update_memory(
-                    txn, memory_id, clean, actor, self.now(), expected_updated_at=expected
+                    txn,
+                    memory_id,
+                    clean,
+                    actor,
+                    self.now(),
+                    expected_updated_at=expected,
+                    embed=lambda m: self._embed(writing.embedding_text(m)),
                 )
             events = [] if after == before else [self._event(after, "updated", actor)]
         if events:

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
+from ltm_desktop.core.ranking import heat
 from ltm_desktop.core.records import Memory
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,13 @@ class UseCounter:
             pending = self._pending.get(memory.id)
         if pending is None:
             return memory
-        return replace(memory, use_count=memory.use_count + pending[0], last_used_at=pending[1])
+        count, at = pending
+        return replace(
+            memory,
+            use_count=memory.use_count + count,
+            last_used_at=at,
+            use_heat=memory.use_heat + heat(count, at),
+        )
 
     def pending_ids(self) -> set[str]:
         with self._lock:

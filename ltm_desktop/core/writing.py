@@ -8,8 +8,9 @@ memory model that a write applies is here (or in ``rules`` and ``versions``).
 
 from __future__ import annotations
 
+import math
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,6 +33,15 @@ from ltm_desktop.core.rules import (
     similarity_tokens,
 )
 from ltm_desktop.core.versions import check_version, next_version
+
+Embedding = tuple[str, bytes]  # (model, float32 unit vector): what ``WriteTxn.set_vector`` keeps
+
+
+def embedding_text(memory: Memory | MemoryDraft) -> str:
+    """What a memory's vector is made from: its title, content and tags (the fields the
+    full-text index holds, so both kinds of search see the same text)."""
+    parts = [memory.title or "", memory.content, " ".join(memory.tags)]
+    return "\n".join(part for part in parts if part)
 
 
 def new_memory_id(now: float) -> str:
@@ -62,18 +72,22 @@ def _deduplicate(txn: WriteTxn, before: Memory, actor: str, now: float) -> AddRe
     return AddResult(AddStatus.DEDUPLICATED, after)
 
 
-def _most_similar(
-    txn: WriteTxn, project_id: str, content: str, tokens: frozenset[str]
-) -> str | None:
-    """The id of the active memory most similar to ``content`` above the threshold.
+def _most_similar(txn: WriteTxn, project_id: str, tokens: frozenset[str]) -> str | None:
+    """The id of the active memory most similar to ``tokens`` above the threshold.
 
-    Jaccard > SUPERSEDE_THRESHOLD also bounds the other memory's token count, which
-    is what the store is asked to filter its candidates by.
+    Jaccard > SUPERSEDE_THRESHOLD bounds what the store is asked to filter by: the other
+    memory's token count (strictly between count * T and count / T), and how many of
+    these tokens it holds (more than count * T: the intersection exceeds T times the
+    union, which is at least ``tokens``). The store returns every such memory; this
+    computes the exact similarity.
     """
     count = len(tokens)
+    if not count:
+        return None
     low, high = count * SUPERSEDE_THRESHOLD, count / SUPERSEDE_THRESHOLD
+    at_least = max(1, math.floor(count * SUPERSEDE_THRESHOLD))  # one lower is harmless
     best: tuple[float, str] | None = None
-    for memory_id, other in txn.near_duplicates(project_id, content, low, high):
+    for memory_id, other in txn.near_duplicates(project_id, tokens, at_least, low, high):
         score = jaccard(tokens, similarity_tokens(other))
         if score > SUPERSEDE_THRESHOLD and (best is None or score > best[0]):
             best = (score, memory_id)
@@ -99,12 +113,13 @@ def _insert(
     actor: str,
     now: float,
     *,
-    token_count: int,
+    tokens: frozenset[str],
     action: AuditAction,
     supersedes: str | None = None,
     origin: Origin | None = None,
+    vector: Embedding | None = None,
 ) -> Memory:
-    """Insert a validated draft with its audit event."""
+    """Insert a validated draft with its audit event (and its vector, when given)."""
     origin = origin or Origin()
     memory = Memory(
         id=new_memory_id(now),
@@ -112,7 +127,7 @@ def _insert(
         title=str(draft.title),
         content=draft.content,
         category=draft.category,  # type: ignore[arg-type]  # validated
-        importance=draft.importance,
+        importance=int(draft.importance or 0),  # validated: set
         tags=tuple(draft.tags),
         signature=signature,
         created_at=now,
@@ -126,7 +141,9 @@ def _insert(
         review_state=origin.review_state,
         provenance=origin.provenance,
     )
-    txn.insert_memory(memory, token_count)
+    txn.insert_memory(memory, tokens)
+    if vector is not None:
+        txn.set_vector(memory.id, *vector)
     after = memory_snapshot(memory)
     if supersedes:
         after["supersedes"] = supersedes
@@ -141,16 +158,22 @@ def add_memory(
     actor: str,
     now: float,
     origin: Origin | None = None,
+    *,
+    vector: Embedding | None = None,
 ) -> AddResult:
     """Insert a validated draft, or deduplicate, or supersede its nearest twin.
 
-    A deduplicated add leaves the existing memory's origin as it is (it was there first)."""
+    A deduplicated add leaves the existing memory's origin as it is (it was there first).
+
+    Args:
+        vector: (model, vector) of the draft's ``embedding_text``, kept with a new memory.
+    """
     signature = content_signature(draft.content)
     twin = txn.find_active(project_id, signature)
     if twin is not None:
         return _deduplicate(txn, twin, actor, now)
     tokens = similarity_tokens(draft.content)
-    superseded_id = _most_similar(txn, project_id, draft.content, tokens)
+    superseded_id = _most_similar(txn, project_id, tokens)
     memory = _insert(
         txn,
         project_id,
@@ -158,10 +181,11 @@ def add_memory(
         signature,
         actor,
         now,
-        token_count=len(tokens),
+        tokens=tokens,
         action=AuditAction.CREATED,
         supersedes=superseded_id,
         origin=origin,
+        vector=vector,
     )
     if superseded_id is not None:
         set_disabled(txn, superseded_id, True, actor, now, superseded_by=memory.id)
@@ -178,7 +202,6 @@ def import_memories(
         signature = content_signature(draft.content)
         if txn.find_active(project_id, signature) is not None:
             continue
-        count = len(similarity_tokens(draft.content))
         imported.append(
             _insert(
                 txn,
@@ -187,7 +210,7 @@ def import_memories(
                 signature,
                 actor,
                 now,
-                token_count=count,
+                tokens=similarity_tokens(draft.content),
                 action=AuditAction.IMPORTED,
             )
         )
@@ -208,6 +231,7 @@ def update_memory(
     actor: str,
     now: float,
     expected_updated_at: float | None = None,
+    embed: Callable[[Memory], Embedding | None] | None = None,
 ) -> tuple[Memory, Memory]:
     """Apply validated ``changes``; returns (before, after). No change means no event.
 
@@ -217,6 +241,8 @@ def update_memory(
     Args:
         expected_updated_at: the ``updated_at`` the caller last saw; if the memory has
             moved on since, StaleEdit is raised and nothing is written.
+        embed: the (model, vector) of a memory's ``embedding_text``, to keep a memory
+            whose text changed searchable by meaning (None: the backfill will).
     """
     before = txn.get_memory(memory_id)
     check_version(before, expected_updated_at)
@@ -242,8 +268,12 @@ def update_memory(
                 current=before,
             )
     after = replace(after, updated_at=next_version(before.updated_at, now))
-    token_count = len(similarity_tokens(after.content)) if after.content != before.content else None
-    txn.save_memory(before, after, token_count)
+    tokens = similarity_tokens(after.content) if after.content != before.content else None
+    txn.save_memory(before, after, tokens)
+    if embed is not None and embedding_text(after) != embedding_text(before):
+        vector = embed(after)
+        if vector is not None:
+            txn.set_vector(after.id, *vector)
     old, new = changed_fields(before, after)
     _audit(txn, after, actor, now, AuditAction.UPDATED, old, new)
     return before, after

@@ -32,7 +32,7 @@ class FormValues:
     title: str = ""
     content: str = ""
     category: str = Category.KNOWLEDGE.value
-    importance: int = 5
+    importance: int = 0  # a new memory's; the editor starts it at the configured default
     tags: tuple[str, ...] = ()
     ttl_days: int | None = None
 

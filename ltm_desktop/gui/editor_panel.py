@@ -81,7 +81,11 @@ class EditorPanel(QWidget):
         return self._dirty
 
     def _baseline(self) -> FormValues:
-        return FormValues.of(self.base) if self.base else FormValues()
+        return FormValues.of(self.base) if self.base else self._new_values()
+
+    def _new_values(self) -> FormValues:
+        """A new memory's fields: empty, at the configured default importance."""
+        return FormValues(importance=self.ctx.service.settings.default_importance)
 
     def on_edited(self) -> None:
         self._set_dirty(self.form.values() != self._baseline())
@@ -207,7 +211,7 @@ class EditorPanel(QWidget):
         self.base, self.new_project = None, project_id
         self.form.setEnabled(True)
         self.form.set_new_mode(True)
-        self.form.set_values(FormValues())
+        self.form.set_values(self._new_values())
         self.banner.hide()
         self.heading.setText(f"<b>New memory</b> in {scope_name}")
         self.meta.setText("Saved as written by you (source “gui”).")
@@ -310,7 +314,7 @@ class EditorPanel(QWidget):
         if self.base is not None:
             self._load_into_form(self.base)
         elif self.new_project is not None:
-            self.form.set_values(FormValues())
+            self.form.set_values(self._new_values())
             self._set_dirty(False)
 
     # -- changes made by others ---------------------------------------------

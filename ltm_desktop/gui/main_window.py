@@ -136,7 +136,7 @@ class MainWindow(QMainWindow):
         column.addWidget(self.memory_md_warning)
         column.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
-        self.status = StatusBar(api, self)
+        self.status = StatusBar(api, self, search=service.backfill.last_status)
         self.setStatusBar(self.status)
         self.menu_actions = build_actions(self)
         build_menus(self, self.menu_actions)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QPushButton, QStatusBar, QWidget
 
+from ltm_desktop.core.records import IndexStatus
 from ltm_desktop.gui import theme
 from ltm_desktop.gui.api_status import ApiStatus
 
@@ -21,9 +24,18 @@ class StatusBar(QStatusBar):
 
     connect_requested = Signal()
 
-    def __init__(self, api: ApiStatus | None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        api: ApiStatus | None,
+        parent: QWidget | None = None,
+        search: Callable[[], IndexStatus | None] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.api = api
+        self._search = search
+        self.search_label = QLabel(self)
+        self.search_label.hide()
+        self.addWidget(self.search_label)
         self.scope_label = QLabel(self)
         self.api_label = QLabel(self)
         self.agents_label = QLabel(self)
@@ -50,6 +62,7 @@ class StatusBar(QStatusBar):
             self.showMessage(text, MESSAGE_MS)
 
     def on_poll_due(self) -> None:
+        self._show_search()
         api = self.api
         if api is None:
             self._show("Agent API: not started in this window", "", "")
@@ -72,6 +85,25 @@ class StatusBar(QStatusBar):
                 else f"{clients} agent{'s' if clients != 1 else ''} connected"
             )
             self._show(f"API: {endpoint}", agents, f"Last: {last}" if last else "")
+
+    def _show_search(self) -> None:
+        """Semantic search's backfill progress, or why it is off; nothing once complete."""
+        status = self._search() if self._search is not None else None
+        if status is None or (status.complete and status.problem is None):
+            self.search_label.hide()
+            return
+        if status.problem is not None:
+            self.search_label.setText("Search by words only")
+            self.search_label.setToolTip(status.problem)
+        else:
+            self.search_label.setText(
+                f"Indexing meaning: {status.with_vectors:,} of {status.memories:,} memories"
+            )
+            self.search_label.setToolTip(
+                "Memories get vectors for search by meaning in the background; until then "
+                "they are found by their words."
+            )
+        self.search_label.show()
 
     def _show(self, api: str, agents: str, last: str, *, error: bool = False) -> None:
         self.api_label.setText(api)

@@ -76,6 +76,18 @@ def get_memories(conn: sqlite3.Connection, memory_ids: list[str]) -> list[Memory
     return found
 
 
+def get_memories_by_pk(conn: sqlite3.Connection, pks: list[int]) -> list[tuple[int, Memory]]:
+    found: list[tuple[int, Memory]] = []
+    for start in range(0, len(pks), IDS_PER_QUERY):
+        chunk = pks[start : start + IDS_PER_QUERY]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT m.pk, {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.pk IN ({marks})", chunk
+        ).fetchall()
+        found += [(int(row[0]), memory_from_row(row[1:])) for row in rows]
+    return found
+
+
 def list_memories(
     conn: sqlite3.Connection, project_pk: int, query: ListQuery, now: float
 ) -> list[Memory]:
@@ -98,12 +110,16 @@ def count_memories(conn: sqlite3.Connection, project_pk: int, query: ListQuery, 
     )
 
 
-def top_memories(conn: sqlite3.Connection, project_pk: int, n: int, now: float) -> list[Memory]:
-    """The first ``n`` of a scope in list order (what the precis draws on)."""
+def top_memories(
+    conn: sqlite3.Connection, project_pk: int, importance: int, n: int, now: float
+) -> list[Memory]:
+    """The first ``n`` of a scope's importance level by use, then update (index
+    ``memories_by_heat``): what the precis draws on."""
     rows = conn.execute(
         f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.project_pk = ? AND m.disabled = 0 "
-        f"AND {_NOT_EXPIRED} ORDER BY m.importance DESC, m.updated_at DESC LIMIT ?",
-        (project_pk, now, n),
+        f"AND m.importance = ? AND {_NOT_EXPIRED} ORDER BY m.use_heat DESC, m.updated_at DESC "
+        "LIMIT ?",
+        (project_pk, importance, now, n),
     ).fetchall()
     return [memory_from_row(row) for row in rows]
 

@@ -7,7 +7,7 @@ store what the core decided (``core.writing``) and decide nothing themselves.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from ltm_desktop.core.errors import NotFound, echoed
@@ -20,6 +20,7 @@ from ltm_desktop.store.rows import (
     provenance_json,
     tags_json,
 )
+from ltm_desktop.store.scope_index import next_seq, token_bits
 
 
 def _same(value: Any) -> Any:
@@ -76,9 +77,9 @@ def find_active(
 
 
 def insert_memory(
-    conn: sqlite3.Connection, project_pk: int, memory: Memory, token_count: int
+    conn: sqlite3.Connection, project_pk: int, memory: Memory, tokens: Collection[str]
 ) -> int:
-    """Insert a new memory with its tags and search index row; returns its pk."""
+    """Insert a new memory with its tags, search index rows and token set; returns its pk."""
     cursor = conn.execute(
         "INSERT INTO memories (id, project_pk, title, content, category, importance, tags, "
         "signature, created_at, updated_at, last_used_at, use_count, ttl_days, expires_at, "
@@ -104,12 +105,16 @@ def insert_memory(
             memory.source,
             memory.superseded_by,
             memory.reviewed_at,
-            token_count,
+            len(tokens),
             None if memory.review_state is None else memory.review_state.value,
             provenance_json(memory.provenance),
         ),
     )
     pk = int(cursor.lastrowid or 0)
+    conn.execute(
+        "INSERT INTO memory_index (memory_pk, project_pk, seq, token_bits) VALUES (?, ?, ?, ?)",
+        (pk, project_pk, next_seq(conn, project_pk), token_bits(tokens)),
+    )
     if memory.tags:
         write_tags(conn, pk, memory.tags)
     if not memory.disabled:
@@ -123,10 +128,11 @@ def save_memory(
     project_pk: int,
     before: Memory,
     after: Memory,
-    token_count: int | None = None,
+    tokens: Collection[str] | None = None,
 ) -> None:
     """Write the columns that differ between ``before`` (the stored row) and ``after``, and
-    keep the tag rows and the search index in step."""
+    keep the tag rows, the search index and the token set in step (a changed text drops
+    the vector: it was made from the old one)."""
     if (after.id, after.project_id) != (before.id, before.project_id):
         raise ValueError(f"a memory keeps its id and scope ({before.id})")
     values = {
@@ -136,8 +142,8 @@ def save_memory(
     }
     if after.expires_at != before.expires_at:
         values["expires_at"] = after.expires_at
-    if token_count is not None:
-        values["token_count"] = token_count
+    if tokens is not None:
+        values["token_count"] = len(tokens)
     if not values:
         return
     columns = ", ".join(f"{name} = ?" for name in values)
@@ -145,10 +151,45 @@ def save_memory(
     if after.tags != before.tags:
         write_tags(conn, pk, after.tags)
     searched = any(getattr(after, f) != getattr(before, f) for f in SEARCHED_FIELDS)
+    if searched or tokens is not None:
+        set_index(conn, pk, project_pk, tokens=tokens, drop_vector=searched)
     if not before.disabled and (after.disabled or searched):
         unindex_memory(conn, pk, project_pk)
     if not after.disabled and (before.disabled or searched):
         index_memory(conn, pk, after, project_pk)
+
+
+def set_index(
+    conn: sqlite3.Connection,
+    pk: int,
+    project_pk: int,
+    *,
+    tokens: Collection[str] | None = None,
+    vector: tuple[str, bytes] | None = None,
+    drop_vector: bool = False,
+) -> None:
+    """Change a memory's ``memory_index`` row (made if missing): its token set, its vector
+    (model, quantized vector) or neither; ``seq`` moves on so every process reloads it."""
+    values: dict[str, Any] = {}
+    if tokens is not None:
+        values["token_bits"] = token_bits(tokens)
+    if vector is not None:
+        values["model"], values["vector"] = vector
+    elif drop_vector:
+        values["model"] = values["vector"] = None
+    columns = "".join(f", {name} = ?" for name in values)
+    updated = conn.execute(
+        "UPDATE memory_index SET seq = (SELECT max(seq) + 1 FROM memory_index "
+        f"WHERE project_pk = ?){columns} WHERE memory_pk = ?",
+        (project_pk, *values.values(), pk),
+    ).rowcount
+    if not updated:  # a memory stored before its index row existed
+        names = "".join(f", {name}" for name in values)
+        marks = ", ?" * len(values)
+        conn.execute(
+            f"INSERT INTO memory_index (memory_pk, project_pk, seq{names}) VALUES (?, ?, ?{marks})",
+            (pk, project_pk, next_seq(conn, project_pk), *values.values()),
+        )
 
 
 def expired_ids(conn: sqlite3.Connection, project_pk: int | None, now: float) -> list[str]:
@@ -162,10 +203,10 @@ def expired_ids(conn: sqlite3.Connection, project_pk: int | None, now: float) ->
     return [row[0] for row in conn.execute(sql, params)]
 
 
-def reinforce(conn: sqlite3.Connection, uses: dict[str, tuple[int, float]]) -> None:
+def reinforce(conn: sqlite3.Connection, uses: dict[str, tuple[int, float, float]]) -> None:
     """Count uses of memories (not an audit event: it is not a change of content)."""
     conn.executemany(
-        "UPDATE memories SET use_count = use_count + ?, "
+        "UPDATE memories SET use_count = use_count + ?, use_heat = use_heat + ?, "
         "last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?",
-        [(count, at, memory_id) for memory_id, (count, at) in uses.items()],
+        [(count, heat, at, memory_id) for memory_id, (count, at, heat) in uses.items()],
     )

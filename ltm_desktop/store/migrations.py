@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ltm_desktop.core.backend import USE_HEAT_EPOCH, USE_HEAT_HALF_LIFE
 from ltm_desktop.core.errors import DatabaseTooNew, StorageError
 from ltm_desktop.store.fts_text import TOKENIZER
 
@@ -181,10 +182,40 @@ V3_STATEMENTS = (
     "CREATE INDEX extraction_runs_by_project ON extraction_runs(project_pk, started_at)",
 )
 
+# Retrieval: each memory's decayed uses (``use_heat``, core.backend.USE_HEAT) ordered by
+# an index, so the precis ranks by importance and use; ``memory_index`` holds what the
+# in-memory scope arrays are loaded from (store/scope_index.py): a 256-bit set of the
+# memory's tokens for near-duplicate candidates and its vector for semantic search, with
+# ``seq`` bumped on every change so that each process picks up the others' writes.
+# Existing memories get an index row with neither (a backfill fills them in), and a
+# ``ttl_days`` of 0 means "never", stored as none.
+V4_STATEMENTS = (
+    "ALTER TABLE memories ADD COLUMN use_heat REAL NOT NULL DEFAULT 0",
+    f"""UPDATE memories SET use_heat = use_count * ltm_exp2(
+        (coalesce(last_used_at, updated_at) - {USE_HEAT_EPOCH}) / {USE_HEAT_HALF_LIFE})
+        WHERE use_count > 0""",
+    """CREATE INDEX memories_by_heat ON memories(
+        project_pk, disabled, importance, use_heat DESC, updated_at DESC, expires_at)""",
+    "UPDATE memories SET ttl_days = NULL, expires_at = NULL WHERE ttl_days = 0",
+    """CREATE TABLE memory_index (
+        memory_pk INTEGER PRIMARY KEY REFERENCES memories(pk),
+        project_pk INTEGER NOT NULL REFERENCES projects(pk),
+        seq INTEGER NOT NULL,
+        token_bits BLOB,
+        model TEXT,
+        vector BLOB
+    )""",
+    "CREATE INDEX memory_index_by_scope ON memory_index(project_pk, seq)",
+    "CREATE INDEX memory_index_by_model ON memory_index(model)",
+    """INSERT INTO memory_index (memory_pk, project_pk, seq)
+        SELECT pk, project_pk, 1 FROM memories""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", V1_STATEMENTS),
     Migration(2, "observations can be forgotten", V2_STATEMENTS),
     Migration(3, "review inbox and extraction runs", V3_STATEMENTS),
+    Migration(4, "retrieval: use heat, token sets and vectors", V4_STATEMENTS),
 )
 
 
@@ -236,6 +267,8 @@ def migrate(
     if not pending:
         return None
     backup = backup_database(conn, backup_dir, current) if current > 0 else None
+    # Statements may need a power of two (SQLite's math functions are optional at build time).
+    conn.create_function("ltm_exp2", 1, lambda x: 2.0**x, deterministic=True)
     for migration in pending:
         try:
             conn.execute("BEGIN IMMEDIATE")

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from itertools import combinations
 
-from ltm_desktop.core.query import CJK_RE, ParsedQuery, split_words
+from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import Memory, Observation
-from ltm_desktop.store.fts_query import match_all, match_any, match_two, quote, term_phrases
-from ltm_desktop.store.rarity import WordRarity
+from ltm_desktop.store.fts_query import match_all, match_any, match_two, term_phrases
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
     OBSERVATION_COLUMNS,
@@ -25,8 +23,7 @@ from ltm_desktop.store.rows import (
 )
 from ltm_desktop.store.snippets import make_snippet
 
-NEAR_DUPLICATE_CANDIDATES = 50
-NEAR_DUPLICATE_TERMS = 3
+EVERY_TERM, TWO_TERMS, ANY_TERM = 0, 1, 2  # search stages (core.backend.MemoryHit)
 RANK_SLACK = 8  # extra ranked rows, so that a few expired ones rarely need a second query
 
 _OBSERVATION_SQL = (
@@ -37,7 +34,7 @@ _OBSERVATION_SQL = (
     "ORDER BY s.score DESC"
 )  # ranked as memories are (see _ranked); snippets are made in Python
 
-MemoryHit = tuple[Memory, float, str]
+MemoryHit = tuple[Memory, float, str, int]  # (memory, BM25, snippet, stage)
 ObservationHit = tuple[Observation, float, str]
 Ranked = tuple[Memory, float]
 
@@ -74,17 +71,6 @@ def _active(disabled: int | None, expires_at: float | None, now: float) -> bool:
     return disabled == 0 and (expires_at is None or expires_at > now)
 
 
-def _best(
-    conn: sqlite3.Connection, tables: Sequence[str], match: str, now: float, limit: int
-) -> list[Ranked]:
-    """The ``limit`` best hits over the scopes' tables (BM25 per table, merged by score)."""
-    hits: list[Ranked] = []
-    for table in tables:
-        hits += _ranked(conn, table, match, now, limit)
-    hits.sort(key=lambda hit: -hit[1])
-    return hits[:limit]
-
-
 def search_memories(
     conn: sqlite3.Connection,
     tables: Sequence[str],
@@ -92,25 +78,30 @@ def search_memories(
     limit: int,
     now: float,
 ) -> list[MemoryHit]:
-    """The best ``limit`` active, unexpired memories in these scope tables for ``query``."""
+    """For each stage (0: every term, 1: two of them, 2: any), the best ``limit`` active,
+    unexpired memories of each scope table not found by an earlier stage, by BM25 within
+    the table; a later stage runs only while fewer than ``limit`` were found. Tables are
+    not merged by score: BM25 of a small table (global) is not comparable with a large
+    one's, so the core ranks across scopes (core.hybrid)."""
     if query.is_empty or not tables or limit <= 0:
         return []
-    stages = [match_all(query)]
+    stages = [(EVERY_TERM, match_all(query))]
     if len(query.positive) >= 3:
-        stages.append(match_two(query))  # cheaper and better than any-term when it suffices
+        stages.append((TWO_TERMS, match_two(query)))  # cheaper and better than any-term
     if len(query.positive) >= 2:
-        stages.append(match_any(query))
-    hits: list[Ranked] = []
+        stages.append((ANY_TERM, match_any(query)))
+    hits: list[MemoryHit] = []
     seen: set[str] = set()
-    for match in stages:
-        for memory, score in _best(conn, tables, match, now, limit):
-            if memory.id not in seen and len(hits) < limit:
-                seen.add(memory.id)
-                hits.append((memory, score))
-        if len(hits) >= limit:
-            break
     terms = [term_phrases(term) for term in query.positive]
-    return [(memory, score, make_snippet(memory.content, terms)) for memory, score in hits]
+    for stage, match in stages:
+        for table in tables:
+            ranked = _ranked(conn, table, match, now, limit + len(seen))
+            fresh = [(m, score) for m, score in ranked if m.id not in seen][:limit]
+            seen.update(m.id for m, _ in fresh)
+            hits += [(m, score, make_snippet(m.content, terms), stage) for m, score in fresh]
+        if len(seen) >= limit:
+            break
+    return hits
 
 
 def search_observations(
@@ -136,31 +127,18 @@ def search_observations(
 
 
 def near_duplicate_candidates(
-    conn: sqlite3.Connection,
-    table: str,
-    content: str,
-    min_tokens: float,
-    max_tokens: float,
-    rarity: WordRarity,
+    conn: sqlite3.Connection, pks: list[int], band: tuple[float, float]
 ) -> list[tuple[str, str]]:
-    """(id, content) of the active memories that may be near-duplicates of ``content``,
-    among those whose token count is strictly between the bounds.
-
-    A near-duplicate shares most of the new text's words, so it almost surely
-    contains two of the three rarest ones: the candidates are the memories that do
-    (the core computes the exact similarity). Editing two of those three words hides
-    a near-duplicate.
-    """
-    words = {w for w in split_words(content) if len(w) > 2 or CJK_RE.match(w)}
-    if not words:
-        return []
-    rare = rarity.rarest(table, words, NEAR_DUPLICATE_TERMS)
-    pairs: list[tuple[str, ...]] = list(combinations(rare, 2)) or [(rare[0],)]
-    body = " OR ".join("(" + " AND ".join(quote(w) for w in pair) + ")" for pair in pairs)
-    rows = conn.execute(
-        f"SELECT m.id, m.content FROM {table} AS f JOIN memories AS m "
-        f"ON m.pk = f.rowid WHERE {table} MATCH ? AND m.disabled = 0 "
-        "AND m.token_count > ? AND m.token_count < ? LIMIT ?",
-        (body, min_tokens, max_tokens, NEAR_DUPLICATE_CANDIDATES),
-    ).fetchall()
-    return [(row[0], row[1]) for row in rows]
+    """(id, content) of the active memories among ``pks`` (those whose token sets may hold
+    enough of the new text's tokens: ``scope_index.TokenSets.holding``) whose token count
+    is strictly inside ``band``."""
+    low, high = band
+    candidates: list[tuple[str, str]] = []
+    for start in range(0, len(pks), 500):
+        chunk = pks[start : start + 500]
+        candidates += conn.execute(
+            f"SELECT id, content FROM memories WHERE pk IN ({','.join('?' * len(chunk))}) "
+            "AND disabled = 0 AND token_count > ? AND token_count < ?",
+            (*chunk, low, high),
+        ).fetchall()
+    return [(row[0], row[1]) for row in candidates]

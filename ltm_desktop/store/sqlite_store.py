@@ -23,15 +23,15 @@ from ltm_desktop.core.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
-    AuditEvent,
     ListQuery,
     Memory,
     Observation,
     Project,
 )
-from ltm_desktop.store import inbox, observations, search
+from ltm_desktop.store import inbox, observations, search, vector_reads
 from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
+from ltm_desktop.store.audit_reads import AuditReads
 from ltm_desktop.store.checkpointer import Checkpointer
 from ltm_desktop.store.connection import (
     BUSY_TIMEOUT_MS,
@@ -42,14 +42,15 @@ from ltm_desktop.store.connection import (
 from ltm_desktop.store.fts_tables import MemoryTables
 from ltm_desktop.store.migrations import MIGRATIONS, Migration
 from ltm_desktop.store.opening import open_database
-from ltm_desktop.store.rarity import WordRarity
 from ltm_desktop.store.readers import Readers
+from ltm_desktop.store.scope_index import ScopeTokenSets
+from ltm_desktop.store.vectors import VectorIndex
 from ltm_desktop.store.write_txn import SqliteWriteTxn
 
 T = TypeVar("T")
 
 
-class SqliteStore:
+class SqliteStore(AuditReads):
     """Memories, observations and their history in one SQLite file."""
 
     def __init__(
@@ -72,7 +73,8 @@ class SqliteStore:
         self.migration_backup = opened.migration_backup
         self._schema_version = opened.schema_version
         self._guard = opened.guard
-        self._rarity = WordRarity(self._writer)
+        self._token_sets = ScopeTokenSets()
+        self._vectors = VectorIndex()
         self._tables = MemoryTables()
         self._checkpointer = Checkpointer(
             path, synchronous=synchronous, still_ours=lambda: self._guard.look().lost is None
@@ -139,7 +141,7 @@ class SqliteStore:
                 self._checkpointer.note_write(wal_bytes)
                 self._write_failure = None
             except BaseException as exc:
-                self._rarity.reset()  # its temp vocabulary tables were rolled back too
+                self._token_sets.reset()  # they may hold rows the rollback undid
                 if isinstance(exc, StorageError):
                     at = time.strftime("%H:%M:%S")
                     self._write_failure = f"the last write failed (at {at}): {exc}"
@@ -234,12 +236,11 @@ class SqliteStore:
                 pk_of=self._pk,
                 writable_pk=self._writable_pk,
                 tables=self._tables,
-                rarity=self._rarity,
+                token_sets=self._token_sets,
             )
             yield txn
-            txn.finish()
 
-    def reinforce(self, uses: dict[str, tuple[int, float]]) -> None:
+    def reinforce(self, uses: dict[str, tuple[int, float, float]]) -> None:
         if uses:
             with self._write() as conn:
                 writes.reinforce(conn, uses)
@@ -266,10 +267,10 @@ class SqliteStore:
 
         return self._read(work)
 
-    def top_memories(self, project_id: str, n: int, now: float) -> list[Memory]:
+    def top_memories(self, project_id: str, importance: int, n: int, now: float) -> list[Memory]:
         def work(conn: sqlite3.Connection) -> list[Memory]:
             pk = self._pk(conn, project_id)
-            return [] if pk is None else reads.top_memories(conn, pk, n, now)
+            return [] if pk is None else reads.top_memories(conn, pk, importance, n, now)
 
         return self._read(work)
 
@@ -292,6 +293,28 @@ class SqliteStore:
             return search.search_memories(conn, tables, query, limit, now)
 
         return self._read(work)
+
+    def search_vectors(
+        self,
+        project_ids: Sequence[str],
+        model: str,
+        vector: bytes,
+        limit: int,
+        now: float,
+        min_score: float = -1.0,
+    ) -> list[tuple[Memory, float]]:
+        def work(conn: sqlite3.Connection) -> list[tuple[Memory, float]]:
+            pks = self._pks(conn, project_ids)
+            nearest = vector_reads.Nearest(model, vector, limit, min_score)
+            return vector_reads.search_vectors(conn, self._vectors, pks, nearest, now)
+
+        return self._read(work)
+
+    def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
+        return self._read(lambda c: vector_reads.unindexed(c, model, after_id, limit))
+
+    def index_progress(self, model: str) -> tuple[int, int]:
+        return self._read(lambda c: vector_reads.index_progress(c, model))
 
     def scope_counts(
         self, project_id: str, max_importance: int, cutoff: float, now: float
@@ -325,39 +348,6 @@ class SqliteStore:
     ) -> list[search.ObservationHit]:
         return self._read(
             lambda c: search.search_observations(c, self._pks(c, project_ids), query, limit)
-        )
-
-    # -- audit history ----------------------------------------------------
-
-    def memory_history(self, memory_id: str) -> list[AuditEvent]:
-        def work(conn: sqlite3.Connection) -> list[AuditEvent]:
-            events = reads.memory_history(conn, memory_id)
-            if not events:
-                writes.load_memory(conn, memory_id)  # raises NotFound for unknown ids
-            return events
-
-        return self._read(work)
-
-    def project_history(
-        self, project_id: str, limit: int, before_seq: int | None, actor: str | None
-    ) -> list[AuditEvent]:
-        def work(conn: sqlite3.Connection) -> list[AuditEvent]:
-            pk = self._pk(conn, project_id)
-            if pk is None:
-                return []
-            return reads.project_history(conn, pk, limit=limit, before_seq=before_seq, actor=actor)
-
-        return self._read(work)
-
-    def last_events(self, memory_ids: Sequence[str], actions: Sequence[str]) -> list[AuditEvent]:
-        return self._read(lambda c: reads.last_events(c, list(memory_ids), list(actions)))
-
-    def events_after(self, seq: int, limit: int) -> list[AuditEvent]:
-        return self._read(lambda c: reads.events_after(c, seq, limit))
-
-    def last_event_seq(self) -> int:
-        return self._read(
-            lambda c: int(c.execute("SELECT coalesce(max(seq), 0) FROM audit").fetchone()[0])
         )
 
     # -- the review inbox and extraction runs -------------------------------

@@ -1,24 +1,24 @@
 """SqliteWriteTxn: the ``core.backend.WriteTxn`` primitives on the writer's open transaction.
 
 It maps the core's ids (memory and project ids) to rows and tables, and keeps the
-derived state in step: tag rows, the scope's FTS table, the word-rarity cache.
+derived state in step: tag rows, the scope's FTS table, token sets and vectors.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from ltm_desktop.core.backend import AuditEntry
 from ltm_desktop.core.proposals import ExtractionRun, Proposal
-from ltm_desktop.core.query import split_words
 from ltm_desktop.core.records import Memory
 from ltm_desktop.store import inbox
 from ltm_desktop.store import memory_writes as writes
 from ltm_desktop.store.audit import record_audit
 from ltm_desktop.store.fts_tables import MemoryTables, memory_table
-from ltm_desktop.store.rarity import WordRarity
+from ltm_desktop.store.scope_index import ScopeTokenSets
 from ltm_desktop.store.search import near_duplicate_candidates
+from ltm_desktop.store.vectors import quantize
 
 PkOf = Callable[[sqlite3.Connection, str], int | None]
 WritablePk = Callable[[sqlite3.Connection, str, float], int]
@@ -34,23 +34,16 @@ class SqliteWriteTxn:
         pk_of: PkOf,
         writable_pk: WritablePk,
         tables: MemoryTables,
-        rarity: WordRarity,
+        token_sets: ScopeTokenSets,
     ) -> None:
         self._conn = conn
         self._pk_of = pk_of
         self._writable_pk = writable_pk
         self._tables = tables
-        self._rarity = rarity
+        self._token_sets = token_sets
         self._rows: dict[str, tuple[int, int]] = {}  # memory id -> (pk, project pk)
         self._pks: dict[str, int] = {}  # project id -> pk (a scope's row never goes away)
         self._ready: set[int] = set()  # project pks whose FTS table exists
-        self._inserted = 0
-
-    def finish(self) -> None:
-        """Before the commit: a bulk insert changes word counts wholesale, so the rarity
-        cache forgets them (one insert is counted in as it happens)."""
-        if self._inserted > 1:
-            self._rarity.reset()
 
     def _pk(self, project_id: str) -> int | None:
         pk = self._pks.get(project_id)
@@ -90,32 +83,44 @@ class SqliteWriteTxn:
         return memory
 
     def near_duplicates(
-        self, project_id: str, text: str, min_tokens: float, max_tokens: float
+        self,
+        project_id: str,
+        tokens: Collection[str],
+        at_least: int,
+        min_tokens: float,
+        max_tokens: float,
     ) -> list[tuple[str, str]]:
         project_pk = self._pk(project_id)
         if project_pk is None:
             return []
-        table = self._table(project_pk)
+        sets = self._token_sets.current(self._conn, project_pk)
         return near_duplicate_candidates(
-            self._conn, table, text, min_tokens, max_tokens, self._rarity
+            self._conn, sets.holding(tokens, at_least), (min_tokens, max_tokens)
         )
 
-    def insert_memory(self, memory: Memory, token_count: int) -> None:
+    def insert_memory(self, memory: Memory, tokens: Collection[str]) -> None:
         project_pk = self._pk(memory.project_id)
         if project_pk is None:  # a scope's first write: its row and its table
             project_pk = self._writable_pk(self._conn, memory.project_id, memory.created_at)
             self._pks[memory.project_id] = project_pk
             self._ready.add(project_pk)
-        table = self._table(project_pk)
-        pk = writes.insert_memory(self._conn, project_pk, memory, token_count)
+        self._table(project_pk)
+        pk = writes.insert_memory(self._conn, project_pk, memory, tokens)
         self._rows[memory.id] = (pk, project_pk)
-        self._inserted += 1
-        if self._inserted == 1 and not memory.disabled:
-            self._rarity.add_document(table, split_words(memory.content))
 
-    def save_memory(self, before: Memory, after: Memory, token_count: int | None = None) -> None:
+    def save_memory(
+        self, before: Memory, after: Memory, tokens: Collection[str] | None = None
+    ) -> None:
         pk, project_pk = self._row(before.id)
-        writes.save_memory(self._conn, pk, project_pk, before, after, token_count)
+        writes.save_memory(self._conn, pk, project_pk, before, after, tokens)
+
+    def set_vector(self, memory_id: str, model: str, vector: bytes) -> None:
+        pk, project_pk = self._row(memory_id)
+        writes.set_index(self._conn, pk, project_pk, vector=(model, quantize(vector)))
+
+    def set_tokens(self, memory_id: str, tokens: Collection[str]) -> None:
+        pk, project_pk = self._row(memory_id)
+        writes.set_index(self._conn, pk, project_pk, tokens=tokens)
 
     def record(self, entry: AuditEntry) -> None:
         project_pk = self._pk(entry.project_id)

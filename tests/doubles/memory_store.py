@@ -12,9 +12,10 @@ database file), so a test can reopen a data dir or run two services on it.
 from __future__ import annotations
 
 import json
+import struct
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -52,6 +53,7 @@ class Tables:
     projects: dict[str, Project] = field(default_factory=dict)
     memories: dict[str, Memory] = field(default_factory=dict)  # in insertion order
     token_counts: dict[str, int] = field(default_factory=dict)
+    vectors: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # id -> (model, vector)
     observations: list[Observation] = field(default_factory=list)
     audit: list[AuditEvent] = field(default_factory=list)
     proposals: dict[str, Proposal] = field(default_factory=dict)
@@ -62,6 +64,7 @@ class Tables:
             dict(self.projects),
             dict(self.memories),
             dict(self.token_counts),
+            dict(self.vectors),
             list(self.observations),
             list(self.audit),
             dict(self.proposals),
@@ -122,9 +125,14 @@ class MemoryTxn(InboxTxn):
         )
 
     def near_duplicates(
-        self, project_id: str, text: str, min_tokens: float, max_tokens: float
+        self,
+        project_id: str,
+        tokens: Collection[str],
+        at_least: int,
+        min_tokens: float,
+        max_tokens: float,
     ) -> list[tuple[str, str]]:
-        return [
+        return [  # every memory of the band: a superset of those holding ``at_least`` tokens
             (m.id, m.content)
             for m in self._t.memories.values()
             if m.project_id == project_id
@@ -132,7 +140,7 @@ class MemoryTxn(InboxTxn):
             and min_tokens < self._t.token_counts[m.id] < max_tokens
         ]
 
-    def insert_memory(self, memory: Memory, token_count: int) -> None:
+    def insert_memory(self, memory: Memory, tokens: Collection[str]) -> None:
         if memory.id in self._t.memories:
             raise StorageError(f"UNIQUE constraint failed: memories.id ({memory.id})")
         self._check_unique(memory)
@@ -140,15 +148,27 @@ class MemoryTxn(InboxTxn):
             name = memory.project_id
             self._t.projects[name] = Project(name, None, name, memory.created_at)
         self._t.memories[memory.id] = memory
-        self._t.token_counts[memory.id] = token_count
+        self._t.token_counts[memory.id] = len(tokens)
 
-    def save_memory(self, before: Memory, after: Memory, token_count: int | None = None) -> None:
+    def save_memory(
+        self, before: Memory, after: Memory, tokens: Collection[str] | None = None
+    ) -> None:
         if self.get_memory(before.id).project_id != after.project_id or before.id != after.id:
             raise ValueError(f"a memory keeps its id and scope ({before.id})")
         self._check_unique(after)
         self._t.memories[after.id] = after
-        if token_count is not None:
-            self._t.token_counts[after.id] = token_count
+        if tokens is not None:
+            self._t.token_counts[after.id] = len(tokens)
+        if any(getattr(before, f) != getattr(after, f) for f in ("title", "content", "tags")):
+            self._t.vectors.pop(after.id, None)  # made from the old text
+
+    def set_vector(self, memory_id: str, model: str, vector: bytes) -> None:
+        self.get_memory(memory_id)
+        self._t.vectors[memory_id] = (model, vector)
+
+    def set_tokens(self, memory_id: str, tokens: Collection[str]) -> None:
+        self.get_memory(memory_id)
+        self._t.token_counts[memory_id] = len(tokens)
 
     def record(self, entry: AuditEntry) -> None:
         seq = len(self._t.audit) + 1
@@ -233,15 +253,20 @@ class InMemoryStore(InboxReads):
             self._files.commits += 1
             self._own_commits += 1
 
-    def reinforce(self, uses: dict[str, tuple[int, float]]) -> None:
+    def reinforce(self, uses: dict[str, tuple[int, float, float]]) -> None:
         if not uses:
             return
         with self.write() as txn:
-            for memory_id, (count, at) in uses.items():
+            for memory_id, (count, at, heat) in uses.items():
                 memory = self._t.memories.get(memory_id)
                 if memory is not None:
                     last = max(memory.last_used_at or 0, at)
-                    used = replace(memory, use_count=memory.use_count + count, last_used_at=last)
+                    used = replace(
+                        memory,
+                        use_count=memory.use_count + count,
+                        last_used_at=last,
+                        use_heat=memory.use_heat + heat,
+                    )
                     txn.save_memory(memory, used)
 
     # -- projects ---------------------------------------------------------
@@ -306,9 +331,10 @@ class InMemoryStore(InboxReads):
     def count_memories(self, project_id: str, query: ListQuery, now: float) -> int:
         return len(self._listed(project_id, query, now))
 
-    def top_memories(self, project_id: str, n: int, now: float) -> list[Memory]:
+    def top_memories(self, project_id: str, importance: int, n: int, now: float) -> list[Memory]:
         live = [m for m in self._memories(project_id) if is_live(m, now)]
-        return ordered(live, "importance", descending=True)[:n]
+        level = [m for m in live if m.importance == importance]
+        return sorted(level, key=lambda m: (-m.use_heat, -m.updated_at))[:n]
 
     def stale_memories(
         self, project_id: str, max_importance: int, cutoff: float, now: float
@@ -327,7 +353,48 @@ class InMemoryStore(InboxReads):
             if m.project_id in project_ids and is_live(m, now)
         ]
         hits = sorted(((m, s) for m, s in scored if s > 0), key=lambda hit: -hit[1])
-        return [(m, s, m.content[:200]) for m, s in hits[:limit]]
+        every = len(query.positive)  # stage 0: every term; else "some" (2)
+        found: list[MemoryHit] = []
+        for project_id in project_ids:  # the best ``limit`` of each scope
+            mine = [(m, s) for m, s in hits if m.project_id == project_id][:limit]
+            found += [(m, s, m.content[:200], 0 if s >= every else 2) for m, s in mine]
+        return found
+
+    def search_vectors(
+        self,
+        project_ids: Sequence[str],
+        model: str,
+        vector: bytes,
+        limit: int,
+        now: float,
+        min_score: float = -1.0,
+    ) -> list[tuple[Memory, float]]:
+        query = struct.unpack(f"<{len(vector) // 4}f", vector)
+        scored = []
+        for memory_id, (made_by, stored) in self._t.vectors.items():
+            memory = self._t.memories[memory_id]
+            if made_by != model or memory.project_id not in project_ids:
+                continue
+            if is_live(memory, now) and len(stored) == len(vector):
+                other = struct.unpack(f"<{len(stored) // 4}f", stored)
+                scored.append((memory, sum(a * b for a, b in zip(query, other, strict=True))))
+        close = [(m, score) for m, score in scored if score >= min_score]
+        return sorted(close, key=lambda hit: -hit[1])[:limit]
+
+    def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
+        missing = [
+            m
+            for m in self._t.memories.values()
+            if not m.disabled
+            and m.id > after_id
+            and (bool(model) and self._t.vectors.get(m.id, ("", b""))[0] != model)
+        ]
+        return sorted(missing, key=lambda m: m.id)[:limit]
+
+    def index_progress(self, model: str) -> tuple[int, int]:
+        active = [m for m in self._t.memories.values() if not m.disabled]
+        done = sum(1 for m in active if self._t.vectors.get(m.id, ("", b""))[0] == model)
+        return done, len(active)
 
     def scope_counts(
         self, project_id: str, max_importance: int, cutoff: float, now: float

@@ -32,7 +32,7 @@ def test_edit_and_save_records_an_audit_event(
     assert (stored.content, stored.importance) == ("Tests run with make test-all", 8)
     last = service.history(memory.id)[-1]
     assert (last.action, last.actor) == (AuditAction.UPDATED, "gui")
-    assert last.before == {"content": "Tests run with make test", "importance": 5}
+    assert last.before == {"content": "Tests run with make test", "importance": 0}
 
 
 def test_bad_values_are_explained_inline_and_nothing_is_saved(

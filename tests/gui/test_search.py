@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.memory_table import PAGE_LIST, PAGE_SEARCH
 from ltm_desktop.gui.models.base import HtmlRole
 from ltm_desktop.gui.models.search_model import COL_MATCH, COL_TITLE
+from tests.conftest import ServiceFactory
+from tests.doubles.embedders import BrokenEmbedder, WordHashEmbedder
 from tests.gui.conftest import WindowFactory, add
 
 
@@ -78,3 +84,37 @@ def test_find_shortcut_focuses_the_search_field(
     window = make_window(service)
     window.menu_actions.find.trigger()
     qtbot.waitUntil(window.table.search_box.hasFocus)
+
+
+def test_a_hit_found_by_meaning_says_so(
+    qtbot: QtBot, make_window: WindowFactory, make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    embedder = WordHashEmbedder({"failures": "crash", "logged": "report", "reported": "report"})
+    service = make_service(tmp_path / "semantic", embedder=embedder)
+    scope = service.resolve_scope(cwd="/home/dev/src/shop", register=True)
+    found = add(service, scope, "Crashes are reported to Sentry")
+    words = add(service, scope, "Failures logged in the audit table")
+    window = make_window(service, scope=scope)
+    table = window.table
+    qtbot.keyClicks(table.search_box, "failures logged")
+    qtbot.waitUntil(lambda: table.search_model.rowCount() == 2)
+    model = table.search_model
+    assert [model.row_at(0).id, model.row_at(1).id] == [words.id, found.id]
+    assert "<b>" in model.index(0, COL_MATCH).data(HtmlRole)  # words: highlighted
+    assert model.index(1, COL_MATCH).data().startswith("similar meaning — Crashes")
+    assert "none of the words" in model.index(1, COL_MATCH).data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_the_status_bar_shows_indexing_and_why_search_is_by_words_only(
+    qtbot: QtBot, make_window: WindowFactory, make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    service = make_service(tmp_path / "broken", embedder=BrokenEmbedder())
+    scope = service.resolve_scope(cwd="/home/dev/src/shop", register=True)
+    service.import_memories(scope, [MemoryDraft("imported before vectors existed")], "a")
+    window = make_window(service, scope=scope)
+    service.backfill.run_once()
+    window.status.on_poll_due()
+    label = window.status.search_label
+    assert label.isVisibleTo(window)
+    assert label.text() == "Search by words only"
+    assert "could not be loaded" in label.toolTip()

@@ -142,7 +142,7 @@ def select_row(window: MainWindow, view: QAbstractItemView, row: int) -> None:
 def test_history_shows_a_diff_and_reverts(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
 ) -> None:
-    memory = add(service, billing, "The API listens on port 8000", title="API port")
+    memory = add(service, billing, "The API listens on port 8000", title="API port", importance=5)
     service.update(
         memory.id, {"content": "The API listens on port 9000", "importance": 7}, "claude-code"
     )

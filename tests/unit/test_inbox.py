@@ -288,7 +288,7 @@ def test_version_2_database_gains_the_inbox_after_a_backup(
     conn.commit()
     conn.close()
     service = make_service(tmp_path / "data", Settings())
-    assert service.store.schema_version == latest_version() == 3
+    assert service.store.schema_version == latest_version() >= 3
     assert list(backups.glob("ltm-v2-*.sqlite"))
     memory = service.get("mem_old")
     assert (memory.review_state, memory.provenance) == (None, None)

@@ -21,10 +21,15 @@ FORBIDDEN = {
     "api": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
     "gui": {"sqlite3", "ltm_desktop.store"},
     "agent": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
+    "embedding": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.api", "ltm_desktop.gui", "ltm_desktop.agent"},
 }  # fmt: skip
 ONLY_IN = {"sqlite3": "store", "PySide6": "gui", "shiboken6": "gui"}
 # Modules that alone may import a heavy dependency (agents spawn the others per event).
-ONLY_MODULE = {"mcp": "agent/mcp_server.py", "mcp_types": "agent/mcp_server.py"}
+ONLY_MODULE = {
+    "mcp": "agent/mcp_server.py",
+    "mcp_types": "agent/mcp_server.py",
+    "wordllama": "embedding/static.py",
+}
 
 # What the store may use of the core: records, contracts, and the query parser its indexes
 # follow (None: any name). The rules, versions and write decisions are the core's alone,
@@ -149,7 +154,8 @@ def test_agent_entry_points_import_neither_qt_nor_the_sdk_until_needed() -> None
     code = (
         "import sys\n"
         "import ltm_desktop.cli, ltm_desktop.agent.toolbox, ltm_desktop.agent.connect\n"
-        "heavy = sorted(m for m in ('mcp', 'PySide6', 'pydantic') if m in sys.modules)\n"
+        "heavy = sorted(m for m in ('mcp', 'PySide6', 'pydantic', 'numpy', 'wordllama')\n"
+        "               if m in sys.modules)\n"
         "import ltm_desktop.agent.mcp_server\n"
         "qt = 'PySide6' in sys.modules\n"
         "print(heavy, qt)\n"
@@ -231,3 +237,19 @@ def test_only_the_composition_root_opens_the_store() -> None:
 
 def test_the_store_serves_every_order_the_core_accepts() -> None:
     assert set(ORDERINGS) == set(LIST_ORDERS)
+
+
+def test_opening_the_service_loads_no_model_until_something_is_embedded(tmp_path: Path) -> None:
+    """A command that opens the database (status, a hook without the app) stays light:
+    numpy and the model load on the first search or write that needs a vector."""
+    code = (
+        "import sys\n"
+        "from ltm_desktop.app import open_service\n"
+        f"opened = open_service({str(tmp_path / 'data')!r}, {str(tmp_path / 'c.toml')!r})\n"
+        "opened.service.projects()\n"
+        "loaded = sorted(m for m in ('numpy', 'wordllama') if m in sys.modules)\n"
+        "opened.service.close()\n"
+        "print(loaded)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from ltm_desktop.core import rules
+from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, InvalidInput, NotFound
 from ltm_desktop.core.records import AddStatus, Category, ListQuery
 from ltm_desktop.core.service import MemoryService
-from tests.conftest import FakeClock, make_draft
+from tests.conftest import FakeClock, ServiceFactory, make_draft
 
 pytestmark = pytest.mark.every_backend  # the core's rules, whatever stores them
 
@@ -350,3 +352,34 @@ def test_a_cwd_resolves_to_its_name_while_a_write_has_created_but_not_registered
     service.add(project_id, make_draft("first write creates the scope"), "agent")
     project = service.resolve_cwd("/srv/rooted")
     assert (project.project_id, project.name, project.path) == (project_id, "rooted", "/srv/rooted")
+
+
+def test_a_refinement_adding_several_words_supersedes(service: MemoryService, project: str) -> None:
+    """The 0.786 pair: three new words (the new text's rarest) once hid the original from
+    the candidate search, and the refinement was stored twice."""
+    old = service.add(
+        project,
+        make_draft("Sentry DSN lives in the vault under ops/sentry for every staging environment"),
+        "agent",
+    ).memory
+    refined = (
+        "Sentry DSN lives in the vault under ops/sentry for every staging environment "
+        "rotated quarterly zeppelin"
+    )
+    tokens_old = rules.similarity_tokens(old.content)
+    tokens_new = rules.similarity_tokens(refined)
+    assert 0.75 < rules.jaccard(tokens_old, tokens_new) < 0.8  # 11 shared of 14
+    result = service.add(project, make_draft(refined), "agent")
+    assert (result.status, result.superseded_id) == (AddStatus.SUPERSEDED, old.id)
+
+
+def test_the_default_importance_is_zero_unless_configured(make_service: ServiceFactory) -> None:
+    """The first design's schema: 0; ``[memory] default_importance`` changes it."""
+    plain = make_service()
+    scope = plain.resolve_scope(cwd="/src/a")
+    assert plain.add(scope, make_draft("no importance given"), "a").memory.importance == 0
+    tuned = make_service(settings=Settings(default_importance=3))
+    assert tuned.add(scope, make_draft("another without one"), "a").memory.importance == 3
+    assert tuned.add(scope, make_draft("given", importance=8), "a").memory.importance == 8
+    imported = tuned.import_memories(scope, [make_draft("imported without one")], "a")
+    assert imported[0].importance == 3

@@ -195,3 +195,11 @@ def test_a_write_after_a_top_memory_expired_refreshes_the_file(
     assert service.flush_views()
     text = Path(service.precis(project).path).read_text()
     assert text == "## bravo\n\nbravo\n\n## charlie\n\ncharlie"
+
+
+def test_the_prompt_section_names_the_memory_tools(service: MemoryService, project: str) -> None:
+    """First design §7: the section tells the agent which tools search and write its memory."""
+    service.add(project, make_draft("Run the tests with make test"), "a")
+    section = service.prompt_section(project)
+    assert "`memory_search`" in section
+    assert "`memory_write`" in section

@@ -164,7 +164,7 @@ def test_validate_draft_fills_title_and_normalizes_tags() -> None:
         (MemoryDraft("ok", tags=[1]), "tags"),  # type: ignore[list-item]
         (MemoryDraft("ok", tags=["x" * 41]), "tags"),
         (MemoryDraft("ok", tags=[f"t{i}" for i in range(21)]), "tags"),
-        (MemoryDraft("ok", ttl_days=0), "ttl_days"),
+        (MemoryDraft("ok", ttl_days=-1), "ttl_days"),
         (MemoryDraft("ok", ttl_days=1.5), "ttl_days"),  # type: ignore[arg-type]
         (MemoryDraft("ok", title="t" * 201), "title"),
     ],
@@ -213,3 +213,16 @@ def test_messages_show_values_as_json_writes_them(
     with pytest.raises(InvalidInput) as info:
         check(value)
     assert str(info.value).endswith(expected)
+
+
+@pytest.mark.parametrize("ttl_days", [0, None])
+def test_a_ttl_of_zero_means_never_expires(ttl_days: int | None) -> None:
+    """As the first design says: 0 is "never", stored as no TTL at all."""
+    assert rules.validate_draft(MemoryDraft("ok", ttl_days=ttl_days)).ttl_days is None
+    assert rules.validate_changes({"ttl_days": ttl_days}) == {"ttl_days": None}
+
+
+def test_a_draft_without_importance_gets_the_configured_default() -> None:
+    assert rules.validate_draft(MemoryDraft("ok")).importance == 0
+    assert rules.validate_draft(MemoryDraft("ok"), default_importance=4).importance == 4
+    assert rules.validate_draft(MemoryDraft("ok", importance=7), 4).importance == 7

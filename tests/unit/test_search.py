@@ -215,6 +215,34 @@ def test_word_root() -> None:
     assert word_root("deploying") == word_root("deployment") == word_root("deployed") == "deploy"
     assert word_root("app") == "app"
     assert word_root("v2.1") == "v2.1"
+    assert word_root("formatting") == word_root("formats") == "format"  # doubled consonant
+    assert word_root("committed") == "commit"
+
+
+SPECIAL = {
+    "--force-with-lease": "Never push --force on shared branches; use git push --force-with-lease",
+    "v2.1.0": "The current release is v2.1.0, tagged from main",
+    "C++": "The image resizer is written in C++ and built with CMake",
+    "@scope/pkg": "UI components come from the @scope/pkg package on the internal registry",
+    "src/app.py": "The web server starts in src/app.py, which builds the Flask app",
+    "foo_bar": "The flag helper is foo_bar in flags.py",
+    "#123": "test_upload_retry is flaky on CI, tracked in issue #123",
+}
+
+
+@pytest.mark.parametrize("query", sorted(SPECIAL))
+def test_options_versions_paths_packages_and_code_tokens_find_their_memory(
+    service: MemoryService, project: str, query: str
+) -> None:
+    """Typed as they appear in the text: an option is not an exclusion, punctuation joins."""
+    ids = {
+        key: service.add(project, make_draft(text), "a").memory.id for key, text in SPECIAL.items()
+    }
+    for i in range(20):  # neighbours sharing the plain words
+        service.add(
+            project, make_draft(f"force push release scope package app flag issue {i}"), "a"
+        )
+    assert service.search(project, query)[0].memory.id == ids[query]
 
 
 @settings(max_examples=400, deadline=None)

@@ -378,11 +378,11 @@ def test_opening_a_store_keeps_the_locks_this_process_already_holds(
         raw.execute("SELECT count(*) FROM memories").fetchone()  # a read: a shared lock
         held = process_locks(db)
         assert held, "the raw connection holds no lock to lose"
-        v2 = Migration(
+        note = Migration(
             latest_version() + 1, "a note column", ("ALTER TABLE memories ADD COLUMN note TEXT",)
         )
         store = SqliteStore(
-            db, tmp_path / "backups", (*MIGRATIONS, v2) if migrating else MIGRATIONS
+            db, tmp_path / "backups", (*MIGRATIONS, note) if migrating else MIGRATIONS
         )
         assert held <= process_locks(db)
         store.close()

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, SearchHit
+from ltm_desktop.core.records import (
+    GLOBAL_PROJECT_ID,
+    MATCHED_MEANING,
+    MATCHED_SOME,
+    MATCHED_WORDS,
+    SearchHit,
+)
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.formatting import (
     highlight_html,
@@ -31,6 +38,7 @@ class HitRow:
     score: float
     snippet: str
     title_html: str
+    matched: str = MATCHED_WORDS  # why it matched: words, some words, or meaning
 
     @property
     def id(self) -> str:
@@ -105,7 +113,7 @@ class SearchResultsModel(RowTableModel):
             return [
                 str(row.rank),
                 memory.title,
-                plain_snippet(row.snippet),
+                _why(row) + plain_snippet(row.snippet),
                 memory.category,
                 str(memory.importance),
                 tags_text(memory.tags),
@@ -115,15 +123,29 @@ class SearchResultsModel(RowTableModel):
             if column == COL_TITLE:
                 return row.title_html
             if column == COL_MATCH:
-                return snippet_html(row.snippet)
+                return html.escape(_why(row)) + snippet_html(row.snippet)
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == COL_RANK:
                 return f"Relevance score {row.score:.2f} (higher is better)"
+            if column == COL_MATCH:
+                return WHY[row.matched]
             return memory.preview
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (COL_RANK, COL_IMPORTANCE):
             return CENTER
         return None
+
+
+WHY = {
+    MATCHED_WORDS: "It holds every word you typed (highlighted).",
+    MATCHED_SOME: "It holds some of the words you typed (highlighted).",
+    MATCHED_MEANING: "Similar meaning: it holds none of the words you typed.",
+}
+
+
+def _why(row: HitRow) -> str:
+    """The Match column's lead: a hit found by meaning alone says so (no word to mark)."""
+    return "similar meaning — " if row.matched == MATCHED_MEANING else ""
 
 
 def _rows(hits: list[SearchHit], now: float) -> list[HitRow]:
@@ -137,6 +159,7 @@ def _rows(hits: list[SearchHit], now: float) -> list[HitRow]:
                 hit.score,
                 hit.snippet,
                 highlight_html(hit.memory.title, terms),
+                hit.matched,
             )
         )
     return rows

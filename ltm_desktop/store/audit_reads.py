@@ -1,0 +1,54 @@
+"""The audit history's reads, shared by ``SqliteStore`` (kept apart: it is one job)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from ltm_desktop.core.records import AuditEvent
+from ltm_desktop.store import memory_reads as reads
+from ltm_desktop.store import memory_writes as writes
+
+T = TypeVar("T")
+
+
+class AuditReads:
+    """Who changed what, when: per memory, per scope, and since a point in the log."""
+
+    def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        raise NotImplementedError
+
+    def _pk(self, conn: sqlite3.Connection, project_id: str) -> int | None:
+        raise NotImplementedError
+
+    def memory_history(self, memory_id: str) -> list[AuditEvent]:
+        def work(conn: sqlite3.Connection) -> list[AuditEvent]:
+            events = reads.memory_history(conn, memory_id)
+            if not events:
+                writes.load_memory(conn, memory_id)  # raises NotFound for unknown ids
+            return events
+
+        return self._read(work)
+
+    def project_history(
+        self, project_id: str, limit: int, before_seq: int | None, actor: str | None
+    ) -> list[AuditEvent]:
+        def work(conn: sqlite3.Connection) -> list[AuditEvent]:
+            pk = self._pk(conn, project_id)
+            if pk is None:
+                return []
+            return reads.project_history(conn, pk, limit=limit, before_seq=before_seq, actor=actor)
+
+        return self._read(work)
+
+    def last_events(self, memory_ids: Sequence[str], actions: Sequence[str]) -> list[AuditEvent]:
+        return self._read(lambda c: reads.last_events(c, list(memory_ids), list(actions)))
+
+    def events_after(self, seq: int, limit: int) -> list[AuditEvent]:
+        return self._read(lambda c: reads.events_after(c, seq, limit))
+
+    def last_event_seq(self) -> int:
+        return self._read(
+            lambda c: int(c.execute("SELECT coalesce(max(seq), 0) FROM audit").fetchone()[0])
+        )

@@ -1,0 +1,135 @@
+"""Per-scope arrays in memory, for the two searches the full-text index cannot answer fast.
+
+``memory_index`` holds one row per memory: a 256-bit set of its tokens (near-duplicate
+candidates) and its vector (semantic search), with ``seq`` raised on every change. A
+scope's arrays are loaded on first use and brought up to date from the rows whose
+``seq`` passed the last one seen (one index seek when nothing changed), so the writes
+of other processes are picked up. numpy is imported on first use only: entry points
+that never search stay light.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import zlib
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+TOKEN_BITS = 256
+WORDS = TOKEN_BITS // 64
+ALL_TOKENS = b"\xff" * (TOKEN_BITS // 8)  # a memory whose tokens are not known yet
+
+
+def token_bits(tokens: Collection[str]) -> bytes:
+    """The set of ``tokens`` as TOKEN_BITS bits (a token sets bit crc32 % TOKEN_BITS)."""
+    value = 0
+    for token in tokens:
+        value |= 1 << (zlib.crc32(token.encode("utf-8", "surrogatepass")) % TOKEN_BITS)
+    return value.to_bytes(TOKEN_BITS // 8, "little")
+
+
+def next_seq(conn: sqlite3.Connection, project_pk: int) -> int:
+    row = conn.execute(
+        "SELECT coalesce(max(seq), 0) + 1 FROM memory_index WHERE project_pk = ?", (project_pk,)
+    ).fetchone()
+    return int(row[0])
+
+
+class _Grown:
+    """Rows appended to arrays that grow by doubling; a memory's row is found by its pk."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self.rows: dict[int, int] = {}  # memory pk -> row
+
+    def row_of(self, pk: int) -> tuple[int, bool]:
+        """(row, whether it is new) for ``pk``."""
+        row = self.rows.get(pk)
+        if row is not None:
+            return row, False
+        row = self.rows[pk] = self.size
+        self.size += 1
+        return row, True
+
+
+def _grow(array: NDArray[Any], size: int, axis: int = 0) -> NDArray[Any]:
+    import numpy as np
+
+    if array.shape[axis] >= size:
+        return array
+    shape = list(array.shape)
+    shape[axis] = max(size, 2 * shape[axis], 64)
+    grown = np.zeros(shape, dtype=array.dtype)
+    index = [slice(None)] * array.ndim
+    index[axis] = slice(0, array.shape[axis])
+    grown[tuple(index)] = array
+    return grown
+
+
+class TokenSets:
+    """Each memory's token set in one scope, for near-duplicate candidates (the writer's)."""
+
+    def __init__(self) -> None:
+        import numpy as np
+
+        self.seq = 0
+        self.grown = _Grown()
+        self.pks = np.zeros(0, dtype=np.int64)
+        self.bits = np.zeros((WORDS, 0), dtype=np.uint64)  # word-major: fast per word
+
+    def update(self, rows: list[tuple[int, bytes | None, int]]) -> None:
+        import numpy as np
+
+        for pk, bits, seq in rows:
+            row, _ = self.grown.row_of(pk)
+            self.pks = _grow(self.pks, row + 1)
+            self.bits = _grow(self.bits, row + 1, axis=1)
+            self.pks[row] = pk
+            self.bits[:, row] = np.frombuffer(bits or ALL_TOKENS, dtype="<u8")
+            self.seq = max(self.seq, seq)
+
+    def holding(self, tokens: Collection[str], at_least: int) -> list[int]:
+        """Pks of the memories whose set may hold ``at_least`` of ``tokens``: each token they
+        share sets the same bit in both, so they share at least ``at_least`` bits, less the
+        bits ``tokens`` lose to collisions among themselves."""
+        import numpy as np
+
+        size = self.grown.size
+        if not size:
+            return []
+        mine = np.frombuffer(token_bits(tokens), dtype="<u8")
+        lost = len(tokens) - int(np.bitwise_count(mine).sum())
+        shared = np.zeros(size, dtype=np.int32)
+        for word in range(WORDS):
+            shared += np.bitwise_count(self.bits[word, :size] & mine[word])
+        return [int(pk) for pk in self.pks[:size][shared >= at_least - lost]]
+
+
+class ScopeTokenSets:
+    """The writer's TokenSets per scope; forgotten whole when a transaction rolls back."""
+
+    def __init__(self) -> None:
+        self._scopes: dict[int, TokenSets] = {}
+        self._lock = threading.Lock()
+
+    def reset(self) -> None:
+        with self._lock:
+            self._scopes.clear()
+
+    def current(self, conn: sqlite3.Connection, project_pk: int) -> TokenSets:
+        """The scope's sets with every change committed (or made in ``conn``'s transaction)."""
+        with self._lock:
+            sets = self._scopes.get(project_pk)
+            if sets is None:
+                sets = self._scopes[project_pk] = TokenSets()
+        rows = conn.execute(
+            "SELECT memory_pk, token_bits, seq FROM memory_index WHERE project_pk = ? AND seq > ?",
+            (project_pk, sets.seq),
+        ).fetchall()
+        if rows:
+            sets.update(rows)
+        return sets

@@ -1,0 +1,78 @@
+"""Vectors on write, dropped with the text, and the background backfill for the rest."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ltm_desktop.core.backend import USE_HEAT_EPOCH, USE_HEAT_HALF_LIFE
+from ltm_desktop.core.records import MATCHED_MEANING, IndexStatus
+from ltm_desktop.store import SqliteStore
+from ltm_desktop.store.migrations import MIGRATIONS, latest_version
+from tests.conftest import ServiceFactory, make_draft
+from tests.doubles.embedders import WordHashEmbedder
+
+pytestmark = pytest.mark.every_backend
+
+SYNONYMS = {"failures": "crash", "logged": "report", "reported": "report"}
+
+
+def test_imported_memories_get_vectors_from_the_backfill(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    embedder = WordHashEmbedder(SYNONYMS)
+    service = make_service(tmp_path / "d", embedder=embedder)
+    project = service.resolve_scope(cwd="/srv/shop", register=True)
+    service.import_memories(project, [make_draft("Crashes are reported to Sentry")], "a")
+    assert service.search(project, "failures logged") == []  # no vector yet
+    assert (service.index_status().with_vectors, service.index_status().memories) == (0, 1)
+    progress: list[IndexStatus] = []
+    service.backfill.subscribe(progress.append)
+    assert service.backfill.run_once() == 1
+    [hit] = service.search(project, "failures logged")
+    assert hit.matched == MATCHED_MEANING
+    assert progress[-1].with_vectors == progress[-1].memories == 1
+    assert service.backfill.run_once() == 0  # resumable: what is done stays done
+
+
+def test_a_changed_text_gets_a_new_vector_and_loses_the_old_one(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    service = make_service(tmp_path / "d", embedder=WordHashEmbedder(SYNONYMS))
+    project = service.resolve_scope(cwd="/srv/shop", register=True)
+    memory = service.add(project, make_draft("Crashes are reported to Sentry"), "a").memory
+    assert [h.memory.id for h in service.search(project, "failures logged")] == [memory.id]
+    service.update(memory.id, {"content": "Invoices are mailed on Mondays"}, "a")
+    assert service.search(project, "failures logged") == []
+    assert [h.memory.id for h in service.search(project, "invoices mailed")] == [memory.id]
+
+
+@pytest.mark.sqlite_only
+def test_the_retrieval_migration_keeps_uses_and_makes_a_ttl_of_zero_never(tmp_path: Path) -> None:
+    db, backups = tmp_path / "ltm.sqlite", tmp_path / "backups"
+    SqliteStore(db, backups, MIGRATIONS[:2]).close()
+    used_at = USE_HEAT_EPOCH + USE_HEAT_HALF_LIFE  # 2 ** 1 per use
+    conn = sqlite3.connect(db)
+    for n, (uses, ttl) in enumerate([(4, 0), (0, None)]):
+        conn.execute(
+            "INSERT INTO memories (id, project_pk, title, content, category, importance, "
+            "signature, created_at, updated_at, last_used_at, use_count, ttl_days, expires_at, "
+            "source, token_count) VALUES (?, 1, 't', 'c', 'knowledge', 5, ?, 0, 0, ?, ?, ?, ?, "
+            "'a', 1)",
+            (f"mem_{n}", f"sig{n}", used_at if uses else None, uses, ttl, 0 if ttl == 0 else None),
+        )
+    conn.commit()
+    conn.close()
+    store = SqliteStore(db, backups, MIGRATIONS)
+    try:
+        assert store.schema_version == latest_version()
+        assert store.migration_backup is not None
+        assert store.migration_backup.exists()
+        used, unused = store.get_memory("mem_0"), store.get_memory("mem_1")
+        assert used.use_heat == pytest.approx(4 * 2.0)
+        assert (used.ttl_days, used.expires_at, unused.use_heat) == (None, None, 0.0)
+        assert store.unindexed("m", "", 10) == [used, unused]  # for the backfill
+    finally:
+        store.close()
