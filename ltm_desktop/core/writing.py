@@ -118,9 +118,7 @@ def _insert(
         source=actor,
         superseded_by=None,
     )
-    txn.insert_memory(memory, tokens)
-    if vector is not None:
-        txn.set_vector(memory.id, *vector)
+    txn.insert_memory(memory, tokens, vector)
     after = memory_snapshot(memory)
     if supersedes:
         after["supersedes"] = supersedes
