@@ -159,7 +159,8 @@ CATALOGUE: tuple[ToolSpec, ...] = (
         description=(
             "Search your long-term memory: the memories of this project and the global ones "
             "(the user's general preferences), best match first, as a JSON array of "
-            "{id, title, content, category, importance, tags, updated_at, score}. "
+            "{id, title, content, category, importance, tags, updated_at, score, matched}; "
+            "matched is words, some_words or meaning (found by meaning, sharing no word). "
             "Search before answering questions about this project's conventions, past "
             "decisions or the user's preferences, and before saving, to update instead of "
             "duplicating."

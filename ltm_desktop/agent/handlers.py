@@ -181,6 +181,7 @@ def memory_search(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply
             "tags": m["tags"],
             "updated_at": m["updated_at"],
             "score": _score(hit["score"]),
+            "matched": hit.get("matched", "words"),  # words, some_words or meaning
         }
         for hit in hits
         for m in [hit["memory"]]

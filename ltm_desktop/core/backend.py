@@ -111,12 +111,15 @@ class WriteTxn(Protocol):
         holding two of the rarest ones.)"""
         ...
 
-    def insert_memory(self, memory: Memory, tokens: Collection[str]) -> None:
+    def insert_memory(
+        self, memory: Memory, tokens: Collection[str], vector: tuple[str, bytes] | None = None
+    ) -> None:
         """Store a new memory (creating its scope if unseen) and make it searchable.
 
         Args:
             tokens: its content's ``rules.similarity_tokens``, which ``near_duplicates``
                 looks for (their number is the token count it filters by).
+            vector: (model, vector) as ``set_vector`` takes them, kept with it.
         """
         ...
 

@@ -141,9 +141,7 @@ def _insert(
         review_state=origin.review_state,
         provenance=origin.provenance,
     )
-    txn.insert_memory(memory, tokens)
-    if vector is not None:
-        txn.set_vector(memory.id, *vector)
+    txn.insert_memory(memory, tokens, vector)
     after = memory_snapshot(memory)
     if supersedes:
         after["supersedes"] = supersedes

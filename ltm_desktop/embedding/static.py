@@ -95,10 +95,10 @@ class StaticEmbedder:
         out: list[bytes] = []
         for start in range(0, len(texts), BATCH):
             batch = [_content_words(text) for text in texts[start : start + BATCH]]
-            if len(batch) == 1:  # a write or a query: the batch call's thread pool costs more
-                encodings = [tokenizer.encode(batch[0], add_special_tokens=False)]
-            else:
-                encodings = tokenizer.encode_batch(batch, add_special_tokens=False)
+            if len(batch) == 1:  # a write or a query: no padding, no batch thread pool
+                out.append(self._one(np, tokenizer, table, batch[0]))
+                continue
+            encodings = tokenizer.encode_batch(batch, add_special_tokens=False)
             ids = np.array([e.ids for e in encodings], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
             mask[(ids < 0) | (ids >= table.shape[0])] = 0  # padding, or beyond the table
@@ -109,6 +109,16 @@ class StaticEmbedder:
             units = np.where(norms > 0, vectors / np.where(norms > 0, norms, 1.0), 0.0)
             out += [row.tobytes() for row in units.astype("<f4")]
         return out
+
+    @staticmethod
+    def _one(np: Any, tokenizer: Any, table: Any, text: str) -> bytes:
+        ids = [i for i in tokenizer.encode(text, add_special_tokens=False).ids if i >= 0]
+        if not ids:
+            return bytes(4 * table.shape[1])
+        vector = table[np.minimum(ids, table.shape[0] - 1)].sum(axis=0)
+        norm = float(np.sqrt(vector @ vector))
+        unit = vector / norm if norm > 0 else vector
+        return bytes(unit.astype("<f4").data)
 
 
 def _content_words(text: str) -> str:

@@ -77,9 +77,14 @@ def find_active(
 
 
 def insert_memory(
-    conn: sqlite3.Connection, project_pk: int, memory: Memory, tokens: Collection[str]
+    conn: sqlite3.Connection,
+    project_pk: int,
+    memory: Memory,
+    tokens: Collection[str],
+    vector: tuple[str, bytes] | None = None,
 ) -> int:
-    """Insert a new memory with its tags, search index rows and token set; returns its pk."""
+    """Insert a new memory with its tags, search index rows, token set and (model, quantized
+    vector) if given; returns its pk."""
     cursor = conn.execute(
         "INSERT INTO memories (id, project_pk, title, content, category, importance, tags, "
         "signature, created_at, updated_at, last_used_at, use_count, ttl_days, expires_at, "
@@ -111,9 +116,11 @@ def insert_memory(
         ),
     )
     pk = int(cursor.lastrowid or 0)
+    model, stored = vector or (None, None)
     conn.execute(
-        "INSERT INTO memory_index (memory_pk, project_pk, seq, token_bits) VALUES (?, ?, ?, ?)",
-        (pk, project_pk, next_seq(conn, project_pk), token_bits(tokens)),
+        "INSERT INTO memory_index (memory_pk, project_pk, seq, token_bits, model, vector) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (pk, project_pk, next_seq(conn, project_pk), token_bits(tokens), model, stored),
     )
     if memory.tags:
         write_tags(conn, pk, memory.tags)

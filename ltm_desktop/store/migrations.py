@@ -206,7 +206,6 @@ V4_STATEMENTS = (
         vector BLOB
     )""",
     "CREATE INDEX memory_index_by_scope ON memory_index(project_pk, seq)",
-    "CREATE INDEX memory_index_by_model ON memory_index(model)",
     """INSERT INTO memory_index (memory_pk, project_pk, seq)
         SELECT pk, project_pk, 1 FROM memories""",
 )

@@ -98,14 +98,17 @@ class SqliteWriteTxn:
             self._conn, sets.holding(tokens, at_least), (min_tokens, max_tokens)
         )
 
-    def insert_memory(self, memory: Memory, tokens: Collection[str]) -> None:
+    def insert_memory(
+        self, memory: Memory, tokens: Collection[str], vector: tuple[str, bytes] | None = None
+    ) -> None:
         project_pk = self._pk(memory.project_id)
         if project_pk is None:  # a scope's first write: its row and its table
             project_pk = self._writable_pk(self._conn, memory.project_id, memory.created_at)
             self._pks[memory.project_id] = project_pk
             self._ready.add(project_pk)
         self._table(project_pk)
-        pk = writes.insert_memory(self._conn, project_pk, memory, tokens)
+        stored = None if vector is None else (vector[0], quantize(vector[1]))
+        pk = writes.insert_memory(self._conn, project_pk, memory, tokens, stored)
         self._rows[memory.id] = (pk, project_pk)
 
     def save_memory(

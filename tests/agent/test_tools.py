@@ -131,7 +131,9 @@ def test_search_returns_the_project_and_global_and_reinforces(memory: Memory) ->
         "tags",
         "updated_at",
         "score",
+        "matched",
     }
+    assert {r["matched"] for r in rows} == {"words"}
     mine_row = next(r for r in rows if r["id"] == mine.id)
     assert (mine_row["content"], mine_row["tags"], mine_row["category"]) == (
         mine.content,

@@ -36,6 +36,13 @@ def test_health(client: Client, service: MemoryService) -> None:
     assert health["protocol"] == 1
     assert health["schema_version"] == service.store.schema_version
     assert health["db_path"] == service.store.location
+    assert health["semantic_search"] == {
+        "model": None,  # the API tests' service searches by words only
+        "with_vectors": 0,
+        "memories": 0,
+        "backfilling": False,
+        "problem": None,
+    }
 
 
 def test_hello_names_the_actor(socket_path: Path) -> None:
@@ -130,6 +137,7 @@ def test_search_reinforces_and_scopes(client: Client) -> None:
     hits = client.memory_search("kafka", cwd=CWD)
     assert {h["memory"]["id"] for h in hits} == {mine["id"], glob["id"]}
     assert all(h["score"] > 0 and "**" in h["snippet"] for h in hits)
+    assert {h["matched"] for h in hits} == {"words"}
     assert client.memory_get(mine["id"])["use_count"] == 1
     only = client.memory_search("kafka", cwd=CWD, include_global=False, limit=1)
     assert [h["memory"]["id"] for h in only] == [mine["id"]]

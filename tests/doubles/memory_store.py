@@ -140,7 +140,9 @@ class MemoryTxn(InboxTxn):
             and min_tokens < self._t.token_counts[m.id] < max_tokens
         ]
 
-    def insert_memory(self, memory: Memory, tokens: Collection[str]) -> None:
+    def insert_memory(
+        self, memory: Memory, tokens: Collection[str], vector: tuple[str, bytes] | None = None
+    ) -> None:
         if memory.id in self._t.memories:
             raise StorageError(f"UNIQUE constraint failed: memories.id ({memory.id})")
         self._check_unique(memory)
@@ -149,6 +151,8 @@ class MemoryTxn(InboxTxn):
             self._t.projects[name] = Project(name, None, name, memory.created_at)
         self._t.memories[memory.id] = memory
         self._t.token_counts[memory.id] = len(tokens)
+        if vector is not None:
+            self._t.vectors[memory.id] = vector
 
     def save_memory(
         self, before: Memory, after: Memory, tokens: Collection[str] | None = None

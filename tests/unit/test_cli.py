@@ -22,6 +22,19 @@ def test_status_reports_paths_and_scopes(
     assert report["db_path"] == str(tmp_path / "d" / "ltm.sqlite")
     assert report["schema_version"] >= 1
     assert [s["project_id"] for s in report["scopes"]] == ["global"]
+    semantic = report["semantic_search"]
+    assert (semantic["model"], semantic["problem"]) == ("wordllama-l2_supercat-256", None)
+
+
+def test_status_says_how_search_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.toml"
+    assert main(["--data-dir", str(tmp_path / "d"), "status"]) == 0
+    assert "search:    by words and meaning (wordllama-l2_supercat-256); 0 of 0 memories" in (
+        capsys.readouterr().out
+    )
+    config.write_text('[search]\nembedder = "none"\n')
+    assert main(["--data-dir", str(tmp_path / "d"), "--config", str(config), "status"]) == 0
+    assert 'search:    by words only ([search] embedder = "none")' in capsys.readouterr().out
 
 
 def test_data_dir_from_environment(
