@@ -15,6 +15,7 @@ from ltm_desktop.agent import commands as agent_commands
 from ltm_desktop.core.config import render_default_config
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR, resolve_data_dir
+from ltm_desktop.transfer import backup_commands
 from ltm_desktop.transfer import commands as transfer_commands
 
 EXIT_OK = 0
@@ -126,6 +127,7 @@ def _add_commands(commands: Any) -> None:
     entry.add_argument("--uninstall", action="store_true", help="remove what it installed")
     agent_commands.add_parsers(commands, add_command)
     transfer_commands.add_parsers(commands, add_command)
+    backup_commands.add_parsers(commands, add_command)
 
 
 def _positive_int(text: str) -> int:
@@ -317,6 +319,8 @@ COMMANDS = {
     "extract": agent_commands.cmd_extract,
     "export": transfer_commands.cmd_export,
     "import": transfer_commands.cmd_import,
+    "backup": backup_commands.cmd_backup,
+    "restore": backup_commands.cmd_restore,
 }
 
 

@@ -49,6 +49,9 @@ class Settings:
     extractor_timeout_s: float = 60.0
     extractor_max_input_chars: int = 24_000
     extractor_review: bool = False  # true: hold extracted memories as proposals
+    # [backup]: `ltm-desktop backup` (no -o) keeps this many in the data dir's backups/
+    backup_keep: int = 10
+    backup_every_days: int = 7
 
     @property
     def extractor_configured(self) -> bool:
@@ -85,6 +88,9 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     _Key("extractor", "timeout_s", "extractor_timeout_s", float, 0, 3_600),
     _Key("extractor", "max_input_chars", "extractor_max_input_chars", int, 1_000, 2_000_000),
     _Key("extractor", "review", "extractor_review", bool),
+    # [backup]
+    _Key("backup", "keep", "backup_keep", int, 1, 1_000),
+    _Key("backup", "every_days", "backup_every_days", int, 0, 3_650),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 
