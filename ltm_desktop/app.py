@@ -81,17 +81,38 @@ def backup_data_dir(
     config_path: str | os.PathLike[str] | None,
     output: Path | None = None,
     now: float | None = None,
+    *,
+    keep: int | None = None,
 ) -> BackupMade:
     """An online, verified copy of the data dir's database: to ``output``, or into its
-    ``backups/`` (keeping the newest ``[backup] keep``). Safe while the app or a server runs."""
-    settings, _ = load_settings(resolve_config_path(config_path))
+    ``backups/`` (keeping the newest ``keep``, default ``[backup] keep``). Safe while the
+    app or a server runs."""
+    if keep is None:
+        keep = load_settings(resolve_config_path(config_path))[0].backup_keep
     paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
     if not paths.db_path.exists():
         raise FileNotFoundError(2, "no database yet", str(paths.db_path))
     target = output or backup.new_backup_path(paths.backup_dir, time.time() if now is None else now)
     info = backup.backup_database(paths.db_path, target)
-    removed = () if output else tuple(backup.prune_backups(paths.backup_dir, settings.backup_keep))
+    removed = () if output else tuple(backup.prune_backups(paths.backup_dir, keep))
     return BackupMade(info.path, info.schema_version, info.memories, removed)
+
+
+def backup_if_due(
+    data_dir: str | os.PathLike[str] | None,
+    config_path: str | os.PathLike[str] | None,
+    now: float | None = None,
+) -> BackupMade | None:
+    """The app's backup at start: made when the newest automatic backup is older than
+    ``[backup] every_days`` (0: never), or there is none."""
+    settings, _ = load_settings(resolve_config_path(config_path))
+    now = time.time() if now is None else now
+    newest = last_backup(data_dir)
+    if settings.backup_every_days == 0:
+        return None
+    if newest is not None and now - newest.stat().st_mtime < settings.backup_every_days * 86_400:
+        return None
+    return backup_data_dir(data_dir, config_path, now=now)
 
 
 def last_backup(data_dir: str | os.PathLike[str] | None) -> Path | None:

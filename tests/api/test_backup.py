@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import backup_data_dir, open_service
+from ltm_desktop.app import backup_data_dir, backup_if_due, open_service
 from ltm_desktop.cli import main
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft
 from tests.conftest import ServiceFactory
@@ -168,3 +168,20 @@ def test_restore_refuses_while_a_server_runs(tmp_path: Path, short_dir: Path) ->
         server.wait()
         server.stdout.close()  # type: ignore[union-attr]
         server.stderr.close()  # type: ignore[union-attr]
+
+
+def test_the_app_backs_up_at_start_when_the_last_backup_is_old(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    make_service(tmp_path / "data")
+    config = tmp_path / "config.toml"
+    config.write_text("[backup]\nevery_days = 7\n")
+    first = backup_if_due(tmp_path / "data", config)
+    assert first is not None
+    assert backup_if_due(tmp_path / "data", config) is None
+    later = first.path.stat().st_mtime + 7 * 86_400 + 1
+    second = backup_if_due(tmp_path / "data", config, now=later)
+    assert second is not None
+    assert second.path != first.path
+    config.write_text("[backup]\nevery_days = 0\n")
+    assert backup_if_due(tmp_path / "data", config, now=later * 2) is None
