@@ -20,7 +20,10 @@ from ltm_desktop.core.records import Category, Memory, MemoryDraft, Project
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 AGENT_FILES = {"CLAUDE.md": "claude-md", "AGENTS.md": "agents-md", "GEMINI.md": "gemini-md"}
-FORMATS = ("auto", "jsonl", "markdown", "claude-md", "agents-md", "gemini-md")
+FORMATS = (
+    "auto", "jsonl", "markdown", "claude-md", "agents-md", "gemini-md", "hermes", "cline",
+    "claude-auto-memory",
+)  # fmt: skip
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(?:[-*+]|\d+[.)])\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -47,6 +50,10 @@ class ParsedFile:
     format: str
     entries: list[Entry] = field(default_factory=list)
     projects: list[Project] = field(default_factory=list)  # scopes the file describes
+    # where entries without a scope go when none is given: "folder" (the file's own, a
+    # repo's CLAUDE.md), "parent" (its folder's parent: a Cline memory-bank/), "global", or
+    # "none" (the caller must say)
+    default_scope: str = "folder"
 
 
 def detect_format(path: Path, text: str) -> str:
@@ -57,7 +64,9 @@ def detect_format(path: Path, text: str) -> str:
         return "jsonl"
     if MARKER in text:
         return "markdown"
-    return AGENT_FILES.get(path.name, "claude-md")
+    from ltm_desktop.core.import_formats import detect_agent_format
+
+    return detect_agent_format(path, text) or AGENT_FILES.get(path.name, "claude-md")
 
 
 def read_text(path: Path) -> str:
@@ -85,13 +94,17 @@ def parse_file(path: Path, fmt: str = "auto") -> ParsedFile:
     elif chosen == "markdown":
         _parse_export_markdown(parsed, text)
     elif chosen in AGENT_FILES.values():
-        _parse_agent_markdown(parsed, text)
+        parse_agent_markdown(parsed, text)
+    elif chosen in FORMATS:
+        from ltm_desktop.core.import_formats import parse_agent_format
+
+        parse_agent_format(parsed, text)
     else:
         raise ImportFailed(f"{path}: unknown format {fmt!r}; one of {', '.join(FORMATS)}")
     return parsed
 
 
-def _fail(parsed: ParsedFile, line: int, problem: str) -> ImportFailed:
+def fail(parsed: ParsedFile, line: int, problem: str) -> ImportFailed:
     return ImportFailed(f"{parsed.path} line {line}: {problem}")
 
 
@@ -103,9 +116,9 @@ def _parse_jsonl(parsed: ParsedFile, text: str) -> None:
         try:
             values = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise _fail(parsed, number, f"invalid JSON ({exc.msg})") from None
+            raise fail(parsed, number, f"invalid JSON ({exc.msg})") from None
         if not isinstance(values, dict):
-            raise _fail(parsed, number, "each line must be a JSON object")
+            raise fail(parsed, number, "each line must be a JSON object")
         try:
             if not seen_header:
                 transfer_format.check_header(values)
@@ -118,7 +131,7 @@ def _parse_jsonl(parsed: ParsedFile, text: str) -> None:
             else:
                 raise transfer_format.RecordError(f"unknown line type {values.get('type')!r}")
         except (transfer_format.RecordError, InvalidInput) as exc:
-            raise _fail(parsed, number, str(exc)) from None
+            raise fail(parsed, number, str(exc)) from None
     if not seen_header:
         raise ImportFailed(f"{parsed.path}: empty (no {transfer_format.FORMAT_NAME} header)")
 
@@ -133,7 +146,7 @@ def _parse_export_markdown(parsed: ParsedFile, text: str) -> None:
     for number, raw in enumerate(text.splitlines(), start=1):
         if raw.startswith(MARKER):
             if title is None:
-                raise _fail(parsed, number, "metadata comment without a ### title before it")
+                raise fail(parsed, number, "metadata comment without a ### title before it")
             parsed.entries.append(_export_entry(parsed, start, title, body, raw, number))
             title, body = None, []
         elif title is None:
@@ -142,7 +155,7 @@ def _parse_export_markdown(parsed: ParsedFile, text: str) -> None:
         else:
             body.append(raw)
     if title is not None:
-        raise _fail(parsed, start, "a ### memory with no metadata comment after it")
+        raise fail(parsed, start, "a ### memory with no metadata comment after it")
 
 
 def _export_entry(
@@ -153,7 +166,7 @@ def _export_entry(
         if not isinstance(meta, dict):
             raise ValueError("not an object")
     except ValueError:
-        raise _fail(parsed, number, "the metadata comment is not valid JSON") from None
+        raise fail(parsed, number, "the metadata comment is not valid JSON") from None
     try:
         draft = rules.validate_draft(
             MemoryDraft(
@@ -168,7 +181,7 @@ def _export_entry(
         project = meta.get("project_id")
         project_id = None if project is None else rules.check_project_id(project)
     except InvalidInput as exc:
-        raise _fail(parsed, start, str(exc)) from None
+        raise fail(parsed, start, str(exc)) from None
     return Entry(start, draft=draft, project_id=project_id)
 
 
@@ -185,7 +198,9 @@ class _Block:
     tags: tuple[str, ...]
 
 
-def _parse_agent_markdown(parsed: ParsedFile, text: str) -> None:
+def parse_agent_markdown(
+    parsed: ParsedFile, text: str, extra_tags: tuple[str, ...] = (), category: str = "knowledge"
+) -> None:
     """Agent memory files: each top-level bullet is a memory (with its indented lines
     and sub-bullets), and so is each paragraph or fenced code block; the headings above
     it (below the document's ``#`` title) become its tags."""
@@ -229,14 +244,15 @@ def _parse_agent_markdown(parsed: ParsedFile, text: str) -> None:
             fence = opening.group(1)
         after_blank = False
     if fence is not None and current is not None:
-        raise _fail(parsed, current.line, "a code block that is never closed")
+        raise fail(parsed, current.line, "a code block that is never closed")
     for block in blocks:
         try:
+            tags = (*extra_tags, *block.tags)[-rules.MAX_TAGS :]
             draft = rules.validate_draft(
-                MemoryDraft("\n".join(block.lines), tags=block.tags[-rules.MAX_TAGS :])
+                MemoryDraft("\n".join(block.lines), category=category, tags=tags)
             )
         except InvalidInput as exc:
-            raise _fail(parsed, block.line, str(exc)) from None
+            raise fail(parsed, block.line, str(exc)) from None
         parsed.entries.append(Entry(block.line, draft=draft))
 
 

@@ -17,6 +17,7 @@ from ltm_desktop import __version__
 from ltm_desktop.core import exporting, importing
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.import_writes import ImportReport
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.context import AppContext
 
@@ -141,12 +142,12 @@ def import_files(
     service: MemoryService, paths: Sequence[Path], scope: str, *, dry_run: bool
 ) -> list[ImportReport]:
     """Worker side: every file is parsed before any is written; each file is one
-    transaction. Files that name their scopes (our exports) keep them; the others go to
-    the selected scope."""
+    transaction. Files that name their scopes (our exports) keep them, Hermes' memory is
+    global, and the others go to the selected scope."""
     parsed = [importing.parse_file(path) for path in paths]
     reports = []
     for one in parsed:
         own = all(entry.project_id is not None for entry in one.entries)
-        target = None if own else scope
+        target = None if own else GLOBAL_PROJECT_ID if one.default_scope == "global" else scope
         reports.append(service.import_parsed(one, target, IMPORT_ACTOR, dry_run=dry_run))
     return reports

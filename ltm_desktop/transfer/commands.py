@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from ltm_desktop import __version__
 from ltm_desktop.core import exporting, importing
 from ltm_desktop.core.errors import InvalidInput
-from ltm_desktop.core.records import Project
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Project
 from ltm_desktop.core.service import MemoryService
 
 AddCommand = Callable[..., argparse.ArgumentParser]
@@ -138,15 +138,26 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _target(service: MemoryService, args: argparse.Namespace, parsed: Any) -> str | None:
     """The scope to import into: --project, --cwd, else the file's own scopes (JSONL and
-    our Markdown export), else the directory the file is in (a repo's CLAUDE.md)."""
+    our Markdown export), else its format's default: the directory the file is in (a
+    repo's CLAUDE.md), the project holding a Cline memory-bank/, global for Hermes."""
     if args.project is not None:
         return service.resolve_scope(project_id=args.project)
     if args.cwd is not None:
         return service.resolve_scope(cwd=args.cwd, register=not args.dry_run)
     if all(entry.project_id is not None for entry in parsed.entries):
         return None
-    folder = str(Path(parsed.path).parent)
-    return service.resolve_scope(cwd=folder, register=not args.dry_run)
+    if parsed.default_scope == "global":
+        return GLOBAL_PROJECT_ID
+    if parsed.default_scope == "none":
+        raise InvalidInput(
+            f"{parsed.path}: which project are these memories about? give --cwd DIR or "
+            "--project ID",
+            "project",
+        )
+    folder = Path(parsed.path).parent
+    if parsed.default_scope == "parent":
+        folder = folder.parent
+    return service.resolve_scope(cwd=str(folder), register=not args.dry_run)
 
 
 def cmd_import(args: argparse.Namespace) -> int:

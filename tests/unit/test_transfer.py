@@ -375,3 +375,101 @@ def test_export_pages_through_many_memories(service: MemoryService, project: str
     assert len(lines) == 1_236
     ids = [json.loads(line)["id"] for line in lines[2:]]
     assert len(set(ids)) == 1_234
+
+
+# -- other agents' memory files -------------------------------------------------------------
+
+HERMES_MEMORY = """\
+The staging box is staging.internal; deploys go through the bastion.
+§
+Project uses Poetry, not pip.
+Run `poetry install --sync` after switching branches.
+§
+"""
+HERMES_USER = "Prefers short answers.\n§\nWrites Go at work, Python at home.\n"
+CLINE_TECH = "# Tech context\n\n## Stack\n- Python 3.11 with FastAPI\n- Postgres 16\n"
+AUTO_MEMORY_TOPIC = """\
+---
+name: tabs-not-spaces
+description: The user wants tabs for indentation
+metadata:
+  type: feedback
+---
+Indent with tabs, never spaces.
+**Why:** the team's editor settings.
+"""
+AUTO_MEMORY_INDEX = "- [Tabs](tabs-not-spaces.md) — indentation preference\n"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_hermes_memories_split_on_the_section_sign_and_are_global(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    memory = write(tmp_path / "home" / ".hermes" / "memories" / "MEMORY.md", HERMES_MEMORY)
+    user = write(tmp_path / "home" / ".hermes" / "memories" / "USER.md", HERMES_USER)
+    parsed = parse_file(memory)
+    assert parsed.format == "hermes"
+    assert [(e.line, e.draft.content) for e in parsed.entries if e.draft] == [
+        (1, "The staging box is staging.internal; deploys go through the bastion."),
+        (3, "Project uses Poetry, not pip.\nRun `poetry install --sync` after switching branches."),
+    ]
+    data = ["--data-dir", str(tmp_path / "d")]
+    assert main([*data, "import", str(memory), str(user), "--json"]) == 0
+    reports = json.loads(capsys.readouterr().out)
+    assert [len(r["created"]) for r in reports] == [2, 2]
+    assert main([*data, "export", "--project", "global"]) == 0
+    memories = [json.loads(line) for line in capsys.readouterr().out.splitlines()[2:]]
+    kinds = {m["content"]: m["category"] for m in memories}
+    assert kinds["Prefers short answers."] == "preference"
+    assert kinds["Project uses Poetry, not pip.\nRun `poetry install --sync` after switching branches."] == "knowledge"  # fmt: skip
+
+
+def test_a_cline_memory_bank_goes_to_its_project_tagged_by_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "repo"
+    tech = write(repo / "memory-bank" / "techContext.md", CLINE_TECH)
+    assert parse_file(tech).format == "cline"
+    data = ["--data-dir", str(tmp_path / "d")]
+    assert main([*data, "import", str(tech)]) == 0
+    capsys.readouterr()
+    assert main([*data, "export", "--cwd", str(repo)]) == 0
+    memories = [json.loads(line) for line in capsys.readouterr().out.splitlines()[2:]]
+    assert {m["content"]: tuple(m["tags"]) for m in memories} == {
+        "Python 3.11 with FastAPI": ("tech-context", "stack"),
+        "Postgres 16": ("tech-context", "stack"),
+    }
+
+
+def test_claude_auto_memory_topic_files_become_one_memory_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "home" / ".claude" / "projects" / "-srv-app" / "memory"
+    topic = write(folder / "tabs-not-spaces.md", AUTO_MEMORY_TOPIC)
+    index = write(folder / "MEMORY.md", AUTO_MEMORY_INDEX)
+    data = ["--data-dir", str(tmp_path / "d")]
+    assert main([*data, "import", str(topic)]) == 1  # the folder does not say the project
+    assert "give --cwd DIR or --project ID" in capsys.readouterr().err
+    assert main([*data, "import", str(index), str(topic), "--cwd", "/srv/app", "--json"]) == 0
+    reports = json.loads(capsys.readouterr().out)
+    assert [r["format"] for r in reports] == ["claude-auto-memory", "claude-auto-memory"]
+    assert [len(r["created"]) for r in reports] == [0, 1]
+    assert main([*data, "export", "--cwd", "/srv/app"]) == 0
+    [memory] = [json.loads(line) for line in capsys.readouterr().out.splitlines()[2:]]
+    assert memory["title"] == "The user wants tabs for indentation"
+    assert memory["content"] == "Indent with tabs, never spaces.\n**Why:** the team's editor settings."  # fmt: skip
+    assert (memory["category"], memory["tags"]) == (
+        "preference",
+        ["feedback", "claude-auto-memory"],
+    )
+
+
+def test_unclosed_front_matter_is_refused(tmp_path: Path) -> None:
+    topic = write(tmp_path / ".claude" / "projects" / "p" / "memory" / "x.md", "---\nname: x\n")
+    with pytest.raises(ImportFailed, match=rf"{topic} line 1: the front matter"):
+        parse_file(topic)
