@@ -189,6 +189,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "synchronous": state.synchronous,
             "problems": list(state.problems),
             "config_path": str(opened.config_path),
+            "last_backup": _last_backup(service.paths.data_dir),
             "purged_expired_at_start": opened.purged_at_start,
             "memory_md_problems": [serialize.memory_md_problem(p) for p in problems],
             "scopes": scopes,
@@ -206,6 +207,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     for problem in state.problems:
         print(f"problem:   {problem}")
     print(f"config:    {report['config_path']}")
+    print(f"backup:    {report['last_backup'] or 'none yet (ltm-desktop backup)'}")
     print(f"{'scope':<24} {'active':>7} {'removed':>8} {'stale':>6} {'obs':>5}  path")
     for scope in scopes:
         print(
@@ -213,6 +215,13 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"{scope['stale']:>6} {scope['observations']:>5}  {scope['path'] or '-'}"
         )
     return EXIT_OK
+
+
+def _last_backup(data_dir: Any) -> str | None:
+    from ltm_desktop.app import last_backup
+
+    newest = last_backup(data_dir)
+    return None if newest is None else str(newest)
 
 
 def cmd_config(args: argparse.Namespace) -> int:

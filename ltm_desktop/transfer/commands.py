@@ -97,6 +97,17 @@ def _output(path: str | None) -> Iterator[TextIO]:
         raise
 
 
+@contextlib.contextmanager
+def _stopped_reader() -> Iterator[None]:
+    """A reader of standard output that stops early (``export | head``) is not an error."""
+    try:
+        yield
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that flushing at exit does not fail too
+        os.close(devnull)
+
+
 def _scopes(service: MemoryService, args: argparse.Namespace) -> list[Project]:
     if args.project is None and args.cwd is None:
         return [project for project, _ in service.projects()]
@@ -115,7 +126,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     service = _open(args)
     try:
         scopes = _scopes(service, args)
-        with _output(args.output) as out:
+        with _stopped_reader(), _output(args.output) as out:
             if args.format == "jsonl":
                 count = exporting.write_jsonl(
                     service,

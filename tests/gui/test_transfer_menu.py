@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.dialogs import AboutDialog
 from tests.gui.conftest import WindowFactory, add, wait_idle
 
 CLAUDE_MD = "# Notes\n\n## Style\n- Tabs, never spaces\n- Line length is 100\n"
@@ -97,3 +99,7 @@ def test_back_up_now_makes_a_verified_copy(
     qtbot.waitUntil(lambda: any(m.startswith("Backed up") for m in messages), timeout=5000)
     [made] = (service.paths.data_dir / "backups").glob("ltm-backup-*.sqlite")
     assert messages[-1] == f"Backed up 1 memories to {made}."
+    about = AboutDialog(service, window)
+    qtbot.addWidget(about)
+    shown = [label.text() for label in about.findChildren(QLabel)]
+    assert any(text.endswith(f"({made.name})") for text in shown)

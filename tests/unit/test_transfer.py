@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -473,3 +475,25 @@ def test_unclosed_front_matter_is_refused(tmp_path: Path) -> None:
     topic = write(tmp_path / ".claude" / "projects" / "p" / "memory" / "x.md", "---\nname: x\n")
     with pytest.raises(ImportFailed, match=rf"{topic} line 1: the front matter"):
         parse_file(topic)
+
+
+def test_an_export_read_only_in_part_is_not_an_error(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("ltm-desktop")
+    data = ["--data-dir", str(tmp_path / "d")]
+    service = open_service(tmp_path / "d", FakeClock())
+    try:
+        service.import_memories(
+            GLOBAL_PROJECT_ID, [MemoryDraft(f"fact {i} " + "x" * 500) for i in range(2_000)], "b"
+        )
+    finally:
+        service.close()
+    export = subprocess.Popen(
+        [str(script), *data, "export"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert export.stdout is not None
+    assert json.loads(export.stdout.readline())["type"] == "header"
+    export.stdout.close()  # like `| head -1`
+    assert export.wait(timeout=60) == 0
+    assert export.stderr is not None
+    assert export.stderr.read() == b""
+    export.stderr.close()
