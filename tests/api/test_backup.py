@@ -14,6 +14,7 @@ import pytest
 
 from ltm_desktop.app import backup_data_dir, backup_if_due, open_service
 from ltm_desktop.cli import main
+from ltm_desktop.core.errors import DatabaseReplaced
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft
 from tests.conftest import ServiceFactory
 
@@ -185,3 +186,18 @@ def test_the_app_backs_up_at_start_when_the_last_backup_is_old(
     assert second.path != first.path
     config.write_text("[backup]\nevery_days = 0\n")
     assert backup_if_due(tmp_path / "data", config, now=later * 2) is None
+
+
+def test_a_process_that_kept_the_old_database_open_is_stopped_not_lost(
+    make_service: ServiceFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An ``mcp`` that opened the database itself holds no server lock: restore goes ahead,
+    and that process's next write is refused (DatabaseReplaced), never written into the
+    file restore replaced."""
+    holder = make_service(tmp_path / "data")
+    holder.add(GLOBAL_PROJECT_ID, MemoryDraft("old", importance=3), "t")
+    made = backup_data_dir(tmp_path / "data", None, tmp_path / "b.sqlite")
+    assert main(["--data-dir", str(tmp_path / "data"), "restore", str(made.path)]) == 0
+    capsys.readouterr()
+    with pytest.raises(DatabaseReplaced):
+        holder.add(GLOBAL_PROJECT_ID, MemoryDraft("lost?", importance=3), "t")
