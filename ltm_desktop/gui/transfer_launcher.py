@@ -80,7 +80,7 @@ class TransferLauncher(QObject):
         )
 
     def _confirm(self, paths: Sequence[Path], reports: list[ImportReport]) -> None:
-        if not self.confirm_import("\n".join(r.summary() for r in reports)):
+        if not self.confirm_import("\n".join(preview_text(r) for r in reports)):
             self.message.emit("Nothing was imported.")
             return
         service, scope = self.ctx.service, self.ctx.scope.project_id
@@ -115,6 +115,18 @@ class TransferLauncher(QObject):
             self.message.emit(f"Could not {what}: {exc}")
         else:
             self.ctx.errors.report(exc, what)
+
+
+def preview_text(report: ImportReport, limit: int = 8) -> str:
+    """The dry run's summary, then why entries would be skipped and what would be
+    superseded (the first few of each)."""
+    lines = [report.summary()]
+    lines += [f"  line {s['line']}: skipped, {s['reason']}" for s in report.skipped[:limit]]
+    lines += [
+        f"  line {s['line']}: “{s['title']}” would replace {s['superseded']}"
+        for s in report.superseded[:limit]
+    ]
+    return "\n".join(lines)
 
 
 def export_all(

@@ -12,6 +12,8 @@ from pytestqt.qtbot import QtBot
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.dialogs import AboutDialog
+from ltm_desktop.gui.transfer_launcher import export_all, import_files, preview_text
+from tests.conftest import ServiceFactory
 from tests.gui.conftest import WindowFactory, add, wait_idle
 
 CLAUDE_MD = "# Notes\n\n## Style\n- Tabs, never spaces\n- Line length is 100\n"
@@ -103,3 +105,23 @@ def test_back_up_now_makes_a_verified_copy(
     qtbot.addWidget(about)
     shown = [label.text() for label in about.findChildren(QLabel)]
     assert any(text.endswith(f"({made.name})") for text in shown)
+
+
+def test_the_preview_says_why_entries_are_skipped_or_replace_others(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    service = make_service(tmp_path / "data")
+    twin = add(service, GLOBAL_PROJECT_ID, "Always use tabs, never spaces", importance=4)
+    source = tmp_path / "CLAUDE.md"
+    source.write_text("- Use tabs, never spaces\n")
+    [report] = import_files(service, [source], GLOBAL_PROJECT_ID, dry_run=True)
+    assert preview_text(report) == (
+        f"{source} (claude-md): would import 1 created, 0 deduplicated, 1 superseded, "
+        f"0 skipped\n  line 1: “Use tabs, never spaces” would replace {twin.id}"
+    )
+    exported = tmp_path / "x.jsonl"
+    export_all(service, exported, "jsonl")
+    [again] = import_files(service, [exported], GLOBAL_PROJECT_ID, dry_run=True)
+    assert preview_text(again).endswith(
+        "line 3: skipped, already there (same id, same scope and text)"
+    )
