@@ -19,7 +19,7 @@ from ltm_desktop.core.paths import (
 )
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.embedding.factory import make_embedder
-from ltm_desktop.store import open_store
+from ltm_desktop.store import backup, open_store
 
 
 @dataclass
@@ -75,3 +75,78 @@ def open_service_briefly(
     paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
     store = open_store(paths.db_path, paths.backup_dir, busy_timeout_ms=busy_timeout_ms)
     return OpenedService(MemoryService(store, paths, settings), settings, config, warnings)
+
+
+@dataclass(frozen=True)
+class BackupMade:
+    path: Path
+    schema_version: int
+    memories: int
+    removed: tuple[Path, ...] = ()  # older automatic backups pruned to ``[backup] keep``
+
+
+def backup_data_dir(
+    data_dir: str | os.PathLike[str] | None,
+    config_path: str | os.PathLike[str] | None,
+    output: Path | None = None,
+    now: float | None = None,
+    *,
+    keep: int | None = None,
+) -> BackupMade:
+    """An online, verified copy of the data dir's database: to ``output``, or into its
+    ``backups/`` (keeping the newest ``keep``, default ``[backup] keep``). Safe while the
+    app or a server runs."""
+    if keep is None:
+        keep = load_settings(resolve_config_path(config_path))[0].backup_keep
+    paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
+    if not paths.db_path.exists():
+        raise FileNotFoundError(2, "no database yet", str(paths.db_path))
+    target = output or backup.new_backup_path(paths.backup_dir, time.time() if now is None else now)
+    info = backup.backup_database(paths.db_path, target)
+    removed = () if output else tuple(backup.prune_backups(paths.backup_dir, keep))
+    return BackupMade(info.path, info.schema_version, info.memories, removed)
+
+
+def backup_if_due(
+    data_dir: str | os.PathLike[str] | None,
+    config_path: str | os.PathLike[str] | None,
+    now: float | None = None,
+) -> BackupMade | None:
+    """The app's backup at start: made when the newest automatic backup is older than
+    ``[backup] every_days`` (0: never), or there is none."""
+    settings, _ = load_settings(resolve_config_path(config_path))
+    now = time.time() if now is None else now
+    newest = last_backup(data_dir)
+    if settings.backup_every_days == 0:
+        return None
+    if newest is not None and now - newest.stat().st_mtime < settings.backup_every_days * 86_400:
+        return None
+    return backup_data_dir(data_dir, config_path, now=now)
+
+
+def last_backup(data_dir: str | os.PathLike[str] | None) -> Path | None:
+    """The newest automatic backup of the data dir, if any."""
+    found = backup.automatic_backups(DataPaths(resolve_data_dir(data_dir)).backup_dir)
+    return found[0] if found else None
+
+
+def check_backup_file(path: Path) -> tuple[int, int]:
+    """(schema version, memories) of a database file; NotADatabase if it is not a sound one."""
+    info = backup.check_database_file(path)
+    return info.schema_version, info.memories
+
+
+def restore_data_dir(data_dir: str | os.PathLike[str] | None, source: Path) -> tuple[Path, int]:
+    """Replace the data dir's database by ``source`` (checked first); returns where the
+    current one was kept and how many memories the restored one holds. The caller holds
+    the data dir's server lock."""
+    paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    paths.backup_dir.mkdir(mode=0o700, exist_ok=True)
+    aside = paths.backup_dir / f"ltm-before-restore-{stamp}.sqlite"
+    counter = 1
+    while aside.exists():
+        aside = paths.backup_dir / f"ltm-before-restore-{stamp}-{counter}.sqlite"
+        counter += 1
+    info = backup.restore_database(paths.db_path, source, aside)
+    return aside, info.memories

@@ -15,6 +15,8 @@ from ltm_desktop.agent import commands as agent_commands
 from ltm_desktop.core.config import render_default_config
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR, resolve_data_dir
+from ltm_desktop.transfer import backup_commands
+from ltm_desktop.transfer import commands as transfer_commands
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -124,6 +126,8 @@ def _add_commands(commands: Any) -> None:
     )
     entry.add_argument("--uninstall", action="store_true", help="remove what it installed")
     agent_commands.add_parsers(commands, add_command)
+    transfer_commands.add_parsers(commands, add_command)
+    backup_commands.add_parsers(commands, add_command)
 
 
 def _positive_int(text: str) -> int:
@@ -185,6 +189,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "synchronous": state.synchronous,
             "problems": list(state.problems),
             "config_path": str(opened.config_path),
+            "last_backup": _last_backup(service.paths.data_dir),
             "purged_expired_at_start": opened.purged_at_start,
             "memory_md_problems": [serialize.memory_md_problem(p) for p in problems],
             "semantic_search": serialize.index_status(service.check_embedder()),
@@ -204,6 +209,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"problem:   {problem}")
     print(f"config:    {report['config_path']}")
     print(f"search:    {describe_search(report['semantic_search'])}")
+    print(f"backup:    {report['last_backup'] or 'none yet (ltm-desktop backup)'}")
     print(f"{'scope':<24} {'active':>7} {'removed':>8} {'stale':>6} {'obs':>5}  path")
     for scope in scopes:
         print(
@@ -222,6 +228,13 @@ def describe_search(semantic: dict[str, Any]) -> str:
     done, total = semantic["with_vectors"], semantic["memories"]
     rest = "" if done >= total else " (the app or `serve` fills in the rest in the background)"
     return f"by words and meaning ({semantic['model']}); {done:,} of {total:,} memories have vectors{rest}"
+
+
+def _last_backup(data_dir: Any) -> str | None:
+    from ltm_desktop.app import last_backup
+
+    newest = last_backup(data_dir)
+    return None if newest is None else str(newest)
 
 
 def cmd_config(args: argparse.Namespace) -> int:
@@ -326,6 +339,10 @@ COMMANDS = {
     "hook": agent_commands.cmd_hook,
     "integrate": agent_commands.cmd_integrate,
     "extract": agent_commands.cmd_extract,
+    "export": transfer_commands.cmd_export,
+    "import": transfer_commands.cmd_import,
+    "backup": backup_commands.cmd_backup,
+    "restore": backup_commands.cmd_restore,
 }
 
 

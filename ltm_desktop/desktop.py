@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ltm_desktop.api.server_thread import ServerThread
-from ltm_desktop.app import open_service
+from ltm_desktop.app import backup_if_due, open_service
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.serve import server_options
 
@@ -54,6 +54,11 @@ def launch(
     opened = open_service(data_dir, config, background=True, **({"clock": clock} if clock else {}))
     warn(opened.warnings)
     service = opened.service
+    if demo_dir is None:
+        try:
+            backup_if_due(service.paths.data_dir, opened.config_path)
+        except (LtmError, OSError) as exc:  # the app still opens; the next start tries again
+            warn([f"the automatic backup failed: {exc}"])
     api = ServerThread(
         service, service.paths.data_dir, server_options(service.paths.data_dir, None, None)
     )

@@ -54,6 +54,9 @@ class Settings:
     extractor_timeout_s: float = 60.0
     extractor_max_input_chars: int = 24_000
     extractor_review: bool = False  # true: hold extracted memories as proposals
+    # [backup]: `ltm-desktop backup` (no -o) keeps this many in the data dir's backups/
+    backup_keep: int = 10
+    backup_every_days: int = 7
 
     @property
     def extractor_configured(self) -> bool:
@@ -102,6 +105,9 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     _Key("search", "model", "search_model", str, 0, 200),
     _Key("search", "api_key_env", "search_api_key_env", str, 0, 100),
     _Key("memory", "default_importance", "default_importance", int, 0, 10),
+    # [backup]
+    _Key("backup", "keep", "backup_keep", int, 1, 1_000),
+    _Key("backup", "every_days", "backup_every_days", int, 0, 3_650),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 

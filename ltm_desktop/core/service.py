@@ -23,6 +23,7 @@ from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, InvalidInput
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.history import HistoryReads
+from ltm_desktop.core.import_writes import TransferService
 from ltm_desktop.core.inbox import InboxService
 from ltm_desktop.core.listing import check_filters, check_list_query
 from ltm_desktop.core.memory_md_sync import MemoryMdSync
@@ -60,7 +61,7 @@ log = logging.getLogger(__name__)
 SYSTEM_ACTOR = "system"
 
 
-class MemoryService(SearchReads, HistoryReads, InboxService):
+class MemoryService(SearchReads, HistoryReads, InboxService, TransferService):
     """Thread-safe access to one data directory's memories."""
 
     def __init__(

@@ -103,6 +103,7 @@ class Origin:
     source: str | None = None
     review_state: ReviewState | None = None
     provenance: Provenance | None = None
+    note: dict[str, Any] | None = None  # added to the creation's audit event (the file read)
 
 
 def _insert(
@@ -145,6 +146,7 @@ def _insert(
     after = memory_snapshot(memory)
     if supersedes:
         after["supersedes"] = supersedes
+    after.update(origin.note or {})
     _audit(txn, memory, actor, now, action, None, after)
     return memory
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QUrl
@@ -141,6 +142,17 @@ class ConnectDialog(QDialog):
         self.copied.setText("Copied to the clipboard.")
 
 
+def last_backup_label(data_dir: Path) -> str:
+    """When the newest automatic backup was made (File › Back up now, or at start)."""
+    from ltm_desktop.app import last_backup  # the composition root knows the backup files
+
+    newest = last_backup(data_dir)
+    if newest is None:
+        return "never"
+    made = time.strftime("%Y-%m-%d %H:%M", time.localtime(newest.stat().st_mtime))
+    return f"{made} ({newest.name})"
+
+
 class AboutDialog(QDialog):
     """Version and where the data lives, with a way to open that folder."""
 
@@ -165,6 +177,7 @@ class AboutDialog(QDialog):
                 ("Version", __version__),
                 ("Data folder", str(self.data_dir)),
                 ("Database", service.store.location),
+                ("Last backup", last_backup_label(self.data_dir)),
             )
         ):
             grid.addWidget(QLabel(f"<b>{name}</b>", self), row, 0)

@@ -41,6 +41,7 @@ from ltm_desktop.gui.projects_panel import ProjectsPanel
 from ltm_desktop.gui.stale_panel import StalePanel
 from ltm_desktop.gui.status_bar import StatusBar
 from ltm_desktop.gui.tasks import TaskRunner
+from ltm_desktop.gui.transfer_launcher import TransferLauncher
 from ltm_desktop.gui.trash_panel import TrashPanel
 from ltm_desktop.gui.undo import UndoStack
 from ltm_desktop.gui.view_state import column_widths, restore_column_widths
@@ -106,6 +107,7 @@ class MainWindow(QMainWindow):
         self.activity = ActivityPanel(ctx, self)
         self.inbox = InboxPanel(ctx, self.inbox_actions, self)
         self.extractor = ExtractLauncher(ctx, self)
+        self.transfer = TransferLauncher(ctx, self)
         self.editor = EditorPanel(ctx, self.memory_actions, self)
         self.history = HistoryPanel(ctx, self.memory_actions, self)
         self.precis = PrecisPanel(ctx, self)
@@ -166,6 +168,10 @@ class MainWindow(QMainWindow):
         self.inbox_actions.message.connect(self.status.say)
         self.extractor.message.connect(self.status.say)
         a.extract.triggered.connect(self.extractor.choose)
+        self.transfer.message.connect(self.status.say)
+        a.export.triggered.connect(self.transfer.choose_export)
+        a.import_.triggered.connect(self.transfer.choose_import)
+        a.backup_now.triggered.connect(self.transfer.backup_now)
         self.projects.loaded.connect(self.on_projects_loaded)
         self.table.model.total_changed.connect(lambda _n: self.on_projects_loaded())
         ctx.scope.scope_changed.connect(self.on_scope_changed)

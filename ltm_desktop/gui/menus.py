@@ -34,6 +34,9 @@ class WindowActions:
     go_precis: QAction
     open_folder: QAction
     extract: QAction
+    export: QAction
+    import_: QAction
+    backup_now: QAction
     quit: QAction
     connect: QAction
     about: QAction
@@ -85,6 +88,14 @@ def build_actions(window: QMainWindow) -> WindowActions:
             None,
             "Ask the configured model what is worth remembering in an agent's transcript",
         ),
+        export=_action(window, "Ex&port…", None, "Write every memory to a JSONL or Markdown file"),
+        import_=_action(
+            window,
+            "&Import…",
+            None,
+            "Add memories from an export, CLAUDE.md, AGENTS.md or GEMINI.md (with a preview)",
+        ),
+        backup_now=_action(window, "&Back up now", None, "Make a verified copy of the database"),
         quit=_action(window, "&Quit", Key.Quit),
         connect=_action(window, "&Connect an agent…", Key.HelpContents),
         about=_action(window, "&About ltm-desktop"),
@@ -100,7 +111,10 @@ def build_actions(window: QMainWindow) -> WindowActions:
 def build_menus(window: QMainWindow, a: WindowActions) -> None:
     bar = window.menuBar()
     file_menu = bar.addMenu("&File")
-    for action in (a.new_memory, a.save, a.revert, None, a.extract, a.open_folder, None, a.quit):
+    for action in (
+        a.new_memory, a.save, a.revert, None, a.extract, None, a.import_, a.export, a.backup_now,
+        None, a.open_folder, None, a.quit,
+    ):  # fmt: skip
         file_menu.addSeparator() if action is None else file_menu.addAction(action)
     edit = bar.addMenu("&Edit")
     for action in (a.undo, None, a.delete, a.restore, None, a.find):

@@ -1,5 +1,6 @@
 """The SQLite backend: the only package that imports sqlite3."""
 
+from ltm_desktop.store import backup
 from ltm_desktop.store.sqlite_store import SqliteStore, open_store
 
-__all__ = ["SqliteStore", "open_store"]
+__all__ = ["SqliteStore", "backup", "open_store"]

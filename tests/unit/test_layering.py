@@ -22,6 +22,7 @@ FORBIDDEN = {
     "gui": {"sqlite3", "ltm_desktop.store"},
     "agent": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
     "embedding": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.api", "ltm_desktop.gui", "ltm_desktop.agent"},
+    "transfer": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
 }  # fmt: skip
 ONLY_IN = {"sqlite3": "store", "PySide6": "gui", "shiboken6": "gui"}
 # Modules that alone may import a heavy dependency (agents spawn the others per event).

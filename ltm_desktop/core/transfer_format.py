@@ -1,0 +1,188 @@
+"""The JSONL export format: one JSON object per line, each with a ``type``.
+
+Line 1 is the header (``type: header``: format name and version, app and schema version,
+time). Then, per scope, a ``project`` line followed by its ``memory`` lines (every field
+of the record; with ``--with-history``, its audit events under ``history``). Importing
+checks the header first: a file of a newer format version is refused, not guessed at.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ltm_desktop.core import rules
+from ltm_desktop.core.records import (
+    AuditEvent,
+    Memory,
+    MemoryDraft,
+    Project,
+    Provenance,
+    ReviewState,
+)
+
+FORMAT_NAME = "ltm-desktop-export"
+FORMAT_VERSION = 1
+
+
+class RecordError(ValueError):
+    """A line that is not a valid record; the message says which field and why."""
+
+
+def header(app_version: str, schema_version: int, now: float) -> dict[str, Any]:
+    return {
+        "type": "header",
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "app_version": app_version,
+        "schema_version": schema_version,
+        "exported_at": now,
+    }
+
+
+def check_header(values: dict[str, Any]) -> None:
+    """Raise RecordError unless ``values`` is a header this version can read."""
+    if values.get("type") != "header" or values.get("format") != FORMAT_NAME:
+        raise RecordError(f"the first line is not an {FORMAT_NAME} header")
+    version = values.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise RecordError("the header has no whole-number format_version")
+    if version > FORMAT_VERSION or version < 1:
+        raise RecordError(
+            f"format_version {version} is not supported (this version reads 1 to "
+            f"{FORMAT_VERSION}); update ltm-desktop"
+        )
+
+
+def project_record(project: Project) -> dict[str, Any]:
+    return {
+        "type": "project",
+        "project_id": project.project_id,
+        "path": project.path,
+        "name": project.name,
+        "created_at": project.created_at,
+    }
+
+
+def event_record(event: AuditEvent) -> dict[str, Any]:
+    return {
+        "seq": event.seq,
+        "at": event.at,
+        "actor": event.actor,
+        "action": event.action.value,
+        "before": event.before,
+        "after": event.after,
+    }
+
+
+def memory_record(memory: Memory, history: list[AuditEvent] | None = None) -> dict[str, Any]:
+    """Every field of ``memory`` as JSON-ready values."""
+    values: dict[str, Any] = {
+        "type": "memory",
+        "id": memory.id,
+        "project_id": memory.project_id,
+        "title": memory.title,
+        "content": memory.content,
+        "category": memory.category.value,
+        "importance": memory.importance,
+        "tags": list(memory.tags),
+        "created_at": memory.created_at,
+        "updated_at": memory.updated_at,
+        "last_used_at": memory.last_used_at,
+        "use_count": memory.use_count,
+        "ttl_days": memory.ttl_days,
+        "disabled": memory.disabled,
+        "disabled_at": memory.disabled_at,
+        "source": memory.source,
+        "superseded_by": memory.superseded_by,
+        "reviewed_at": memory.reviewed_at,
+        "review_state": None if memory.review_state is None else memory.review_state.value,
+        "provenance": None if memory.provenance is None else memory.provenance.as_dict(),
+    }
+    if history is not None:
+        values["history"] = [event_record(e) for e in history]
+    return values
+
+
+def _time(values: dict[str, Any], name: str, *, optional: bool = False) -> float | None:
+    value = values.get(name)
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise RecordError(f"{name} must be a number of seconds, not {rules.describe(value)}")
+    return float(value)
+
+
+def _text(values: dict[str, Any], name: str, *, optional: bool = False) -> str | None:
+    value = values.get(name)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or not value:
+        raise RecordError(f"{name} must be a non-empty string, not {rules.describe(value)}")
+    return value
+
+
+def memory_from_record(values: dict[str, Any]) -> Memory:
+    """The memory a ``memory`` line describes; the editable fields pass the core's rules.
+
+    The signature is recomputed from the content (never trusted from the file)."""
+    draft = rules.validate_draft(
+        MemoryDraft(
+            content=values.get("content"),  # type: ignore[arg-type]  # checked by the rules
+            title=values.get("title"),
+            category=values.get("category"),  # type: ignore[arg-type]
+            importance=values.get("importance"),
+            tags=values.get("tags", []),
+            ttl_days=values.get("ttl_days"),
+        )
+    )
+    use_count = values.get("use_count", 0)
+    if isinstance(use_count, bool) or not isinstance(use_count, int) or use_count < 0:
+        raise RecordError(f"use_count must be a whole number >= 0, not {rules.describe(use_count)}")
+    disabled = values.get("disabled", False)
+    if not isinstance(disabled, bool):
+        raise RecordError(f"disabled must be true or false, not {rules.describe(disabled)}")
+    state = values.get("review_state")
+    provenance = values.get("provenance")
+    if provenance is not None and not isinstance(provenance, dict):
+        raise RecordError("provenance must be an object or null")
+    try:
+        review_state = None if state is None else ReviewState(state)
+    except ValueError:
+        raise RecordError(f"review_state {rules.describe(state)} is unknown") from None
+    memory_id = _text(values, "id")
+    assert memory_id is not None
+    return Memory(
+        id=memory_id,
+        project_id=rules.check_project_id(values.get("project_id")),
+        title=str(draft.title),
+        content=draft.content,
+        category=rules.check_category(draft.category),
+        importance=0 if draft.importance is None else draft.importance,  # validated: set
+        tags=tuple(draft.tags),
+        signature=rules.content_signature(draft.content),
+        created_at=_time(values, "created_at") or 0.0,
+        updated_at=_time(values, "updated_at") or 0.0,
+        last_used_at=_time(values, "last_used_at", optional=True),
+        use_count=use_count,
+        ttl_days=draft.ttl_days,
+        disabled=disabled,
+        source=_text(values, "source") or "import",
+        superseded_by=_text(values, "superseded_by", optional=True),
+        disabled_at=_time(values, "disabled_at", optional=True),
+        reviewed_at=_time(values, "reviewed_at", optional=True),
+        review_state=review_state,
+        provenance=None if provenance is None else Provenance.from_dict(provenance),
+    )
+
+
+def project_from_record(values: dict[str, Any]) -> Project:
+    path = _text(values, "path", optional=True)
+    name = _text(values, "name")
+    assert name is not None
+    return Project(
+        rules.check_project_id(values.get("project_id")),
+        path,
+        name,
+        _time(values, "created_at") or 0.0,
+    )

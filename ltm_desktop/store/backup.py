@@ -1,0 +1,144 @@
+"""Backups and restores of the database file, with SQLite's online backup API.
+
+A backup is read by SQLite from the live database (a consistent snapshot, whatever other
+connections write meanwhile), written to a temporary file, checked (``integrity_check``)
+and only then renamed into place: a backup file that exists is a good one. The copy is a
+single self-contained file (journal mode DELETE), so it can be copied anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ltm_desktop.core.errors import NotADatabase
+from ltm_desktop.store.migrations import latest_version
+
+BACKUP_PREFIX = "ltm-backup-"
+BUSY_TIMEOUT_MS = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class DatabaseFileInfo:
+    path: Path
+    schema_version: int
+    memories: int
+
+
+def _private_new_file(path: Path) -> None:
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
+def _copy(source: Path, target: Path) -> None:
+    """The online copy of ``source`` into the new file ``target`` (verified)."""
+    src = sqlite3.connect(str(source), timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        _private_new_file(target)
+        dest = sqlite3.connect(str(target))
+        try:
+            src.backup(dest)  # every page in one step: one read transaction, one snapshot
+            dest.execute("PRAGMA journal_mode=DELETE")
+            _verify(dest, target)
+        finally:
+            dest.close()
+    finally:
+        src.close()
+
+
+def _verify(conn: sqlite3.Connection, path: Path) -> DatabaseFileInfo:
+    try:
+        problems = [row[0] for row in conn.execute("PRAGMA integrity_check(20)")]
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        has_memories = conn.execute(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'memories'"
+        ).fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise NotADatabase(f"{path} is not an ltm-desktop database ({exc})") from None
+    if problems != ["ok"]:
+        raise NotADatabase(f"{path} fails SQLite's integrity check: {'; '.join(problems[:3])}")
+    if not has_memories or version < 1:
+        raise NotADatabase(f"{path} is an SQLite database, but not an ltm-desktop one")
+    if version > latest_version():
+        raise NotADatabase(
+            f"{path} has schema version {version}, newer than this ltm-desktop reads "
+            f"({latest_version()}); upgrade ltm-desktop first"
+        )
+    count = int(conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+    return DatabaseFileInfo(path, version, count)
+
+
+def check_database_file(path: Path) -> DatabaseFileInfo:
+    """What ``path`` holds, if it is a sound ltm-desktop database (NotADatabase if not);
+    read only, and the file is not changed."""
+    if not path.is_file():
+        raise NotADatabase(f"{path} is not a file")
+    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+    try:
+        return _verify(conn, path)
+    finally:
+        conn.close()
+
+
+def backup_database(db_path: Path, target: Path) -> DatabaseFileInfo:
+    """Copy the live database at ``db_path`` to ``target`` (replaced if it exists)."""
+    temp = target.with_name(f".{target.name}.{os.getpid()}.part")
+    temp.unlink(missing_ok=True)
+    try:
+        _copy(db_path, temp)
+        info = check_database_file(temp)
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return DatabaseFileInfo(target, info.schema_version, info.memories)
+
+
+def automatic_backups(backup_dir: Path) -> list[Path]:
+    """The backups ``backup`` made into ``backup_dir``, newest first."""
+    if not backup_dir.is_dir():
+        return []
+    found = [p for p in backup_dir.glob(f"{BACKUP_PREFIX}*.sqlite") if p.is_file()]
+    return sorted(found, key=lambda p: p.name, reverse=True)
+
+
+def new_backup_path(backup_dir: Path, now: float) -> Path:
+    """A fresh name in ``backup_dir`` that sorts by time (created 0700 if missing)."""
+    backup_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(now))
+    target = backup_dir / f"{BACKUP_PREFIX}{stamp}.sqlite"
+    counter = 1
+    while target.exists():
+        target = backup_dir / f"{BACKUP_PREFIX}{stamp}-{counter}.sqlite"
+        counter += 1
+    return target
+
+
+def prune_backups(backup_dir: Path, keep: int) -> list[Path]:
+    """Remove all but the ``keep`` newest automatic backups; returns the removed ones."""
+    removed = automatic_backups(backup_dir)[keep:]
+    for path in removed:
+        path.unlink(missing_ok=True)
+    return removed
+
+
+def restore_database(db_path: Path, source: Path, aside: Path) -> DatabaseFileInfo:
+    """Put the database in ``source`` in place of ``db_path``; the current one is first
+    copied (online, verified) to ``aside``. No connection may have ``db_path`` open (the
+    caller holds the data dir's server lock)."""
+    info = check_database_file(source)
+    if db_path.exists():
+        _copy(db_path, aside)
+    temp = db_path.with_name(f".{db_path.name}.restore.part")
+    temp.unlink(missing_ok=True)
+    try:
+        _copy(source, temp)
+        for suffix in ("-wal", "-shm"):  # the old database's log must not replay onto the new
+            db_path.with_name(db_path.name + suffix).unlink(missing_ok=True)
+        os.replace(temp, db_path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return DatabaseFileInfo(db_path, info.schema_version, info.memories)

@@ -1,0 +1,1 @@
+"""Moving data in and out: the export, import, backup and restore commands."""
