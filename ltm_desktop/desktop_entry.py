@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ltm_desktop.core.private_dirs import make_missing_dirs
 from ltm_desktop.resources import (
     APP_ID,
     DESKTOP_ENTRY,
@@ -92,7 +93,7 @@ def install(
     home = home or data_home()
     argv = argv or launcher()
     for source, target in targets(home):
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_missing_dirs(target.parent)  # 0700 whatever the umask (it may be 000)
         data = render_entry(argv).encode() if source is None else resource(source).read_bytes()
         temporary = target.with_name(f".{target.name}.tmp")
         temporary.write_bytes(data)

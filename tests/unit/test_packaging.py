@@ -4,6 +4,7 @@ sdist carry them, install-desktop-entry installs them, and --self-test passes.""
 from __future__ import annotations
 
 import configparser
+import os
 import re
 import shutil
 import struct
@@ -236,7 +237,11 @@ def test_install_desktop_entry_for_this_user(
 ) -> None:
     home = tmp_path / "xdg-data"
     monkeypatch.setenv("XDG_DATA_HOME", str(home))
-    assert main(["install-desktop-entry"]) == 0
+    previous = os.umask(0)
+    try:
+        assert main(["install-desktop-entry"]) == 0
+    finally:
+        os.umask(previous)
     installed = home / "applications" / DESKTOP_ENTRY
     entry = read_entry(installed.read_text(encoding="utf-8"))
     command = entry["Exec"]
@@ -250,6 +255,8 @@ def test_install_desktop_entry_for_this_user(
     assert (home / "icons/hicolor/scalable/apps" / f"{APP_ID}.svg").is_file()
     out = capsys.readouterr().out
     assert f"installed {installed}" in out
+    new_dirs = [p for p in home.rglob("*") if p.is_dir()] + [home]
+    assert all(p.stat().st_mode & 0o022 == 0 for p in new_dirs)  # even with umask 000
     if shutil.which("desktop-file-validate"):
         check = subprocess.run(["desktop-file-validate", str(installed)], capture_output=True)
         assert check.returncode == 0, check.stdout
