@@ -13,7 +13,7 @@ from ltm_desktop.store.connection import connect, describe_error
 from ltm_desktop.store.file_guard import FileGuard
 
 T = TypeVar("T")
-SCHEMA_RACE_RETRIES = 3
+SCHEMA_RACE_RETRIES = 10  # several scopes created in a row can each cost a retry
 
 
 def is_schema_race(exc: sqlite3.OperationalError) -> bool:
