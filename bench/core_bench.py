@@ -323,7 +323,7 @@ def main() -> int:
             hybrid = bench_backfill(workdir)
             try:
                 bench_hybrid_search(service, hybrid, project, args.repeat)
-                bench_embedding_adds(service, hybrid, project, args.adds // 2, args.seed)
+                bench_embedding_adds(hybrid, workdir, args.adds // 2, args.seed)
             finally:
                 hybrid.close()
         bench_global_adds(max(args.repeat, 30))

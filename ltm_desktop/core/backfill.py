@@ -20,12 +20,14 @@ from ltm_desktop.core.errors import EmbedderUnavailable, LtmError
 from ltm_desktop.core.records import IndexStatus, Memory
 from ltm_desktop.core.rules import similarity_tokens
 from ltm_desktop.core.seams import Embedder
-from ltm_desktop.core.writing import embedding_text
+from ltm_desktop.core.writing import embedding_text, ids_since
 
 log = logging.getLogger(__name__)
 BATCH = 256
 RETRY_SECONDS = 60.0  # after the embedder failed, before trying again
 COUNT_SECONDS = 10.0  # how long a count of memories with vectors is reused
+DEBOUNCE_SECONDS = 0.05
+RESUME_MARGIN = 10.0  # seconds of ids looked at again by a pass that resumes
 ProgressListener = Callable[[IndexStatus], None]
 
 
@@ -51,6 +53,10 @@ class Backfill:
         self._done_total: tuple[int, int] | None = None
         self._counted_at = 0.0
         self._last: IndexStatus | None = None
+        # Ids grow with time: after a whole pass, new memories are those after the last id
+        # seen. (A memory whose text changed is embedded by its writer.)
+        self._resume = ""
+        self._passes = 0
 
     def subscribe(self, listener: ProgressListener) -> None:
         self._listeners.append(listener)
@@ -60,8 +66,14 @@ class Backfill:
         self._thread.start()
         self._wake.set()
 
+    @property
+    def active(self) -> bool:
+        """The worker runs: new memories' vectors can be left to it (batched, off the
+        writer's path) instead of being made on write."""
+        return self._thread is not None and not self._stop.is_set()
+
     def wake(self) -> None:
-        """New memories may lack vectors (written while the embedder could not run)."""
+        """New memories lack vectors: fill them in shortly (a burst of writes is batched)."""
         self._wake.set()
 
     def close(self) -> None:
@@ -86,16 +98,17 @@ class Backfill:
             problem=self._embedder.problem(),
         )
 
-    def run_once(self) -> int:
-        """One pass over everything that lacks its token set or vector; returns how many
-        memories were brought up to date."""
+    def run_once(self, after: str = "") -> int:
+        """One pass over what lacks its token set or vector, from the id after ``after``
+        ("": everything); returns how many memories were brought up to date."""
         model = self._embedder.model
-        after, filled = "", 0
+        filled = 0
         while not self._stop.is_set():
             batch = self._store.unindexed(model, after, BATCH)
             if not batch:
                 break
             after = batch[-1].id
+            self._resume = max(self._resume, after)
             filled += self._fill(batch)
             self._done_total = self._store.index_progress(model)
             self._counted_at = time.monotonic()
@@ -147,9 +160,11 @@ class Backfill:
             self._wake.clear()
             if self._stop.is_set():
                 break
+            self._stop.wait(DEBOUNCE_SECONDS)  # let a burst of writes gather into one batch
             self._running = True
             try:
-                self.run_once()
+                self.run_once(ids_since(self._resume, RESUME_MARGIN) if self._passes else "")
+                self._passes += 1
             except LtmError as exc:  # the store is failing: report, retry later
                 log.warning("backfill of token sets and vectors paused: %s", exc)
                 self._stop.wait(RETRY_SECONDS)

@@ -57,10 +57,15 @@ class SearchReads:
         """Semantic search: the model, how many memories have its vector, any problem."""
         return self.backfill.status()
 
-    def _embed(self, text: str) -> Embedding | None:
-        """(model, vector) of ``text`` when the embedder embeds as writes happen; None
-        leaves it to the backfill (a remote embedder, or one that cannot run)."""
-        if not self._embedder.inline:
+    def _embed(self, text: str, *, now: bool = False) -> Embedding | None:
+        """(model, vector) of a new memory's ``text``, or None to leave it to the backfill:
+        when it runs (the app, ``serve``: off the writer's path, batched), for an embedder
+        that does not embed inline (remote), or one that cannot run.
+
+        Args:
+            now: embed now even when the backfill runs (an edit: it only fills new ids).
+        """
+        if not self._embedder.inline or (self.backfill.active and not now):
             return None
         try:
             vectors = self._embedder.embed([text])

@@ -272,7 +272,7 @@ class MemoryService(SearchReads, HistoryReads, InboxService, TransferService):
                     actor,
                     self.now(),
                     expected_updated_at=expected,
-                    embed=lambda m: self._embed(writing.embedding_text(m)),
+                    embed=lambda m: self._embed(writing.embedding_text(m), now=True),
                 )
             events = [] if after == before else [self._event(after, "updated", actor)]
         if events:

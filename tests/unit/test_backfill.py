@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,27 @@ def test_the_retrieval_migration_keeps_uses_and_makes_a_ttl_of_zero_never(tmp_pa
         assert store.unindexed("m", "", 10) == [used, unused]  # for the backfill
     finally:
         store.close()
+
+
+def test_with_the_backfill_running_a_new_memory_gets_its_vector_off_the_write_path(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    """The app and serve leave a write's vector to the backfill (batched); it follows."""
+    embedder = WordHashEmbedder(SYNONYMS)
+    service = make_service(tmp_path / "d", embedder=embedder)
+    filled = threading.Event()
+
+    def note(status: IndexStatus) -> None:
+        if status.complete:
+            filled.set()
+
+    service.backfill.subscribe(note)
+    service.backfill.start()
+    assert filled.wait(10)  # the first, whole pass (nothing to do)
+    project = service.resolve_scope(cwd="/srv/shop", register=True)
+    filled.clear()
+    calls = embedder.calls
+    memory = service.add(project, make_draft("Crashes are reported to Sentry"), "a").memory
+    assert filled.wait(10)
+    assert embedder.calls == calls + 1  # embedded once, by the backfill
+    assert [h.memory.id for h in service.search(project, "failures logged")] == [memory.id]
