@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import shutil
 import time
 from pathlib import Path
 
@@ -75,3 +76,20 @@ def largest_project(service: MemoryService) -> str:
         (n, p.project_id) for p, n in service.projects() if p.project_id != GLOBAL_PROJECT_ID
     ]
     return max(counted)[1]
+
+
+def prepared_service(keep: str | None, workdir: Path, memories: int) -> MemoryService:
+    """A service on ``workdir`` holding the bench corpus: a copy of ``keep`` when it has
+    one, else built now (and saved to ``keep`` for the next run)."""
+    if keep and (Path(keep) / "ltm.sqlite").exists():
+        shutil.copytree(keep, workdir, ignore=shutil.ignore_patterns("*.lock"))
+        print(f"working on a copy of {keep}")
+    service = open_bench_service(workdir)
+    if len(service.projects()) <= 1:
+        _, seconds = build(service, memories)
+        print(f"built {memories:,} memories in {seconds:.1f} s")
+        if keep:
+            service.close()
+            shutil.copytree(workdir, keep, dirs_exist_ok=True)
+            service = open_bench_service(workdir)
+    return service

@@ -31,8 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.dataset import build, largest_project, open_bench_service  # noqa: E402
-from ltm_desktop.core.service import MemoryService  # noqa: E402
+from bench.dataset import largest_project, prepared_service  # noqa: E402
 
 EXECUTABLE = Path(sys.executable).with_name("ltm-desktop")
 TARGET = 0.150  # seconds over the bare interpreter
@@ -69,21 +68,6 @@ def report(label: str, hook: float, bare: float, target: bool) -> None:
     )
 
 
-def prepared(args: argparse.Namespace, workdir: Path) -> MemoryService:
-    if args.keep and (Path(args.keep) / "ltm.sqlite").exists():
-        shutil.copytree(args.keep, workdir, ignore=shutil.ignore_patterns("*.lock"))
-        print(f"working on a copy of {args.keep}")
-    service = open_bench_service(workdir)
-    if len(service.projects()) <= 1:
-        _, seconds = build(service, args.memories)
-        print(f"built {args.memories:,} memories in {seconds:.1f} s")
-        if args.keep:
-            service.close()
-            shutil.copytree(workdir, args.keep, dirs_exist_ok=True)
-            service = open_bench_service(workdir)
-    return service
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -99,7 +83,7 @@ def main() -> int:
     os.environ["XDG_RUNTIME_DIR"] = str(runtime)  # no other server is found by accident
     os.environ["XDG_STATE_HOME"] = str(scratch / "state")  # the hooks' log
     workdir = scratch / "data"
-    service = prepared(args, workdir)
+    service = prepared_service(args.keep, workdir, args.memories)
     project = largest_project(service)
     cwd = next(p.path for p, _ in service.projects() if p.project_id == project)
     active = sum(n for _, n in service.projects())

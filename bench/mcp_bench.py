@@ -34,9 +34,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.api_bench import query_mix, unique_queries  # noqa: E402
-from bench.dataset import build, largest_project, open_bench_service  # noqa: E402
+from bench.dataset import largest_project, prepared_service  # noqa: E402
 from ltm_desktop.api.client import Client  # noqa: E402
-from ltm_desktop.core.service import MemoryService  # noqa: E402
 
 EXECUTABLE = Path(sys.executable).with_name("ltm-desktop")
 STARTUP_TARGET = 0.5  # seconds over the bare interpreter
@@ -164,21 +163,6 @@ def start_server(data_dir: Path, socket_path: Path) -> subprocess.Popen[str]:
     return server
 
 
-def prepared(args: argparse.Namespace, workdir: Path) -> MemoryService:
-    if args.keep and (Path(args.keep) / "ltm.sqlite").exists():
-        shutil.copytree(args.keep, workdir, ignore=shutil.ignore_patterns("*.lock"))
-        print(f"working on a copy of {args.keep}")
-    service = open_bench_service(workdir)
-    if len(service.projects()) <= 1:
-        _, seconds = build(service, args.memories)
-        print(f"built {args.memories:,} memories in {seconds:.1f} s")
-        if args.keep:
-            service.close()
-            shutil.copytree(workdir, args.keep, dirs_exist_ok=True)
-            service = open_bench_service(workdir)
-    return service
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -197,7 +181,7 @@ def main() -> int:
     runtime.mkdir(mode=0o700)
     os.environ["XDG_RUNTIME_DIR"] = str(runtime)  # no other server is found by accident
     workdir = scratch / "data"
-    service = prepared(args, workdir)
+    service = prepared_service(args.keep, workdir, args.memories)
     project = largest_project(service)
     cwd = next(p.path for p, _ in service.projects() if p.project_id == project)
     assert cwd is not None
