@@ -15,6 +15,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the hook path stays light: config is imported when needed
+    from ltm_desktop.core.config import Settings
 
 log = logging.getLogger(__name__)
 CLIENT = "ltm-desktop-hook"
@@ -32,10 +36,16 @@ def request_extraction(
     session_id: str,
     data_dir: str | None,
     config: str | None,
+    settings: Settings | None = None,
 ) -> None:
-    """Have the transcript's durable facts extracted in the background. Never raises."""
+    """Have the transcript's durable facts extracted in the background. Never raises.
+
+    Args:
+        settings: the settings of ``config`` when the caller has them already (a hook
+            does): the file is then not read again.
+    """
     try:
-        _request(transcript, agent, cwd, session_id, data_dir, config)
+        _request(transcript, agent, cwd, session_id, data_dir, config, settings)
     except Exception:  # fail open: the hook's answer must not depend on the extractor
         log.warning("could not ask for an extraction", exc_info=True)
 
@@ -47,6 +57,7 @@ def _request(
     session_id: str,
     data_dir: str | None,
     config: str | None,
+    settings: Settings | None,
 ) -> None:
     from ltm_desktop.core.config import load_settings
     from ltm_desktop.core.paths import resolve_config_path, resolve_data_dir
@@ -54,7 +65,8 @@ def _request(
     if transcript is None:
         log.info("no transcript: nothing to extract from")
         return
-    settings, _ = load_settings(resolve_config_path(config))
+    if settings is None:
+        settings, _ = load_settings(resolve_config_path(config))
     if not settings.extractor_configured:
         return  # no extractor: not even a look for the server
     path = str(Path(transcript).expanduser().absolute())

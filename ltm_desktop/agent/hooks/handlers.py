@@ -165,6 +165,7 @@ def _hand_to_extractor(run: HookRun) -> None:
         session_id=run.hook.session_id,
         data_dir=run.data_dir,
         config=run.config,
+        settings=run.settings,
     )
 
 
