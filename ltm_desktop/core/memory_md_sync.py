@@ -202,11 +202,19 @@ class MemoryMdSync:
         self._mark_clean(project_id)
         return True
 
+    def _forget_if_others_wrote(self) -> None:
+        """Drop what is known of the top-Ns if another process committed since: once per
+        batch, not per scope (the check takes the store's write lock)."""
+        try:
+            version: int | None = self._store.data_version()
+        except Exception:  # noqa: BLE001 - unknown: assume they did (renders, never skips)
+            version = None
+        with self._render_lock:
+            if version is None or version != self._seen_version:
+                self._windows.clear()
+                self._seen_version = version
+
     def _needs_render(self, project_id: str, changed: Sequence[Memory] | None) -> bool:
-        version = self._store.data_version()
-        if version != self._seen_version:  # another process wrote: forget what we knew
-            self._windows.clear()
-            self._seen_version = version
         if changed is None or project_id in self._dirty:
             return True
         window = self._windows.get(project_id)
@@ -321,6 +329,7 @@ class MemoryMdSync:
     def _fan_out(self, changed: list[Memory]) -> None:
         """Regenerate every project's file for a global write's ``changed`` memories,
         serving writes that arrive meanwhile first (a fan-out may take a while)."""
+        self._forget_if_others_wrote()
         try:
             projects = [p.project_id for p in self._store.list_projects()]
         except Exception as exc:  # noqa: BLE001 - the scopes stay as they are until the next write
@@ -341,6 +350,7 @@ class MemoryMdSync:
             return batch, self._queued
 
     def _regenerate_batch(self, batch: dict[str, list[Memory] | None], settles: int) -> None:
+        self._forget_if_others_wrote()
         for scope, touched in batch.items():
             self.regenerate(scope, touched)
         with self._cond:
