@@ -60,7 +60,9 @@ def launch(
         except (LtmError, OSError) as exc:  # the app still opens; the next start tries again
             warn([f"the automatic backup failed: {exc}"])
     api = ServerThread(
-        service, service.paths.data_dir, server_options(service.paths.data_dir, None, None)
+        service,
+        service.paths.data_dir,
+        server_options(service.paths.data_dir, None, None, opened.config_path),
     )
     try:
         if demo_dir is not None:

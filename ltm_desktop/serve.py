@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -22,16 +23,27 @@ from ltm_desktop.api.server import ApiServer, ServerOptions
 from ltm_desktop.app import open_service
 from ltm_desktop.core.errors import LtmError
 
+ENV_WARM_MCP = "LTM_DESKTOP_MCP_WARM"  # "0": no warm MCP process (ltm_desktop.agent.mcp_warm)
 
-def server_options(data_dir: Path, socket: str | None, tcp: str | None) -> ServerOptions:
+
+def server_options(
+    data_dir: Path, socket: str | None, tcp: str | None, config: Path | None = None
+) -> ServerOptions:
+    """``config``: the settings file the warm MCP process reads (the server's)."""
     path = socket_for(data_dir, socket)
     tcp = tcp or os.environ.get(runtime.ENV_TCP) or None
     is_default = not socket and not os.environ.get(runtime.ENV_SOCKET)
     publish = is_default and data_dir.resolve() == default_data_dir().resolve()
+    companion = None
+    if os.environ.get(ENV_WARM_MCP, "1") != "0":
+        from ltm_desktop.agent.mcp_warm import start_warm_mcp
+
+        companion = functools.partial(start_warm_mcp, data_dir, config)
     return ServerOptions(
         socket_path=path,
         tcp=runtime.parse_tcp(tcp) if tcp else None,
         publish_endpoint=publish,
+        companion=companion,
     )
 
 
@@ -57,7 +69,7 @@ def serve(
     warn([f"warning: {p.describe()}" for p in service.memory_md_problems()])
     data_path = service.paths.data_dir
     try:
-        options = server_options(data_path, socket, tcp)
+        options = server_options(data_path, socket, tcp, opened.config_path)
         if workers <= 1:
             asyncio.run(_run(ApiServer(service, data_path, options), announce=True))
             return 0

@@ -76,6 +76,9 @@ def _isolated_environment(
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "xdg-state"))  # the hooks' log dir
     (home / "xdg-runtime").mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(home / "xdg-runtime"))
+    # Servers started by tests keep no warm MCP process (each imports the MCP SDK: half a
+    # second of CPU); tests/agent/test_mcp_warm.py and the "warm" MCP mode turn it on.
+    monkeypatch.setenv("LTM_DESKTOP_MCP_WARM", "0")
 
 
 @pytest.fixture(autouse=True)

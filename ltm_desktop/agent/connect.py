@@ -26,15 +26,10 @@ def find_server(data_dir: Path, client: str, *, timeout: float = 30.0) -> Memory
     ``timeout``: how long each call may wait for the server's answer.
     """
     from ltm_desktop.agent.socket_access import SocketAccess
-    from ltm_desktop.api import runtime
     from ltm_desktop.api.client import ApiError, Client, discover
-    from ltm_desktop.api.runtime import default_data_dir, socket_for
 
-    chosen = os.environ.get(runtime.ENV_SOCKET) or os.environ.get(runtime.ENV_TCP)
-    socket_path = None
-    if not chosen and data_dir.resolve() != default_data_dir().resolve():
-        socket_path = socket_for(data_dir)
     try:
+        socket_path = _chosen_socket(data_dir)
         api = Client(
             socket_path, client_name=client, timeout=timeout, connect_timeout=CONNECT_TIMEOUT
         )
@@ -53,6 +48,28 @@ def find_server(data_dir: Path, client: str, *, timeout: float = 30.0) -> Memory
         api.close()
         return None
     return SocketAccess(api)
+
+
+def _chosen_socket(data_dir: Path) -> Path | None:
+    """The data dir's own socket, unless an endpoint is chosen (None: discover one)."""
+    from ltm_desktop.api import runtime
+
+    if os.environ.get(runtime.ENV_SOCKET) or os.environ.get(runtime.ENV_TCP):
+        return None
+    if data_dir.resolve() != runtime.default_data_dir().resolve():
+        return runtime.socket_for(data_dir)
+    return None
+
+
+def server_socket(data_dir: Path) -> Path | None:
+    """The Unix socket the server of ``data_dir`` would listen on, found as ``find_server``
+    finds it (None: the endpoint is TCP or unusable). Nothing is connected to."""
+    from ltm_desktop.api.client import discover
+
+    try:
+        return discover(_chosen_socket(data_dir))[0]
+    except LtmError:
+        return None
 
 
 def open_access(

@@ -225,11 +225,16 @@ def serve_stdio(
     *,
     cwd: str | None = None,
     tools: str | None = None,
+    fallback_cwd: str | None = None,
 ) -> int:
-    """Serve until stdin closes; the exit status (0)."""
+    """Serve until stdin closes; the exit status (0).
+
+    ``fallback_cwd``: the project when neither ``cwd`` nor the client's roots name one
+    (default: this process's working directory).
+    """
     toolbox = Toolbox(data_dir=data_dir, config=config, client_name=DEFAULT_CLIENT, tools=tools)
     try:
-        server = build_server(toolbox, cwd, os.getcwd())
+        server = build_server(toolbox, cwd, fallback_cwd or os.getcwd())
         server.run("stdio")
     finally:
         toolbox.close()

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ltm_desktop.api import runtime
 from ltm_desktop.api.connection import Connection
@@ -44,6 +44,12 @@ log = logging.getLogger(__name__)
 READ_BUFFER = 64 * 1024
 
 
+class Companion(Protocol):
+    """A helper process that lives as long as the server (the warm MCP start)."""
+
+    def stop(self) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class ServerOptions:
     socket_path: Path | None
@@ -62,6 +68,9 @@ class ServerOptions:
     # the audit log, which every process writes, instead of this process's own events.
     events_from_audit: bool = False
     audit_poll_interval: float = 0.1
+    # Started with the server's Unix socket path once it listens, stopped with it; its
+    # failure never stops the server (see ltm_desktop.agent.mcp_warm).
+    companion: Callable[[Path], Companion | None] | None = None
 
 
 class ApiServer:
@@ -85,6 +94,7 @@ class ApiServer:
         self._listeners = listeners
         self._owns_listeners = listeners is None
         self._endpoint_file: Path | None = None
+        self._companion: Companion | None = None
         self._subscribers: set[Callable[[ChangeEvent], None]] = set()
         self._audit_feed: asyncio.Task[None] | None = None
         self._servers: list[asyncio.AbstractServer] = []
@@ -144,6 +154,12 @@ class ApiServer:
             self._endpoint_file = runtime.publish_endpoint(
                 self.endpoint, self.data_dir, listeners.token_file
             )
+        start_companion = self.options.companion
+        if start_companion is not None and self._owns_listeners and self.endpoint.socket_path:
+            try:
+                self._companion = start_companion(self.endpoint.socket_path)
+            except Exception as exc:  # a convenience: the server serves without it
+                log.warning("could not start %s: %s", start_companion, exc)
         return self.endpoint
 
     def subscribe(self, deliver: Callable[[ChangeEvent], None]) -> Callable[[], None]:
@@ -217,6 +233,9 @@ class ApiServer:
             self._listeners.close()
         if self._endpoint_file is not None:
             self._endpoint_file.unlink(missing_ok=True)
+        if self._companion is not None:
+            await self.loop.run_in_executor(None, self._companion.stop)
+            self._companion = None
 
     # -- connections ------------------------------------------------------
 

@@ -11,13 +11,15 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ltm_desktop import __version__
 from ltm_desktop.core import exporting, importing
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Project
-from ltm_desktop.core.service import MemoryService
+
+if TYPE_CHECKING:  # the service (and the store) load only when a command runs
+    from ltm_desktop.core.service import MemoryService
 
 AddCommand = Callable[..., argparse.ArgumentParser]
 IMPORT_ACTOR = "import"

@@ -6,6 +6,7 @@ through its socket) and without one (the MCP server opens the database itself).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -17,6 +18,7 @@ from typing import Any
 import anyio
 import pytest
 
+from ltm_desktop.agent.mcp_warm import WarmMcp, start_warm_mcp
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
@@ -41,23 +43,57 @@ def ids(text: str) -> list[str]:
     return ID.findall(text)
 
 
-@pytest.fixture(params=["server", "direct"])
+@pytest.fixture(params=["server", "warm", "direct"])
 def mode(request: pytest.FixtureRequest, service: MemoryService) -> Iterator[ServerThread | None]:
-    """The app's server on the data dir's own socket (where ``mcp`` finds it), or none."""
+    """The app's server on the data dir's own socket (where ``mcp`` finds it): without its
+    warm MCP process ("server": ``mcp`` starts cold and uses the socket) or with it
+    ("warm": a child of the warm process serves); or no server at all ("direct")."""
     if request.param == "direct":
         yield None
         return
     path = socket_for(service.paths.data_dir)
-    thread = ServerThread(service, service.paths.data_dir, ServerOptions(path))
+    companion = None
+    if request.param == "warm":
+        companion = functools.partial(start_warm_mcp, service.paths.data_dir, None)
+    thread = ServerThread(service, service.paths.data_dir, ServerOptions(path, companion=companion))
     assert thread.start(), thread.error
+    if companion is not None:
+        warm = warm_process(thread)
+        wait_until(lambda: warm.listen.exists(), timeout=30)
     yield thread
     thread.stop()
+
+
+def warm_process(server: ServerThread) -> WarmMcp:
+    warm = server.server._companion
+    assert isinstance(warm, WarmMcp)
+    return warm
 
 
 def went_through(mode: ServerThread | None, client: str) -> None:
     """With a server up, the writes went through its socket, as ``client``."""
     if mode is not None:
         assert (mode.server.last_action() or "").startswith(f"{client}: ")
+
+
+def served_where_expected(mode: ServerThread | None) -> None:
+    """Called during a session: with the warm process, a child of it is serving (not
+    ``ltm-desktop mcp`` itself); without, it has no child."""
+    if mode is not None and mode.server.options.companion is not None:
+        assert children_of(warm_process(mode).process.pid), "no warm child is serving"
+
+
+def children_of(pid: int) -> list[int]:
+    """The live children of ``pid``, from /proc (this suite runs on Linux)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
 
 
 @pytest.fixture
@@ -85,6 +121,7 @@ def test_default_tools_and_instructions(
         args = ["--cwd", str(project_dir)]
         async with mcp_session(service.paths.data_dir, args, stderr=stderr) as session:
             assert session.init.server_info.name == "ltm-desktop"
+            served_where_expected(mode)
             instructions = session.init.instructions or ""
             assert instructions.startswith("## Long-Term Memory\n\n")
             assert "`memory_search`" in instructions

@@ -155,6 +155,7 @@ def test_agent_entry_points_import_neither_qt_nor_the_sdk_until_needed() -> None
     code = (
         "import sys\n"
         "import ltm_desktop.cli, ltm_desktop.agent.toolbox, ltm_desktop.agent.connect\n"
+        "import ltm_desktop.agent.mcp_handover, ltm_desktop.agent.mcp_warm, ltm_desktop.serve\n"
         "heavy = sorted(m for m in ('mcp', 'PySide6', 'pydantic', 'numpy', 'wordllama')\n"
         "               if m in sys.modules)\n"
         "import ltm_desktop.agent.mcp_server\n"
