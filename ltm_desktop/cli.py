@@ -12,7 +12,6 @@ from typing import Any
 
 from ltm_desktop import __version__
 from ltm_desktop.agent import commands as agent_commands
-from ltm_desktop.core.config import render_default_config
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR, resolve_data_dir
 from ltm_desktop.transfer import backup_commands
@@ -242,6 +241,8 @@ def cmd_config(args: argparse.Namespace) -> int:
     from ltm_desktop.core.paths import resolve_config_path
 
     if args.defaults:
+        from ltm_desktop.core.config import render_default_config
+
         sys.stdout.write(render_default_config())
         return EXIT_OK
     path = resolve_config_path(args.config)

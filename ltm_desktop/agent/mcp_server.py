@@ -239,3 +239,39 @@ def serve_stdio(
     finally:
         toolbox.close()
     return 0
+
+
+class _NoMemory:
+    """An access that has nothing: for ``warm_up``, which must touch no store."""
+
+    def describe(self) -> str:
+        return "nothing (warming up)"
+
+    def set_client(self, name: str) -> None:
+        """Nobody to name."""
+
+    def call(self, method: str, params: dict[str, Any]) -> Any:
+        raise Unavailable("warming up")
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
+def warm_up() -> None:
+    """Run one in-memory session (initialize, list tools and resources) so that the
+    SDK's lazily built validators exist before the warm process forks its children."""
+    from mcp.client.client import Client
+
+    async def session() -> None:
+        quiet = logging.getLogger(__name__)
+        level = quiet.level
+        quiet.setLevel(logging.ERROR)  # "no memory for the instructions" is expected here
+        try:
+            server = build_server(Toolbox(access=_NoMemory(), tools="all"), "/", "/")
+        finally:
+            quiet.setLevel(level)
+        async with Client(server) as client:
+            await client.list_tools()
+            await client.list_resources()
+
+    anyio.run(session)

@@ -23,12 +23,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ltm_desktop import app
 from ltm_desktop.agent import connect, direct_access, mcp_server, socket_access
 from ltm_desktop.agent.mcp_warm import PROTOCOL_VERSION
 from ltm_desktop.api import client, peercred
 
 # What every child needs, imported once here: the point of this process (the SDK above all).
-PRELOADED = (mcp_server, connect, direct_access, socket_access, client)
+PRELOADED = (mcp_server, connect, direct_access, socket_access, client, app)
 
 log = logging.getLogger("ltm_desktop.agent.mcp_zygote")
 HEADER_LIMIT = 64 * 1024
@@ -54,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides: it closes our stdin
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    try:
+        mcp_server.warm_up()
+    except Exception as exc:  # only slower children then
+        log.info("warming the MCP SDK up failed: %s", exc)
     try:
         listener = _listen(args.listen)
     except OSError as exc:

@@ -13,13 +13,14 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ltm_desktop.core import transfer_format
+from ltm_desktop.core.format_names import EXPORT_FORMATS
 from ltm_desktop.core.records import Category, ListQuery, Memory, Project
 
 if TYPE_CHECKING:
     from ltm_desktop.core.service import MemoryService
 
 PAGE = 500
-FORMATS = ("jsonl", "markdown")
+FORMATS = EXPORT_FORMATS
 MARKER = "<!-- ltm "  # starts the line that ends a memory in the Markdown export
 Progress = Callable[[int], None]  # memories written so far
 

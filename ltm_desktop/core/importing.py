@@ -16,14 +16,12 @@ from typing import Any
 from ltm_desktop.core import rules, transfer_format
 from ltm_desktop.core.errors import InvalidInput, LtmError
 from ltm_desktop.core.exporting import MARKER
+from ltm_desktop.core.format_names import IMPORT_FORMATS
 from ltm_desktop.core.records import Category, Memory, MemoryDraft, Project
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 AGENT_FILES = {"CLAUDE.md": "claude-md", "AGENTS.md": "agents-md", "GEMINI.md": "gemini-md"}
-FORMATS = (
-    "auto", "jsonl", "markdown", "claude-md", "agents-md", "gemini-md", "hermes", "cline",
-    "claude-auto-memory",
-)  # fmt: skip
+FORMATS = IMPORT_FORMATS
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(?:[-*+]|\d+[.)])\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ltm_desktop import __version__
-from ltm_desktop.core import exporting, importing
 from ltm_desktop.core.errors import InvalidInput
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Project
+from ltm_desktop.core.format_names import EXPORT_FORMATS, IMPORT_FORMATS
 
-if TYPE_CHECKING:  # the service (and the store) load only when a command runs
+if TYPE_CHECKING:  # the core loads only when a command runs
+    from ltm_desktop.core.records import Project
     from ltm_desktop.core.service import MemoryService
 
 AddCommand = Callable[..., argparse.ArgumentParser]
@@ -37,7 +37,7 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
     scope = export.add_mutually_exclusive_group()
     _scope_arguments(scope)
     scope.add_argument("--all", action="store_true", help="every scope (the default)")
-    export.add_argument("--format", choices=exporting.FORMATS, default="jsonl")
+    export.add_argument("--format", choices=EXPORT_FORMATS, default="jsonl")
     export.add_argument(
         "--include-removed", action="store_true", help="also the memories in the trash"
     )
@@ -57,7 +57,7 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
     imp.add_argument("files", nargs="+", metavar="FILE")
     target = imp.add_mutually_exclusive_group()
     _scope_arguments(target)
-    imp.add_argument("--format", choices=importing.FORMATS, default="auto")
+    imp.add_argument("--format", choices=IMPORT_FORMATS, default="auto")
     imp.add_argument(
         "--dry-run", action="store_true", help="report what would happen; write nothing"
     )
@@ -125,6 +125,8 @@ def _scopes(service: MemoryService, args: argparse.Namespace) -> list[Project]:
 def cmd_export(args: argparse.Namespace) -> int:
     if args.with_history and args.format != "jsonl":
         raise InvalidInput("--with-history needs --format jsonl", "with_history")
+    from ltm_desktop.core import exporting
+
     service = _open(args)
     try:
         scopes = _scopes(service, args)
@@ -153,6 +155,8 @@ def _target(service: MemoryService, args: argparse.Namespace, parsed: Any) -> st
     """The scope to import into: --project, --cwd, else the file's own scopes (JSONL and
     our Markdown export), else its format's default: the directory the file is in (a
     repo's CLAUDE.md), the project holding a Cline memory-bank/, global for Hermes."""
+    from ltm_desktop.core.records import GLOBAL_PROJECT_ID
+
     if args.project is not None:
         return service.resolve_scope(project_id=args.project)
     if args.cwd is not None:
@@ -174,6 +178,8 @@ def _target(service: MemoryService, args: argparse.Namespace, parsed: Any) -> st
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from ltm_desktop.core import importing
+
     parsed_files = [
         importing.parse_file(Path(name).expanduser().absolute(), args.format) for name in args.files
     ]  # every file is checked before the first one is written

@@ -166,6 +166,20 @@ def test_agent_entry_points_import_neither_qt_nor_the_sdk_until_needed() -> None
     assert out.stdout.strip() == "[] False"
 
 
+def test_the_command_line_starts_without_the_store_or_the_service() -> None:
+    """Every command pays for what ``ltm-desktop`` imports before it runs (``mcp`` hands
+    over to a warm process in tens of milliseconds; the hooks run on every turn)."""
+    code = (
+        "import sys\n"
+        "import ltm_desktop.cli, ltm_desktop.agent.mcp_handover\n"
+        "heavy = ('sqlite3', 'ltm_desktop.store', 'ltm_desktop.core.service', 'tomllib',\n"
+        "         'ltm_desktop.core.exporting', 'ltm_desktop.core.importing', 'asyncio')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 HOOK_MODULES = (
     "ltm_desktop.cli",
     "ltm_desktop.agent.hooks.runner",
