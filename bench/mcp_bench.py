@@ -8,10 +8,15 @@ Start-up is the wall time from spawning ``ltm-desktop mcp`` to the ``initialize`
 reply (the MCP SDK's own stdio client, in this process), p50 of ``--runs``, against
 spawning ``python -c pass`` in the same run; measured with the app's server up (the
 tools use its socket) and without one (the MCP server opens the 100k database itself).
+The server is a real ``ltm-desktop serve``, so ``ltm-desktop mcp`` hands over to its warm
+MCP process (``ltm_desktop.agent.mcp_warm``) as it does while the app runs.
+
 The search round trip is ``memory_search`` through MCP (server up) against the same
 search through the socket API's client (by project id, as the tool asks too),
 interleaved, with distinct never-repeated queries on each side so that neither answers
-from the other's cache.
+from the other's cache: that row is the one the 2x target is for. The rows after it show
+the protocols' fixed costs: a repeated (cached) query, where the search itself costs
+almost nothing, and a request that does nothing (MCP ping, socket ``health``).
 """
 
 from __future__ import annotations
@@ -87,13 +92,18 @@ def startup(runs: int, server: StdioServerParameters) -> tuple[float, float, flo
     return statistics.median(mcp), statistics.median(bare), statistics.median(sdk)
 
 
-def report_startup(label: str, mcp: float, bare: float, sdk: float) -> None:
+def report_startup(label: str, mcp: float, bare: float, sdk: float, *, warm: bool) -> None:
     overhead = mcp - bare
     verdict = "ok" if overhead <= STARTUP_TARGET else "MISS"
+    where = (
+        "the warm process has it imported already"
+        if warm
+        else "this start pays it; the rest is ltm-desktop's"
+    )
     print(
         f"  {label:31s} p50 {ms(mcp):6.1f} ms   python -c pass {ms(bare):5.1f} ms   "
         f"overhead {ms(overhead):6.1f} ms   target <={ms(STARTUP_TARGET):.0f} ms: {verdict}\n"
-        f"  {'':31s} of which importing the SDK's MCPServer alone: {ms(sdk - bare):6.1f} ms"
+        f"  {'':31s} importing the SDK's MCPServer alone takes {ms(sdk - bare):6.1f} ms ({where})"
     )
 
 
@@ -193,11 +203,11 @@ def main() -> int:
     server: subprocess.Popen[str] | None = None
     try:
         print("start-up to the initialize reply")
-        report_startup("no server (opens the database)", *startup(args.runs, mcp))
+        report_startup("no server (opens the database)", *startup(args.runs, mcp), warm=False)
         server = start_server(workdir, socket_path)
         os.environ["LTM_DESKTOP_SOCKET"] = str(socket_path)
         mcp = params(workdir, cwd)
-        report_startup("app's server up (its socket)", *startup(args.runs, mcp))
+        report_startup("server up (warm MCP process)", *startup(args.runs, mcp), warm=True)
         print("\nmemory_search round trip (limit 5, reinforcing), server up")
         seed = int(time.time())
         ours = unique_queries(args.queries, seed=seed)
