@@ -39,17 +39,28 @@ def environment(**extra: str) -> dict[str, str]:
 
 
 def answer_initialize(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``ltm-desktop mcp`` given initialize + tools/list, then end of input."""
-    lines = [json.dumps(m) for m in (INITIALIZE, INITIALIZED, LIST_TOOLS)]
-    return subprocess.run(
-        [str(EXECUTABLE), "--data-dir", str(data_dir), "mcp", *args],
-        input="\n".join(lines) + "\n",
-        capture_output=True,
+    """``ltm-desktop mcp`` given initialize and tools/list; its input ends once both are
+    answered (an MCP server may drop requests still in flight when its input ends)."""
+    command = [str(EXECUTABLE), "--data-dir", str(data_dir), "mcp", *args]
+    with subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         env=environment(),
-        timeout=60,
-        check=False,
-    )
+    ) as process:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        assert process.stderr is not None
+        for message in (INITIALIZE, INITIALIZED, LIST_TOOLS):
+            process.stdin.write(json.dumps(message) + "\n")
+        process.stdin.flush()
+        replies = [process.stdout.readline(), process.stdout.readline()]
+        process.stdin.close()
+        replies.append(process.stdout.read())
+        code = process.wait(60)
+        return subprocess.CompletedProcess(command, code, "".join(replies), process.stderr.read())
 
 
 def assert_served(process: subprocess.CompletedProcess[str]) -> None:
