@@ -371,3 +371,24 @@ def test_the_token_file_is_private_and_removed_at_stop(start_http: HttpFactory) 
     assert not web.token_file.exists()
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(web.address, timeout=5).close()
+
+
+def test_the_app_starts_it_from_the_config_and_warns_when_it_cannot(
+    make_service: ServiceFactory, tmp_path: Any
+) -> None:
+    from ltm_desktop.desktop import start_http
+
+    warnings: list[str] = []
+    on = make_service(tmp_path / "on", settings=Settings(http_listen="127.0.0.1:0"))
+    web = start_http(on, warnings.extend)
+    assert web is not None
+    try:
+        assert caller(web).get("health").status == 200
+    finally:
+        web.stop()
+    assert start_http(make_service(tmp_path / "off"), warnings.extend) is None
+    assert warnings == []
+    foreign = make_service(tmp_path / "lan", settings=Settings(http_listen="0.0.0.0:0"))
+    assert start_http(foreign, warnings.extend) is None
+    assert len(warnings) == 1
+    assert "loopback" in warnings[0]
