@@ -101,6 +101,11 @@ def _add_commands(commands: Any) -> None:
         metavar="N",
         help="serve from N processes (more searches per second on several cores; default 1)",
     )
+    serve.add_argument(
+        "--http",
+        metavar="127.0.0.1:PORT",
+        help="also serve the HTTP API on loopback (port 0: any; default: [http] listen)",
+    )
     call = add_command(
         commands,
         "call",
@@ -257,7 +262,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from ltm_desktop.serve import serve
 
     return serve(
-        args.data_dir, args.config, args.socket, args.tcp, warn=_warn, workers=args.workers
+        args.data_dir,
+        args.config,
+        args.socket,
+        args.tcp,
+        warn=_warn,
+        workers=args.workers,
+        http=args.http,
     )
 
 

@@ -6,17 +6,26 @@ server and window, and owns their shutdown order.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ltm_desktop.api.http.options import http_options
 from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.app import backup_if_due, open_service
 from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.service import MemoryService
 from ltm_desktop.serve import server_options
+
+if TYPE_CHECKING:
+    from ltm_desktop.api.http.server import HttpServer
+
+log = logging.getLogger(__name__)
 
 NO_DISPLAY = (
     "no display found (neither $DISPLAY nor $WAYLAND_DISPLAY is set), so the desktop "
@@ -64,18 +73,40 @@ def launch(
         service.paths.data_dir,
         server_options(service.paths.data_dir, None, None, opened.config_path),
     )
+    web: HttpServer | None = None
     try:
         if demo_dir is not None:
             from ltm_desktop.gui.demo import fill_demo_data
 
             fill_demo_data(service, clock=clock)
         api.start()
+        web = start_http(service, warn)
         from ltm_desktop.gui.app import run_gui
 
         label = "demo data (temporary)" if demo_dir else str(service.paths.data_dir)
         return run_gui(service, data_dir_label=label, api=api)
     finally:
+        if web is not None:
+            web.stop()
         api.stop()
         service.close()
         if demo_dir is not None:
             shutil.rmtree(demo_dir, ignore_errors=True)
+
+
+def start_http(service: MemoryService, warn: Callable[[Sequence[str]], None]) -> HttpServer | None:
+    """The HTTP API on its own thread when ``[http] listen`` asks for it; a failure is a
+    warning, and the app opens without it."""
+    try:
+        options = http_options(None, service.settings)
+        if options is None:
+            return None
+        from ltm_desktop.api.http.server import HttpServer
+
+        web = HttpServer(service, options)
+        web.start()
+    except (LtmError, OSError) as exc:
+        warn([f"the HTTP API is not served: {exc}"])
+        return None
+    log.info("serving the HTTP API on %s", web.describe())
+    return web

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ltm_desktop import __version__
 from ltm_desktop.api import runtime
+from ltm_desktop.api.http.options import HttpOptions, http_options
 from ltm_desktop.api.listeners import Listeners, open_listeners
 from ltm_desktop.api.runtime import Endpoint, default_data_dir, socket_for
 from ltm_desktop.api.server import ApiServer, ServerOptions
@@ -55,8 +56,11 @@ def serve(
     *,
     warn: Callable[[Sequence[str]], None],
     workers: int = 1,
+    http: str | None = None,
 ) -> int:
     """Run until a signal; returns the process exit code. Raises LtmError on startup failure.
+
+    ``http``: also serve the HTTP API there (None: as ``[http] listen`` says).
 
     With ``workers`` > 1 the parent binds the endpoint (and holds the locks), then forks
     that many processes that all accept on it: one Python process is bound by its GIL.
@@ -70,31 +74,43 @@ def serve(
     data_path = service.paths.data_dir
     try:
         options = server_options(data_path, socket, tcp, opened.config_path)
+        web = http_options(http, opened.settings)
+        if web is not None and workers > 1:
+            raise LtmError("the HTTP API is served with --workers 1 only (--http, [http] listen)")
         if workers <= 1:
-            asyncio.run(_run(ApiServer(service, data_path, options), announce=True))
+            asyncio.run(_run(ApiServer(service, data_path, options), announce=True, http=web))
             return 0
     finally:
         service.close()  # before forking: children open their own connections
     return _serve_forked(data_path, config, options, workers)
 
 
-def _announce(data_dir: Path, endpoint: Endpoint, workers: int = 1) -> None:
+def _announce(data_dir: Path, endpoint: Endpoint, workers: int = 1, http: str = "") -> None:
     extra = f" with {workers} worker processes" if workers > 1 else ""
-    print(
-        f"ltm-desktop {__version__} serving {data_dir} on {endpoint.describe()}{extra}", flush=True
-    )
+    where = " ".join(filter(None, (endpoint.describe(), http)))
+    print(f"ltm-desktop {__version__} serving {data_dir} on {where}{extra}", flush=True)
 
 
-async def _run(server: ApiServer, *, announce: bool) -> None:
+async def _run(server: ApiServer, *, announce: bool, http: HttpOptions | None = None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     endpoint = await server.start()
-    if announce:
-        _announce(server.data_dir, endpoint)
-    await stop.wait()
-    await server.stop()
+    web = None
+    try:
+        if http is not None:  # after the socket: its data dir lock refuses a second server
+            from ltm_desktop.api.http.server import HttpServer
+
+            web = HttpServer(server.service, http)
+            await loop.run_in_executor(None, web.start)
+        if announce:
+            _announce(server.data_dir, endpoint, http=web.describe() if web else "")
+        await stop.wait()
+    finally:
+        if web is not None:
+            await loop.run_in_executor(None, web.stop)
+        await server.stop()
 
 
 def _serve_forked(data_dir: Path, config: str | None, options: ServerOptions, workers: int) -> int:

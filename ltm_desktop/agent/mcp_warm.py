@@ -33,7 +33,8 @@ STOP_GRACE = 3.0
 def warm_socket_for(api_socket: Path) -> Path | None:
     """Where the warm process of the server at ``api_socket`` listens (None: too long)."""
     path = Path(str(api_socket) + SUFFIX)
-    return path if len(os.fsencode(path)) <= MAX_UNIX_PATH else None
+    staging = len(".4194304")  # the warm process binds under path.PID first (the largest pid)
+    return path if len(os.fsencode(path)) + staging <= MAX_UNIX_PATH else None
 
 
 @dataclass

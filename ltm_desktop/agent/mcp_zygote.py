@@ -73,14 +73,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _listen(path: Path) -> socket.socket:
-    path.unlink(missing_ok=True)  # a crashed predecessor's; the server holds the data dir
+    """Listening on ``path``, which appears only once connections are accepted (bound and
+    listening under another name, then renamed over a crashed predecessor's, if any)."""
+    staging = path.with_name(f"{path.name}.{os.getpid()}")
+    staging.unlink(missing_ok=True)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o177)
     try:
-        listener.bind(str(path))
+        listener.bind(str(staging))
     finally:
         os.umask(old)
     listener.listen(16)
+    os.replace(staging, path)
     return listener
 
 

@@ -67,6 +67,9 @@ class Settings:
     search_endpoint: str = "http://127.0.0.1:11434/v1"
     search_model: str = "nomic-embed-text"
     search_api_key_env: str = ""
+    # [http]: the HTTP API on loopback ("127.0.0.1:PORT", port 0: any free one); "" is off.
+    http_listen: str = ""
+    http_allowed_origins: str = ""  # browser origins allowed to call it, space-separated
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +111,9 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     # [backup]
     _Key("backup", "keep", "backup_keep", int, 1, 1_000),
     _Key("backup", "every_days", "backup_every_days", int, 0, 3_650),
+    # [http]
+    _Key("http", "listen", "http_listen", str, 0, 100),
+    _Key("http", "allowed_origins", "http_allowed_origins", str, 0, 2_000),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 

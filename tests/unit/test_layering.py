@@ -31,6 +31,8 @@ ONLY_MODULE = {
     "mcp_types": "agent/mcp_server.py",
     "wordllama": "embedding/static.py",
 }
+# Dependencies that only one package may import (the HTTP API's server stack).
+ONLY_UNDER = {"starlette": "api/http/", "uvicorn": "api/http/"}
 
 # What the store may use of the core: records, contracts, and the query parser its indexes
 # follow (None: any name). The rules, versions and write decisions are the core's alone,
@@ -148,6 +150,19 @@ def test_only_the_mcp_server_module_imports_the_mcp_sdk() -> None:
             if top in ONLY_MODULE and home != ONLY_MODULE[top]:
                 problems.append(f"{path.relative_to(PACKAGE.parent)} imports {name}")
     assert problems == []
+
+
+def test_only_the_http_package_imports_the_http_stack() -> None:
+    problems = []
+    for path in python_files():
+        home = path.relative_to(PACKAGE).as_posix()
+        for name in imported_names(path):
+            top = name.split(".")[0]
+            if top in ONLY_UNDER and not home.startswith(ONLY_UNDER[top]):
+                problems.append(f"{path.relative_to(PACKAGE.parent)} imports {name}")
+    assert problems == []
+    stack = {n.split(".")[0] for p in python_files("api/http") for n in imported_names(p)}
+    assert set(ONLY_UNDER) <= stack  # the rule guards something real
 
 
 def test_agent_entry_points_import_neither_qt_nor_the_sdk_until_needed() -> None:

@@ -1,0 +1,121 @@
+"""The HTTP API on a thread of its own: a loopback socket, a token file, uvicorn.
+
+The socket is bound in ``start`` (so a refused address or a busy port is an error the
+caller sees at once) and handed to uvicorn, which runs its own event loop on its own
+thread: neither the socket API's loop nor the GUI thread ever waits on it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+import socket
+import threading
+from pathlib import Path
+
+import uvicorn
+
+from ltm_desktop.api import runtime
+from ltm_desktop.api.dispatch import Dispatcher
+from ltm_desktop.api.http.app import build_app
+from ltm_desktop.api.http.guard import loopback_hosts
+from ltm_desktop.api.http.options import HttpOptions
+from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.service import MemoryService
+
+log = logging.getLogger(__name__)
+
+
+class _Uvicorn(uvicorn.Server):
+    """Says when it accepts connections (uvicorn has no hook for that)."""
+
+    def __init__(self, config: uvicorn.Config, ready: threading.Event) -> None:
+        super().__init__(config)
+        self.ready = ready
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self.ready.set()
+
+
+class HttpServer:
+    """Serves one MemoryService over HTTP on loopback until ``stop``."""
+
+    def __init__(self, service: MemoryService, options: HttpOptions) -> None:
+        self.service = service
+        self.options = options
+        self.address: tuple[str, int] | None = None
+        self.token_file: Path | None = None
+        self._sock: socket.socket | None = None
+        self._server: _Uvicorn | None = None
+        self._thread: threading.Thread | None = None
+        self._failure: str | None = None
+
+    def describe(self) -> str:
+        """``http:127.0.0.1:PORT`` (the startup line's form); empty before ``start``."""
+        if self.address is None:
+            return ""
+        host, port = self.address
+        return f"http:[{host}]:{port}" if ":" in host else f"http:{host}:{port}"
+
+    def start(self, timeout: float = 15.0) -> None:
+        """Bind, write the token file, serve; raises LtmError/OSError when it cannot."""
+        host, port = self.options.address
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self._sock = socket.create_server((host, port), family=family)
+        try:
+            self.address = (host, int(self._sock.getsockname()[1]))
+            token = secrets.token_urlsafe(32)
+            self.token_file = runtime.runtime_dir() / f"http-{self.address[1]}.token"
+            runtime.write_private_file(self.token_file, token)
+            app = build_app(
+                Dispatcher(self.service),
+                token,
+                sorted(loopback_hosts(*self.address)),
+                self.options.allowed_origins,
+            )
+            config = uvicorn.Config(
+                app,
+                log_config=None,  # the app's logging stays as the app set it up
+                access_log=False,
+                lifespan="off",
+                loop="asyncio",
+                server_header=False,
+                limit_concurrency=self.options.max_connections,
+                timeout_graceful_shutdown=3,
+            )
+            ready = threading.Event()
+            self._server = _Uvicorn(config, ready)
+            self._thread = threading.Thread(target=self._run, name="ltm-http-server", daemon=True)
+            self._thread.start()
+            if not ready.wait(timeout):
+                raise LtmError(f"the HTTP API did not start within {timeout:.0f} s")
+            if self._failure is not None:
+                raise LtmError(f"the HTTP API could not start: {self._failure}")
+        except BaseException:
+            self.stop()
+            raise
+
+    def _run(self) -> None:
+        assert self._server is not None
+        assert self._sock is not None
+        try:
+            self._server.run(sockets=[self._sock])
+        except BaseException as exc:  # uvicorn may even sys.exit(); the caller reports it
+            log.error("the HTTP API stopped: %s", exc, exc_info=True)
+            self._failure = str(exc) or type(exc).__name__
+        finally:
+            self._server.ready.set()
+
+    def stop(self) -> None:
+        """Stop serving, wait for the thread, remove the token file (idempotent)."""
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None and self._thread.is_alive():
+            self._thread.join()
+        if self._sock is not None:
+            with contextlib.suppress(OSError):
+                self._sock.close()
+        if self.token_file is not None:
+            self.token_file.unlink(missing_ok=True)
