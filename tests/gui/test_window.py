@@ -59,7 +59,9 @@ def test_connect_dialog_has_copyable_snippets(
     dialog = window.show_connect()
     texts = [box.toPlainText() for box in dialog.boxes]
     assert any("from ltm_desktop.api.client import Client" in t for t in texts)
-    assert any("ltm-desktop call memory.search" in t for t in texts)
+    assert any(
+        "call --socket /run/user/1000/ltm-desktop/ltm.sock memory.search" in t for t in texts
+    )
     assert any("UNIX-CONNECT:/run/user/1000/ltm-desktop/ltm.sock" in t for t in texts)
     dialog.copy_buttons[2].click()
     assert QGuiApplication.clipboard().text() == texts[2]
