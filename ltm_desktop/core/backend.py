@@ -27,6 +27,7 @@ from ltm_desktop.core.records import (
     Memory,
     Observation,
     Project,
+    SearchFilter,
 )
 
 # (memory, BM25 within its scope, snippet, stage): stage 0 holds every term of the query,
@@ -240,12 +241,19 @@ class MemoryStore(Protocol):
         ...
 
     def search_memories(
-        self, project_ids: Sequence[str], query: ParsedQuery, limit: int, now: float
+        self,
+        project_ids: Sequence[str],
+        query: ParsedQuery,
+        limit: int,
+        now: float,
+        where: SearchFilter | None = None,
     ) -> list[MemoryHit]:
         """For each stage (every term, then two, then any; a stage runs only while fewer
         than ``limit`` memories were found), the ``limit`` best active, unexpired memories
         of each scope not found before, best first within the scope. Scores of different
-        scopes need not be comparable: the core ranks across them."""
+        scopes need not be comparable: the core ranks across them. ``where`` narrows the
+        memories (category, tag) or widens them (removed, expired ones: a removed memory
+        holding every term ranks after the active ones)."""
         ...
 
     def search_vectors(
@@ -256,10 +264,11 @@ class MemoryStore(Protocol):
         limit: int,
         now: float,
         min_score: float = -1.0,
+        where: SearchFilter | None = None,
     ) -> list[tuple[Memory, float]]:
-        """The ``limit`` active, unexpired memories of the scopes whose vectors of ``model``
-        are most similar to ``vector`` (cosine similarity, best first), none below
-        ``min_score``. Approximate search is allowed: SQLite scores the rows nearest by
+        """The ``limit`` active, unexpired memories of the scopes (or those ``where``
+        admits) whose vectors of ``model`` are most similar to ``vector`` (cosine
+        similarity, best first), none below ``min_score``. Approximate search is allowed: SQLite scores the rows nearest by
         sign bits exactly."""
         ...
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from ltm_desktop.core.errors import InvalidInput
-from ltm_desktop.core.records import Category
+from ltm_desktop.core.records import Category, SearchFilter
 from ltm_desktop.core.rules import normalize_tag
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
@@ -179,6 +179,11 @@ class MemoryTable(ScopedPanel):
             include_disabled=self.show_removed.isChecked(),
             include_expired=self.show_expired.isChecked(),
         )
+        q = self.model.query
+        self.search_model.set_filter(SearchFilter(
+            None if q.category is None else str(q.category), q.tag, q.include_disabled,
+            q.include_expired,
+        ))  # fmt: skip
 
     def on_query_changed(self, text: str) -> None:
         self.search_model.search(self.project_id, text)

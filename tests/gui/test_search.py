@@ -118,3 +118,33 @@ def test_the_status_bar_shows_indexing_and_why_search_is_by_words_only(
     assert label.isVisibleTo(window)
     assert label.text() == "Search by words only"
     assert "could not be loaded" in label.toolTip()
+
+
+def test_search_keeps_to_the_category_tag_and_removed_filters(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    skill = add(service, billing, "Deploy with make deploy", category="skill")
+    add(service, billing, "Deploy windows are on Fridays", category="knowledge", tags=["ops"])
+    removed = add(service, billing, "Deploy used to go through Jenkins", category="skill")
+    service.remove(removed.id, "gui")
+    window = make_window(service, scope=billing)
+    table = window.table
+
+    def hits() -> set[str]:
+        model = table.search_model
+        return {model.row_at(r).id for r in range(model.rowCount())}
+
+    table.search_box.setText("deploy")
+    table.search_box.flush()
+    qtbot.waitUntil(lambda: len(hits()) == 2)
+    table.category.setCurrentIndex(table.category.findData("skill"))
+    qtbot.waitUntil(lambda: hits() == {skill.id})
+    table.show_removed.setChecked(True)
+    qtbot.waitUntil(lambda: hits() == {skill.id, removed.id})
+    row = table.search_model.row_of(removed.id)
+    assert table.search_model.index(row, COL_TITLE).data(HtmlRole).startswith("<s>")
+    table.category.setCurrentIndex(0)
+    table.show_removed.setChecked(False)
+    table.tag.setText("ops")
+    table.tag.editingFinished.emit()
+    qtbot.waitUntil(lambda: len(hits()) == 1 and skill.id not in hits())
