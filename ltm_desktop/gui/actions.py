@@ -261,7 +261,25 @@ class MemoryActions(QObject):
             handler(entry)
             return
         writes = [w for w in entry.writes if isinstance(w, ops.Write)]
-        self._write(writes, f"undo {entry.label}", f"Undone: {entry.label}.")
+
+        def undone(outcome: ops.BulkOutcome) -> None:
+            if outcome.done:
+                self._undo.push_redo(UndoEntry(entry.label, ops.inverse(outcome)))
+
+        self._write(writes, f"undo {entry.label}", f"Undone: {entry.label}.", on_done=undone)
+
+    def redo(self) -> None:
+        entry = self._undo.pop_redo()
+        if entry is None:
+            self.message.emit("Nothing to redo.")
+            return
+        writes = [w for w in entry.writes if isinstance(w, ops.Write)]
+
+        def redone(outcome: ops.BulkOutcome) -> None:
+            if outcome.done:
+                self._undo.push(UndoEntry(entry.label, ops.inverse(outcome)), keep_redo=True)
+
+        self._write(writes, f"redo {entry.label}", f"Redone: {entry.label}.", on_done=redone)
 
 
 def add_result_text(result: AddResult) -> str:

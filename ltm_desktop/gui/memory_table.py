@@ -58,6 +58,8 @@ class MemoryTable(ScopedPanel):
         self._ids: list[str] = []
         self._current = ""
         self._pending_select = ""
+        self._focus_on_results = False  # Down/Enter in the search box before the hits came
+        self._focus_on_rows = False  # the window opened before the first page came
         self.has_projects = True
         self.model = MemoryTableModel(ctx.service, ctx.runner, self)
         self.search_model = SearchResultsModel(ctx.service, ctx.runner, self)
@@ -128,6 +130,7 @@ class MemoryTable(ScopedPanel):
 
     def _connect(self) -> None:
         self.search_box.query_changed.connect(self.on_query_changed)
+        self.search_box.to_results.connect(self.focus_results)
         self.category.currentIndexChanged.connect(self.on_filters_changed)
         self.tag.editingFinished.connect(self.on_filters_changed)
         self.tag.textChanged.connect(self.on_tag_text)
@@ -192,6 +195,30 @@ class MemoryTable(ScopedPanel):
 
     def on_search_results(self, text: str, count: int) -> None:
         self._show_page()
+        if self._focus_on_results:
+            self._focus_on_results = False
+            self.focus_results()
+
+    def take_focus(self) -> None:
+        """Give the rows the keyboard focus, now or as soon as they are shown."""
+        self._focus_on_rows = self.stack.currentIndex() == PAGE_EMPTY
+        if not self._focus_on_rows:
+            self.active_view().setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def focus_results(self) -> None:
+        """The list (or the hits) takes the focus, on its first row if none is current."""
+        if self.search_box.text().strip() and self.search_model.pending:
+            self._focus_on_results = True  # when the hits arrive
+            return
+        if self.stack.currentIndex() == PAGE_EMPTY:
+            return
+        view = self.active_view()
+        if not view.currentIndex().isValid() and view.model().rowCount() > 0:
+            flags = view.selectionModel().SelectionFlag
+            view.selectionModel().setCurrentIndex(
+                view.model().index(0, 0), flags.ClearAndSelect | flags.Rows
+            )
+        view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def on_list_loaded(self, *_args: object) -> None:
         self._show_page()
@@ -213,6 +240,8 @@ class MemoryTable(ScopedPanel):
                 )
                 self.stack.setCurrentIndex(PAGE_EMPTY)
                 self.count_label.setText("")
+            if self._focus_on_rows and self.stack.currentIndex() == PAGE_SEARCH:
+                self.take_focus()
         else:
             total = self.model.total or 0
             if total or self.model.is_loading():
@@ -231,6 +260,8 @@ class MemoryTable(ScopedPanel):
                 )
                 self.stack.setCurrentIndex(PAGE_EMPTY)
             self.count_label.setText(count_label(total, "memory", "memories"))
+            if self._focus_on_rows and self.stack.currentIndex() == PAGE_LIST:
+                self.take_focus()
         self.on_selection_changed()
 
     def on_sort_indicator_changed(self, column: int, order: Qt.SortOrder) -> None:

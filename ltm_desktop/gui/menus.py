@@ -18,6 +18,7 @@ class WindowActions:
     delete: QAction
     restore: QAction
     undo: QAction
+    redo: QAction
     find: QAction
     refresh: QAction
     show_removed: QAction
@@ -67,6 +68,7 @@ def build_actions(window: QMainWindow) -> WindowActions:
         ),
         restore=_action(window, "R&estore from Trash", "Ctrl+R", "Restore the selected memories"),
         undo=_action(window, "&Undo", Key.Undo),
+        redo=_action(window, "&Redo", "Ctrl+Shift+Z"),
         find=_action(window, "&Find…", Key.Find, "Search memories"),
         refresh=_action(window, "Re&fresh", Key.Refresh),
         show_removed=_action(window, "Show &removed memories"),
@@ -101,6 +103,8 @@ def build_actions(window: QMainWindow) -> WindowActions:
         about=_action(window, "&About ltm-desktop"),
     )
     a.undo.setEnabled(False)
+    a.redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+    a.redo.setEnabled(False)
     a.show_removed.setCheckable(True)
     a.show_expired.setCheckable(True)
     if a.quit.shortcut().isEmpty():
@@ -117,7 +121,7 @@ def build_menus(window: QMainWindow, a: WindowActions) -> None:
     ):  # fmt: skip
         file_menu.addSeparator() if action is None else file_menu.addAction(action)
     edit = bar.addMenu("&Edit")
-    for action in (a.undo, None, a.delete, a.restore, None, a.find):
+    for action in (a.undo, a.redo, None, a.delete, a.restore, None, a.find):
         edit.addSeparator() if action is None else edit.addAction(action)
     view = bar.addMenu("&View")
     for action in (

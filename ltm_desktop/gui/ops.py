@@ -145,6 +145,21 @@ def each(values: dict[str, dict[str, Any]], versions: Versions) -> list[Write]:
     return [Write(i, "update", versions[i], v) for i, v in values.items()]
 
 
+def inverse(outcome: BulkOutcome) -> tuple[Write, ...]:
+    """The writes that take back what ``outcome`` did (as of the versions it left): undo
+    of a redo, redo of an undo. A Keep has none (it only marks a memory reviewed)."""
+    back: list[Write] = []
+    for write, before, after in zip(outcome.writes, outcome.before, outcome.done, strict=True):
+        if write.action == "remove":
+            back.append(Write(after.id, "restore", after.updated_at))
+        elif write.action == "restore":
+            back.append(Write(after.id, "remove", after.updated_at))
+        elif write.action == "update":
+            old = editable_values(before, write.values)
+            back.append(Write(after.id, "update", after.updated_at, old))
+    return tuple(back)
+
+
 def add(service: MemoryService, project_id: str, draft: MemoryDraft) -> AddResult:
     return service.add(project_id, draft, ACTOR)
 

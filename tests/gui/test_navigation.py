@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import MemoryDraft
@@ -33,3 +36,81 @@ def test_switching_projects_starts_at_the_top(
     qtbot.waitUntil(lambda: bar.value() == 0)
     assert view.rowAt(0) == 0
     assert window.table.model.row_at(0).project_id == second
+
+
+def test_keyboard_first_focus_search_results_and_editor(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    project = fill(service, "/src/keys", 5)
+    window = make_window(service, scope=project)
+    window.activateWindow()
+    table = window.table
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is table.list_view)  # not the filter
+    window.menu_actions.find.trigger()
+    qtbot.waitUntil(table.search_box.hasFocus)
+    qtbot.keyClicks(table.search_box, "number")
+    qtbot.keyClick(table.search_box, Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is table.search_view)
+    assert table.search_view.currentIndex().row() == 0
+    first = table.search_model.row_at(0).id
+    qtbot.waitUntil(lambda: window.editor.memory_id == first)
+    qtbot.keyClick(table.search_view, Qt.Key.Key_Return)  # Enter on a hit: edit it
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.editor.form.content)
+    table.search_box.setFocus()
+    table.search_box.setText("subject")
+    qtbot.keyClick(table.search_box, Qt.Key.Key_Return)  # Enter searches at once
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is table.search_view)
+    window.details.setCurrentIndex(1)
+    window.menu_actions.go_editor.trigger()  # Ctrl+E: the editor's tab and its text
+    assert window.details.currentIndex() == 0
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.editor.form.content)
+
+
+def test_context_menus_offer_the_windows_actions(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    project = fill(service, "/src/menus", 3)
+    window = make_window(service, scope=project)
+    view = window.table.list_view
+    qtbot.waitUntil(lambda: window.table.select_memory(window.table.model.row_at(0).id))
+    chosen = window.table.model.row_at(0).id
+    assert view.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu
+    menu = window.context_menus.menu_for(view)
+    texts = [a.text().split("\t")[0] for a in menu.actions() if not a.isSeparator()]
+    assert texts[:2] == ["Open in editor", "&Delete (move to Trash)"]
+    assert "Copy id" in texts
+    assert "&Redo" in texts
+    delete = next(a for a in menu.actions() if a.text().startswith("&Delete"))
+    assert delete.shortcut().toString()  # shown with its key
+    view.setFocus()
+    delete.trigger()
+    qtbot.waitUntil(lambda: service.get(chosen).disabled)
+    menu.close()
+
+
+def test_redo_after_undo(qtbot: QtBot, make_window: WindowFactory, service: MemoryService) -> None:
+    project = fill(service, "/src/redo", 2)
+    window = make_window(service, scope=project)
+    a = window.menu_actions
+    assert a.redo.shortcuts() == [QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")]
+    chosen = window.table.model.row_at(0).id
+    qtbot.waitUntil(lambda: window.table.select_memory(chosen))
+    window.table.list_view.setFocus()
+    a.delete.trigger()
+    qtbot.waitUntil(lambda: service.get(chosen).disabled)
+    qtbot.waitUntil(a.undo.isEnabled)
+    assert not a.redo.isEnabled()
+    a.undo.trigger()
+    qtbot.waitUntil(lambda: not service.get(chosen).disabled)
+    qtbot.waitUntil(a.redo.isEnabled)
+    assert a.redo.text().startswith("&Redo Delete")
+    a.redo.trigger()
+    qtbot.waitUntil(lambda: service.get(chosen).disabled)
+    qtbot.waitUntil(lambda: a.undo.text().startswith("&Undo Delete"))
+    assert not a.redo.isEnabled()
+    a.undo.trigger()  # and back again: undo of the redo
+    qtbot.waitUntil(lambda: not service.get(chosen).disabled)
+    window.ctx.service.update(chosen, {"importance": 2}, "gui")
+    window.memory_actions.set_importance({chosen: service.get(chosen).updated_at}, 7)
+    qtbot.waitUntil(lambda: service.get(chosen).importance == 7)
+    qtbot.waitUntil(lambda: not a.redo.isEnabled())  # a new action ends what could be redone
