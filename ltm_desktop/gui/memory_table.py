@@ -28,7 +28,7 @@ from ltm_desktop.gui.empty_state import EmptyState
 from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.models.base import MemoryIdRole, RowTableModel
 from ltm_desktop.gui.models.memory_model import MemoryTableModel
-from ltm_desktop.gui.models.search_model import SearchResultsModel
+from ltm_desktop.gui.models.search_model import SEARCH_LIMIT, SearchResultsModel
 from ltm_desktop.gui.panel_base import ScopedPanel
 from ltm_desktop.gui.search_box import SearchBox
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_versions
@@ -117,7 +117,7 @@ class MemoryTable(ScopedPanel):
         # The title (or the match) takes the room that is left, so the table fits its pane.
         for view, widths, stretch in (
             (self.list_view, (0, 86, 96, 116, 86, 50, 90), 0),
-            (self.search_view, (32, 200, 0, 86, 96, 90), 2),
+            (self.search_view, (28, 170, 0, 76, 72, 80, 60), 2),
         ):
             view.horizontalHeader().setStretchLastSection(False)
             for column, width in enumerate(widths):
@@ -233,7 +233,12 @@ class MemoryTable(ScopedPanel):
             count = self.search_model.rowCount()
             if count:
                 self.stack.setCurrentIndex(PAGE_SEARCH)
-                self.count_label.setText(f"{count_label(count, 'match', 'matches')}, best first")
+                self.count_label.setText(
+                    f"The best {count} matches are shown (more may match: add a word to narrow "
+                    "the search)"
+                    if count >= SEARCH_LIMIT
+                    else f"{count_label(count, 'match', 'matches')}, best first"
+                )
             elif not self.search_model.pending:
                 self.empty.show_text(
                     "No matches", f"No memory matches “{html.escape(text)}” in this scope."
