@@ -184,9 +184,11 @@ class MemoryActions(QObject):
         self._write(ops.writes("restore", versions), "restore", "Restored {what}.", undo, on_done)
 
     def keep(self, versions: ops.Versions) -> None:
-        self._write(
-            ops.writes("keep", versions), "mark as reviewed", "Kept (marked reviewed) {what}."
-        )
+        def undo(outcome: ops.BulkOutcome) -> UndoEntry:
+            return UndoEntry(f"Keep {_title(outcome.done)}", ops.inverse(outcome))
+
+        writes = ops.writes("keep", versions)
+        self._write(writes, "mark as reviewed", "Kept (marked reviewed) {what}.", undo)
 
     def set_importance(self, versions: ops.Versions, importance: int) -> None:
         def undo(outcome: ops.BulkOutcome) -> UndoEntry:

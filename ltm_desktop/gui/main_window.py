@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
         self.table.connect_requested.connect(self.show_connect)
         self.table.new_requested.connect(self.new_memory)
         self.trash.current_changed.connect(self.on_memory_current)
+        self.stale.current_changed.connect(self.on_memory_current)
         self.editor.memory_opened.connect(self.on_editor_opened)
         self.editor.open_requested.connect(self.open_memory)
         self.editor.dirty_changed.connect(self.setWindowModified)

@@ -225,6 +225,14 @@ class SqliteStore(AuditReads):
 
         return self._read(work)
 
+    def stale_counts(self, max_importance: int, cutoff: float, now: float) -> dict[str, int]:
+        def work(conn: sqlite3.Connection) -> dict[str, int]:
+            names = dict(conn.execute("SELECT pk, project_id FROM projects").fetchall())
+            counts = reads.stale_counts(conn, max_importance, cutoff, now)
+            return {names[pk]: n for pk, n in counts.items()}
+
+        return self._read(work)
+
     # -- memory writes ----------------------------------------------------
 
     @contextmanager

@@ -304,6 +304,13 @@ class InMemoryStore(InboxReads):
                 counts[m.project_id] = counts.get(m.project_id, 0) + 1
         return counts
 
+    def stale_counts(self, max_importance: int, cutoff: float, now: float) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for m in self._memories():
+            if stale(m, max_importance, cutoff, now):
+                counts[m.project_id] = counts.get(m.project_id, 0) + 1
+        return counts
+
     # -- memory reads -----------------------------------------------------
 
     def _memories(self, project_id: str | None = None) -> list[Memory]:
