@@ -10,7 +10,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ltm_desktop.core import rules
-from ltm_desktop.core.errors import Conflict, InvalidInput, NotFound
+from ltm_desktop.core.errors import Conflict, DatabaseBusy, InvalidInput, NotFound
 from ltm_desktop.core.records import AddResult, Memory
 from ltm_desktop.gui import ops
 from ltm_desktop.gui.actions import MemoryActions, add_result_text
@@ -54,10 +54,14 @@ class EditorPanel(QWidget):
         self.banner = Banner(self)
         self.form = EditorForm(self)
         self.save_button = QPushButton("Save", self)
+        self.saving_label = QLabel("Saving…", self)  # at once: a busy database can take seconds
+        self.saving_label.setEnabled(False)
+        self.saving_label.hide()
         self.revert_button = QPushButton("Revert", self)
         self.save_button.clicked.connect(self.save)
         self.revert_button.clicked.connect(self.revert)
         buttons = QHBoxLayout()
+        buttons.addWidget(self.saving_label)
         buttons.addStretch(1)
         buttons.addWidget(self.revert_button)
         buttons.addWidget(self.save_button)
@@ -263,10 +267,12 @@ class EditorPanel(QWidget):
     def _begin_save(self, target: str) -> None:
         self._saving = target
         self.save_button.setEnabled(False)
+        self.saving_label.show()
 
     def _end_save(self, target: str) -> bool:
         """Clear the in-flight state; True if the editor still shows what was saved."""
         self._saving = None
+        self.saving_label.hide()
         self.save_button.setEnabled(self._dirty or self.new_project is not None)
         return self._target() == target
 
@@ -306,6 +312,12 @@ class EditorPanel(QWidget):
             )
         elif isinstance(exc, NotFound):
             self.banner.show_message("Not saved: this memory no longer exists.")
+        elif isinstance(exc, DatabaseBusy):
+            self.banner.show_message(
+                "Not saved yet: another program holds the database locked. Your edits are "
+                "still here; try again once it lets go.",
+                [("Retry", self.save)],
+            )
         else:
             self.ctx.errors.report(exc, "save the memory")
 
