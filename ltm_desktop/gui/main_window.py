@@ -39,6 +39,7 @@ from ltm_desktop.gui.menus import build_actions, build_menus
 from ltm_desktop.gui.observations_panel import ObservationsPanel
 from ltm_desktop.gui.precis_panel import PrecisPanel
 from ltm_desktop.gui.projects_panel import ProjectsPanel
+from ltm_desktop.gui.side_panels import SidePanels
 from ltm_desktop.gui.stale_panel import StalePanel
 from ltm_desktop.gui.status_bar import StatusBar
 from ltm_desktop.gui.tasks import TaskRunner
@@ -150,6 +151,7 @@ class MainWindow(QMainWindow):
         ctx.bridge.start()
         self.projects.reload()
         self.context_menus = ContextMenus(self)
+        self.side_panels = SidePanels(self)
         self._focused_once = False
 
     # -- wiring -----------------------------------------------------------
@@ -196,7 +198,7 @@ class MainWindow(QMainWindow):
         a.show_expired.toggled.connect(self.table.show_expired.setChecked)
         self.table.show_removed.toggled.connect(a.show_removed.setChecked)
         self.table.show_expired.toggled.connect(a.show_expired.setChecked)
-        a.go_projects.triggered.connect(lambda: self.projects.view.setFocus())
+        a.go_projects.triggered.connect(self.focus_projects)
         for action, index in ((a.go_memories, TAB_MEMORIES), (a.go_trash, TAB_TRASH), (a.go_stale, TAB_STALE),
                               (a.go_observations, TAB_OBSERVATIONS), (a.go_activity, TAB_ACTIVITY),
                               (a.go_inbox, TAB_INBOX)):  # fmt: skip
@@ -272,6 +274,7 @@ class MainWindow(QMainWindow):
         self.menu_actions.redo.setText(f"&Redo {label}" if label else "&Redo")
 
     def new_memory(self) -> None:
+        self.side_panels.reveal("details")
         self.details.setCurrentIndex(TAB_EDITOR)
         self.editor.start_new(self.ctx.scope.project_id, self.ctx.scope.name)
 
@@ -297,8 +300,13 @@ class MainWindow(QMainWindow):
         elif self.center.currentIndex() == TAB_MEMORIES:
             self.memory_actions.restore(self.table.selected_versions())
 
+    def focus_projects(self) -> None:
+        self.side_panels.reveal("projects")
+        self.projects.view.setFocus()
+
     def focus_editor(self) -> None:
         """Ctrl+E: the editor's tab, with the cursor in the memory's text."""
+        self.side_panels.reveal("details")
         self.details.setCurrentIndex(TAB_EDITOR)
         self.editor.form.content.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
@@ -375,6 +383,7 @@ class MainWindow(QMainWindow):
         settings = self.ctx.settings
         settings.setValue("geometry", self.saveGeometry())
         settings.setValue("splitter", self.splitter.saveState())
+        self.side_panels.save()
         settings.setValue("scope", self.ctx.scope.project_id)
         settings.setValue("tab/center", self.center.currentIndex())
         settings.setValue("tab/details", self.details.currentIndex())

@@ -23,6 +23,8 @@ class WindowActions:
     refresh: QAction
     show_removed: QAction
     show_expired: QAction
+    show_projects: QAction
+    show_details: QAction
     go_projects: QAction
     go_memories: QAction
     go_trash: QAction
@@ -73,6 +75,15 @@ def build_actions(window: QMainWindow) -> WindowActions:
         refresh=_action(window, "Re&fresh", Key.Refresh),
         show_removed=_action(window, "Show &removed memories"),
         show_expired=_action(window, "Show &expired memories"),
+        show_projects=_action(
+            window, "Projects &panel", "Ctrl+Shift+L", "Show or hide the list of projects"
+        ),
+        show_details=_action(
+            window,
+            "&Details panel",
+            "Ctrl+Shift+D",
+            "Show or hide the editor, history and MEMORY.md",
+        ),
         go_projects=_action(window, "&Projects", "Ctrl+0"),
         go_memories=_action(window, "&Memories", "Ctrl+1"),
         go_trash=_action(window, "&Trash", "Ctrl+2"),
@@ -107,6 +118,9 @@ def build_actions(window: QMainWindow) -> WindowActions:
     a.redo.setEnabled(False)
     a.show_removed.setCheckable(True)
     a.show_expired.setCheckable(True)
+    for panel in (a.show_projects, a.show_details):
+        panel.setCheckable(True)
+        panel.setChecked(True)
     if a.quit.shortcut().isEmpty():
         a.quit.setShortcut(QKeySequence("Ctrl+Q"))
     return a
@@ -127,7 +141,8 @@ def build_menus(window: QMainWindow, a: WindowActions) -> None:
     for action in (
         a.go_projects, a.go_memories, a.go_trash, a.go_stale, a.go_observations, a.go_activity,
         a.go_inbox, None,
-        a.go_editor, a.go_history, a.go_precis, None, a.show_removed, a.show_expired, None, a.refresh,
+        a.go_editor, a.go_history, a.go_precis, None, a.show_projects, a.show_details, None,
+        a.show_removed, a.show_expired, None, a.refresh,
     ):  # fmt: skip
         view.addSeparator() if action is None else view.addAction(action)
     help_menu = bar.addMenu("&Help")

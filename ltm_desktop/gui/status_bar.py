@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStatusBar, QWidget
 from ltm_desktop.core.records import IndexStatus
 from ltm_desktop.gui import theme
 from ltm_desktop.gui.api_status import ApiStatus, RestartableApi
+from ltm_desktop.gui.elided_label import ElidedLabel
 
 POLL_MS = 1_000
 MESSAGE_MS = 8_000
@@ -36,10 +37,10 @@ class StatusBar(QStatusBar):
         self.search_label = QLabel(self)
         self.search_label.hide()
         self.addWidget(self.search_label)
-        self.scope_label = QLabel(self)
-        self.api_label = QLabel(self)
+        self.scope_label = ElidedLabel(self)
+        self.api_label = ElidedLabel(self)
         self.agents_label = QLabel(self)
-        self.last_label = QLabel(self)
+        self.last_label = ElidedLabel(self)
         self.start_button = QPushButton("Start API", self)
         self.start_button.setFlat(True)
         self.start_button.clicked.connect(self.on_start_clicked)
@@ -84,7 +85,7 @@ class StatusBar(QStatusBar):
         if error and self._waiting_for_other:
             self._show("Agent API: another ltm-desktop server serves this data dir; this "
                        "window takes over when it stops", "", "")  # fmt: skip
-            self.api_label.setToolTip(error)
+            self.api_label.setToolTip(f"{self.api_label.text()}\n{error}")
         elif error:
             self._show(f"Agent API not running: {error}", "", "", error=True)
         elif endpoint is None:
@@ -94,7 +95,7 @@ class StatusBar(QStatusBar):
                 self._waiting_for_other = False
                 self.say(f"The other ltm-desktop server stopped: agents now reach this window at "
                          f"{endpoint}.")  # fmt: skip
-            self.api_label.setToolTip("")
+
             agents = (
                 "no agents connected"
                 if clients == 0

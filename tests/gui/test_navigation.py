@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
@@ -114,3 +114,28 @@ def test_redo_after_undo(qtbot: QtBot, make_window: WindowFactory, service: Memo
     window.memory_actions.set_importance({chosen: service.get(chosen).updated_at}, 7)
     qtbot.waitUntil(lambda: service.get(chosen).importance == 7)
     qtbot.waitUntil(lambda: not a.redo.isEnabled())  # a new action ends what could be redone
+
+
+def test_usable_at_800_pixels_with_collapsible_side_panels(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, gui_settings: QSettings
+) -> None:
+    project = fill(service, "/src/narrow", 3)
+    window = make_window(service, scope=project)
+    assert window.minimumSizeHint().width() <= 800
+    window.resize(800, 600)
+    qtbot.waitUntil(lambda: window.width() == 800)
+    for panel in (window.projects, window.table, window.details):
+        assert panel.isVisible()
+        assert panel.width() > 0
+    a = window.menu_actions
+    a.show_projects.trigger()
+    a.show_details.trigger()
+    assert not window.projects.isVisible()
+    assert not window.details.isVisible()
+    qtbot.waitUntil(lambda: window.table.width() > 700)  # the list takes the room
+    window.menu_actions.go_editor.trigger()  # Ctrl+E brings the editor back
+    assert window.details.isVisible()
+    assert a.show_details.isChecked()
+    window.shutdown()
+    assert gui_settings.value("panels/projects") in (False, "false")
+    assert gui_settings.value("panels/details") in (True, "true")
