@@ -13,12 +13,13 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ltm_desktop.api.http.options import http_options
 from ltm_desktop.api.server_thread import ServerThread
-from ltm_desktop.app import backup_if_due, open_service
+from ltm_desktop.app import OpenedService, backup_if_due, open_service
 from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.paths import resolve_data_dir
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.serve import server_options
 
@@ -43,6 +44,36 @@ def display_problem() -> str | None:
     return NO_DISPLAY
 
 
+Ask = Callable[[str, Path], Path | None]
+
+
+def _ask_in_a_window(message: str, data_dir: Path) -> Path | None:
+    from ltm_desktop.gui.startup_error import ask_after_startup_error
+
+    return ask_after_startup_error(message, data_dir)
+
+
+def open_or_ask(
+    data_dir: str | None, config: str | None, *, ask: Ask, **kwargs: Any
+) -> OpenedService:
+    """The app's service; when its data cannot be opened (a corrupt or newer database, an
+    unusable folder), ``ask`` shows why and returns another data dir to try, or None: the
+    error is then raised (and printed for a terminal) as before."""
+    while True:
+        try:
+            return open_service(data_dir, config, background=True, **kwargs)
+        except (LtmError, OSError) as exc:
+            message = (
+                str(exc)
+                if isinstance(exc, LtmError)
+                else f"cannot use {exc.filename}: {exc.strerror or exc}"
+            )
+            chosen = ask(message, resolve_data_dir(data_dir))
+            if chosen is None:
+                raise
+            data_dir = str(chosen)
+
+
 def launch(
     data_dir: str | None,
     config: str | None,
@@ -60,7 +91,9 @@ def launch(
 
         clock = DemoClock()
         data_dir = str(demo_dir)
-    opened = open_service(data_dir, config, background=True, **({"clock": clock} if clock else {}))
+    opened = open_or_ask(
+        data_dir, config, ask=_ask_in_a_window, **({"clock": clock} if clock else {})
+    )
     warn(opened.warnings)
     service = opened.service
     if demo_dir is None:

@@ -59,14 +59,20 @@ def _toml_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def agent_snippets(command: list[str] | None = None, home: str | None = None) -> list[Snippet]:
+def agent_snippets(
+    command: list[str] | None = None, home: str | None = None, data_dir: str | None = None
+) -> list[Snippet]:
     """The snippets for Claude Code, Claude Desktop, Cursor, VS Code, Codex and Gemini CLI.
 
     Args:
         command: the command that starts ltm-desktop (default: this installation's).
         home: the directory whose project Claude Desktop (which has no project) writes to.
+        data_dir: a data dir other than the default one (the app's ``--data-dir`` or
+            ``--demo``): the server then reaches that app's socket, not the default one.
     """
     stdio = stdio_server(command)
+    if data_dir is not None:
+        stdio["args"] = [*stdio["args"], "--data-dir", data_dir]
     program, args = stdio["command"], stdio["args"]
     home = home or str(Path.home())
     toml_args = ", ".join(_toml_string(a) for a in args)
@@ -114,6 +120,31 @@ def agent_snippets(command: list[str] | None = None, home: str | None = None) ->
             _json({"mcpServers": {SERVER_NAME: stdio}}),
         ),
     ]
+
+
+def api_snippets(socket_path: str | None, command: list[str] | None = None) -> list[Snippet]:
+    """Python, command-line and raw-socket ways to call the socket API at ``socket_path``.
+
+    Each names the socket explicitly: an app on another data dir (``--data-dir``,
+    ``--demo``) listens on a socket of its own, which the defaults would miss.
+    ``command`` starts ltm-desktop (default: this installation's).
+    """
+    command = command or installed_command()
+    socket = socket_path or "<socket path>"
+    python_socket = f"({socket_path!r})" if socket_path else "()"
+    call = [*command, "call"] + (["--socket", socket] if socket_path else [])
+    params = '{"cwd": "/path/to/repo", "query": "tests"}'
+    request = '{"jsonrpc":"2.0","id":1,"method":"health"}'
+    return [
+        Snippet("Python client", "Python (ltm_desktop on the path)", "python",
+                "from ltm_desktop.api.client import Client\n"
+                f"c = Client{python_socket}\n"
+                'c.memory_add("Run the tests with make test", cwd="/path/to/repo")\n'),
+        Snippet("Command line", "A terminal", "sh",
+                f"{shlex.join([*call, 'memory.search', params])}\n"),
+        Snippet("Raw socket (one JSON-RPC request per line)", "A terminal", "sh",
+                f"echo {shlex.quote(request)} | socat - UNIX-CONNECT:{shlex.quote(socket)}\n"),
+    ]  # fmt: skip
 
 
 def markdown(snippets: list[Snippet]) -> str:

@@ -8,6 +8,7 @@ import logging
 import threading
 from pathlib import Path
 
+from ltm_desktop.api.listeners import ServerAlreadyRunning
 from ltm_desktop.api.server import ApiServer, ServerOptions
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.service import MemoryService
@@ -19,12 +20,15 @@ class ServerThread:
     """Runs an ApiServer on its own event loop in a background thread (for the app).
 
     Implements the GUI's ApiStatus: ``endpoint``, ``error``, ``connected_clients()``,
-    ``last_action()``.
+    ``last_action()``, and ``restart()`` with ``other_server`` for taking over the API
+    when another server that held the data dir stops.
     """
 
     def __init__(self, service: MemoryService, data_dir: Path, options: ServerOptions) -> None:
+        self._parts = (service, data_dir, options)
         self.server = ApiServer(service, data_dir, options)
         self.error: str | None = None
+        self.other_server = False  # the error: another live server holds the data dir
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -48,6 +52,20 @@ class ServerThread:
             self.error = f"the agent API did not start within {timeout:.0f} s"
         return self.error is None and self.server.endpoint is not None
 
+    def restart(self) -> bool:
+        """Start again after a failure, without waiting (``endpoint`` or ``error`` tell
+        how it went); False when the server runs or is starting already."""
+        if self._thread.is_alive() and self.error is None:
+            return False
+        if self._thread.ident is not None:
+            self._thread.join()  # a failed start ends its thread at once
+        self.server = ApiServer(*self._parts)
+        self.error, self.other_server = None, False
+        self._ready, self._stop, self._loop = threading.Event(), None, None
+        self._thread = threading.Thread(target=self._run, name="ltm-api-server", daemon=True)
+        self._thread.start()
+        return True
+
     def _run(self) -> None:
         asyncio.run(self._main())
 
@@ -57,6 +75,7 @@ class ServerThread:
         try:
             await self.server.start()
         except (LtmError, OSError) as exc:
+            self.other_server = isinstance(exc, ServerAlreadyRunning)
             self.error = str(exc)
             return
         except Exception as exc:  # a bug: report it in the status bar, keep the app running

@@ -27,6 +27,7 @@ from ltm_desktop.core.records import (
     Memory,
     Observation,
     Project,
+    SearchFilter,
 )
 
 # (memory, BM25 within its scope, snippet, stage): stage 0 holds every term of the query,
@@ -201,6 +202,9 @@ class MemoryStore(Protocol):
     def get_project(self, project_id: str) -> Project: ...
     def list_projects(self) -> list[Project]: ...
     def active_counts(self, now: float) -> dict[str, int]: ...
+    def stale_counts(self, max_importance: int, cutoff: float, now: float) -> dict[str, int]:
+        """Stale candidates (as ``stale_memories`` finds them) per project id."""
+        ...
 
     # memory writes
     def write(self) -> AbstractContextManager[WriteTxn]:
@@ -240,12 +244,19 @@ class MemoryStore(Protocol):
         ...
 
     def search_memories(
-        self, project_ids: Sequence[str], query: ParsedQuery, limit: int, now: float
+        self,
+        project_ids: Sequence[str],
+        query: ParsedQuery,
+        limit: int,
+        now: float,
+        where: SearchFilter | None = None,
     ) -> list[MemoryHit]:
         """For each stage (every term, then two, then any; a stage runs only while fewer
         than ``limit`` memories were found), the ``limit`` best active, unexpired memories
         of each scope not found before, best first within the scope. Scores of different
-        scopes need not be comparable: the core ranks across them."""
+        scopes need not be comparable: the core ranks across them. ``where`` narrows the
+        memories (category, tag) or widens them (removed, expired ones: a removed memory
+        holding every term ranks after the active ones)."""
         ...
 
     def search_vectors(
@@ -256,10 +267,11 @@ class MemoryStore(Protocol):
         limit: int,
         now: float,
         min_score: float = -1.0,
+        where: SearchFilter | None = None,
     ) -> list[tuple[Memory, float]]:
-        """The ``limit`` active, unexpired memories of the scopes whose vectors of ``model``
-        are most similar to ``vector`` (cosine similarity, best first), none below
-        ``min_score``. Approximate search is allowed: SQLite scores the rows nearest by
+        """The ``limit`` active, unexpired memories of the scopes (or those ``where``
+        admits) whose vectors of ``model`` are most similar to ``vector`` (cosine
+        similarity, best first), none below ``min_score``. Approximate search is allowed: SQLite scores the rows nearest by
         sign bits exactly."""
         ...
 

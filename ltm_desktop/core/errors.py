@@ -89,6 +89,10 @@ class StorageError(LtmError):
     """The database cannot be used (corrupt, locked, full, unreadable)."""
 
 
+class DatabaseBusy(StorageError):
+    """Another process held the database locked past the wait: trying again may work."""
+
+
 class DatabaseTooNew(StorageError):
     """The database was written by a newer ltm-desktop; it is left untouched."""
 

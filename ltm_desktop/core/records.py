@@ -241,6 +241,27 @@ class ListQuery:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchFilter:
+    """What a person's search is narrowed to: the list's filters (category, tag, and
+    whether removed or expired memories count too). The store applies it in its queries."""
+
+    category: str | None = None
+    tag: str | None = None
+    include_disabled: bool = False
+    include_expired: bool = False
+
+    def admits(self, memory: Memory, now: float) -> bool:
+        """Whether ``memory`` passes (for backends that filter rows they already hold)."""
+        if memory.disabled and not self.include_disabled:
+            return False
+        if memory.is_expired(now) and not self.include_expired:
+            return False
+        if self.category is not None and str(memory.category) != self.category:
+            return False
+        return self.tag is None or self.tag in memory.tags
+
+
+@dataclass(frozen=True, slots=True)
 class PrecisInfo:
     """A rendered MEMORY.md and what went into it."""
 

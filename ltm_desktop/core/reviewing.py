@@ -337,3 +337,27 @@ def _mark_unreviewed(txn: WriteTxn, memory: Memory, actor: str, now: float) -> M
     old, new = {"review_state": None}, {"review_state": ReviewState.UNREVIEWED.value}
     txn.record(AuditEntry(now, memory.id, memory.project_id, actor, AuditAction.REOPENED, old, new))
     return after
+
+
+def unmark_reviewed(
+    txn: WriteTxn,
+    memory_id: str,
+    actor: str,
+    now: float,
+    earlier: tuple[float | None, ReviewState | None],
+    expected_updated_at: float | None = None,
+) -> Memory:
+    """Take back a Keep (its undo): the memory gets the review time and inbox state it had
+    before, ``earlier``, so a stale candidate is one again. Audited as a review."""
+    reviewed_at, review_state = earlier
+    before = txn.get_memory(memory_id)
+    check_version(before, expected_updated_at)
+    after = replace(before, reviewed_at=reviewed_at, review_state=review_state)
+    txn.save_memory(before, after)
+    old: dict[str, Any] = {"reviewed_at": before.reviewed_at}
+    new: dict[str, Any] = {"reviewed_at": reviewed_at}
+    if before.review_state != review_state:
+        old["review_state"] = None if before.review_state is None else before.review_state.value
+        new["review_state"] = None if review_state is None else review_state.value
+    txn.record(AuditEntry(now, memory_id, after.project_id, actor, AuditAction.REVIEWED, old, new))
+    return after

@@ -17,7 +17,14 @@ from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.errors import EmbedderUnavailable
 from ltm_desktop.core.hybrid import EVERY_TERM, RRF_K, fuse, with_prior
 from ltm_desktop.core.query import MAX_QUERY_CHARS, ParsedQuery, parse_query
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, IndexStatus, Memory, RecallHit, SearchHit
+from ltm_desktop.core.records import (
+    GLOBAL_PROJECT_ID,
+    IndexStatus,
+    Memory,
+    RecallHit,
+    SearchFilter,
+    SearchHit,
+)
 from ltm_desktop.core.retrieval import (
     OBSERVATION_SCORE_WEIGHT,
     check_kinds,
@@ -87,15 +94,18 @@ class SearchReads:
         include_global: bool = True,
         reinforce: bool = False,
         typing: bool = False,
+        where: SearchFilter | None = None,
     ) -> list[SearchHit]:
         """Ranked hits for ``text`` in the scope (plus global by default).
 
         Args:
             reinforce: count a use of every hit; agents do, a person browsing does not.
             typing: the text is being typed, so its last word is a prefix.
+            where: the list's filters (category, tag, removed and expired memories too),
+                applied by the store's queries.
         """
         count = check_limit(limit, default=5)
-        hits = self._hits(project_id, text, count, include_global, typing)
+        hits = self._hits(project_id, text, count, include_global, typing, where)
         return self._deliver(hits, count, reinforce)
 
     def search_if_cached(
@@ -147,27 +157,42 @@ class SearchReads:
         return (self.store.last_event_seq(), self._index_generation)
 
     def _hits(
-        self, project_id: str, text: object, count: int, include_global: bool, typing: bool
+        self,
+        project_id: str,
+        text: object,
+        count: int,
+        include_global: bool,
+        typing: bool,
+        where: SearchFilter | None = None,
     ) -> list[SearchHit]:
         """Search hits as stored (no pending uses added, none counted)."""
         scopes = self._with_global(rules.check_project_id(project_id), include_global)
         query = parse_query(text, typing=typing)
         key = self._key(scopes, query, count, text)
+        if where is not None and where != SearchFilter():
+            key = (key, where)
+        else:
+            where = None
         now = self.now()
 
         def run() -> list[SearchHit]:
-            lexical = self.store.search_memories(scopes, query, count, now)
+            lexical = self.store.search_memories(scopes, query, count, now, where)
             exact = sum(1 for hit in lexical if hit[3] == EVERY_TERM)
             # Memories holding every word outrank any found by meaning alone: with enough
             # of them, search by meaning could only reorder them, and is not run.
-            semantic = [] if exact >= count else self._by_meaning(scopes, text, count, now)
+            semantic = [] if exact >= count else self._by_meaning(scopes, text, count, now, where)
             return fuse(lexical, semantic, self._embedder.floor)
 
         hits = self._cache.search(self.store, key, self._version(), now, run)
         return merge_external(self._provider, hits, scopes, text, len(hits))
 
     def _by_meaning(
-        self, scopes: list[str], text: object, count: int, now: float
+        self,
+        scopes: list[str],
+        text: object,
+        count: int,
+        now: float,
+        where: SearchFilter | None = None,
     ) -> list[tuple[Memory, float]]:
         """The memories nearest in meaning to ``text`` (none without a working embedder)."""
         model = self._embedder.model
@@ -180,7 +205,7 @@ class SearchReads:
         if not vectors:
             return []
         floor = self._embedder.floor
-        return self.store.search_vectors(scopes, model, vectors[0], count, now, floor)
+        return self.store.search_vectors(scopes, model, vectors[0], count, now, floor, where)
 
     def recall(
         self,

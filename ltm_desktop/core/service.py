@@ -54,6 +54,7 @@ from ltm_desktop.core.seams import (
 )
 from ltm_desktop.core.search_cache import SearchCache
 from ltm_desktop.core.searching import SearchReads
+from ltm_desktop.core.stale_review import StaleReview
 from ltm_desktop.core.uses import UseCounter
 from ltm_desktop.core.versions import check_expected
 
@@ -61,7 +62,7 @@ log = logging.getLogger(__name__)
 SYSTEM_ACTOR = "system"
 
 
-class MemoryService(SearchReads, HistoryReads, InboxService, TransferService):
+class MemoryService(SearchReads, HistoryReads, InboxService, TransferService, StaleReview):
     """Thread-safe access to one data directory's memories."""
 
     def __init__(

@@ -184,9 +184,11 @@ class MemoryActions(QObject):
         self._write(ops.writes("restore", versions), "restore", "Restored {what}.", undo, on_done)
 
     def keep(self, versions: ops.Versions) -> None:
-        self._write(
-            ops.writes("keep", versions), "mark as reviewed", "Kept (marked reviewed) {what}."
-        )
+        def undo(outcome: ops.BulkOutcome) -> UndoEntry:
+            return UndoEntry(f"Keep {_title(outcome.done)}", ops.inverse(outcome))
+
+        writes = ops.writes("keep", versions)
+        self._write(writes, "mark as reviewed", "Kept (marked reviewed) {what}.", undo)
 
     def set_importance(self, versions: ops.Versions, importance: int) -> None:
         def undo(outcome: ops.BulkOutcome) -> UndoEntry:
@@ -261,7 +263,25 @@ class MemoryActions(QObject):
             handler(entry)
             return
         writes = [w for w in entry.writes if isinstance(w, ops.Write)]
-        self._write(writes, f"undo {entry.label}", f"Undone: {entry.label}.")
+
+        def undone(outcome: ops.BulkOutcome) -> None:
+            if outcome.done:
+                self._undo.push_redo(UndoEntry(entry.label, ops.inverse(outcome)))
+
+        self._write(writes, f"undo {entry.label}", f"Undone: {entry.label}.", on_done=undone)
+
+    def redo(self) -> None:
+        entry = self._undo.pop_redo()
+        if entry is None:
+            self.message.emit("Nothing to redo.")
+            return
+        writes = [w for w in entry.writes if isinstance(w, ops.Write)]
+
+        def redone(outcome: ops.BulkOutcome) -> None:
+            if outcome.done:
+                self._undo.push(UndoEntry(entry.label, ops.inverse(outcome)), keep_redo=True)
+
+        self._write(writes, f"redo {entry.label}", f"Redone: {entry.label}.", on_done=redone)
 
 
 def add_result_text(result: AddResult) -> str:

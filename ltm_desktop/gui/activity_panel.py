@@ -37,7 +37,9 @@ class ActivityPanel(ScopedPanel):
         self.view.setColumnWidth(COL_TITLE, 300)
         self.keeper = ViewKeeper(self.view, self.model)
         top = QHBoxLayout()
-        top.addWidget(QLabel("Recent changes in this scope, newest first. Show:", self))
+        caption = QLabel("Recent changes in this scope, newest first. Show:", self)
+        caption.setWordWrap(True)  # the tab fits a narrow window
+        top.addWidget(caption)
         top.addWidget(self.actor)
         top.addStretch(1)
         layout = QVBoxLayout(self)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 class ApiStatus(Protocol):
@@ -24,6 +24,17 @@ class ApiStatus(Protocol):
     def connected_clients(self) -> int: ...
 
     def last_action(self) -> str | None: ...
+
+
+@runtime_checkable
+class RestartableApi(Protocol):
+    """An API server the window can start again ("Retry") and that says whether another
+    server holds its data dir (then the window takes the API over once that one stops)."""
+
+    @property
+    def other_server(self) -> bool: ...
+
+    def restart(self) -> bool: ...
 
 
 def socket_path(endpoint: str | None) -> str | None:

@@ -1,12 +1,24 @@
-"""Draw cells whose model supplies HTML (search hits with matched words in bold)."""
+"""Draw cells whose model supplies HTML (search hits with matched words in bold).
+
+Text wider than its cell is cut at a word and ends with an ellipsis, as Qt's own
+cells are elided: a hard clip cut words in half and hid that anything was left out.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
-from PySide6.QtGui import QAbstractTextDocumentLayout, QPainter, QPalette, QTextDocument
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QPainter,
+    QPalette,
+    QTextDocument,
+    QTextLine,
+)
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from ltm_desktop.gui.models.base import HtmlRole
+
+ELLIPSIS = "…"
 
 
 class HtmlDelegate(QStyledItemDelegate):
@@ -28,17 +40,24 @@ class HtmlDelegate(QStyledItemDelegate):
         style = opt.widget.style() if opt.widget else QApplication.style()
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
         text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, opt.widget)
-        doc = self._document(html, opt)
+        doc, ellipsis_at, height = self._fit(html, opt, text_rect.width())
         context = QAbstractTextDocumentLayout.PaintContext()
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        context.palette.setColor(QPalette.ColorRole.Text, opt.palette.color(role))
+        color = opt.palette.color(role)
+        context.palette.setColor(QPalette.ColorRole.Text, color)
         painter.save()
         painter.setClipRect(text_rect)
-        offset = (text_rect.height() - doc.size().height()) / 2
+        offset = (text_rect.height() - height) / 2
         painter.translate(text_rect.left(), text_rect.top() + offset)
-        context.clip = QRectF(0, 0, text_rect.width(), text_rect.height())
+        context.clip = QRectF(0, 0, text_rect.width(), height)
         doc.documentLayout().draw(painter, context)
+        if ellipsis_at is not None:
+            painter.setPen(color)
+            painter.setFont(opt.font)
+            painter.drawText(QRectF(ellipsis_at, 0, text_rect.width(), height),
+                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                             ELLIPSIS)  # fmt: skip
         painter.restore()
 
     def sizeHint(
@@ -51,13 +70,51 @@ class HtmlDelegate(QStyledItemDelegate):
         return QSize(int(doc.idealWidth()), int(doc.size().height()))
 
     @staticmethod
-    def _document(html: str, option: QStyleOptionViewItem) -> QTextDocument:
+    def _document(
+        html: str, option: QStyleOptionViewItem, width: float | None = None
+    ) -> QTextDocument:
+        """One line of ``html``; with ``width``, wrapped there (the first line is drawn)."""
         doc = QTextDocument()
         doc.setDocumentMargin(0)
         doc.setDefaultFont(option.font)
-        doc.setHtml(f"<span style='white-space:pre'>{html}</span>")
-        doc.setTextWidth(-1)
+        space = "pre" if width is None else "normal"
+        doc.setHtml(f"<span style='white-space:{space}'>{html}</span>")
+        doc.setTextWidth(-1 if width is None else width)
         return doc
+
+    @staticmethod
+    def _fit(
+        html: str, option: QStyleOptionViewItem, width: float
+    ) -> tuple[QTextDocument, float | None, float]:
+        """(document, where the ellipsis goes or None, line height) for a cell ``width``
+        wide: text too wide is wrapped at a word and only its first line is drawn."""
+        doc = HtmlDelegate._document(html, option)
+        if doc.idealWidth() <= width:
+            return doc, None, doc.size().height()
+        room = max(1.0, width - option.fontMetrics.horizontalAdvance(ELLIPSIS))
+        doc = HtmlDelegate._document(html, option, width=room)
+        line = HtmlDelegate._first_line(doc)
+        if line is None:
+            return doc, room, doc.size().height()
+        return doc, min(line.naturalTextWidth(), room), line.height()
+
+    @staticmethod
+    def _first_line(doc: QTextDocument) -> QTextLine | None:
+        doc.documentLayout().documentSize()  # lays the document out: its lines exist now
+        block = doc.firstBlock()
+        layout = block.layout() if block.isValid() else None
+        line = layout.lineAt(0) if layout is not None and layout.lineCount() else None
+        return line if line is not None and line.isValid() else None
+
+    @staticmethod
+    def shown_text(html: str, option: QStyleOptionViewItem, width: float) -> str:
+        """The text a cell of ``width`` pixels shows (ending in an ellipsis when cut)."""
+        doc, ellipsis_at, _ = HtmlDelegate._fit(html, option, width)
+        line = HtmlDelegate._first_line(doc)
+        if ellipsis_at is None or line is None:
+            return doc.toPlainText()
+        first = doc.toPlainText()[line.textStart() : line.textStart() + line.textLength()]
+        return first.rstrip() + ELLIPSIS
 
 
 ELIDE = Qt.TextElideMode.ElideRight

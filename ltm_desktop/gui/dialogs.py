@@ -21,13 +21,12 @@ from PySide6.QtWidgets import (
 )
 
 from ltm_desktop import __version__
-from ltm_desktop.agent.snippets import agent_snippets
+from ltm_desktop.agent.snippets import agent_snippets, api_snippets
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.api_status import ApiStatus, socket_path
 from ltm_desktop.gui.integrate_dialog import INTEGRATED_TABS, IntegrateRow
 from ltm_desktop.resources import icon_pngs
 
-DEFAULT_SOCKET = "<socket path>"
 ABOUT_ICON_SIZE = 64
 
 
@@ -42,24 +41,17 @@ def app_icon() -> QIcon:
 
 
 def snippets(api: ApiStatus | None) -> list[tuple[str, str]]:
-    """(caption, text) for each way of talking to the socket API directly."""
-    path = socket_path(api.endpoint if api else None) or DEFAULT_SOCKET
-    return [
-        (
-            "Python client",
-            "from ltm_desktop.api.client import Client\n"
-            "c = Client()\n"
-            'c.memory_add(cwd="/path/to/repo", content="Run the tests with make test")',
-        ),
-        (
-            "Command line",
-            'ltm-desktop call memory.search \'{"cwd": "/path/to/repo", "query": "deploy"}\'',
-        ),
-        (
-            "Raw socket (one JSON-RPC request per line)",
-            f'echo \'{{"jsonrpc":"2.0","id":1,"method":"health"}}\' | socat - UNIX-CONNECT:{path}',
-        ),
-    ]
+    """(caption, text) for each way of talking to the socket API directly (its own socket)."""
+    return [(s.agent, s.text) for s in api_snippets(socket_path(api.endpoint if api else None))]
+
+
+def mcp_data_dir(data_dir: Path | None) -> str | None:
+    """The ``--data-dir`` the MCP snippets must name: None for the default data dir."""
+    from ltm_desktop.api.runtime import default_data_dir
+
+    if data_dir is None or data_dir.resolve() == default_data_dir().resolve():
+        return None
+    return str(data_dir.resolve())
 
 
 def _code_box(text: str, parent: QWidget) -> QPlainTextEdit:
@@ -76,7 +68,9 @@ class ConnectDialog(QDialog):
     """Copyable snippets that make an agent use this memory: one tab per agent (MCP, from
     the same source as the README, with this installation's path), and the socket API."""
 
-    def __init__(self, api: ApiStatus | None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, api: ApiStatus | None, parent: QWidget | None = None, data_dir: Path | None = None
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Connect an agent")
         self.setMinimumWidth(900)
@@ -101,7 +95,7 @@ class ConnectDialog(QDialog):
         self.copy_buttons: list[QPushButton] = []
         self.boxes: list[QPlainTextEdit] = []
         self.integrate_rows: dict[str, IntegrateRow] = {}  # by agent (claude-code, ...)
-        for snippet in agent_snippets():
+        for snippet in agent_snippets(data_dir=mcp_data_dir(data_dir)):
             page = self._page([(snippet.where, snippet.text)])
             agent = INTEGRATED_TABS.get(snippet.agent)
             if agent is not None:

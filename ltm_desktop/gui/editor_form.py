@@ -118,19 +118,20 @@ class EditorForm(QWidget):
         return label
 
     def _build(self) -> None:
+        # Two short rows rather than one long one: the editor fits a narrow window.
         row = QHBoxLayout()
         row.addWidget(self.category)
         row.addWidget(QLabel("Importance", self))
         row.addWidget(self.importance)
-        row.addWidget(QLabel("Expires", self))
-        row.addWidget(self.ttl)
         row.addStretch(1)
+        expires = QHBoxLayout()
+        expires.addWidget(self.ttl)
+        expires.addStretch(1)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow("&Title", self._with_error(self.title, "title"))
-        form.addRow(
-            "&Category", self._with_error_layout(row, ("category", "importance", "ttl_days"))
-        )
+        form.addRow("&Category", self._with_error_layout(row, ("category", "importance")))
+        form.addRow("&Expires", self._with_error_layout(expires, ("ttl_days",)))
         form.addRow("T&ags", self._with_error(self.tags, "tags"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -6,11 +6,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from ltm_desktop.core import rules
-from ltm_desktop.core.errors import Conflict, InvalidInput, NotFound
+from ltm_desktop.core.errors import Conflict, DatabaseBusy, InvalidInput, NotFound
 from ltm_desktop.core.records import AddResult, Memory
 from ltm_desktop.gui import ops
 from ltm_desktop.gui.actions import MemoryActions, add_result_text
@@ -21,6 +21,7 @@ from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.editor_form import EditorForm, FormValues
 from ltm_desktop.gui.errors import EditConflict
 from ltm_desktop.gui.formatting import absolute_time, relative_time
+from ltm_desktop.gui.merge_dialog import MergeDialog
 
 
 class EditorPanel(QWidget):
@@ -46,6 +47,7 @@ class EditorPanel(QWidget):
         self.new_project: str | None = None
         self._dirty = False
         self._saving: str | None = None  # what a save in flight writes to
+        self.merge_dialog: MergeDialog | None = None
         self.heading = QLabel(self)
         self.heading.setWordWrap(True)
         self.meta = QLabel(self)
@@ -54,10 +56,14 @@ class EditorPanel(QWidget):
         self.banner = Banner(self)
         self.form = EditorForm(self)
         self.save_button = QPushButton("Save", self)
+        self.saving_label = QLabel("Saving…", self)  # at once: a busy database can take seconds
+        self.saving_label.setEnabled(False)
+        self.saving_label.hide()
         self.revert_button = QPushButton("Revert", self)
         self.save_button.clicked.connect(self.save)
         self.revert_button.clicked.connect(self.revert)
         buttons = QHBoxLayout()
+        buttons.addWidget(self.saving_label)
         buttons.addStretch(1)
         buttons.addWidget(self.revert_button)
         buttons.addWidget(self.save_button)
@@ -263,10 +269,12 @@ class EditorPanel(QWidget):
     def _begin_save(self, target: str) -> None:
         self._saving = target
         self.save_button.setEnabled(False)
+        self.saving_label.show()
 
     def _end_save(self, target: str) -> bool:
         """Clear the in-flight state; True if the editor still shows what was saved."""
         self._saving = None
+        self.saving_label.hide()
         self.save_button.setEnabled(self._dirty or self.new_project is not None)
         return self._target() == target
 
@@ -306,6 +314,12 @@ class EditorPanel(QWidget):
             )
         elif isinstance(exc, NotFound):
             self.banner.show_message("Not saved: this memory no longer exists.")
+        elif isinstance(exc, DatabaseBusy):
+            self.banner.show_message(
+                "Not saved yet: another program holds the database locked. Your edits are "
+                "still here; try again once it lets go.",
+                [("Retry", self.save)],
+            )
         else:
             self.ctx.errors.report(exc, "save the memory")
 
@@ -359,13 +373,35 @@ class EditorPanel(QWidget):
             else "changed it"
         )
         self.banner.show_message(
-            f"While you were editing, {who} {what}. Your edits are not saved yet: keep your "
-            "edits (fields you did not touch take their values) or load theirs (your edits are dropped)?",
+            f"While you were editing, {who} {what}. Your edits are not saved yet: compare "
+            "both versions and choose per field, keep your edits (fields you did not touch "
+            "take their values) or load theirs (your edits are dropped)?",
             [
+                ("Compare…", lambda: None if self.compare(current, who) else None),
                 ("Keep mine", lambda: self.keep_mine(current)),
                 ("Load theirs", lambda: self.load_theirs(current)),
             ],
         )
+
+    def compare(self, current: Memory, who: str) -> MergeDialog:
+        """Both versions side by side; the person takes either per field."""
+        dialog = MergeDialog(
+            self._baseline(), self.form.values(), FormValues.of(current), who, self
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self._use_merged(current, dialog.merged()))
+        self.merge_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _use_merged(self, current: Memory, merged: FormValues) -> None:
+        if self.base is None or self.base.id != current.id:
+            return  # the editor has moved on
+        self.banner.hide()
+        self.base = current
+        self.form.set_values(merged)
+        self._describe(current)
+        self.on_edited()
 
     def _settle(self, conflict: ops.WriteConflict) -> None:
         """The save was refused (the memory changed since it was opened): ask what to do."""

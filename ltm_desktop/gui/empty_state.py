@@ -33,7 +33,7 @@ class EmptyState(QWidget):
         self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         # A fixed width lets the layout ask the wrapped text for its real height
         # (an aligned, free-width label gets a height for the wrong width and is clipped).
-        self.label.setFixedWidth(460)
+        self.label.setFixedWidth(400)
         self.connect_button = QPushButton("Connect an agent…", self)
         self.connect_button.clicked.connect(self.connect_requested)
         self.new_button = QPushButton("New memory (Ctrl+N)", self)

@@ -7,11 +7,12 @@ import sys
 from types import TracebackType
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ltm_desktop.core.errors import (
     Conflict,
+    DatabaseBusy,
     DatabaseTooNew,
     InvalidInput,
     LtmError,
@@ -40,6 +41,12 @@ def describe(exc: BaseException) -> tuple[str, str]:
     """A title and a sentence or two a person can act on."""
     if isinstance(exc, DatabaseTooNew | NotADatabase):
         return "Database cannot be opened", f"{exc}\n\nThe file was left untouched."
+    if isinstance(exc, DatabaseBusy):
+        return (
+            "Database busy",
+            f"{exc}.\n\nNothing was changed. Another program holds the database locked; "
+            "do it again in a moment.",
+        )
     if isinstance(exc, StorageError):
         return (
             "Database problem",
@@ -90,7 +97,11 @@ class ErrorReporter(QObject):
         box.setParent(self.window, box.windowFlags())
         box.finished.connect(lambda _=0, b=box: self._forget(b))
         self._boxes.append(box)
-        box.open()
+        if isinstance(exc, DatabaseBusy):  # passing: the window stays usable meanwhile
+            box.setWindowModality(Qt.WindowModality.NonModal)
+            box.show()
+        else:
+            box.open()
         self.error_shown.emit(title, message)
 
     def open_boxes(self) -> list[QMessageBox]:

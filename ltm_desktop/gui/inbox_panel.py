@@ -73,7 +73,8 @@ class InboxPanel(QWidget):
         self.summary = QLabel(self)
         self.select_all = QPushButton("Select all", self)
         self.approve_button = QPushButton("&Approve (A)", self)
-        self.edit_button = QPushButton("&Edit, then approve… (E)", self)
+        self.edit_button = QPushButton("&Edit… (E)", self)
+        self.edit_button.setToolTip("Edit, then approve")
         self.reject_button = QPushButton("&Reject (R)", self)
         self.edit_dialog: InboxEditDialog | None = None
         self.total = 0
@@ -99,7 +100,8 @@ class InboxPanel(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         buttons = QHBoxLayout()
-        buttons.addWidget(self.summary)
+        self.summary.setWordWrap(True)  # the tab fits a narrow window
+        buttons.addWidget(self.summary, 1)
         buttons.addStretch(1)
         for button in (self.select_all, self.approve_button, self.edit_button, self.reject_button):
             buttons.addWidget(button)

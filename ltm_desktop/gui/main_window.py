@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QMainWindow,
@@ -23,6 +23,7 @@ from ltm_desktop.gui.activity_panel import ActivityPanel
 from ltm_desktop.gui.api_status import ApiStatus
 from ltm_desktop.gui.bridge import ServiceBridge
 from ltm_desktop.gui.context import AppContext, Prompter, ScopeState
+from ltm_desktop.gui.context_menus import ContextMenus
 from ltm_desktop.gui.dialogs import AboutDialog, ConnectDialog, open_folder
 from ltm_desktop.gui.editor_panel import EditorPanel
 from ltm_desktop.gui.errors import ErrorReporter
@@ -38,6 +39,7 @@ from ltm_desktop.gui.menus import build_actions, build_menus
 from ltm_desktop.gui.observations_panel import ObservationsPanel
 from ltm_desktop.gui.precis_panel import PrecisPanel
 from ltm_desktop.gui.projects_panel import ProjectsPanel
+from ltm_desktop.gui.side_panels import SidePanels
 from ltm_desktop.gui.stale_panel import StalePanel
 from ltm_desktop.gui.status_bar import StatusBar
 from ltm_desktop.gui.tasks import TaskRunner
@@ -148,17 +150,20 @@ class MainWindow(QMainWindow):
         self._restore_settings()
         ctx.bridge.start()
         self.projects.reload()
-        self.table.list_view.setFocus()
+        self.context_menus = ContextMenus(self)
+        self.side_panels = SidePanels(self)
+        self._focused_once = False
 
     # -- wiring -----------------------------------------------------------
 
     def _wire(self) -> None:
         a, ctx = self.menu_actions, self.ctx
         self.table.current_changed.connect(self.on_memory_current)
-        self.table.activated.connect(lambda _id: self.details.setCurrentIndex(TAB_EDITOR))
+        self.table.activated.connect(lambda _id: self.focus_editor())
         self.table.connect_requested.connect(self.show_connect)
         self.table.new_requested.connect(self.new_memory)
         self.trash.current_changed.connect(self.on_memory_current)
+        self.stale.current_changed.connect(self.on_memory_current)
         self.editor.memory_opened.connect(self.on_editor_opened)
         self.editor.open_requested.connect(self.open_memory)
         self.editor.dirty_changed.connect(self.setWindowModified)
@@ -185,22 +190,21 @@ class MainWindow(QMainWindow):
         a.delete.triggered.connect(self.delete_selected)
         a.restore.triggered.connect(self.restore_selected)
         a.undo.triggered.connect(self.memory_actions.undo)
+        a.redo.triggered.connect(self.memory_actions.redo)
+        ctx.undo.redo_changed.connect(self.on_redo_changed)
         a.find.triggered.connect(self.focus_search)
         a.refresh.triggered.connect(self.refresh)
         a.show_removed.toggled.connect(self.table.show_removed.setChecked)
         a.show_expired.toggled.connect(self.table.show_expired.setChecked)
         self.table.show_removed.toggled.connect(a.show_removed.setChecked)
         self.table.show_expired.toggled.connect(a.show_expired.setChecked)
-        a.go_projects.triggered.connect(lambda: self.projects.view.setFocus())
+        a.go_projects.triggered.connect(self.focus_projects)
         for action, index in ((a.go_memories, TAB_MEMORIES), (a.go_trash, TAB_TRASH), (a.go_stale, TAB_STALE),
                               (a.go_observations, TAB_OBSERVATIONS), (a.go_activity, TAB_ACTIVITY),
                               (a.go_inbox, TAB_INBOX)):  # fmt: skip
             action.triggered.connect(lambda _=False, i=index: self.center.setCurrentIndex(i))
-        for action, index in (
-            (a.go_editor, TAB_EDITOR),
-            (a.go_history, TAB_HISTORY),
-            (a.go_precis, TAB_PRECIS),
-        ):
+        a.go_editor.triggered.connect(self.focus_editor)
+        for action, index in ((a.go_history, TAB_HISTORY), (a.go_precis, TAB_PRECIS)):
             action.triggered.connect(lambda _=False, i=index: self.details.setCurrentIndex(i))
         a.open_folder.triggered.connect(lambda: open_folder(Path(ctx.service.paths.data_dir)))
         a.quit.triggered.connect(self.close)
@@ -265,7 +269,12 @@ class MainWindow(QMainWindow):
         self.menu_actions.undo.setEnabled(bool(label))
         self.menu_actions.undo.setText(f"&Undo {label}" if label else "&Undo")
 
+    def on_redo_changed(self, label: str) -> None:
+        self.menu_actions.redo.setEnabled(bool(label))
+        self.menu_actions.redo.setText(f"&Redo {label}" if label else "&Redo")
+
     def new_memory(self) -> None:
+        self.side_panels.reveal("details")
         self.details.setCurrentIndex(TAB_EDITOR)
         self.editor.start_new(self.ctx.scope.project_id, self.ctx.scope.name)
 
@@ -291,6 +300,22 @@ class MainWindow(QMainWindow):
         elif self.center.currentIndex() == TAB_MEMORIES:
             self.memory_actions.restore(self.table.selected_versions())
 
+    def focus_projects(self) -> None:
+        self.side_panels.reveal("projects")
+        self.projects.view.setFocus()
+
+    def focus_editor(self) -> None:
+        """Ctrl+E: the editor's tab, with the cursor in the memory's text."""
+        self.side_panels.reveal("details")
+        self.details.setCurrentIndex(TAB_EDITOR)
+        self.editor.form.content.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._focused_once:  # start in the list, not the first field of the window
+            self._focused_once = True
+            self.table.take_focus()
+
     def focus_search(self) -> None:
         self.center.setCurrentIndex(TAB_MEMORIES)
         self.table.focus_search()
@@ -309,7 +334,7 @@ class MainWindow(QMainWindow):
             panel.reload_now()
 
     def show_connect(self) -> ConnectDialog:
-        dialog = ConnectDialog(self.ctx.api, self)
+        dialog = ConnectDialog(self.ctx.api, self, Path(self.ctx.service.paths.data_dir))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
@@ -358,6 +383,7 @@ class MainWindow(QMainWindow):
         settings = self.ctx.settings
         settings.setValue("geometry", self.saveGeometry())
         settings.setValue("splitter", self.splitter.saveState())
+        self.side_panels.save()
         settings.setValue("scope", self.ctx.scope.project_id)
         settings.setValue("tab/center", self.center.currentIndex())
         settings.setValue("tab/details", self.details.currentIndex())

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from ltm_desktop.core.errors import InvalidInput
-from ltm_desktop.core.records import Category
+from ltm_desktop.core.records import Category, SearchFilter
 from ltm_desktop.core.rules import normalize_tag
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
@@ -28,7 +28,7 @@ from ltm_desktop.gui.empty_state import EmptyState
 from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.models.base import MemoryIdRole, RowTableModel
 from ltm_desktop.gui.models.memory_model import MemoryTableModel
-from ltm_desktop.gui.models.search_model import SearchResultsModel
+from ltm_desktop.gui.models.search_model import SEARCH_LIMIT, SearchResultsModel
 from ltm_desktop.gui.panel_base import ScopedPanel
 from ltm_desktop.gui.search_box import SearchBox
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_versions
@@ -58,6 +58,8 @@ class MemoryTable(ScopedPanel):
         self._ids: list[str] = []
         self._current = ""
         self._pending_select = ""
+        self._focus_on_results = False  # Down/Enter in the search box before the hits came
+        self._focus_on_rows = False  # the window opened before the first page came
         self.has_projects = True
         self.model = MemoryTableModel(ctx.service, ctx.runner, self)
         self.search_model = SearchResultsModel(ctx.service, ctx.runner, self)
@@ -115,7 +117,7 @@ class MemoryTable(ScopedPanel):
         # The title (or the match) takes the room that is left, so the table fits its pane.
         for view, widths, stretch in (
             (self.list_view, (0, 86, 96, 116, 86, 50, 90), 0),
-            (self.search_view, (32, 200, 0, 86, 96, 90), 2),
+            (self.search_view, (28, 170, 0, 76, 72, 80, 60), 2),
         ):
             view.horizontalHeader().setStretchLastSection(False)
             for column, width in enumerate(widths):
@@ -128,6 +130,7 @@ class MemoryTable(ScopedPanel):
 
     def _connect(self) -> None:
         self.search_box.query_changed.connect(self.on_query_changed)
+        self.search_box.to_results.connect(self.focus_results)
         self.category.currentIndexChanged.connect(self.on_filters_changed)
         self.tag.editingFinished.connect(self.on_filters_changed)
         self.tag.textChanged.connect(self.on_tag_text)
@@ -179,6 +182,11 @@ class MemoryTable(ScopedPanel):
             include_disabled=self.show_removed.isChecked(),
             include_expired=self.show_expired.isChecked(),
         )
+        q = self.model.query
+        self.search_model.set_filter(SearchFilter(
+            None if q.category is None else str(q.category), q.tag, q.include_disabled,
+            q.include_expired,
+        ))  # fmt: skip
 
     def on_query_changed(self, text: str) -> None:
         self.search_model.search(self.project_id, text)
@@ -187,6 +195,30 @@ class MemoryTable(ScopedPanel):
 
     def on_search_results(self, text: str, count: int) -> None:
         self._show_page()
+        if self._focus_on_results:
+            self._focus_on_results = False
+            self.focus_results()
+
+    def take_focus(self) -> None:
+        """Give the rows the keyboard focus, now or as soon as they are shown."""
+        self._focus_on_rows = self.stack.currentIndex() == PAGE_EMPTY
+        if not self._focus_on_rows:
+            self.active_view().setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def focus_results(self) -> None:
+        """The list (or the hits) takes the focus, on its first row if none is current."""
+        if self.search_box.text().strip() and self.search_model.pending:
+            self._focus_on_results = True  # when the hits arrive
+            return
+        if self.stack.currentIndex() == PAGE_EMPTY:
+            return
+        view = self.active_view()
+        if not view.currentIndex().isValid() and view.model().rowCount() > 0:
+            flags = view.selectionModel().SelectionFlag
+            view.selectionModel().setCurrentIndex(
+                view.model().index(0, 0), flags.ClearAndSelect | flags.Rows
+            )
+        view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def on_list_loaded(self, *_args: object) -> None:
         self._show_page()
@@ -201,13 +233,20 @@ class MemoryTable(ScopedPanel):
             count = self.search_model.rowCount()
             if count:
                 self.stack.setCurrentIndex(PAGE_SEARCH)
-                self.count_label.setText(f"{count_label(count, 'match', 'matches')}, best first")
+                self.count_label.setText(
+                    f"The best {count} matches are shown (more may match: add a word to narrow "
+                    "the search)"
+                    if count >= SEARCH_LIMIT
+                    else f"{count_label(count, 'match', 'matches')}, best first"
+                )
             elif not self.search_model.pending:
                 self.empty.show_text(
                     "No matches", f"No memory matches “{html.escape(text)}” in this scope."
                 )
                 self.stack.setCurrentIndex(PAGE_EMPTY)
                 self.count_label.setText("")
+            if self._focus_on_rows and self.stack.currentIndex() == PAGE_SEARCH:
+                self.take_focus()
         else:
             total = self.model.total or 0
             if total or self.model.is_loading():
@@ -226,6 +265,8 @@ class MemoryTable(ScopedPanel):
                 )
                 self.stack.setCurrentIndex(PAGE_EMPTY)
             self.count_label.setText(count_label(total, "memory", "memories"))
+            if self._focus_on_rows and self.stack.currentIndex() == PAGE_LIST:
+                self.take_focus()
         self.on_selection_changed()
 
     def on_sort_indicator_changed(self, column: int, order: Qt.SortOrder) -> None:

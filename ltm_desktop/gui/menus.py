@@ -18,10 +18,13 @@ class WindowActions:
     delete: QAction
     restore: QAction
     undo: QAction
+    redo: QAction
     find: QAction
     refresh: QAction
     show_removed: QAction
     show_expired: QAction
+    show_projects: QAction
+    show_details: QAction
     go_projects: QAction
     go_memories: QAction
     go_trash: QAction
@@ -67,10 +70,20 @@ def build_actions(window: QMainWindow) -> WindowActions:
         ),
         restore=_action(window, "R&estore from Trash", "Ctrl+R", "Restore the selected memories"),
         undo=_action(window, "&Undo", Key.Undo),
+        redo=_action(window, "&Redo", "Ctrl+Shift+Z"),
         find=_action(window, "&Find…", Key.Find, "Search memories"),
         refresh=_action(window, "Re&fresh", Key.Refresh),
         show_removed=_action(window, "Show &removed memories"),
         show_expired=_action(window, "Show &expired memories"),
+        show_projects=_action(
+            window, "Projects &panel", "Ctrl+Shift+L", "Show or hide the list of projects"
+        ),
+        show_details=_action(
+            window,
+            "&Details panel",
+            "Ctrl+Shift+D",
+            "Show or hide the editor, history and MEMORY.md",
+        ),
         go_projects=_action(window, "&Projects", "Ctrl+0"),
         go_memories=_action(window, "&Memories", "Ctrl+1"),
         go_trash=_action(window, "&Trash", "Ctrl+2"),
@@ -101,8 +114,13 @@ def build_actions(window: QMainWindow) -> WindowActions:
         about=_action(window, "&About ltm-desktop"),
     )
     a.undo.setEnabled(False)
+    a.redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+    a.redo.setEnabled(False)
     a.show_removed.setCheckable(True)
     a.show_expired.setCheckable(True)
+    for panel in (a.show_projects, a.show_details):
+        panel.setCheckable(True)
+        panel.setChecked(True)
     if a.quit.shortcut().isEmpty():
         a.quit.setShortcut(QKeySequence("Ctrl+Q"))
     return a
@@ -117,13 +135,14 @@ def build_menus(window: QMainWindow, a: WindowActions) -> None:
     ):  # fmt: skip
         file_menu.addSeparator() if action is None else file_menu.addAction(action)
     edit = bar.addMenu("&Edit")
-    for action in (a.undo, None, a.delete, a.restore, None, a.find):
+    for action in (a.undo, a.redo, None, a.delete, a.restore, None, a.find):
         edit.addSeparator() if action is None else edit.addAction(action)
     view = bar.addMenu("&View")
     for action in (
         a.go_projects, a.go_memories, a.go_trash, a.go_stale, a.go_observations, a.go_activity,
         a.go_inbox, None,
-        a.go_editor, a.go_history, a.go_precis, None, a.show_removed, a.show_expired, None, a.refresh,
+        a.go_editor, a.go_history, a.go_precis, None, a.show_projects, a.show_details, None,
+        a.show_removed, a.show_expired, None, a.refresh,
     ):  # fmt: skip
         view.addSeparator() if action is None else view.addAction(action)
     help_menu = bar.addMenu("&Help")

@@ -28,7 +28,7 @@ from ltm_desktop.gui.errors import EditConflict
 
 ACTOR = GUI_ACTOR
 Versions = dict[str, float]  # memory id -> the updated_at the person last saw
-Action = Literal["update", "remove", "restore", "keep"]
+Action = Literal["update", "remove", "restore", "keep", "unreview"]
 SETTLED_BY_THE_PERSON = ("stale", "removed")  # conflict reasons a person can resolve
 
 
@@ -103,6 +103,9 @@ def perform(service: MemoryService, write: Write) -> Memory:
         return service.remove(memory_id, ACTOR, expected_updated_at=seen)
     if write.action == "restore":
         return service.restore(memory_id, ACTOR, expected_updated_at=seen)
+    if write.action == "unreview":  # the undo of a Keep
+        earlier = (write.values.get("reviewed_at"), write.values.get("review_state"))
+        return service.unmark_reviewed(memory_id, ACTOR, earlier, expected_updated_at=seen)
     return service.mark_reviewed(memory_id, ACTOR, expected_updated_at=seen)
 
 
@@ -143,6 +146,34 @@ def writes(action: Action, versions: Versions, **values: Any) -> list[Write]:
 def each(values: dict[str, dict[str, Any]], versions: Versions) -> list[Write]:
     """Per-memory field values (undo of an importance change)."""
     return [Write(i, "update", versions[i], v) for i, v in values.items()]
+
+
+def inverse(outcome: BulkOutcome) -> tuple[Write, ...]:
+    """The writes that take back what ``outcome`` did (as of the versions it left): undo
+    of a redo, redo of an undo."""
+    back: list[Write] = []
+    for write, before, after in zip(outcome.writes, outcome.before, outcome.done, strict=True):
+        if write.action == "remove":
+            back.append(Write(after.id, "restore", after.updated_at))
+        elif write.action == "restore":
+            back.append(Write(after.id, "remove", after.updated_at))
+        elif write.action == "update":
+            old = editable_values(before, write.values)
+            back.append(Write(after.id, "update", after.updated_at, old))
+        elif write.action == "keep":
+            back.append(Write(after.id, "unreview", after.updated_at, review_values(before)))
+        elif write.action == "unreview":
+            back.append(Write(after.id, "keep", after.updated_at))
+    return tuple(back)
+
+
+def review_values(memory: Memory) -> dict[str, Any]:
+    """What a Keep changes, as it was: what its undo puts back."""
+    state = memory.review_state
+    return {
+        "reviewed_at": memory.reviewed_at,
+        "review_state": None if state is None else state.value,
+    }
 
 
 def add(service: MemoryService, project_id: str, draft: MemoryDraft) -> AddResult:

@@ -104,9 +104,9 @@ class PrecisPanel(ScopedPanel):
         lower = QWidget(self)
         lower_layout = QVBoxLayout(lower)
         lower_layout.setContentsMargins(0, 0, 0, 0)
-        lower_layout.addWidget(
-            QLabel("Top memories by importance — which made it into the file:", lower)
-        )
+        caption = QLabel("Top memories by importance — which made it into the file:", lower)
+        caption.setWordWrap(True)
+        lower_layout.addWidget(caption)
         lower_layout.addWidget(self.candidates)
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.tabs)

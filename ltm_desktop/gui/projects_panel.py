@@ -11,6 +11,7 @@ from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.models.projects_model import (
     COL_COUNT,
     COL_NAME,
+    COL_STALE,
     GLOBAL_LABEL,
     ProjectRow,
     ProjectsModel,
@@ -47,7 +48,7 @@ class ProjectsPanel(QWidget):
         header = self.view.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
-        self.fitter = ColumnFitter(self.view, (COL_COUNT,))
+        self.fitter = ColumnFitter(self.view, (COL_COUNT, COL_STALE))
         self.keeper = ViewKeeper(self.view, self.model)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -66,7 +67,7 @@ class ProjectsPanel(QWidget):
         self._loading = True
         service = self.ctx.service
         self.ctx.runner.run(
-            lambda: project_rows(service.projects()),
+            lambda: project_rows(service.projects(), service.stale_counts()),
             self.on_projects,
             self.on_failed,
             key=f"projects-{id(self)}",

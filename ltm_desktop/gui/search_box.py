@@ -10,13 +10,15 @@ DEBOUNCE_MS = 200
 
 
 class SearchBox(QLineEdit):
-    """Emits the text once typing pauses; Escape clears it.
+    """Emits the text once typing pauses; Escape clears it; Down and Enter go to the results.
 
     Signals:
         query_changed(str): the settled text ("" shows the plain list again).
+        to_results(): Down or Enter was pressed: the list (or the hits) should take the focus.
     """
 
     query_changed = Signal(str)
+    to_results = Signal()
 
     def __init__(self, parent: QWidget | None = None, debounce_ms: int = DEBOUNCE_MS) -> None:
         super().__init__(parent)
@@ -49,5 +51,9 @@ class SearchBox(QLineEdit):
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape and self.text():
             self.clear()
+            return
+        if event.key() in (Qt.Key.Key_Down, Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.flush()  # Enter searches at once; the results take the focus when they come
+            self.to_results.emit()
             return
         super().keyPressEvent(event)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -13,13 +15,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.actions import MemoryActions
+from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.formatting import count_label
+from ltm_desktop.gui.models.projects_model import GLOBAL_LABEL, distinct_labels
 from ltm_desktop.gui.models.stale_model import (
     COL_AGE,
     COL_IMPORTANCE,
+    COL_PROJECT,
     COL_REASON,
     COL_TITLE,
     COL_USES,
@@ -36,14 +42,30 @@ from ltm_desktop.gui.view_state import (
 )
 
 
-def load_stale(service: MemoryService, project_id: str) -> list[StaleRow]:
+def load_stale(service: MemoryService, project_id: str, everywhere: bool = False) -> list[StaleRow]:
+    """The scope's stale candidates, or every project's (reading only scopes that have some)."""
     now = service.now()
     limit = service.settings.stale_max_importance
-    return [stale_row(m, now, limit) for m in service.stale(project_id)]
+    if not everywhere:
+        return [stale_row(m, now, limit) for m in service.stale(project_id)]
+    names = distinct_labels([p for p, _ in service.projects()])
+    names[GLOBAL_PROJECT_ID] = GLOBAL_LABEL
+    scopes = sorted(service.stale_counts(), key=lambda pid: str(names.get(pid, pid)).lower())
+    return [
+        stale_row(m, now, limit, str(names.get(pid, pid)))
+        for pid in scopes
+        for m in service.stale(pid)
+    ]
 
 
 class StalePanel(ScopedPanel):
-    """Lists the scope's stale candidates with the reason for each."""
+    """Lists the scope's (or every project's) stale candidates with the reason for each.
+
+    Signals:
+        current_changed(str): the stale memory under the cursor ("" for none), to edit.
+    """
+
+    current_changed = Signal(str)
 
     def __init__(
         self, ctx: AppContext, actions: MemoryActions, parent: QWidget | None = None
@@ -72,6 +94,9 @@ class StalePanel(ScopedPanel):
         self.view.setColumnWidth(COL_TITLE, 220)
         self.fitter = ColumnFitter(self.view, (COL_IMPORTANCE, COL_USES, COL_AGE))
         self.keeper = ViewKeeper(self.view, self.model)
+        self.everywhere = QCheckBox("All projects", self)
+        self.everywhere.setToolTip("List the stale candidates of every project at once")
+        self.view.setColumnHidden(COL_PROJECT, True)
         self.select_all = QPushButton("Select all", self)
         self.remove_button = QPushButton("Remove selected", self)
         self.keep_button = QPushButton("Keep selected", self)
@@ -79,30 +104,49 @@ class StalePanel(ScopedPanel):
         self.importance.setRange(settings.stale_max_importance + 1, 10)
         self.importance.setValue(min(10, settings.stale_max_importance + 2))
         self.raise_button = QPushButton("Set importance", self)
-        buttons = QHBoxLayout()
+        buttons = QHBoxLayout()  # two short rows: the tab fits a narrow window
+        buttons.addWidget(self.everywhere)
         buttons.addWidget(self.select_all)
         buttons.addStretch(1)
         buttons.addWidget(self.remove_button)
         buttons.addWidget(self.keep_button)
-        buttons.addWidget(QLabel("or raise importance to", self))
-        buttons.addWidget(self.importance)
-        buttons.addWidget(self.raise_button)
+        raising = QHBoxLayout()
+        raising.addStretch(1)
+        raising.addWidget(QLabel("or raise importance to", self))
+        raising.addWidget(self.importance)
+        raising.addWidget(self.raise_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.explain)
         layout.addWidget(self.view, 1)
         layout.addLayout(buttons)
+        layout.addLayout(raising)
         self.select_all.clicked.connect(self.view.selectAll)
         self.remove_button.clicked.connect(self.remove_selected)
         self.keep_button.clicked.connect(self.keep_selected)
         self.raise_button.clicked.connect(self.raise_selected)
         self.view.selectionModel().selectionChanged.connect(self.on_selection_changed)
+        self.view.selectionModel().currentRowChanged.connect(self.on_current_row)
+        self.everywhere.toggled.connect(self.on_everywhere)
         self.on_selection_changed()
+
+    def on_everywhere(self, on: bool) -> None:
+        self.view.setColumnHidden(COL_PROJECT, not on)
+        self.reload_now()
+
+    def affected_by(self, changes: ChangeSet) -> bool:
+        return True if self.everywhere.isChecked() else super().affected_by(changes)
+
+    def on_current_row(self, *_args: object) -> None:
+        if not self.keeper.busy:
+            row = self.model.row_at(self.view.currentIndex().row())
+            self.current_changed.emit(row.id if row is not None else "")
 
     def reload(self, scope_changed: bool) -> None:
         service, project_id = self.ctx.service, self.project_id
+        everywhere = self.everywhere.isChecked()
         self.ctx.runner.run(
-            lambda: load_stale(service, project_id),
+            lambda: load_stale(service, project_id, everywhere),
             lambda rows: self._on_loaded(project_id, rows),
             lambda exc: self.ctx.errors.report(exc, "find stale memories"),
             key=f"stale-{id(self)}",
@@ -112,10 +156,9 @@ class StalePanel(ScopedPanel):
         if project_id != self.project_id:
             return
         self.model.set_rows(rows)
+        where = "in every project" if self.everywhere.isChecked() else "in this scope"
         if rows:
-            self.summary.setText(
-                f"<b>{count_label(len(rows), 'stale candidate')}</b> in this scope."
-            )
+            self.summary.setText(f"<b>{count_label(len(rows), 'stale candidate')}</b> {where}.")
         else:
             self.summary.setText("<b>No stale memories here.</b> Nothing needs review.")
         self.on_selection_changed()

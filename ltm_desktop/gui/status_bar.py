@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStatusBar, QWidget
 
 from ltm_desktop.core.records import IndexStatus
 from ltm_desktop.gui import theme
-from ltm_desktop.gui.api_status import ApiStatus
+from ltm_desktop.gui.api_status import ApiStatus, RestartableApi
+from ltm_desktop.gui.elided_label import ElidedLabel
 
 POLL_MS = 1_000
 MESSAGE_MS = 8_000
@@ -36,14 +37,20 @@ class StatusBar(QStatusBar):
         self.search_label = QLabel(self)
         self.search_label.hide()
         self.addWidget(self.search_label)
-        self.scope_label = QLabel(self)
-        self.api_label = QLabel(self)
+        self.scope_label = ElidedLabel(self)
+        self.api_label = ElidedLabel(self)
         self.agents_label = QLabel(self)
-        self.last_label = QLabel(self)
+        self.last_label = ElidedLabel(self)
+        self.start_button = QPushButton("Start API", self)
+        self.start_button.setFlat(True)
+        self.start_button.clicked.connect(self.on_start_clicked)
+        self.start_button.hide()
+        self._waiting_for_other = False  # another server holds the data dir: take over later
         self.connect_button = QPushButton("Connect an agent…", self)
         self.connect_button.setFlat(True)
         self.connect_button.clicked.connect(self.connect_requested)
-        for widget in (self.scope_label, self.api_label, self.agents_label, self.last_label):
+        for widget in (self.scope_label, self.api_label, self.start_button, self.agents_label,
+                       self.last_label):  # fmt: skip
             self.addPermanentWidget(widget)
         self.addPermanentWidget(self.connect_button)
         self._timer = QTimer(self, interval=POLL_MS)
@@ -74,17 +81,49 @@ class StatusBar(QStatusBar):
         except Exception as exc:  # a status object must never take the window down
             self._show(f"Agent API status unavailable: {exc}", "", "", error=True)
             return
-        if error:
+        self._offer_start(api, error)
+        if error and self._waiting_for_other:
+            self._show("Agent API: another ltm-desktop server serves this data dir; this "
+                       "window takes over when it stops", "", "")  # fmt: skip
+            self.api_label.setToolTip(f"{self.api_label.text()}\n{error}")
+        elif error:
             self._show(f"Agent API not running: {error}", "", "", error=True)
         elif endpoint is None:
             self._show("Agent API starting…", "", "")
         else:
+            if self._waiting_for_other:
+                self._waiting_for_other = False
+                self.say(f"The other ltm-desktop server stopped: agents now reach this window at "
+                         f"{endpoint}.")  # fmt: skip
+
             agents = (
                 "no agents connected"
                 if clients == 0
                 else f"{clients} agent{'s' if clients != 1 else ''} connected"
             )
             self._show(f"API: {endpoint}", agents, f"Last: {last}" if last else "")
+
+    def _offer_start(self, api: ApiStatus, error: str | None) -> None:
+        """ "Start API" / "Retry" while the API is down; while another server holds the
+        data dir, try to take over at every poll (it costs a lock attempt)."""
+        restartable = isinstance(api, RestartableApi)
+        self.start_button.setVisible(restartable and bool(error))
+        if not restartable or not error:
+            return
+        assert isinstance(api, RestartableApi)
+        if api.other_server:
+            self._waiting_for_other = True
+            self.start_button.setText("Start API")
+            api.restart()
+        else:
+            self.start_button.setText("Retry")
+
+    def on_start_clicked(self) -> None:
+        api = self.api
+        if isinstance(api, RestartableApi):
+            api.restart()
+            self.say("Starting the agent API…")
+            self.on_poll_due()
 
     def _show_search(self) -> None:
         """Semantic search's backfill progress, or why it is off; nothing once complete."""

@@ -55,6 +55,7 @@ class TrashPanel(ScopedPanel):
             "Nothing here is deleted for good: restore brings a memory back as it was.", self
         )
         hint.setEnabled(False)
+        hint.setWordWrap(True)
         bottom = QHBoxLayout()
         bottom.addWidget(self.summary)
         bottom.addStretch(1)

@@ -99,7 +99,7 @@ class ViewKeeper(QObject):
         model.refresh_started.connect(self.on_rows_changing)
         model.refresh_finished.connect(self.on_rows_changed)
         model.modelAboutToBeReset.connect(self.on_rows_changing)
-        model.modelReset.connect(self.on_rows_changed)
+        model.modelReset.connect(self.on_reset)
 
     def _key_at(self, row: int) -> Any:
         item = self._model.row_at(row)
@@ -116,14 +116,17 @@ class ViewKeeper(QObject):
         self._top = self._key_at(top) if top >= 0 else None
         self._top_offset = view.rowViewportPosition(top) if top >= 0 else 0
 
-    def on_rows_changed(self) -> None:
+    def on_rows_changed(self, *, reset: bool = False) -> None:
         try:
-            self._restore()
+            self._restore(reset)
         finally:
             self.busy = False
         self.restored.emit()
 
-    def _restore(self) -> None:
+    def on_reset(self) -> None:
+        self.on_rows_changed(reset=True)
+
+    def _restore(self, reset: bool = False) -> None:
         model, view = self._model, self._view
         selection_model = view.selectionModel()
         rows = sorted(
@@ -150,6 +153,8 @@ class ViewKeeper(QObject):
             view.doItemsLayout()
             bar = view.verticalScrollBar()
             bar.setValue(bar.value() + view.rowViewportPosition(top_row) - self._top_offset)
+        elif reset:  # other rows (another scope, filter or sort): start from the top
+            view.scrollToTop()
 
 
 MIN_COLUMN_WIDTH = 24

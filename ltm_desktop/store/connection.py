@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ltm_desktop.core.errors import DatabaseReadOnly, NotADatabase, StorageError
+from ltm_desktop.core.errors import DatabaseBusy, DatabaseReadOnly, NotADatabase, StorageError
 
 BUSY_TIMEOUT_MS = 10_000
 # NORMAL: a commit survives any process crashing; a power cut may lose the commits since
@@ -194,7 +194,7 @@ def describe_error(exc: sqlite3.Error, path: Path) -> StorageError:
             f"{path} is corrupt or not an SQLite database ({text}); it was left untouched"
         )
     if "locked" in lowered or "busy" in lowered:
-        return StorageError(f"the database {path} is busy (locked by another process); try again")
+        return DatabaseBusy(f"the database {path} is busy (locked by another process); try again")
     if "full" in lowered:
         return StorageError(f"the disk holding {path} is full; free some space and try again")
     if "readonly" in lowered or "read-only" in lowered:

@@ -181,6 +181,18 @@ def active_counts(conn: sqlite3.Connection, now: float) -> dict[int, int]:
     return {row[0]: row[1] for row in rows}
 
 
+def stale_counts(
+    conn: sqlite3.Connection, max_importance: int, cutoff: float, now: float
+) -> dict[int, int]:
+    """Stale candidates per project pk, for the projects sidebar."""
+    rows = conn.execute(
+        f"SELECT m.project_pk, count(*) FROM memories AS m WHERE {_stale_clause()} "
+        f"AND {_NOT_EXPIRED} GROUP BY m.project_pk",
+        (max_importance, cutoff, now),
+    ).fetchall()
+    return {row[0]: row[1] for row in rows}
+
+
 def memory_history(conn: sqlite3.Connection, memory_id: str) -> list[AuditEvent]:
     rows = conn.execute(
         f"SELECT {AUDIT_COLUMNS} FROM {AUDIT_FROM} WHERE a.memory_id = ? ORDER BY a.seq",

@@ -13,10 +13,11 @@ import sqlite3
 from collections.abc import Sequence
 
 from ltm_desktop.core.query import ParsedQuery
-from ltm_desktop.core.records import Memory, Observation
+from ltm_desktop.core.records import Memory, Observation, SearchFilter
 from ltm_desktop.store.fts_query import match_all, match_any, match_two, term_phrases
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
+    MEMORY_FROM,
     OBSERVATION_COLUMNS,
     memory_from_row,
     observation_from_row,
@@ -39,8 +40,26 @@ ObservationHit = tuple[Observation, float, str]
 Ranked = tuple[Memory, float]
 
 
+def _narrowing(where: SearchFilter | None) -> tuple[str, list[object]]:
+    """SQL conditions on ``fm`` (the memories row) for the filter's category and tag."""
+    clauses: list[str] = []
+    params: list[object] = []
+    if where is not None and where.category is not None:
+        clauses.append("fm.category = ?")
+        params.append(where.category)
+    if where is not None and where.tag is not None:
+        clauses.append("fm.pk IN (SELECT memory_pk FROM memory_tags WHERE tag = ?)")
+        params.append(where.tag)
+    return "".join(f" AND {c}" for c in clauses), params
+
+
 def _ranked(
-    conn: sqlite3.Connection, table: str, match: str, now: float, limit: int
+    conn: sqlite3.Connection,
+    table: str,
+    match: str,
+    now: float,
+    limit: int,
+    where: SearchFilter | None = None,
 ) -> list[Ranked]:
     """The ``limit`` best active, unexpired memories of one scope's table.
 
@@ -48,27 +67,68 @@ def _ranked(
     ordering scores every row, then works out BM25's document frequencies again
     for each row read back, which made the ranking statements 30-40% slower.
     Removed memories are not indexed, but expired ones stay until purged; they are
-    dropped after ranking, so a scope with many of them needs a wider look.
+    dropped after ranking, so a scope with many of them needs a wider look. A filter's
+    category and tag are checked on each match before ranking (a join by primary key).
     """
     want = limit + RANK_SLACK
+    narrowing, params = _narrowing(where)
+    ranked = (
+        f"SELECT {table}.rowid AS pk, -{table}.rank AS score FROM {table} "
+        f"JOIN memories AS fm ON fm.pk = {table}.rowid WHERE {table} MATCH ?{narrowing}"
+        if narrowing
+        else f"SELECT rowid AS pk, -rank AS score FROM {table} WHERE {table} MATCH ?"
+    )
+    expired_too = where is not None and where.include_expired
     while True:
         rows = conn.execute(
             f"SELECT s.score, m.disabled, m.expires_at, {MEMORY_COLUMNS} "
-            f"FROM (SELECT rowid AS pk, -rank AS score FROM {table} WHERE {table} MATCH ? "
-            "ORDER BY score DESC LIMIT ?) AS s "
+            f"FROM ({ranked} ORDER BY score DESC LIMIT ?) AS s "
             "LEFT JOIN memories AS m ON m.pk = s.pk "
             "LEFT JOIN projects AS p ON p.pk = m.project_pk ORDER BY s.score DESC",
-            (match, want),
+            (match, *params, want),
         ).fetchall()
-        kept = [row for row in rows if _active(row[1], row[2], now)][:limit]
+        kept = [row for row in rows if _active(row[1], row[2], now, expired_too)][:limit]
         if len(kept) >= limit or len(rows) < want:
             return [(memory_from_row(row[3:]), float(row[0])) for row in kept]
         want *= 4
 
 
-def _active(disabled: int | None, expires_at: float | None, now: float) -> bool:
+def _active(disabled: int | None, expires_at: float | None, now: float, expired_too: bool) -> bool:
     """Not removed (None: no such memory row, which the index should never hold)."""
-    return disabled == 0 and (expires_at is None or expires_at > now)
+    return disabled == 0 and (expired_too or expires_at is None or expires_at > now)
+
+
+def removed_matches(
+    conn: sqlite3.Connection,
+    project_pks: Sequence[int],
+    query: ParsedQuery,
+    limit: int,
+    where: SearchFilter,
+) -> list[MemoryHit]:
+    """Removed memories of the scopes holding every term (the index leaves them out, so
+    their text is scanned: the Trash of a scope, read through its index), newest first,
+    scored 0 so they rank after the active ones."""
+    if query.is_empty or not project_pks or limit <= 0:
+        return []
+    narrowing, params = _narrowing(where)
+    haystack = "lower(fm.title || ' ' || fm.content)"
+    found: list[str] = []
+    for term in query.positive:
+        found.append(f"instr({haystack}, ?) > 0")
+        params.append(" ".join(term.words))
+    for term in query.negative:
+        found.append(f"instr({haystack}, ?) = 0")
+        params.append(" ".join(term.words))
+    marks = ",".join("?" * len(project_pks))
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} JOIN memories AS fm ON fm.pk = m.pk "
+        f"WHERE m.project_pk IN ({marks}) AND m.disabled = 1{narrowing} "
+        f"AND {' AND '.join(found)} ORDER BY m.updated_at DESC LIMIT ?",
+        (*project_pks, *params, limit),
+    ).fetchall()
+    terms = [term_phrases(term) for term in query.positive]
+    memories = [memory_from_row(row) for row in rows]
+    return [(m, 0.0, make_snippet(m.content, terms), EVERY_TERM) for m in memories]
 
 
 def search_memories(
@@ -77,6 +137,7 @@ def search_memories(
     query: ParsedQuery,
     limit: int,
     now: float,
+    where: SearchFilter | None = None,
 ) -> list[MemoryHit]:
     """For each stage (0: every term, 1: two of them, 2: any), the best ``limit`` active,
     unexpired memories of each scope table not found by an earlier stage, by BM25 within
@@ -95,7 +156,7 @@ def search_memories(
     terms = [term_phrases(term) for term in query.positive]
     for stage, match in stages:
         for table in tables:
-            ranked = _ranked(conn, table, match, now, limit + len(seen))
+            ranked = _ranked(conn, table, match, now, limit + len(seen), where)
             fresh = [(m, score) for m, score in ranked if m.id not in seen][:limit]
             seen.update(m.id for m, _ in fresh)
             hits += [(m, score, make_snippet(m.content, terms), stage) for m, score in fresh]

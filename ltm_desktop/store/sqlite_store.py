@@ -27,6 +27,7 @@ from ltm_desktop.core.records import (
     Memory,
     Observation,
     Project,
+    SearchFilter,
 )
 from ltm_desktop.store import inbox, observations, search, vector_reads
 from ltm_desktop.store import memory_reads as reads
@@ -224,6 +225,14 @@ class SqliteStore(AuditReads):
 
         return self._read(work)
 
+    def stale_counts(self, max_importance: int, cutoff: float, now: float) -> dict[str, int]:
+        def work(conn: sqlite3.Connection) -> dict[str, int]:
+            names = dict(conn.execute("SELECT pk, project_id FROM projects").fetchall())
+            counts = reads.stale_counts(conn, max_importance, cutoff, now)
+            return {names[pk]: n for pk, n in counts.items()}
+
+        return self._read(work)
+
     # -- memory writes ----------------------------------------------------
 
     @contextmanager
@@ -286,11 +295,20 @@ class SqliteStore(AuditReads):
         return self._read(work)
 
     def search_memories(
-        self, project_ids: Sequence[str], query: ParsedQuery, limit: int, now: float
+        self,
+        project_ids: Sequence[str],
+        query: ParsedQuery,
+        limit: int,
+        now: float,
+        where: SearchFilter | None = None,
     ) -> list[search.MemoryHit]:
         def work(conn: sqlite3.Connection) -> list[search.MemoryHit]:
-            tables = [name for _, name in self._tables.existing(conn, self._pks(conn, project_ids))]
-            return search.search_memories(conn, tables, query, limit, now)
+            pks = self._pks(conn, project_ids)
+            tables = [name for _, name in self._tables.existing(conn, pks)]
+            hits = search.search_memories(conn, tables, query, limit, now, where)
+            if where is not None and where.include_disabled:
+                hits += search.removed_matches(conn, pks, query, limit, where)
+            return hits
 
         return self._read(work)
 
@@ -302,11 +320,12 @@ class SqliteStore(AuditReads):
         limit: int,
         now: float,
         min_score: float = -1.0,
+        where: SearchFilter | None = None,
     ) -> list[tuple[Memory, float]]:
         def work(conn: sqlite3.Connection) -> list[tuple[Memory, float]]:
             pks = self._pks(conn, project_ids)
             nearest = vector_reads.Nearest(model, vector, limit, min_score)
-            return vector_reads.search_vectors(conn, self._vectors, pks, nearest, now)
+            return vector_reads.search_vectors(conn, self._vectors, pks, nearest, now, where)
 
         return self._read(work)
 

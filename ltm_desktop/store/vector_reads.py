@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ltm_desktop.core.records import Memory
+from ltm_desktop.core.records import Memory, SearchFilter
 from ltm_desktop.store.memory_reads import get_memories_by_pk
 from ltm_desktop.store.rows import MEMORY_COLUMNS, MEMORY_FROM, memory_from_row
 from ltm_desktop.store.vectors import VectorIndex
@@ -31,12 +31,15 @@ def search_vectors(
     project_pks: Sequence[int],
     asked: Nearest,
     now: float,
+    where: SearchFilter | None = None,
 ) -> list[tuple[Memory, float]]:
-    """The nearest live memories of the scopes (cosine, best first).
+    """The nearest live memories of the scopes (cosine, best first), or those ``where``
+    admits.
 
     Removed and expired memories keep their vectors (a restore needs no new one), so they
-    are dropped here, looking further when too many were.
+    are dropped here (as are those outside a filter), looking further when too many were.
     """
+    admits = where or SearchFilter()
     if not project_pks or asked.limit <= 0:
         return []
     want = asked.limit + SLACK
@@ -52,7 +55,7 @@ def search_vectors(
         live = {
             pk: memory
             for pk, memory in get_memories_by_pk(conn, [pk for pk, _ in found])
-            if not memory.disabled and not memory.is_expired(now)
+            if admits.admits(memory, now)
         }
         hits = [(live[pk], score) for pk, score in found if pk in live][: asked.limit]
         if len(hits) >= asked.limit or exhausted:

@@ -39,6 +39,7 @@ from ltm_desktop.core.records import (
     Memory,
     Observation,
     Project,
+    SearchFilter,
 )
 from tests.doubles.inbox_store import InboxReads, InboxTxn
 from tests.doubles.queries import is_live, ordered, score, stale
@@ -303,6 +304,13 @@ class InMemoryStore(InboxReads):
                 counts[m.project_id] = counts.get(m.project_id, 0) + 1
         return counts
 
+    def stale_counts(self, max_importance: int, cutoff: float, now: float) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for m in self._memories():
+            if stale(m, max_importance, cutoff, now):
+                counts[m.project_id] = counts.get(m.project_id, 0) + 1
+        return counts
+
     # -- memory reads -----------------------------------------------------
 
     def _memories(self, project_id: str | None = None) -> list[Memory]:
@@ -347,14 +355,20 @@ class InMemoryStore(InboxReads):
         return sorted(found, key=lambda m: m.updated_at)[:MAX_PAGE]
 
     def search_memories(
-        self, project_ids: Sequence[str], query: ParsedQuery, limit: int, now: float
+        self,
+        project_ids: Sequence[str],
+        query: ParsedQuery,
+        limit: int,
+        now: float,
+        where: SearchFilter | None = None,
     ) -> list[MemoryHit]:
         if query.is_empty or limit <= 0:
             return []
+        admits = where.admits if where is not None else is_live
         scored = [
             (m, score(query, m.title, m.content, " ".join(m.tags)))
             for m in self._memories()
-            if m.project_id in project_ids and is_live(m, now)
+            if m.project_id in project_ids and admits(m, now)
         ]
         hits = sorted(((m, s) for m, s in scored if s > 0), key=lambda hit: -hit[1])
         every = len(query.positive)  # stage 0: every term; else "some" (2)
@@ -372,14 +386,16 @@ class InMemoryStore(InboxReads):
         limit: int,
         now: float,
         min_score: float = -1.0,
+        where: SearchFilter | None = None,
     ) -> list[tuple[Memory, float]]:
+        admits = where.admits if where is not None else is_live
         query = struct.unpack(f"<{len(vector) // 4}f", vector)
         scored = []
         for memory_id, (made_by, stored) in self._t.vectors.items():
             memory = self._t.memories[memory_id]
             if made_by != model or memory.project_id not in project_ids:
                 continue
-            if is_live(memory, now) and len(stored) == len(vector):
+            if admits(memory, now) and len(stored) == len(vector):
                 other = struct.unpack(f"<{len(stored) // 4}f", stored)
                 scored.append((memory, sum(a * b for a, b in zip(query, other, strict=True))))
         close = [(m, score) for m, score in scored if score >= min_score]

@@ -18,12 +18,14 @@ def test_one_tab_per_agent_with_the_installed_path(
 ) -> None:
     window = make_window(service, api=FakeApi())
     dialog = window.show_connect()
-    expected = agent_snippets()
+    data_dir = str(Path(service.paths.data_dir).resolve())  # not the default data dir
+    expected = agent_snippets(data_dir=data_dir)
     tabs = [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())]
     assert tabs == [s.agent for s in expected] + ["Socket API"]
     texts = [box.toPlainText() for box in dialog.boxes]
     assert texts[: len(expected)] == [s.text for s in expected]
     assert all(str(EXECUTABLE) in text for text in texts[: len(expected)])
+    assert all(data_dir in text for text in texts[: len(expected)])
     dialog.close()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QDialogButtonBox, QRadioButton, QTextBrowser
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import AuditAction
@@ -255,3 +256,43 @@ def test_answering_save_then_goes_where_the_person_clicked(
     qtbot.waitUntil(lambda: window.editor.memory_id == second.id)
     assert service.get(first.id).content == "First memory about queues, edited"
     qtbot.waitUntil(lambda: window.table.current_id() == second.id)
+
+
+def test_compare_shows_both_versions_and_takes_either_per_field(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    memory = add(service, billing, "Deploys run on Tuesday mornings", title="Deploy day")
+    window = make_window(service, scope=billing)
+    open_in_editor(qtbot, window, memory.id)
+    editor = window.editor
+    editor.form.content.setPlainText("Deploys run on Thursday mornings")
+    editor.form.importance.setValue(8)
+    service.update(
+        memory.id, {"content": "Deploys run on Tuesday evenings", "title": "Deploy slot"}, "codex"
+    )
+    qtbot.waitUntil(lambda: editor.banner.button("Compare…") is not None)
+    click(editor.banner, "Compare…")
+    dialog = editor.merge_dialog
+    assert dialog is not None
+    qtbot.waitUntil(dialog.isVisible)
+    assert dialog.fields == ["title", "content", "importance"]
+    assert dialog.chosen() == {"title": "theirs", "content": "mine", "importance": "mine"}
+    theirs = dialog.findChild(QRadioButton, "content:theirs")
+    assert theirs is not None
+    views = [v.toPlainText() for v in dialog.findChildren(QTextBrowser)]
+    assert any("Thursday" in v for v in views)  # my edit, shown as a word diff
+    assert any("evenings" in v for v in views)  # the agent's, next to it
+    theirs.click()  # take the agent's text, keep my importance
+    dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: not editor.banner.isVisible())
+    assert editor.form.content.toPlainText() == "Deploys run on Tuesday evenings"
+    assert editor.form.title.text() == "Deploy slot"
+    assert editor.form.importance.value() == 8
+    editor.save()
+    qtbot.waitUntil(lambda: not editor.is_dirty())
+    stored = service.get(memory.id)
+    assert (stored.title, stored.content, stored.importance) == (
+        "Deploy slot",
+        "Deploys run on Tuesday evenings",
+        8,
+    )

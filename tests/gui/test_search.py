@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.delegates import HtmlDelegate
 from ltm_desktop.gui.memory_table import PAGE_LIST, PAGE_SEARCH
 from ltm_desktop.gui.models.base import HtmlRole
 from ltm_desktop.gui.models.search_model import COL_MATCH, COL_TITLE
@@ -118,3 +120,66 @@ def test_the_status_bar_shows_indexing_and_why_search_is_by_words_only(
     assert label.isVisibleTo(window)
     assert label.text() == "Search by words only"
     assert "could not be loaded" in label.toolTip()
+
+
+def test_search_keeps_to_the_category_tag_and_removed_filters(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    skill = add(service, billing, "Deploy with make deploy", category="skill")
+    add(service, billing, "Deploy windows are on Fridays", category="knowledge", tags=["ops"])
+    removed = add(service, billing, "Deploy used to go through Jenkins", category="skill")
+    service.remove(removed.id, "gui")
+    window = make_window(service, scope=billing)
+    table = window.table
+
+    def hits() -> set[str]:
+        model = table.search_model
+        return {model.row_at(r).id for r in range(model.rowCount())}
+
+    table.search_box.setText("deploy")
+    table.search_box.flush()
+    qtbot.waitUntil(lambda: len(hits()) == 2)
+    table.category.setCurrentIndex(table.category.findData("skill"))
+    qtbot.waitUntil(lambda: hits() == {skill.id})
+    table.show_removed.setChecked(True)
+    qtbot.waitUntil(lambda: hits() == {skill.id, removed.id})
+    row = table.search_model.row_of(removed.id)
+    assert table.search_model.index(row, COL_TITLE).data(HtmlRole).startswith("<s>")
+    table.category.setCurrentIndex(0)
+    table.show_removed.setChecked(False)
+    table.tag.setText("ops")
+    table.tag.editingFinished.emit()
+    qtbot.waitUntil(lambda: len(hits()) == 1 and skill.id not in hits())
+
+
+def test_long_titles_and_snippets_end_in_an_ellipsis_and_the_cap_is_said(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    long_title = "Rotating the payment gateway credentials without downtime for every region"
+    body = " ".join(f"word{i}" for i in range(60)) + " gateway rotation steps follow here"
+    add(service, billing, body, title=long_title)
+    service.import_memories(
+        billing, [MemoryDraft(f"gateway note {i}", title=f"Gateway {i}") for i in range(120)], "t"
+    )
+    window = make_window(service, scope=billing)
+    table = window.table
+    table.search_box.setText("gateway")
+    table.search_box.flush()
+    qtbot.waitUntil(lambda: table.stack.currentIndex() == PAGE_SEARCH)
+    assert table.search_model.rowCount() == 100
+    assert table.count_label.text().startswith("The best 100 matches are shown (more may match")
+    assert table.search_view.columnWidth(COL_MATCH) >= 200
+    table.search_box.setText("gateway rotation")
+    table.search_box.flush()
+    qtbot.waitUntil(lambda: table.search_model.row_at(0).memory.title == long_title)
+    view, row = table.search_view, 0
+    option = QStyleOptionViewItem()
+    option.initFrom(view)
+    for column in (COL_TITLE, COL_MATCH):
+        html = table.search_model.index(row, column).data(HtmlRole)
+        full = table.search_model.index(row, column).data()
+        shown = HtmlDelegate.shown_text(html, option, 120)
+        assert shown.endswith("…")
+        kept = shown[:-1]
+        assert full.startswith(kept)
+        assert full[len(kept)] == " "  # cut between words, not inside one

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, QSettings
 from PySide6.QtGui import QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView
+from PySide6.QtWidgets import QAbstractItemView, QLabel
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop import __version__
@@ -59,7 +59,9 @@ def test_connect_dialog_has_copyable_snippets(
     dialog = window.show_connect()
     texts = [box.toPlainText() for box in dialog.boxes]
     assert any("from ltm_desktop.api.client import Client" in t for t in texts)
-    assert any("ltm-desktop call memory.search" in t for t in texts)
+    assert any(
+        "call --socket /run/user/1000/ltm-desktop/ltm.sock memory.search" in t for t in texts
+    )
     assert any("UNIX-CONNECT:/run/user/1000/ltm-desktop/ltm.sock" in t for t in texts)
     dialog.copy_buttons[2].click()
     assert QGuiApplication.clipboard().text() == texts[2]
@@ -69,7 +71,7 @@ def test_connect_dialog_has_copyable_snippets(
 def test_about_dialog(make_window: WindowFactory, service: MemoryService) -> None:
     window = make_window(service)
     dialog = window.show_about()
-    text = " ".join(label.text() for label in dialog.findChildren(type(window.status.api_label)))
+    text = " ".join(label.text() for label in dialog.findChildren(QLabel))
     assert __version__ in text
     assert service.store.location in text
     assert str(service.paths.data_dir) in text
@@ -87,7 +89,8 @@ def test_settings_remember_scope_and_layout(
     window = make_window(service)
     window.projects.select(billing)
     qtbot.waitUntil(lambda: window.ctx.scope.project_id == billing)
-    window.splitter.setSizes([300, 700, 400])
+    window.menu_actions.show_projects.trigger()  # the offscreen screen is 800 px wide:
+    window.splitter.setSizes([0, 440, 340])  # room for the details pane to keep a width
     sizes = window.splitter.sizes()
     size = window.size()
     window.close()
@@ -97,6 +100,7 @@ def test_settings_remember_scope_and_layout(
     assert gui_settings.contains("geometry")
     # the offscreen screen may clamp the restored window; the details pane keeps its width
     assert again.splitter.sizes()[2] == sizes[2]
+    assert not again.projects.isVisible()
     assert again.size().width() <= size.width()
 
 

@@ -1,8 +1,11 @@
-"""The projects sidebar: global first, then every project, with its active-memory count."""
+"""The projects sidebar: global first, then every project, with its active-memory count
+and its stale candidates; projects of the same name show the part of the path that
+tells them apart."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt
@@ -11,7 +14,7 @@ from PySide6.QtGui import QFont
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Project
 from ltm_desktop.gui.models.base import RIGHT, RowTableModel
 
-COL_NAME, COL_COUNT = range(2)
+COL_NAME, COL_COUNT, COL_STALE = range(3)
 GLOBAL_LABEL = "Global"
 
 
@@ -21,6 +24,8 @@ class ProjectRow:
     name: str
     path: str | None
     active: int
+    stale: int = 0
+    label: str = ""  # the name shown (with a distinguishing part of the path if needed)
 
     @property
     def id(self) -> str:
@@ -31,8 +36,38 @@ class ProjectRow:
         return self.project_id == GLOBAL_PROJECT_ID
 
 
-def project_rows(found: list[tuple[Project, int]]) -> list[ProjectRow]:
-    rows = [ProjectRow(p.project_id, p.name, p.path, n) for p, n in found]
+def distinct_labels(projects: list[Project]) -> dict[str, str]:
+    """Each project's name, with the folders above it that tell same-named projects
+    apart: ``app (work/app)`` and ``app (personal/app)``."""
+    by_name: dict[str, list[Project]] = {}
+    for p in projects:
+        by_name.setdefault(str(p.name), []).append(p)
+    labels = {p.project_id: str(p.name) for p in projects}
+    for name, same in by_name.items():
+        if len(same) < 2:
+            continue
+        parts = {p.project_id: PurePosixPath(p.path or p.project_id).parts for p in same}
+        tails = {pid: "/".join(v) for pid, v in parts.items()}
+        for depth in range(2, max(len(v) for v in parts.values()) + 1):
+            tails = {pid: "/".join(v[-depth:]) for pid, v in parts.items()}
+            if len(set(tails.values())) == len(tails):
+                break
+        for pid, tail in tails.items():
+            labels[pid] = f"{name} ({tail})"
+    return labels
+
+
+def project_rows(
+    found: list[tuple[Project, int]], stale: dict[str, int] | None = None
+) -> list[ProjectRow]:
+    labels = distinct_labels([p for p, _ in found])
+    stale = stale or {}
+    rows = [
+        ProjectRow(
+            p.project_id, p.name, p.path, n, stale.get(p.project_id, 0), labels[p.project_id]
+        )
+        for p, n in found
+    ]
     if not any(r.is_global for r in rows):  # global is always there, even before its first memory
         rows.insert(0, ProjectRow(GLOBAL_PROJECT_ID, GLOBAL_LABEL, None, 0))
     return rows
@@ -41,7 +76,7 @@ def project_rows(found: list[tuple[Project, int]]) -> list[ProjectRow]:
 class ProjectsModel(RowTableModel):
     """Scopes filtered by a text typed over them (a short list: filtering here is free)."""
 
-    COLUMNS = ("Project", "Memories")
+    COLUMNS = ("Project", "Memories", "Stale")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -73,7 +108,7 @@ class ProjectsModel(RowTableModel):
                 for r in self._all
                 if not wanted
                 or r.is_global
-                or wanted in r.name.lower()
+                or wanted in (r.label or r.name).lower()
                 or wanted in (r.path or "").lower()
             ]
         )
@@ -82,12 +117,16 @@ class ProjectsModel(RowTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if column == COL_COUNT:
                 return f"{row.active:,}"
-            return GLOBAL_LABEL if row.is_global else row.name
+            if column == COL_STALE:
+                return f"{row.stale:,}" if row.stale else ""
+            return GLOBAL_LABEL if row.is_global else (row.label or row.name)
         if role == Qt.ItemDataRole.ToolTipRole:
+            if column == COL_STALE:
+                return f"{row.stale:,} stale candidates to review (the Stale tab)"
             if row.is_global:
                 return "Memories that apply to every project (e.g. your preferences)"
             return row.path or row.project_id
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == COL_COUNT:
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (COL_COUNT, COL_STALE):
             return RIGHT
         if role == Qt.ItemDataRole.FontRole and row.is_global:
             font = QFont()

@@ -13,6 +13,7 @@ from ltm_desktop.core.records import (
     MATCHED_MEANING,
     MATCHED_SOME,
     MATCHED_WORDS,
+    SearchFilter,
     SearchHit,
 )
 from ltm_desktop.core.service import MemoryService
@@ -66,7 +67,14 @@ class SearchResultsModel(RowTableModel):
         self.text = ""
         self.project_id: str | None = None
         self.include_global = True
+        self.where = SearchFilter()
         self.pending = False
+
+    def set_filter(self, where: SearchFilter) -> None:
+        """Narrow (or widen) the hits to the list's filters, searching again if needed."""
+        if where != self.where:
+            self.where = where
+            self.rerun()
 
     def search(self, project_id: str | None, text: str, include_global: bool = True) -> None:
         """Run the search on a worker; a newer call supersedes this one."""
@@ -77,7 +85,7 @@ class SearchResultsModel(RowTableModel):
             self.set_rows([])
             return
         self.pending = True
-        service = self._service
+        service, where = self._service, self.where
 
         def work() -> list[HitRow]:
             hits = service.search(
@@ -87,6 +95,7 @@ class SearchResultsModel(RowTableModel):
                 include_global=include_global,
                 reinforce=False,  # a person browsing is not an agent using a memory
                 typing=True,
+                where=where,
             )
             return _rows(hits, service.now())
 
@@ -121,7 +130,9 @@ class SearchResultsModel(RowTableModel):
             ][column]
         if role == HtmlRole:
             if column == COL_TITLE:
-                return row.title_html
+                if memory.disabled:  # in the Trash (the Removed filter is on)
+                    return f"<s>{row.title_html}</s>"
+                return f"<i>{row.title_html}</i>" if memory.expired else row.title_html
             if column == COL_MATCH:
                 return html.escape(_why(row)) + snippet_html(row.snippet)
             return None

@@ -12,7 +12,7 @@ from ltm_desktop.gui.formatting import absolute_time
 from ltm_desktop.gui.models.base import CENTER, RowTableModel
 from ltm_desktop.gui.models.rows import MemoryRow
 
-COL_TITLE, COL_IMPORTANCE, COL_USES, COL_AGE, COL_REASON = range(5)
+COL_TITLE, COL_IMPORTANCE, COL_USES, COL_AGE, COL_REASON, COL_PROJECT = range(6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,24 +20,25 @@ class StaleRow:
     memory: MemoryRow
     idle_days: int
     reason: str
+    project: str = ""  # the scope's name (shown when every project is listed)
 
     @property
     def id(self) -> str:
         return self.memory.id
 
 
-def stale_row(memory: Memory, now: float, max_importance: int) -> StaleRow:
+def stale_row(memory: Memory, now: float, max_importance: int, project: str = "") -> StaleRow:
     touched = max(memory.updated_at, memory.reviewed_at or 0)
     days = int((now - touched) // SECONDS_PER_DAY)
     uses = "never used" if memory.use_count == 0 else f"used {memory.use_count}×"
     reason = (
         f"importance {memory.importance} (≤ {max_importance}), {uses}, untouched for {days} days"
     )
-    return StaleRow(MemoryRow.of(memory, now), days, reason)
+    return StaleRow(MemoryRow.of(memory, now), days, reason, project)
 
 
 class StaleModel(RowTableModel):
-    COLUMNS = ("Title", "Importance", "Uses", "Idle", "Why it is stale")
+    COLUMNS = ("Title", "Importance", "Uses", "Idle", "Why it is stale", "Project")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -51,6 +52,7 @@ class StaleModel(RowTableModel):
                 str(memory.use_count),
                 f"{row.idle_days} days",
                 row.reason,
+                row.project,
             ][column]
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == COL_AGE:

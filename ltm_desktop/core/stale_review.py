@@ -1,0 +1,56 @@
+"""Stale review beyond Keep (part of MemoryService): each scope's count of stale
+candidates for the sidebar, and the undo of a Keep."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+from ltm_desktop.core import reviewing, rules
+from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.config import Settings
+from ltm_desktop.core.events import EventHub
+from ltm_desktop.core.records import ChangeEvent, Memory, ReviewState
+from ltm_desktop.core.uses import UseCounter
+from ltm_desktop.core.versions import check_expected
+
+
+class StaleReview:
+    """The service provides the attributes below."""
+
+    store: MemoryStore
+    settings: Settings
+    events: EventHub
+    now: Callable[[], float]
+    _write_lock: threading.RLock
+    _uses: UseCounter
+    _current_on_conflict: Callable[[], AbstractContextManager[None]]
+    _event: Callable[[Memory, str, str], ChangeEvent]
+    _stale_cutoff: Callable[[], float]
+
+    def unmark_reviewed(
+        self,
+        memory_id: str,
+        actor: str,
+        earlier: tuple[float | None, str | None],
+        *,
+        expected_updated_at: float | None = None,
+    ) -> Memory:
+        """Undo a Keep: ``earlier`` is the (reviewed_at, review_state) the memory had."""
+        actor = rules.check_actor(actor)
+        expected = check_expected(expected_updated_at)
+        reviewed_at, state = earlier
+        review_state = None if state is None else ReviewState(state)
+        with self._write_lock, self._current_on_conflict(), self.store.write() as txn:
+            memory = reviewing.unmark_reviewed(
+                txn, memory_id, actor, self.now(), (reviewed_at, review_state), expected
+            )
+        self.events.publish([self._event(memory, "reviewed", actor)])
+        return self._uses.overlay(memory)
+
+    def stale_counts(self) -> dict[str, int]:
+        """Stale candidates per scope (the sidebar's counts), by project id."""
+        return self.store.stale_counts(
+            self.settings.stale_max_importance, self._stale_cutoff(), self.now()
+        )

@@ -1,0 +1,90 @@
+"""Right-click (and the Menu key, Shift+F10) menus on the lists: the window's own actions,
+with their shortcuts shown, so every action is reachable by mouse and by keyboard."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtWidgets import QMenu, QTableView
+
+from ltm_desktop.gui.models.base import MemoryIdRole
+
+if TYPE_CHECKING:
+    from ltm_desktop.gui.main_window import MainWindow
+
+Entry = QAction | tuple[str, Callable[[], object]] | None  # None: a separator
+
+
+class ContextMenus:
+    """Builds each list's menu when it is asked for (``menu_for``), then pops it up."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self._entries: dict[QTableView, Callable[[QTableView], list[Entry]]] = {}
+        table = window.table
+        for view in (table.list_view, table.search_view):
+            self._attach(view, self._memory_entries)
+        self._attach(window.trash.view, self._trash_entries)
+        self._attach(window.stale.view, self._stale_entries)
+
+    def _attach(self, view: QTableView, entries: Callable[[QTableView], list[Entry]]) -> None:
+        self._entries[view] = entries
+        view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        view.customContextMenuRequested.connect(lambda pos, v=view: self.show(v, pos))
+
+    def show(self, view: QTableView, pos: QPoint) -> None:
+        menu = self.menu_for(view)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.popup(view.viewport().mapToGlobal(pos))
+
+    def menu_for(self, view: QTableView) -> QMenu:
+        """The menu for the view's selection, as a right-click there would show it."""
+        menu = QMenu(view)
+        for entry in self._entries[view](view):
+            if entry is None:
+                menu.addSeparator()
+            elif isinstance(entry, QAction):
+                menu.addAction(entry)
+            else:
+                text, slot = entry
+                menu.addAction(text).triggered.connect(lambda _=False, s=slot: s())
+        return menu
+
+    def _copy_ids(self, view: QTableView) -> Callable[[], object]:
+        def copy() -> None:
+            rows = sorted(i.row() for i in view.selectionModel().selectedRows())
+            ids = [view.model().index(r, 0).data(MemoryIdRole) for r in rows]
+            QGuiApplication.clipboard().setText("\n".join(i for i in ids if i))
+
+        return copy
+
+    def _memory_entries(self, view: QTableView) -> list[Entry]:
+        w, a = self.window, self.window.menu_actions
+        has_rows = bool(view.selectionModel().selectedRows())
+        entries: list[Entry] = []
+        if has_rows:
+            entries += [("Open in editor\tEnter", w.focus_editor), a.delete]
+            if w.table.show_removed.isChecked():
+                entries.append(a.restore)
+            entries += [("Copy id", self._copy_ids(view)), None]
+        entries += [a.new_memory, a.undo, a.redo, None, a.find, a.refresh]
+        return entries
+
+    def _trash_entries(self, view: QTableView) -> list[Entry]:
+        a = self.window.menu_actions
+        has_rows = bool(view.selectionModel().selectedRows())
+        rows: list[Entry] = [a.restore, ("Copy id", self._copy_ids(view)), None] if has_rows else []
+        return [*rows, a.undo, a.redo, a.refresh]
+
+    def _stale_entries(self, view: QTableView) -> list[Entry]:
+        w, a = self.window, self.window.menu_actions
+        has_rows = bool(view.selectionModel().selectedRows())
+        rows: list[Entry] = (
+            [("Keep (mark reviewed)", w.stale.keep_selected), a.delete,
+             ("Copy id", self._copy_ids(view)), None]
+            if has_rows else []
+        )  # fmt: skip
+        return [*rows, a.undo, a.redo, a.refresh]

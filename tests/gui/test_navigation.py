@@ -1,0 +1,141 @@
+"""Moving around the window: scroll position per scope, and keyboard-first use."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from ltm_desktop.core.records import MemoryDraft
+from ltm_desktop.core.service import MemoryService
+from tests.gui.conftest import WindowFactory
+
+
+def fill(service: MemoryService, cwd: str, count: int) -> str:
+    project = service.resolve_scope(cwd=cwd, register=True)
+    drafts = [MemoryDraft(f"{cwd} note number {i} about subject {i * 7}") for i in range(count)]
+    service.import_memories(project, drafts, "test")
+    return project
+
+
+def test_switching_projects_starts_at_the_top(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    first = fill(service, "/src/first", 150)
+    second = fill(service, "/src/second", 150)
+    window = make_window(service, scope=first)
+    view = window.table.list_view
+    qtbot.waitUntil(lambda: window.table.model.rowCount() >= 100)
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.maximum())
+    qtbot.waitUntil(lambda: view.rowAt(0) > 20)
+    window.projects.select(second)
+    qtbot.waitUntil(lambda: window.ctx.scope.project_id == second)
+    qtbot.waitUntil(lambda: window.is_idle() and window.table.model.rowCount() > 0)
+    qtbot.waitUntil(lambda: bar.value() == 0)
+    assert view.rowAt(0) == 0
+    assert window.table.model.row_at(0).project_id == second
+
+
+def test_keyboard_first_focus_search_results_and_editor(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    project = fill(service, "/src/keys", 5)
+    window = make_window(service, scope=project)
+    window.activateWindow()
+    table = window.table
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is table.list_view)  # not the filter
+    window.menu_actions.find.trigger()
+    qtbot.waitUntil(table.search_box.hasFocus)
+    qtbot.keyClicks(table.search_box, "number")
+    qtbot.keyClick(table.search_box, Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is table.search_view)
+    assert table.search_view.currentIndex().row() == 0
+    first = table.search_model.row_at(0).id
+    qtbot.waitUntil(lambda: window.editor.memory_id == first)
+    qtbot.keyClick(table.search_view, Qt.Key.Key_Return)  # Enter on a hit: edit it
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.editor.form.content)
+    table.search_box.setFocus()
+    table.search_box.setText("subject")
+    qtbot.keyClick(table.search_box, Qt.Key.Key_Return)  # Enter searches at once
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is table.search_view)
+    window.details.setCurrentIndex(1)
+    window.menu_actions.go_editor.trigger()  # Ctrl+E: the editor's tab and its text
+    assert window.details.currentIndex() == 0
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.editor.form.content)
+
+
+def test_context_menus_offer_the_windows_actions(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    project = fill(service, "/src/menus", 3)
+    window = make_window(service, scope=project)
+    view = window.table.list_view
+    qtbot.waitUntil(lambda: window.table.select_memory(window.table.model.row_at(0).id))
+    chosen = window.table.model.row_at(0).id
+    assert view.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu
+    menu = window.context_menus.menu_for(view)
+    texts = [a.text().split("\t")[0] for a in menu.actions() if not a.isSeparator()]
+    assert texts[:2] == ["Open in editor", "&Delete (move to Trash)"]
+    assert "Copy id" in texts
+    assert "&Redo" in texts
+    delete = next(a for a in menu.actions() if a.text().startswith("&Delete"))
+    assert delete.shortcut().toString()  # shown with its key
+    view.setFocus()
+    delete.trigger()
+    qtbot.waitUntil(lambda: service.get(chosen).disabled)
+    menu.close()
+
+
+def test_redo_after_undo(qtbot: QtBot, make_window: WindowFactory, service: MemoryService) -> None:
+    project = fill(service, "/src/redo", 2)
+    window = make_window(service, scope=project)
+    a = window.menu_actions
+    assert a.redo.shortcuts() == [QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")]
+    chosen = window.table.model.row_at(0).id
+    qtbot.waitUntil(lambda: window.table.select_memory(chosen))
+    window.table.list_view.setFocus()
+    a.delete.trigger()
+    qtbot.waitUntil(lambda: service.get(chosen).disabled)
+    qtbot.waitUntil(a.undo.isEnabled)
+    assert not a.redo.isEnabled()
+    a.undo.trigger()
+    qtbot.waitUntil(lambda: not service.get(chosen).disabled)
+    qtbot.waitUntil(a.redo.isEnabled)
+    assert a.redo.text().startswith("&Redo Delete")
+    a.redo.trigger()
+    qtbot.waitUntil(lambda: service.get(chosen).disabled)
+    qtbot.waitUntil(lambda: a.undo.text().startswith("&Undo Delete"))
+    assert not a.redo.isEnabled()
+    a.undo.trigger()  # and back again: undo of the redo
+    qtbot.waitUntil(lambda: not service.get(chosen).disabled)
+    window.ctx.service.update(chosen, {"importance": 2}, "gui")
+    window.memory_actions.set_importance({chosen: service.get(chosen).updated_at}, 7)
+    qtbot.waitUntil(lambda: service.get(chosen).importance == 7)
+    qtbot.waitUntil(lambda: not a.redo.isEnabled())  # a new action ends what could be redone
+
+
+def test_usable_at_800_pixels_with_collapsible_side_panels(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, gui_settings: QSettings
+) -> None:
+    project = fill(service, "/src/narrow", 3)
+    window = make_window(service, scope=project)
+    assert window.minimumSizeHint().width() <= 800
+    window.resize(800, 600)
+    qtbot.waitUntil(lambda: window.width() == 800)
+    for panel in (window.projects, window.table, window.details):
+        assert panel.isVisible()
+        assert panel.width() > 0
+    a = window.menu_actions
+    a.show_projects.trigger()
+    a.show_details.trigger()
+    assert not window.projects.isVisible()
+    assert not window.details.isVisible()
+    qtbot.waitUntil(lambda: window.table.width() > 700)  # the list takes the room
+    window.menu_actions.go_editor.trigger()  # Ctrl+E brings the editor back
+    assert window.details.isVisible()
+    assert a.show_details.isChecked()
+    window.shutdown()
+    assert gui_settings.value("panels/projects") in (False, "false")
+    assert gui_settings.value("panels/details") in (True, "true")

@@ -1,0 +1,31 @@
+"""Stale counts per scope, and taking back a Keep, on every backend."""
+
+from __future__ import annotations
+
+import pytest
+
+from ltm_desktop.core.errors import Conflict
+from ltm_desktop.core.service import MemoryService
+from tests.conftest import FakeClock, make_draft
+
+pytestmark = pytest.mark.every_backend
+
+
+def test_stale_counts_and_an_undone_keep(
+    service: MemoryService, project: str, clock: FakeClock
+) -> None:
+    old = service.add(project, make_draft("old trivia", importance=1), "a").memory
+    service.add(project, make_draft("important", importance=8), "a")
+    clock.advance(days=61)
+    assert service.stale_counts() == {project: 1}
+    kept = service.mark_reviewed(old.id, "gui", expected_updated_at=old.updated_at)
+    assert service.stale_counts() == {}
+    back = service.unmark_reviewed(
+        old.id, "gui", (old.reviewed_at, None), expected_updated_at=kept.updated_at
+    )
+    assert back.reviewed_at == old.reviewed_at
+    assert [m.id for m in service.stale(project)] == [old.id]
+    assert service.history(old.id)[-1].action == "reviewed"
+    service.update(old.id, {"importance": 2}, "agent")
+    with pytest.raises(Conflict):
+        service.unmark_reviewed(old.id, "gui", (None, None), expected_updated_at=back.updated_at)
