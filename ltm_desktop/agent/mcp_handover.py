@@ -53,6 +53,7 @@ def hand_over(
     if pid is None:
         conn.close()
         return None
+    log.info("served by pid %d, forked by the warm MCP process at %s", pid, listen)
     with conn:
         return _wait(conn, pid)
 
