@@ -15,7 +15,7 @@ from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category
 
-FIELDS = ("title", "content", "category", "importance", "tags", "ttl_days")
+FIELDS = ("title", "content", "category", "importance", "tags", "ttl_days", "files")
 # memory_save's ``type``: the categories plus the names other memory tools use for them.
 SAVE_TYPES = {
     **{c.value: c.value for c in Category},
@@ -143,6 +143,8 @@ def memory_write(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
 
 def memory_save(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
     fields = {"content": args["content"], "category": SAVE_TYPES[args.get("type", "knowledge")]}
+    if args.get("files"):
+        fields["files"] = args["files"]
     return add(access, cwd, fields)
 
 
@@ -179,6 +181,7 @@ def memory_search(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply
             "category": m["category"],
             "importance": m["importance"],
             "tags": m["tags"],
+            **({"files": m["files"]} if m.get("files") else {}),
             "updated_at": m["updated_at"],
             "score": _score(hit["score"]),
             "matched": hit.get("matched", "words"),  # words, some_words or meaning

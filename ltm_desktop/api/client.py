@@ -311,10 +311,11 @@ class Client(InboxCalls):
 
     def memory_add(self, content: str, *, cwd: str | None = None, project_id: str | None = None,
                    title: str | None = None, category: str | None = None, importance: int | None = None,
-                   tags: list[str] | None = None, ttl_days: int | None = None) -> AddResultShape:  # fmt: skip
+                   tags: list[str] | None = None, ttl_days: int | None = None,
+                   files: list[str] | None = None) -> AddResultShape:  # fmt: skip
         return cast(AddResultShape, self.call("memory.add", _drop_none(
             cwd=cwd, project_id=project_id, content=content, title=title, category=category,
-            importance=importance, tags=tags, ttl_days=ttl_days)))  # fmt: skip
+            importance=importance, tags=tags, ttl_days=ttl_days, files=files)))  # fmt: skip
 
     def memory_get(self, memory_id: str) -> MemoryShape:
         return cast(MemoryShape, self.call("memory.get", {"id": memory_id})["memory"])

@@ -18,6 +18,7 @@ from typing import Any
 
 from ltm_desktop.core import records
 from ltm_desktop.core.errors import InvalidInput, clipped, echoed
+from ltm_desktop.core.files import check_files
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, MemoryDraft
 
 MAX_CONTENT_CHARS = 20_000
@@ -222,6 +223,7 @@ def validate_draft(draft: MemoryDraft, default_importance: int = 0) -> MemoryDra
         importance=check_importance(importance),
         tags=check_tags(draft.tags),
         ttl_days=check_ttl_days(draft.ttl_days),
+        files=check_files(draft.files, None),  # the service made absolute ones relative
     )
 
 
@@ -247,6 +249,8 @@ def validate_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
         clean["tags"] = check_tags(changes["tags"])
     if "ttl_days" in changes:
         clean["ttl_days"] = check_ttl_days(changes["ttl_days"])
+    if "files" in changes:
+        clean["files"] = check_files(changes["files"], None)
     return clean
 
 

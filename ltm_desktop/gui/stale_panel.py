@@ -39,7 +39,10 @@ from ltm_desktop.gui.view_state import (
 def load_stale(service: MemoryService, project_id: str) -> list[StaleRow]:
     now = service.now()
     limit = service.settings.stale_max_importance
-    return [stale_row(m, now, limit) for m in service.stale(project_id)]
+    return [
+        stale_row(c.memory, now, limit, aged=c.aged, missing_files=c.missing_files)
+        for c in service.stale_candidates(project_id)
+    ]
 
 
 class StalePanel(ScopedPanel):
@@ -57,7 +60,9 @@ class StalePanel(ScopedPanel):
             f"A memory is stale when its importance is at most {settings.stale_max_importance}, "
             f"no agent ever found it, and nobody touched it for {settings.stale_age_days} days. "
             "Remove the ones you do not need (they go to the Trash), or keep the others: "
-            "keeping marks them reviewed, raising their importance takes them off for good.",
+            "keeping marks them reviewed, raising their importance takes them off for good. "
+            "A memory naming a file that no longer exists is listed too (files are checked "
+            "at most once a minute).",
             self,
         )
         self.explain.setWordWrap(True)
