@@ -57,7 +57,9 @@ def main() -> None:
         clock = Clock()
         paths = DataPaths(Path(tmp) / "data")
         paths.data_dir.mkdir()
-        service = MemoryService(open_store(paths.db_path, paths.backup_dir), paths, clock=clock)
+        store = open_store(paths.db_path, paths.backup_dir)
+        # no search cache: every search runs (the file filter is never cached)
+        service = MemoryService(store, paths, clock=clock, search_cache_size=0)
         project = service.resolve_scope(cwd=str(root), register=True)
         drafts = []
         for i in range(args.memories):

@@ -88,7 +88,8 @@ class FileAware:
         return [c.memory for c in self.stale_candidates(project_id)]
 
     def stale_candidates(self, project_id: str) -> list[StaleCandidate]:
-        """Memories whose named files are gone (first), then low-importance, never-used
+        """Memories whose named files are gone (first; unless a person kept one since the
+        file went missing and it was not edited after), then low-importance, never-used
         memories nobody touched for ``stale_age_days`` (oldest first). Checks the files
         when the project is due: call it off the GUI thread."""
         project_id = rules.check_project_id(project_id)
@@ -108,9 +109,11 @@ class FileAware:
         aged_ids = {m.id for m in aged}
         for memory_id, gone in missing.items():
             memory = current.get(memory_id)
-            still = tuple(f for f in gone if memory is not None and f in memory.files)
+            still = tuple(f for f in gone.files if memory is not None and f in memory.files)
             if memory is None or memory.disabled or memory.is_expired(now) or not still:
                 continue  # changed since the check
+            if (memory.reviewed_at or 0) >= max(gone.since, memory.updated_at):
+                continue  # kept by a person since the file went missing
             candidates.append(StaleCandidate(memory, memory_id in aged_ids, still))
         listed = {c.memory.id for c in candidates}
         candidates += [StaleCandidate(m, True) for m in aged if m.id not in listed]

@@ -103,9 +103,15 @@ def split_file_filter(text: object) -> tuple[str | None, object]:
 
 
 @dataclass(frozen=True, slots=True)
+class Missing:
+    files: tuple[str, ...]  # the named files that are gone
+    since: float  # when this process first found these gone (a file more: from then)
+
+
+@dataclass(frozen=True, slots=True)
 class Checked:
     at: float
-    missing: dict[str, tuple[str, ...]]  # memory id -> the named files that are gone
+    missing: dict[str, Missing]  # by memory id
 
 
 class MissingFiles:
@@ -130,8 +136,8 @@ class MissingFiles:
         project_id: str,
         root: str | None,
         named: Callable[[], Sequence[tuple[str, tuple[str, ...]]]],
-    ) -> dict[str, tuple[str, ...]]:
-        """Memory id -> missing files, for a project rooted at ``root``.
+    ) -> dict[str, Missing]:
+        """Memory id -> its missing files, for a project rooted at ``root``.
 
         Args:
             named: (id, files) of the project's active memories that name files; called
@@ -144,11 +150,14 @@ class MissingFiles:
             last = self._checked.get(project_id)
             if last is not None and 0 <= now - last.at < self._interval:
                 return last.missing
-        found: dict[str, tuple[str, ...]] = {}
+        before = last.missing if last is not None else {}
+        found: dict[str, Missing] = {}
         for memory_id, files in named():
             gone = tuple(f for f in files if not self._exists(posixpath.join(root, f)))
             if gone:
-                found[memory_id] = gone
+                earlier = before.get(memory_id)  # the same files gone: since then
+                same = earlier is not None and set(gone) <= set(earlier.files)
+                found[memory_id] = Missing(gone, earlier.since if same and earlier else now)
         with self._lock:
             self._checked[project_id] = Checked(now, found)
         return found

@@ -62,7 +62,7 @@ class StalePanel(ScopedPanel):
             "Remove the ones you do not need (they go to the Trash), or keep the others: "
             "keeping marks them reviewed, raising their importance takes them off for good. "
             "A memory naming a file that no longer exists is listed too (files are checked "
-            "at most once a minute).",
+            "at most once a minute); keeping it says the memory still holds without it.",
             self,
         )
         self.explain.setWordWrap(True)

@@ -43,12 +43,17 @@ def memories_naming(
     """Active, unexpired memories of the scopes naming ``path`` (None: any file)."""
     if not project_pks:
         return []
-    named = "SELECT memory_pk FROM memory_files" + (" WHERE path = ?" if path is not None else "")
+    # CROSS JOIN: SQLite loops over the named files first (by their primary key), not over
+    # the scope's memories (its own choice, which reads every memory of the scope).
+    named = "SELECT memory_pk FROM memory_files WHERE path = ?" if path is not None else (
+        "SELECT DISTINCT memory_pk FROM memory_files"
+    )  # fmt: skip
     marks = ",".join("?" * len(project_pks))
     rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.pk IN ({named}) "
-        f"AND m.project_pk IN ({marks}) AND m.disabled = 0 AND {_NOT_EXPIRED} "
-        "ORDER BY m.importance DESC, m.updated_at DESC LIMIT ?",
+        f"SELECT {MEMORY_COLUMNS} FROM ({named}) AS f CROSS JOIN memories AS m "
+        "JOIN projects AS p ON p.pk = m.project_pk "
+        f"WHERE m.pk = f.memory_pk AND m.project_pk IN ({marks}) AND m.disabled = 0 "
+        f"AND {_NOT_EXPIRED} ORDER BY m.importance DESC, m.updated_at DESC LIMIT ?",
         (*([path] if path is not None else []), *project_pks, now, limit),
     ).fetchall()
     return [memory_from_row(row) for row in rows]

@@ -237,3 +237,26 @@ def test_migrations_tolerate_a_gap_and_a_later_lower_version(tmp_path: Path) -> 
     with sqlite3.connect(old) as conn:
         applied = [row[0] for row in conn.execute("SELECT version FROM schema_migrations")]
         assert applied == sorted(m.version for m in with_five)
+
+
+def test_keeping_a_candidate_takes_it_off_until_it_changes(
+    service: MemoryService, clock: FakeClock, tmp_path: Path
+) -> None:
+    project = service.resolve_scope(cwd=str(tmp_path), register=True)
+    (tmp_path / "a.py").write_text("")
+    kept = service.add(project, MemoryDraft("x", importance=9, files=["a.py", "b.py"]), "a").memory
+    service.mark_reviewed(kept.id, "gui")  # reviewed before any file went missing
+    clock.advance(61)
+    assert [c.memory.id for c in service.stale_candidates(project)] == [kept.id]  # b.py
+    service.mark_reviewed(kept.id, "gui")  # the person keeps it: b.py is fine to miss
+    assert service.stale_candidates(project) == []
+    clock.advance(61)
+    assert service.stale_candidates(project) == []  # the same file missing: still kept
+    (tmp_path / "a.py").unlink()
+    clock.advance(61)
+    [candidate] = service.stale_candidates(project)  # another file went: asked again
+    assert candidate.missing_files == ("a.py", "b.py")
+    service.mark_reviewed(kept.id, "gui")
+    assert service.stale_candidates(project) == []
+    service.update(kept.id, {"content": "x, edited"}, "gui")  # changed since: ask again
+    assert [c.memory.id for c in service.stale_candidates(project)] == [kept.id]
