@@ -26,9 +26,11 @@ from typing import Any, cast
 from ltm_desktop.api import peercred, protocol, runtime
 from ltm_desktop.api.client_errors import (
     ApiError,
+    BackendNotImplementedError,
     Busy,
     ConflictError,
     ConnectionFailed,
+    Disabled,
     InternalError,
     InvalidParams,
     InvalidRequest,
@@ -58,7 +60,8 @@ from ltm_desktop.core.errors import UnsafePath
 
 ENV_TOKEN = "LTM_DESKTOP_TOKEN"
 __all__ = [  # the errors are defined in api.client_errors; callers import them from here
-    "ApiError", "Busy", "Client", "ConflictError", "ConnectionFailed", "InternalError",
+    "ApiError", "BackendNotImplementedError", "Busy", "Client", "ConflictError",
+    "ConnectionFailed", "Disabled", "InternalError",
     "InvalidParams", "InvalidRequest", "MethodNotFound", "NotFoundError", "ParseError",
     "TooLarge", "Unauthorized", "UntrustedServer", "discover", "error_from",
 ]  # fmt: skip

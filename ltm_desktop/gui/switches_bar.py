@@ -32,6 +32,13 @@ MEMORY_OFF = (
 )
 
 
+PLACEHOLDER = (
+    "<b>The memory backend <code>{name}</code> is not implemented yet</b> "
+    '(<code>[memory] backend</code> in {path}): agents get a "not implemented" error. '
+    'Set <code>backend = "sqlite"</code> to use this app\'s database.'
+)
+
+
 def config_path(service: MemoryService) -> Path:
     return service.config_path or resolve_config_path(None)
 
@@ -81,9 +88,14 @@ class SwitchesBar(QWidget):
         self.refresh()
 
     def refresh(self, failure: str | None = None) -> None:
-        """Show or hide the memory-off bar as the service's switch says."""
+        """Show or hide the memory-off bar as the service's switches say."""
         if self._service.enabled:
-            self.memory_off.hide()
+            backend = self._service.backend
+            if backend.local:
+                self.memory_off.hide()
+            else:
+                path = html.escape(str(config_path(self._service)))
+                self.memory_off.show_message(PLACEHOLDER.format(name=backend.name, path=path))
             return
         text = MEMORY_OFF
         if failure:

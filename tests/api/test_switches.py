@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from ltm_desktop.api import protocol
-from ltm_desktop.api.client import Client
-from ltm_desktop.api.client_errors import BackendNotImplementedError, Disabled
+from ltm_desktop.api.client import BackendNotImplementedError, Client, Disabled
 from ltm_desktop.api.dispatch import METHODS, UNGATED
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.memory_backend import AgentMemoryBackend, BackendHealth
@@ -18,7 +17,7 @@ from tests.api.conftest import ServerFactory
 from tests.conftest import ServiceFactory
 
 CWD = "/home/dev/src/billing-api"
-# One call of every gated method with valid params (each would succeed with memory on).
+# Valid params for the gated methods (each call would work with memory on).
 CALLS: dict[str, dict[str, object]] = {
     "project.resolve": {"cwd": CWD},
     "project.list": {},
@@ -48,8 +47,11 @@ CALLS: dict[str, dict[str, object]] = {
 }
 
 
-def test_every_method_is_covered() -> None:
-    assert set(CALLS) | UNGATED == set(METHODS)
+def gated() -> list[tuple[str, dict[str, object]]]:
+    """Every method but health, hello and auth (ones added later too: the switch answers
+    before any parameter is read), with valid params where known."""
+    assert set(METHODS) > UNGATED
+    return [(name, CALLS.get(name, {})) for name in sorted(set(METHODS) - UNGATED)]
 
 
 def _serve(make_service: ServiceFactory, start_server: ServerFactory, **settings: object) -> Path:
@@ -68,7 +70,7 @@ def test_disabled_answers_one_error_and_health(
     with Client(path, client_name="agent") as client:
         health = client.call("health")
         assert (health["enabled"], health["backend"]) == (False, "sqlite")
-        for name, params in CALLS.items():
+        for name, params in gated():
             with pytest.raises(Disabled) as caught:
                 client.call(name, params)
             assert caught.value.code == protocol.DISABLED == -32006, name
@@ -106,7 +108,7 @@ def test_agentmemory_placeholder_refuses_everything_but_health(
             False, "agentmemory", "not_implemented",
         )  # fmt: skip
         assert health["enabled"] is True
-        for name, params in CALLS.items():
+        for name, params in gated():
             with pytest.raises(BackendNotImplementedError) as caught:
                 client.call(name, params)
             assert caught.value.code == protocol.NOT_IMPLEMENTED == -32007, name

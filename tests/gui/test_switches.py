@@ -109,3 +109,25 @@ def test_settings_view_shows_and_switches(
     assert load_settings(opened.config_path)[0].memory_enabled is False
     dialog.reject()
     qtbot.waitUntil(window.switches.memory_off.isVisible, timeout=5000)
+
+
+def test_placeholder_backend_is_shown(
+    tmp_path: Path, make_window: WindowFactory, qtbot: QtBot
+) -> None:
+    config = tmp_path / "agentmemory.toml"
+    config.write_text('[memory]\nbackend = "agentmemory"\n')
+    opened = open_service(tmp_path / "data2", config)
+    try:
+        window = make_window(opened.service)
+        bar = window.switches.memory_off
+        assert bar.isVisible()
+        assert "The memory backend <code>agentmemory</code> is not implemented" in bar.label.text()
+        assert bar.buttons == []
+        window.settings_action.trigger()
+        [dialog] = window.findChildren(SettingsDialog)
+        assert dialog.backend.text().startswith("agentmemory at http://127.0.0.1:3111")
+        dialog.reject()
+    finally:
+        window.close()
+        window.shutdown()
+        opened.service.close()
