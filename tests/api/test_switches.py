@@ -3,6 +3,9 @@ for every memory method, ``health`` always answering and naming the backend."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,7 @@ from tests.api.conftest import ServerFactory
 from tests.conftest import ServiceFactory
 
 CWD = "/home/dev/src/billing-api"
+LTM = Path(sys.executable).with_name("ltm-desktop")
 # Valid params for the gated methods (each call would work with memory on).
 CALLS: dict[str, dict[str, object]] = {
     "project.resolve": {"cwd": CWD},
@@ -148,3 +152,42 @@ def test_placeholder_backend_methods() -> None:
     for call in calls:
         with pytest.raises(Exception, match="not implemented yet; nothing was read or written"):
             call()
+
+
+@pytest.mark.parametrize("switch", ["off", "agentmemory"])
+def test_serve_starts_with_each_switch_and_a_bad_key(
+    switch: str, tmp_path: Path, short_dir: Path
+) -> None:
+    """The real ``ltm-desktop serve``: it starts, says what is wrong with the config file,
+    answers health and refuses the rest."""
+    config = tmp_path / "config.toml"
+    value = "enabled = false" if switch == "off" else 'backend = "agentmemory"'
+    config.write_text(f"[memory]\n{value}\ncolour = 'blue'\n")
+    sock = short_dir / "s.sock"
+    args = [str(LTM), "--data-dir", str(tmp_path / "data"), "--config", str(config)]
+    server = subprocess.Popen(
+        [*args, "serve", "--socket", str(sock)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        assert "serving" in server.stdout.readline()
+        with Client(sock, client_name="agent") as client:
+            health = client.call("health")
+            assert health["backend"] == ("agentmemory" if switch == "agentmemory" else "sqlite")
+            assert health["enabled"] is (switch != "off")
+            expected = Disabled if switch == "off" else BackendNotImplementedError
+            with pytest.raises(expected):
+                client.call("memory.add", {"cwd": CWD, "content": "x"})
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+        assert server.stderr is not None
+        errors = server.stderr.read()
+        assert f"{config}: unknown key [memory] colour ignored" in errors
+        assert "Traceback" not in errors
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.wait()
+        server.stdout.close()  # type: ignore[union-attr]
+        server.stderr.close()  # type: ignore[union-attr]
