@@ -13,22 +13,11 @@ from typing import Any
 
 from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID
+from ltm_desktop.core.rules import MEMORY_TYPES
 
 FIELDS = ("title", "content", "category", "importance", "tags", "ttl_days", "files")
-# memory_save's ``type``: the categories plus the names other memory tools use for them.
-SAVE_TYPES = {
-    **{c.value: c.value for c in Category},
-    "fact": "knowledge",
-    "decision": "knowledge",
-    "architecture": "knowledge",
-    "bug": "knowledge",
-    "note": "knowledge",
-    "todo": "task",
-    "pattern": "skill",
-    "workflow": "skill",
-    "howto": "skill",
-}
+SAVE_TYPES = MEMORY_TYPES  # memory_save's ``type``
 
 
 @dataclass(frozen=True, slots=True)

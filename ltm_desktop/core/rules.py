@@ -31,6 +31,20 @@ MAX_IMPORTANCE = 10
 MAX_ACTOR_CHARS = 64
 SUPERSEDE_THRESHOLD = 0.7
 EDITABLE_FIELDS = frozenset(records.EDITABLE_FIELDS)
+# A memory's ``type`` as other memory tools name it (memory_save, the HTTP API's remember):
+# the categories plus their other names.
+MEMORY_TYPES = {
+    **{c.value: c.value for c in Category},
+    "fact": "knowledge",
+    "decision": "knowledge",
+    "architecture": "knowledge",
+    "bug": "knowledge",
+    "note": "knowledge",
+    "todo": "task",
+    "pattern": "skill",
+    "workflow": "skill",
+    "howto": "skill",
+}
 
 _PROJECT_ID_RE = re.compile(r"^proj_[0-9a-f]{16}$")
 _WHITESPACE_RE = re.compile(r"\s+")

@@ -73,7 +73,8 @@ class Switches:
         title: str | None = None,
     ) -> AddResult:
         """Add a memory for the agent working in ``cwd`` through the configured backend
-        (the HTTP API's ``remember``: ``concepts`` are ``tags``). ``files`` may be relative
+        (the HTTP API's ``remember``: ``type`` is ``category``, any of ``rules.MEMORY_TYPES``
+        such as "decision" or "todo"; ``concepts`` are ``tags``). ``files`` may be relative
         to ``cwd`` or absolute inside it; they are stored relative to it.
 
         Raises:
@@ -84,6 +85,8 @@ class Switches:
         self.require_memory()
         root = rules.normalize_cwd(cwd)
         project_id = self.resolve_scope(cwd=root, register=False)
+        if isinstance(category, str) and category in rules.MEMORY_TYPES:
+            category = rules.MEMORY_TYPES[category]  # "decision" -> knowledge, "todo" -> task
         draft = MemoryDraft(
             content=content,  # type: ignore[arg-type] # checked by the rules
             title=title,

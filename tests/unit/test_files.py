@@ -99,6 +99,10 @@ def test_remember_is_the_http_routes_call(service: MemoryService, tmp_path: Path
     assert service.resolve_cwd(str(tmp_path)).path == str(tmp_path)  # registered
     with pytest.raises(InvalidInput, match="outside the project"):
         service.remember(str(tmp_path), "x", files=["/etc/hosts"])
+    todo = service.remember(str(tmp_path), "Rotate the keys", category="todo")
+    assert todo.memory.category.value == "task"
+    with pytest.raises(InvalidInput, match="category"):
+        service.remember(str(tmp_path), "y", category="rumour")
 
 
 def test_search_by_file(service: MemoryService, tmp_path: Path) -> None:
