@@ -50,6 +50,7 @@ def open_service(
     store = open_store(paths.db_path, paths.backup_dir)
     embedder = make_embedder(settings)  # loads nothing until it first embeds
     service = MemoryService(store, paths, settings, clock=clock, embedder=embedder)
+    service.config_path, service.config_problems = config, tuple(warnings)
     service.extraction = ExtractionWorker(service)
     try:
         purged = service.start(backfill=background)
@@ -74,7 +75,9 @@ def open_service_briefly(
     settings, warnings = load_settings(config)
     paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
     store = open_store(paths.db_path, paths.backup_dir, busy_timeout_ms=busy_timeout_ms)
-    return OpenedService(MemoryService(store, paths, settings), settings, config, warnings)
+    service = MemoryService(store, paths, settings)
+    service.config_path, service.config_problems = config, tuple(warnings)
+    return OpenedService(service, settings, config, warnings)
 
 
 @dataclass(frozen=True)

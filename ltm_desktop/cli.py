@@ -193,6 +193,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             "synchronous": state.synchronous,
             "problems": list(state.problems),
             "config_path": str(opened.config_path),
+            "config_problems": list(opened.warnings),
+            "switches": switches(opened.settings),
             "last_backup": _last_backup(service.paths.data_dir),
             "purged_expired_at_start": opened.purged_at_start,
             "memory_md_problems": [serialize.memory_md_problem(p) for p in problems],
@@ -212,6 +214,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     for problem in state.problems:
         print(f"problem:   {problem}")
     print(f"config:    {report['config_path']}")
+    print(f"memory:    {describe_switches(report['switches'])}")
     print(f"search:    {describe_search(report['semantic_search'])}")
     print(f"backup:    {report['last_backup'] or 'none yet (ltm-desktop backup)'}")
     print(f"{'scope':<24} {'active':>7} {'removed':>8} {'stale':>6} {'obs':>5}  path")
@@ -221,6 +224,31 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"{scope['stale']:>6} {scope['observations']:>5}  {scope['path'] or '-'}"
         )
     return EXIT_OK
+
+
+def switches(settings: Any) -> dict[str, Any]:
+    """The switches ``status`` shows: [memory] enabled and backend, [observe]."""
+    return {
+        "memory_enabled": settings.memory_enabled,
+        "backend": settings.memory_backend,
+        "agentmemory_url": settings.agentmemory_url,
+        "observe_agent_end": settings.observe_agent_end,
+        "observe_pre_compact": settings.observe_pre_compact,
+    }
+
+
+def describe_switches(s: dict[str, Any]) -> str:
+    def on(value: bool) -> str:
+        return "on" if value else "off"
+
+    backend = s["backend"]
+    if backend != "sqlite":
+        backend += f" at {s['agentmemory_url']} (not implemented: agents get an error)"
+    state = "enabled" if s["memory_enabled"] else "DISABLED ([memory] enabled = false)"
+    return (
+        f"{state}; backend {backend}; observe agent_end {on(s['observe_agent_end'])}, "
+        f"pre_compact {on(s['observe_pre_compact'])}"
+    )
 
 
 def describe_search(semantic: dict[str, Any]) -> str:

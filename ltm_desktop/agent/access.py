@@ -13,7 +13,9 @@ from typing import Any, Protocol
 from ltm_desktop.core.errors import LtmError
 
 # API prefixes ("invalid params: ...") that say what the error code already says.
-_PREFIXES = ("invalid params: ", "not found: ", "conflict: ", "internal error: ")
+_PREFIXES = (
+    "invalid params: ", "not found: ", "conflict: ", "internal error: ", "not implemented: ",
+)  # fmt: skip
 
 
 class AccessError(LtmError):

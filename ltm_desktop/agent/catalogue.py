@@ -14,6 +14,7 @@ from typing import Any
 
 from ltm_desktop.agent import handlers
 from ltm_desktop.agent.access import MemoryAccess
+from ltm_desktop.core.files import MAX_FILES, MAX_PATH_CHARS
 from ltm_desktop.core.records import Category
 from ltm_desktop.core.rules import MAX_CONTENT_CHARS, MAX_TAGS, MAX_TITLE_CHARS, MAX_TTL_DAYS
 
@@ -91,6 +92,14 @@ CONTENT = _text(
     "that it makes sense on its own in a later session.",
     MAX_CONTENT_CHARS,
 )
+FILES: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1, "maxLength": MAX_PATH_CHARS},
+    "maxItems": MAX_FILES,
+    "description": "The project's files this memory is about, relative to the project "
+    "(absolute paths inside it are accepted). When one is deleted the user is asked whether "
+    "the memory still holds.",
+}
 MEMORY_FIELDS: dict[str, Any] = {
     "title": _text("A short title (default: the content's first line).", MAX_TITLE_CHARS),
     "category": {
@@ -116,6 +125,7 @@ MEMORY_FIELDS: dict[str, Any] = {
         0,
         MAX_TTL_DAYS,
     ),
+    "files": FILES,
 }
 QUERY = _text(
     'What you want to remember: a few keywords or a plain question. Supports "exact '
@@ -187,6 +197,7 @@ CATALOGUE: tuple[ToolSpec, ...] = (
                     "decision, architecture, bug, note), preference, task (also todo) or "
                     "skill (also pattern, workflow, howto).",
                 },
+                "files": FILES,
             },
             ["content"],
         ),

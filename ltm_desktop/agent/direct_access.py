@@ -11,7 +11,7 @@ from typing import Any
 
 from ltm_desktop.agent.access import AccessError, Unavailable
 from ltm_desktop.api.methods import Dispatcher, Session
-from ltm_desktop.api.protocol import INTERNAL_ERROR, Request, RpcError
+from ltm_desktop.api.protocol import DISABLED, INTERNAL_ERROR, Request, RpcError
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import MemoryDisabled
 from ltm_desktop.core.service import MemoryService
@@ -38,8 +38,8 @@ class DirectAccess:
         try:
             return self._dispatcher.dispatch(Request(method, params, 1, False), self._session)
         except RpcError as exc:
-            if isinstance(exc.__context__, MemoryDisabled):  # the switch of a later version
-                raise exc.__context__ from None
+            if exc.code == DISABLED:
+                raise MemoryDisabled(exc.message.removeprefix("disabled: ")) from None
             if exc.code == INTERNAL_ERROR:
                 raise Unavailable(AccessError(exc.code, exc.message).args[0]) from None
             param = (exc.data or {}).get("param")

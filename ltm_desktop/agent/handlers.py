@@ -13,22 +13,11 @@ from typing import Any
 
 from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID
+from ltm_desktop.core.rules import MEMORY_TYPES
 
-FIELDS = ("title", "content", "category", "importance", "tags", "ttl_days")
-# memory_save's ``type``: the categories plus the names other memory tools use for them.
-SAVE_TYPES = {
-    **{c.value: c.value for c in Category},
-    "fact": "knowledge",
-    "decision": "knowledge",
-    "architecture": "knowledge",
-    "bug": "knowledge",
-    "note": "knowledge",
-    "todo": "task",
-    "pattern": "skill",
-    "workflow": "skill",
-    "howto": "skill",
-}
+FIELDS = ("title", "content", "category", "importance", "tags", "ttl_days", "files")
+SAVE_TYPES = MEMORY_TYPES  # memory_save's ``type``
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +132,8 @@ def memory_write(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
 
 def memory_save(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
     fields = {"content": args["content"], "category": SAVE_TYPES[args.get("type", "knowledge")]}
+    if args.get("files"):
+        fields["files"] = args["files"]
     return add(access, cwd, fields)
 
 
@@ -179,6 +170,7 @@ def memory_search(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply
             "category": m["category"],
             "importance": m["importance"],
             "tags": m["tags"],
+            **({"files": m["files"]} if m.get("files") else {}),
             "updated_at": m["updated_at"],
             "score": _score(hit["score"]),
             "matched": hit.get("matched", "words"),  # words, some_words or meaning

@@ -11,7 +11,9 @@ from typing import Any
 
 from ltm_desktop.agent.access import AccessError, Unavailable
 from ltm_desktop.api.client import ApiError, Busy, Client, ConnectionFailed, InternalError
+from ltm_desktop.api.client_errors import Disabled
 from ltm_desktop.core import rules
+from ltm_desktop.core.errors import MemoryDisabled
 
 
 class SocketAccess:
@@ -37,6 +39,8 @@ class SocketAccess:
                 return self._client.call(method, params)
             except (ConnectionFailed, InternalError, Busy) as exc:
                 raise Unavailable(AccessError(exc.code, str(exc)).args[0]) from None
+            except Disabled as exc:
+                raise MemoryDisabled(str(exc).removeprefix("disabled: ")) from None
             except ApiError as exc:
                 data = exc.data if isinstance(exc.data, dict) else {}
                 raise AccessError(exc.code, str(exc), data.get("param")) from None

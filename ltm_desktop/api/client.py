@@ -26,9 +26,11 @@ from typing import Any, cast
 from ltm_desktop.api import peercred, protocol, runtime
 from ltm_desktop.api.client_errors import (
     ApiError,
+    BackendNotImplementedError,
     Busy,
     ConflictError,
     ConnectionFailed,
+    Disabled,
     InternalError,
     InvalidParams,
     InvalidRequest,
@@ -58,7 +60,8 @@ from ltm_desktop.core.errors import UnsafePath
 
 ENV_TOKEN = "LTM_DESKTOP_TOKEN"
 __all__ = [  # the errors are defined in api.client_errors; callers import them from here
-    "ApiError", "Busy", "Client", "ConflictError", "ConnectionFailed", "InternalError",
+    "ApiError", "BackendNotImplementedError", "Busy", "Client", "ConflictError",
+    "ConnectionFailed", "Disabled", "InternalError",
     "InvalidParams", "InvalidRequest", "MethodNotFound", "NotFoundError", "ParseError",
     "TooLarge", "Unauthorized", "UntrustedServer", "discover", "error_from",
 ]  # fmt: skip
@@ -311,10 +314,11 @@ class Client(InboxCalls):
 
     def memory_add(self, content: str, *, cwd: str | None = None, project_id: str | None = None,
                    title: str | None = None, category: str | None = None, importance: int | None = None,
-                   tags: list[str] | None = None, ttl_days: int | None = None) -> AddResultShape:  # fmt: skip
+                   tags: list[str] | None = None, ttl_days: int | None = None,
+                   files: list[str] | None = None) -> AddResultShape:  # fmt: skip
         return cast(AddResultShape, self.call("memory.add", _drop_none(
             cwd=cwd, project_id=project_id, content=content, title=title, category=category,
-            importance=importance, tags=tags, ttl_days=ttl_days)))  # fmt: skip
+            importance=importance, tags=tags, ttl_days=ttl_days, files=files)))  # fmt: skip
 
     def memory_get(self, memory_id: str) -> MemoryShape:
         return cast(MemoryShape, self.call("memory.get", {"id": memory_id})["memory"])

@@ -80,10 +80,23 @@ class Busy(ApiError):
     code = protocol.BUSY
 
 
+class Disabled(ApiError):
+    """Long-term memory is switched off in the server's config (``[memory] enabled``)."""
+
+    code = protocol.DISABLED
+
+
+class BackendNotImplementedError(ApiError):
+    """The server's ``[memory] backend`` is a placeholder (``data["backend"]`` names it)."""
+
+    code = protocol.NOT_IMPLEMENTED
+
+
 ERRORS: dict[int, type[ApiError]] = {
     cls.code: cls
     for cls in (ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
-                NotFoundError, Unauthorized, ConflictError, TooLarge, Busy)
+                NotFoundError, Unauthorized, ConflictError, TooLarge, Busy, Disabled,
+                BackendNotImplementedError)
 }  # fmt: skip
 
 

@@ -15,15 +15,25 @@ from ltm_desktop.api.conflicts import conflict_data
 from ltm_desktop.api.params import Params, invalid
 from ltm_desktop.api.protocol import (
     CONFLICT,
+    DISABLED,
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
     NOT_FOUND,
+    NOT_IMPLEMENTED,
     UNAUTHORIZED,
     Request,
     RpcError,
 )
 from ltm_desktop.api.view_warnings import with_memory_md_warning
-from ltm_desktop.core.errors import Conflict, InvalidInput, LtmError, NotFound, StorageError
+from ltm_desktop.core.errors import (
+    BackendNotImplemented,
+    Conflict,
+    InvalidInput,
+    LtmError,
+    MemoryDisabled,
+    NotFound,
+    StorageError,
+)
 from ltm_desktop.core.service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -66,6 +76,12 @@ WRITE_METHODS = frozenset(
         "inbox.reopen",
     }
 )
+
+
+# Methods that answer whatever the switches say (``[memory] enabled``, ``backend``): the
+# rest answer DISABLED or NOT_IMPLEMENTED (``MemoryService.require_memory``).
+UNGATED = frozenset({"health", "hello", "auth"})
+DISABLED_DATA = {"reason": "ltm_disabled"}
 
 
 def method(name: str, *, inline: bool = False) -> Callable[[Handler], Handler]:
@@ -116,9 +132,16 @@ class Dispatcher:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {request.method[:100]!r}")
         params = Params(request.params)
         try:
+            if request.method not in UNGATED:
+                self.service.require_memory()
             result = handler(self, params, session)
         except (RpcError, NotInline):
             raise
+        except MemoryDisabled as exc:
+            raise RpcError(DISABLED, f"disabled: {exc}", dict(DISABLED_DATA)) from None
+        except BackendNotImplemented as exc:
+            data = {"backend": self.service.backend.name}
+            raise RpcError(NOT_IMPLEMENTED, f"not implemented: {exc}", data) from None
         except InvalidInput as exc:
             raise invalid(exc.field or "params", str(exc)) from None
         except NotFound as exc:

@@ -78,8 +78,12 @@ def health(d: Dispatcher, p: Params, s: Session) -> Any:
     p.done()
     store = d.service.store
     state = store.health()
+    backend = d.service.backend.health()
     return {
-        "ok": state.ok,
+        "ok": state.ok and backend.ok,
+        "enabled": d.service.enabled,
+        "backend": backend.backend,
+        "detail": backend.detail,
         "version": __version__,
         "protocol": PROTOCOL_VERSION,
         "schema_version": store.schema_version,
@@ -162,9 +166,12 @@ def memory_add(d: Dispatcher, p: Params, s: Session) -> Any:
         importance=p.optional("importance", None),  # None: [memory] default_importance
         tags=p.optional("tags", []),
         ttl_days=p.raw("ttl_days"),
+        files=p.optional("files", []),
     )
     p.done()
-    result = d.service.add(project_id, draft, s.client)
+    cwd = p.raw("cwd")  # absolute files are made relative to it (checked by scope())
+    root = rules.normalize_cwd(cwd) if cwd is not None else None
+    result = d.service.add(project_id, draft, s.client, root=root)
     register(d, p)
     return serialize.add_result(result)
 
@@ -271,7 +278,11 @@ def memory_history(d: Dispatcher, p: Params, s: Session) -> Any:
 def memory_stale(d: Dispatcher, p: Params, s: Session) -> Any:
     project_id = scope(d, p)
     p.done()
-    return {"memories": [serialize.memory(m) for m in d.service.stale(project_id)]}
+    candidates = d.service.stale_candidates(project_id)
+    return {
+        "memories": [serialize.memory(c.memory) for c in candidates],
+        "reasons": {c.memory.id: list(c.reasons) for c in candidates},
+    }
 
 
 @method("memory.purge_expired")

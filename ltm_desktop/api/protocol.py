@@ -26,6 +26,8 @@ UNAUTHORIZED = -32002
 CONFLICT = -32003
 TOO_LARGE = -32004
 BUSY = -32005
+DISABLED = -32006  # [memory] enabled = false: every method but health, hello and auth
+NOT_IMPLEMENTED = -32007  # the configured [memory] backend is a placeholder
 
 ERROR_NAMES = {
     PARSE_ERROR: "parse error",
@@ -38,6 +40,8 @@ ERROR_NAMES = {
     CONFLICT: "conflict",
     TOO_LARGE: "too large",
     BUSY: "busy",
+    DISABLED: "disabled",
+    NOT_IMPLEMENTED: "not implemented",
 }
 
 Id = str | int | float | None

@@ -91,6 +91,7 @@ def memory(m: Memory) -> MemoryShape:
         "category": m.category.value,
         "importance": m.importance,
         "tags": list(m.tags),
+        "files": list(m.files),
         "created_at": iso(m.created_at),
         "updated_at": iso(m.updated_at),
         "last_used_at": iso(m.last_used_at),

@@ -26,6 +26,7 @@ class MemoryShape(TypedDict):
     category: str
     importance: int
     tags: list[str]
+    files: list[str]  # relative to the project's directory
     created_at: str
     updated_at: str
     last_used_at: str | None
@@ -135,6 +136,9 @@ class IndexStatusShape(TypedDict):
 
 class HealthShape(TypedDict):
     ok: bool
+    enabled: bool
+    backend: str
+    detail: str
     version: str
     protocol: int
     schema_version: int

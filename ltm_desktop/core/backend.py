@@ -243,6 +243,13 @@ class MemoryStore(Protocol):
         neither updated nor reviewed since ``cutoff``; oldest update first."""
         ...
 
+    def memories_naming(
+        self, project_ids: Sequence[str], path: str | None, limit: int, now: float
+    ) -> list[Memory]:
+        """Up to ``limit`` active, unexpired memories of the scopes whose ``files`` hold
+        ``path`` (None: that name any file), most important first, then newest."""
+        ...
+
     def search_memories(
         self,
         project_ids: Sequence[str],

@@ -28,6 +28,9 @@ DEFAULT_TURN_NUDGE = (
 # [search] embedder: "static" (token embeddings shipped in a package, the default),
 # "openai" (any OpenAI-compatible /embeddings endpoint: Ollama, llama.cpp, vLLM), "none".
 EMBEDDERS = ("static", "openai", "none")
+# [memory] backend: "sqlite" (this data dir's database, the default) or "agentmemory" (the
+# second design's remote service; a placeholder that answers "not implemented").
+BACKENDS = ("sqlite", "agentmemory")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +73,9 @@ class Settings:
     # [http]: the HTTP API on loopback ("127.0.0.1:PORT", port 0: any free one); "" is off.
     http_listen: str = ""
     http_allowed_origins: str = ""  # browser origins allowed to call it, space-separated
+    # [memory] backend and the agentmemory service's address (core.memory_backend)
+    memory_backend: str = "sqlite"
+    agentmemory_url: str = "http://127.0.0.1:3111"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +114,8 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     _Key("search", "model", "search_model", str, 0, 200),
     _Key("search", "api_key_env", "search_api_key_env", str, 0, 100),
     _Key("memory", "default_importance", "default_importance", int, 0, 10),
+    _Key("memory", "backend", "memory_backend", str, 0, 20, BACKENDS),
+    _Key("memory", "agentmemory_url", "agentmemory_url", str, 0, 500),
     # [backup]
     _Key("backup", "keep", "backup_keep", int, 1, 1_000),
     _Key("backup", "every_days", "backup_every_days", int, 0, 3_650),

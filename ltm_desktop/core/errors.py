@@ -119,6 +119,11 @@ class MemoryDisabled(LtmError):
     """Long-term memory is switched off in the settings; nothing is read or written."""
 
 
+class BackendNotImplemented(LtmError):
+    """The configured ``[memory] backend`` exists only as a placeholder: it answers
+    ``health`` and refuses everything else, changing nothing."""
+
+
 class EmbedderUnavailable(LtmError):
     """The embedder cannot make vectors (model missing or broken, endpoint down): the
     service searches by words only and says so in its status; never raised to a caller."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from ltm_desktop.core import proposing, reviewing, rules
 from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.extraction import EXTRACTOR_ACTOR, check_entries
 from ltm_desktop.core.proposals import (
@@ -120,6 +121,8 @@ class InboxService:
         """Approve a proposal (added now, through dedup and supersede) or an unreviewed
         memory, after applying ``changes`` (the editable fields). ``expected_updated_at``
         is the item's ``updated_at`` the person saw (StaleEdit if it moved on)."""
+        if "files" in (changes or {}):
+            raise InvalidInput("files cannot be set while approving; edit it afterwards", "files")
         clean = rules.validate_changes(changes or {})
         return self._decide(reviewing.approve, item_id, actor, expected_updated_at, clean)
 

@@ -19,6 +19,7 @@ EDITABLE_FIELDS: tuple[str, ...] = (
     "importance",
     "tags",
     "ttl_days",
+    "files",
 )
 GUI_ACTOR = "gui"  # the actor of every change made in the desktop app
 SECONDS_PER_DAY = 86_400.0
@@ -134,6 +135,8 @@ class Memory:
     review_state: ReviewState | None = None
     provenance: Provenance | None = None
     use_heat: float = 0.0  # decayed uses, see core.backend.USE_HEAT_EPOCH and core.ranking
+    # the files it is about, relative to its project's directory (core.files)
+    files: tuple[str, ...] = ()
 
     @property
     def expires_at(self) -> float | None:
@@ -156,6 +159,8 @@ class MemoryDraft:
     importance: int | None = None  # None: the configured default ([memory] default_importance)
     tags: tuple[str, ...] | list[str] = ()
     ttl_days: int | None = None
+    # relative to the project's directory, or absolute inside it (core.files.check_files)
+    files: tuple[str, ...] | list[str] = ()
 
 
 @dataclass(frozen=True, slots=True)

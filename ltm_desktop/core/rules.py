@@ -18,6 +18,7 @@ from typing import Any
 
 from ltm_desktop.core import records
 from ltm_desktop.core.errors import InvalidInput, clipped, echoed
+from ltm_desktop.core.files import check_files
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, MemoryDraft
 
 MAX_CONTENT_CHARS = 20_000
@@ -30,6 +31,20 @@ MAX_IMPORTANCE = 10
 MAX_ACTOR_CHARS = 64
 SUPERSEDE_THRESHOLD = 0.7
 EDITABLE_FIELDS = frozenset(records.EDITABLE_FIELDS)
+# A memory's ``type`` as other memory tools name it (memory_save, the HTTP API's remember):
+# the categories plus their other names.
+MEMORY_TYPES = {
+    **{c.value: c.value for c in Category},
+    "fact": "knowledge",
+    "decision": "knowledge",
+    "architecture": "knowledge",
+    "bug": "knowledge",
+    "note": "knowledge",
+    "todo": "task",
+    "pattern": "skill",
+    "workflow": "skill",
+    "howto": "skill",
+}
 
 _PROJECT_ID_RE = re.compile(r"^proj_[0-9a-f]{16}$")
 _WHITESPACE_RE = re.compile(r"\s+")
@@ -222,6 +237,7 @@ def validate_draft(draft: MemoryDraft, default_importance: int = 0) -> MemoryDra
         importance=check_importance(importance),
         tags=check_tags(draft.tags),
         ttl_days=check_ttl_days(draft.ttl_days),
+        files=check_files(draft.files, None),  # the service made absolute ones relative
     )
 
 
@@ -247,6 +263,8 @@ def validate_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
         clean["tags"] = check_tags(changes["tags"])
     if "ttl_days" in changes:
         clean["ttl_days"] = check_ttl_days(changes["ttl_days"])
+    if "files" in changes:
+        clean["files"] = check_files(changes["files"], None)
     return clean
 
 

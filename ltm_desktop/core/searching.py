@@ -15,6 +15,7 @@ from ltm_desktop.core import rules
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.errors import EmbedderUnavailable
+from ltm_desktop.core.files import split_file_filter
 from ltm_desktop.core.hybrid import EVERY_TERM, RRF_K, fuse, with_prior
 from ltm_desktop.core.query import MAX_QUERY_CHARS, ParsedQuery, parse_query
 from ltm_desktop.core.records import (
@@ -35,6 +36,9 @@ from ltm_desktop.core.seams import Embedder, ExternalProvider, NoExternalProvide
 from ltm_desktop.core.search_cache import SearchCache, search_key
 from ltm_desktop.core.uses import UseCounter
 from ltm_desktop.core.writing import Embedding
+
+FILE_SEARCH_DEPTH = 1_000  # memories naming one file that a ``file:`` search considers
+FILE_SNIPPET_CHARS = 160
 
 
 class SearchReads:
@@ -105,8 +109,30 @@ class SearchReads:
                 applied by the store's queries.
         """
         count = check_limit(limit, default=5)
-        hits = self._hits(project_id, text, count, include_global, typing, where)
+        path, rest = split_file_filter(text)
+        if path is not None:
+            hits = self._file_hits(project_id, path, rest, count, include_global, typing, where)
+        else:
+            hits = self._hits(project_id, text, count, include_global, typing, where)
         return self._deliver(hits, count, reinforce)
+
+    def _file_hits(
+        self, project_id: str, path: str, rest: object, count: int, include_global: bool,
+        typing: bool, where: SearchFilter | None = None,
+    ) -> list[SearchHit]:  # fmt: skip
+        """``file:PATH`` (``core.files``): the memories naming the file, best first; with
+        more words, the best of a deeper search by them that name it (within ``where``)."""
+        scopes = self._with_global(rules.check_project_id(project_id), include_global)
+        named = self.store.memories_naming(scopes, path, FILE_SEARCH_DEPTH, self.now())
+        if not isinstance(rest, str) or not rest.strip():
+            return [
+                SearchHit(m, float(len(named) - rank), m.content[:FILE_SNIPPET_CHARS])
+                for rank, m in enumerate(named)
+            ]
+        ids = {m.id for m in named}
+        depth = max(count, FILE_SEARCH_DEPTH // 10)
+        return [h for h in self._hits(project_id, rest, depth, include_global, typing, where)
+                if h.memory.id in ids]  # fmt: skip
 
     def search_if_cached(
         self,
@@ -123,8 +149,8 @@ class SearchReads:
         answers repeated searches on its event loop instead of paying a thread hop.
         """
         count = check_limit(limit, default=5)
-        if not isinstance(self._provider, NoExternalProvider):
-            return None  # it may do I/O of its own
+        if not isinstance(self._provider, NoExternalProvider) or split_file_filter(text)[0]:
+            return None  # it may do I/O of its own; a file filter is not cached
         scopes = self._with_global(rules.check_project_id(project_id), include_global)
         key = self._key(scopes, parse_query(text), count, text)
         if not self._cache.holds(key):

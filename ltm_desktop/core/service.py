@@ -22,16 +22,18 @@ from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, InvalidInput
 from ltm_desktop.core.events import EventHub
+from ltm_desktop.core.file_aware import FileAware
+from ltm_desktop.core.files import MissingFiles
 from ltm_desktop.core.history import HistoryReads
 from ltm_desktop.core.import_writes import TransferService
 from ltm_desktop.core.inbox import InboxService
 from ltm_desktop.core.listing import check_filters, check_list_query
+from ltm_desktop.core.memory_backend import make_backend
 from ltm_desktop.core.memory_md_sync import MemoryMdSync
 from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.precis import PrecisManager, prompt_section
 from ltm_desktop.core.records import (
-    SECONDS_PER_DAY,
     AddResult,
     AddStatus,
     ChangeEvent,
@@ -55,6 +57,7 @@ from ltm_desktop.core.seams import (
 from ltm_desktop.core.search_cache import SearchCache
 from ltm_desktop.core.searching import SearchReads
 from ltm_desktop.core.stale_review import StaleReview
+from ltm_desktop.core.switches import Switches
 from ltm_desktop.core.uses import UseCounter
 from ltm_desktop.core.versions import check_expected
 
@@ -62,7 +65,9 @@ log = logging.getLogger(__name__)
 SYSTEM_ACTOR = "system"
 
 
-class MemoryService(SearchReads, HistoryReads, InboxService, TransferService, StaleReview):
+class MemoryService(
+    SearchReads, HistoryReads, InboxService, TransferService, StaleReview, Switches, FileAware
+):
     """Thread-safe access to one data directory's memories."""
 
     def __init__(
@@ -101,6 +106,8 @@ class MemoryService(SearchReads, HistoryReads, InboxService, TransferService, St
         )
         self.views = MemoryMdSync(store, self.precis_manager, paths.data_dir / ".lock", clock)
         self.backfill = Backfill(store, self._embedder, self._write_lock, self._vectors_moved)
+        self.backend = make_backend(self)  # [memory] backend (core.memory_backend)
+        self._missing_files = MissingFiles(clock)  # stale: files that are gone (core.files)
 
     def start(self, *, backfill: bool = False) -> int:
         """Startup housekeeping: expire what is due and regenerate every MEMORY.md.
@@ -208,9 +215,13 @@ class MemoryService(SearchReads, HistoryReads, InboxService, TransferService, St
     def _event(self, memory: Memory, action: str, actor: str) -> ChangeEvent:
         return ChangeEvent(memory.id, memory.project_id, action, actor, self.now())
 
-    def add(self, project_id: str, draft: MemoryDraft, actor: str) -> AddResult:
+    def add(
+        self, project_id: str, draft: MemoryDraft, actor: str, *, root: str | None = None
+    ) -> AddResult:
+        """``root``: the project's directory for ``draft.files`` (default: the scope's)."""
         actor = rules.check_actor(actor)
         project_id = rules.check_project_id(project_id)
+        draft = self._relative_files(project_id, draft, root)
         draft = rules.validate_draft(draft, self.settings.default_importance)
         vector = self._embed(writing.embedding_text(draft))
         with self._write_lock:
@@ -262,7 +273,7 @@ class MemoryService(SearchReads, HistoryReads, InboxService, TransferService, St
         meanwhile, StaleEdit (carrying the current memory) and nothing is written.
         """
         actor = rules.check_actor(actor)
-        clean = rules.validate_changes(changes)
+        clean = rules.validate_changes(self._relative_file_changes(memory_id, changes))
         expected = check_expected(expected_updated_at)
         with self._write_lock, self._current_on_conflict():
             with self.store.write() as txn:
@@ -388,17 +399,6 @@ class MemoryService(SearchReads, HistoryReads, InboxService, TransferService, St
     def data_version(self) -> int:
         """Changes whenever another process commits: a cheap "is there news?" check."""
         return self.store.data_version()
-
-    def _stale_cutoff(self) -> float:
-        return self.now() - self.settings.stale_age_days * SECONDS_PER_DAY
-
-    def stale(self, project_id: str) -> list[Memory]:
-        """Low-importance, never-used memories nobody touched for ``stale_age_days``."""
-        found = self.store.stale_memories(
-            project_id, self.settings.stale_max_importance, self._stale_cutoff(), self.now()
-        )
-        used = self._uses.pending_ids()  # a use not yet written still counts
-        return [m for m in found if m.id not in used]
 
     def consolidation_suggestions(self, project_id: str) -> list[tuple[str, ...]]:
         return self._consolidator.suggest(self.list_memories(project_id, ListQuery(limit=1000)))

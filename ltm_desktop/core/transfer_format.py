@@ -99,6 +99,8 @@ def memory_record(memory: Memory, history: list[AuditEvent] | None = None) -> di
         "review_state": None if memory.review_state is None else memory.review_state.value,
         "provenance": None if memory.provenance is None else memory.provenance.as_dict(),
     }
+    if memory.files:  # relative to the project's directory (absent: none)
+        values["files"] = list(memory.files)
     if history is not None:
         values["history"] = [event_record(e) for e in history]
     return values
@@ -134,6 +136,7 @@ def memory_from_record(values: dict[str, Any]) -> Memory:
             importance=values.get("importance"),
             tags=values.get("tags", []),
             ttl_days=values.get("ttl_days"),
+            files=values.get("files") or [],
         )
     )
     use_count = values.get("use_count", 0)
@@ -160,6 +163,7 @@ def memory_from_record(values: dict[str, Any]) -> Memory:
         category=rules.check_category(draft.category),
         importance=0 if draft.importance is None else draft.importance,  # validated: set
         tags=tuple(draft.tags),
+        files=tuple(draft.files),
         signature=rules.content_signature(draft.content),
         created_at=_time(values, "created_at") or 0.0,
         updated_at=_time(values, "updated_at") or 0.0,

@@ -140,6 +140,7 @@ def _insert(
         category=draft.category,  # type: ignore[arg-type]  # validated
         importance=int(draft.importance or 0),  # validated: set
         tags=tuple(draft.tags),
+        files=tuple(draft.files),
         signature=signature,
         created_at=now,
         updated_at=now,

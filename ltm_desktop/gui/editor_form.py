@@ -35,6 +35,7 @@ class FormValues:
     importance: int = 0  # a new memory's; the editor starts it at the configured default
     tags: tuple[str, ...] = ()
     ttl_days: int | None = None
+    files: tuple[str, ...] = ()  # relative to the project's directory
 
     @classmethod
     def of(cls, memory: Memory) -> FormValues:
@@ -45,14 +46,16 @@ class FormValues:
             memory.importance,
             memory.tags,
             memory.ttl_days,
+            memory.files,
         )
 
     def changes_from(self, base: FormValues) -> dict[str, Any]:
         """The fields that differ from ``base``, as ``service.update`` takes them."""
         mine, theirs = asdict(self), asdict(base)
         changes = {k: v for k, v in mine.items() if v != theirs[k]}
-        if "tags" in changes:
-            changes["tags"] = list(changes["tags"])
+        for name in ("tags", "files"):
+            if name in changes:
+                changes[name] = list(changes[name])
         return changes
 
     def draft(self) -> MemoryDraft:
@@ -63,6 +66,7 @@ class FormValues:
             importance=self.importance,
             tags=list(self.tags),
             ttl_days=self.ttl_days,
+            files=list(self.files),
         )
 
 
@@ -91,6 +95,12 @@ class EditorForm(QWidget):
         self.ttl.setToolTip("Expire this many days after the last update (0: never)")
         self.tags = QLineEdit(self)
         self.tags.setPlaceholderText("comma, separated, tags")
+        self.files = QLineEdit(self)
+        self.files.setPlaceholderText("src/app.py, docs/setup.md (in the project's directory)")
+        self.files.setToolTip(
+            "The files this memory is about, relative to the project (absolute paths inside "
+            "it are made relative). When one is deleted, the memory shows under Stale."
+        )
         self.content = QPlainTextEdit(self)
         self.content.setTabChangesFocus(True)
         self.content.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -105,6 +115,7 @@ class EditorForm(QWidget):
             self.importance.valueChanged,
             self.ttl.valueChanged,
             self.tags.textEdited,
+            self.files.textEdited,
             self.content.textChanged,
         ):
             signal.connect(self.on_field_edited)
@@ -133,6 +144,7 @@ class EditorForm(QWidget):
         form.addRow("&Category", self._with_error_layout(row, ("category", "importance")))
         form.addRow("&Expires", self._with_error_layout(expires, ("ttl_days",)))
         form.addRow("T&ags", self._with_error(self.tags, "tags"))
+        form.addRow("F&iles", self._with_error(self.files, "files"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
@@ -175,6 +187,7 @@ class EditorForm(QWidget):
             importance=self.importance.value(),
             tags=tuple(parse_tags(self.tags.text())),
             ttl_days=ttl or None,
+            files=tuple(parse_tags(self.files.text())),  # comma-separated, like tags
         )
 
     def set_values(self, values: FormValues) -> None:
@@ -185,6 +198,7 @@ class EditorForm(QWidget):
             self.importance.setValue(values.importance)
             self.ttl.setValue(values.ttl_days or 0)
             self.tags.setText(tags_text(values.tags))
+            self.files.setText(tags_text(values.files))
             if self.content.toPlainText() != values.content:
                 self.content.setPlainText(values.content)
         finally:

@@ -237,7 +237,9 @@ class EditorPanel(QWidget):
         target = self._target()
         try:
             if self.new_project is not None:
-                draft = rules.validate_draft(values.draft())
+                # files are checked by the service, against the project's directory
+                draft = replace(values.draft(), files=())
+                draft = replace(rules.validate_draft(draft), files=values.files)
                 self._begin_save(target)
                 self.memory_actions.add(
                     self.new_project,
@@ -254,7 +256,7 @@ class EditorPanel(QWidget):
                 if then is not None:
                     then()
                 return
-            rules.validate_changes(changes)
+            rules.validate_changes({k: v for k, v in changes.items() if k != "files"})
         except InvalidInput as exc:
             self.form.show_error(exc.field, str(exc))
             return

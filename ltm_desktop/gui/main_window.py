@@ -42,6 +42,7 @@ from ltm_desktop.gui.projects_panel import ProjectsPanel
 from ltm_desktop.gui.side_panels import SidePanels
 from ltm_desktop.gui.stale_panel import StalePanel
 from ltm_desktop.gui.status_bar import StatusBar
+from ltm_desktop.gui.switches_bar import SwitchesBar
 from ltm_desktop.gui.tasks import TaskRunner
 from ltm_desktop.gui.transfer_launcher import TransferLauncher
 from ltm_desktop.gui.trash_panel import TrashPanel
@@ -138,12 +139,15 @@ class MainWindow(QMainWindow):
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.memory_md_warning)
+        self.switches = SwitchesBar(service, ctx.runner, self)  # config problems, memory off
+        column.addWidget(self.switches)
         column.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
         self.status = StatusBar(api, self, search=service.backfill.last_status)
         self.setStatusBar(self.status)
         self.menu_actions = build_actions(self)
         build_menus(self, self.menu_actions)
+        self.settings_action = self.switches.add_settings_action(self)
         self._wire()
         self.setWindowTitle(f"ltm-desktop — {data_dir_label}[*]")
         self.resize(1440, 860)

@@ -47,14 +47,24 @@ def load_stale(service: MemoryService, project_id: str, everywhere: bool = False
     now = service.now()
     limit = service.settings.stale_max_importance
     if not everywhere:
-        return [stale_row(m, now, limit) for m in service.stale(project_id)]
+        return [
+            stale_row(c.memory, now, limit, aged=c.aged, missing_files=c.missing_files)
+            for c in service.stale_candidates(project_id)
+        ]
     names = distinct_labels([p for p, _ in service.projects()])
     names[GLOBAL_PROJECT_ID] = GLOBAL_LABEL
     scopes = sorted(service.stale_counts(), key=lambda pid: str(names.get(pid, pid)).lower())
     return [
-        stale_row(m, now, limit, str(names.get(pid, pid)))
+        stale_row(
+            c.memory,
+            now,
+            limit,
+            str(names.get(pid, pid)),
+            aged=c.aged,
+            missing_files=c.missing_files,
+        )
         for pid in scopes
-        for m in service.stale(pid)
+        for c in service.stale_candidates(pid)
     ]
 
 
@@ -79,7 +89,9 @@ class StalePanel(ScopedPanel):
             f"A memory is stale when its importance is at most {settings.stale_max_importance}, "
             f"no agent ever found it, and nobody touched it for {settings.stale_age_days} days. "
             "Remove the ones you do not need (they go to the Trash), or keep the others: "
-            "keeping marks them reviewed, raising their importance takes them off for good.",
+            "keeping marks them reviewed, raising their importance takes them off for good. "
+            "A memory naming a file that no longer exists is listed too (files are checked "
+            "at most once a minute); keeping it says the memory still holds without it.",
             self,
         )
         self.explain.setWordWrap(True)

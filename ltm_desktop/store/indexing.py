@@ -21,6 +21,13 @@ def unindex_memory(conn: sqlite3.Connection, pk: int, project_pk: int) -> None:
     conn.execute(f"DELETE FROM {memory_table(project_pk)} WHERE rowid = ?", (pk,))
 
 
+def write_files(conn: sqlite3.Connection, pk: int, files: tuple[str, ...]) -> None:
+    conn.execute("DELETE FROM memory_files WHERE memory_pk = ?", (pk,))
+    conn.executemany(
+        "INSERT INTO memory_files (path, memory_pk) VALUES (?, ?)", [(f, pk) for f in files]
+    )
+
+
 def write_tags(conn: sqlite3.Connection, pk: int, tags: tuple[str, ...]) -> None:
     conn.execute("DELETE FROM memory_tags WHERE memory_pk = ?", (pk,))
     conn.executemany(

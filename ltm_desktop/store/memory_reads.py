@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ltm_desktop.core.backend import MAX_PAGE
@@ -35,6 +35,28 @@ ORDERINGS = {
     "disabled_at": "m.disabled_at {dir}, m.pk",
 }
 _NOT_EXPIRED = "(m.expires_at IS NULL OR m.expires_at > ?)"
+
+
+def memories_naming(
+    conn: sqlite3.Connection, project_pks: Sequence[int], path: str | None, limit: int, now: float
+) -> list[Memory]:
+    """Active, unexpired memories of the scopes naming ``path`` (None: any file)."""
+    if not project_pks:
+        return []
+    # CROSS JOIN: SQLite loops over the named files first (by their primary key), not over
+    # the scope's memories (its own choice, which reads every memory of the scope).
+    named = "SELECT memory_pk FROM memory_files WHERE path = ?" if path is not None else (
+        "SELECT DISTINCT memory_pk FROM memory_files"
+    )  # fmt: skip
+    marks = ",".join("?" * len(project_pks))
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM ({named}) AS f CROSS JOIN memories AS m "
+        "JOIN projects AS p ON p.pk = m.project_pk "
+        f"WHERE m.pk = f.memory_pk AND m.project_pk IN ({marks}) AND m.disabled = 0 "
+        f"AND {_NOT_EXPIRED} ORDER BY m.importance DESC, m.updated_at DESC LIMIT ?",
+        (*([path] if path is not None else []), *project_pks, now, limit),
+    ).fetchall()
+    return [memory_from_row(row) for row in rows]
 
 
 def _where(project_pk: int, query: ListQuery, now: float) -> tuple[str, list[Any]]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.records import Memory
-from ltm_desktop.store.indexing import index_memory, unindex_memory, write_tags
+from ltm_desktop.store.indexing import index_memory, unindex_memory, write_files, write_tags
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
     MEMORY_FROM,
@@ -48,6 +48,7 @@ STORED_FIELDS: dict[str, Callable[[Any], Any]] = {
     "reviewed_at": _same,
     "review_state": lambda state: None if state is None else state.value,
     "provenance": provenance_json,
+    "files": tags_json,  # a JSON list, like tags
 }
 SEARCHED_FIELDS = ("title", "content", "tags")  # what a scope's FTS table holds
 
@@ -89,7 +90,8 @@ def insert_memory(
         "INSERT INTO memories (id, project_pk, title, content, category, importance, tags, "
         "signature, created_at, updated_at, last_used_at, use_count, ttl_days, expires_at, "
         "disabled, disabled_at, source, superseded_by, reviewed_at, token_count, review_state, "
-        "provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "provenance, files) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             memory.id,
             project_pk,
@@ -113,6 +115,7 @@ def insert_memory(
             len(tokens),
             None if memory.review_state is None else memory.review_state.value,
             provenance_json(memory.provenance),
+            tags_json(memory.files),
         ),
     )
     pk = int(cursor.lastrowid or 0)
@@ -124,6 +127,8 @@ def insert_memory(
     )
     if memory.tags:
         write_tags(conn, pk, memory.tags)
+    if memory.files:
+        write_files(conn, pk, memory.files)
     if not memory.disabled:
         index_memory(conn, pk, memory, project_pk)
     return pk
@@ -157,6 +162,8 @@ def save_memory(
     conn.execute(f"UPDATE memories SET {columns} WHERE pk = ?", (*values.values(), pk))
     if after.tags != before.tags:
         write_tags(conn, pk, after.tags)
+    if after.files != before.files:
+        write_files(conn, pk, after.files)
     searched = any(getattr(after, f) != getattr(before, f) for f in SEARCHED_FIELDS)
     if searched or tokens is not None:
         set_index(conn, pk, project_pk, tokens=tokens, drop_vector=searched)

@@ -210,16 +210,40 @@ V4_STATEMENTS = (
         SELECT pk, project_pk, 1 FROM memories""",
 )
 
+# Memories that name their files (core.files): the paths as JSON on the row, and one row
+# per (path, memory) so that a search filtered by ``file:PATH`` and the stale check find
+# them by index. Version 5 is another change's; the runner applies whichever is missing.
+V6_STATEMENTS = (
+    "ALTER TABLE memories ADD COLUMN files TEXT NOT NULL DEFAULT '[]'",
+    """CREATE TABLE memory_files (
+        path TEXT NOT NULL,
+        memory_pk INTEGER NOT NULL REFERENCES memories(pk) ON DELETE CASCADE,
+        PRIMARY KEY (path, memory_pk)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX memory_files_by_memory ON memory_files(memory_pk)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", V1_STATEMENTS),
     Migration(2, "observations can be forgotten", V2_STATEMENTS),
     Migration(3, "review inbox and extraction runs", V3_STATEMENTS),
     Migration(4, "retrieval: use heat, token sets and vectors", V4_STATEMENTS),
+    Migration(6, "memories name their files", V6_STATEMENTS),
 )
 
 
 def latest_version(migrations: Sequence[Migration] = MIGRATIONS) -> int:
-    return migrations[-1].version if migrations else 0
+    return max((m.version for m in migrations), default=0)
+
+
+def applied_versions(conn: sqlite3.Connection) -> set[int]:
+    """The versions recorded in ``schema_migrations`` (none before the first migration)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if exists is None:
+        return set()
+    return {int(row[0]) for row in conn.execute("SELECT version FROM schema_migrations")}
 
 
 def check_not_too_new(version: int, path: Path, migrations: Sequence[Migration]) -> None:
@@ -259,10 +283,19 @@ def migrate(
     backup_dir: Path,
     migrations: Sequence[Migration] = MIGRATIONS,
 ) -> Path | None:
-    """Bring the database up to the newest version; returns the backup made, if any."""
+    """Bring the database up to the newest version; returns the backup made, if any.
+
+    A migration runs when it is not recorded as applied, in version order, so versions
+    may be skipped (a gap) and a lower one added later still runs on a database that
+    already has a higher one; ``user_version`` is the highest applied.
+    """
     current = int(conn.execute("PRAGMA user_version").fetchone()[0])
     check_not_too_new(current, path, migrations)
-    pending = [m for m in migrations if m.version > current]
+    applied = applied_versions(conn)
+    pending = sorted(
+        (m for m in migrations if m.version not in applied and (applied or m.version > current)),
+        key=lambda m: m.version,
+    )
     if not pending:
         return None
     backup = backup_database(conn, backup_dir, current) if current > 0 else None
@@ -272,7 +305,7 @@ def migrate(
         try:
             conn.execute("BEGIN IMMEDIATE")
             # Another process may have migrated while we waited for the lock.
-            if int(conn.execute("PRAGMA user_version").fetchone()[0]) >= migration.version:
+            if migration.version in applied_versions(conn):
                 conn.execute("COMMIT")
                 continue
             for statement in migration.statements:
@@ -281,7 +314,8 @@ def migrate(
                 "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                 (migration.version, migration.name, time.time()),
             )
-            conn.execute(f"PRAGMA user_version = {int(migration.version)}")
+            version = max(migration.version, int(conn.execute("PRAGMA user_version").fetchone()[0]))
+            conn.execute(f"PRAGMA user_version = {version}")
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             if conn.in_transaction:

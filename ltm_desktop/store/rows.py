@@ -21,7 +21,7 @@ MEMORY_COLUMNS = (
     "m.id, p.project_id, m.title, m.content, m.category, m.importance, m.tags, m.signature, "
     "m.created_at, m.updated_at, m.last_used_at, m.use_count, m.ttl_days, m.disabled, "
     "m.source, m.superseded_by, m.disabled_at, m.reviewed_at, m.review_state, m.provenance,"
-    " m.use_heat"
+    " m.use_heat, m.files"
 )
 MEMORY_FROM = "memories AS m JOIN projects AS p ON p.pk = m.project_pk"
 
@@ -58,6 +58,7 @@ def memory_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
         review_state=None if row[18] is None else ReviewState(row[18]),
         provenance=provenance_from_json(row[19]),
         use_heat=row[20],
+        files=tuple(json.loads(row[21])),
     )
 
 

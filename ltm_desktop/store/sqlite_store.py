@@ -294,6 +294,13 @@ class SqliteStore(AuditReads):
 
         return self._read(work)
 
+    def memories_naming(
+        self, project_ids: Sequence[str], path: str | None, limit: int, now: float
+    ) -> list[Memory]:
+        return self._read(
+            lambda c: reads.memories_naming(c, self._pks(c, project_ids), path, limit, now)
+        )
+
     def search_memories(
         self,
         project_ids: Sequence[str],

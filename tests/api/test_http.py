@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ltm_desktop import __version__
-from ltm_desktop.api.client import Client, InvalidParams
+from ltm_desktop.api.client import Client
 from ltm_desktop.api.http.options import HttpOptions
 from ltm_desktop.api.http.routes import MAX_BODY_BYTES
 from ltm_desktop.api.http.server import HttpServer
@@ -113,26 +113,29 @@ def test_forget_is_limited_to_the_project(api: HttpCaller, service: MemoryServic
     assert service.get(theirs).disabled is False
 
 
-def socket_add(client: Client, params: dict[str, Any]) -> tuple[int, Any]:
-    """What the socket API says to memory.add: (200, result) or (400, the error's data)."""
-    try:
-        return 200, client.call("memory.add", params)
-    except InvalidParams as exc:
-        return 400, exc.data
-
-
-def test_files_reach_the_service_as_the_socket_api_takes_them(
-    api: HttpCaller, client: Client
+def test_remember_takes_files_and_the_designs_memory_types(
+    api: HttpCaller, service: MemoryService
 ) -> None:
-    """``files`` is handed to memory.add: whatever the socket says of it, HTTP says too."""
-    files = ["src/app.py"]
-    status, said = socket_add(client, {"cwd": CWD, "content": "Start in app.py", "files": files})
-    answer = api.post("remember", {"cwd": CWD, "content": "Begin in app.py", "files": files})
-    assert answer.status == status
-    if status == 400:
-        assert answer.body["field"] == said["param"] == "files"
-    else:
-        assert answer.body["memory"]["files"] == said["memory"]["files"]
+    answer = api.post(
+        "remember",
+        {"cwd": CWD, "content": "Start in app.py", "type": "decision",
+         "files": ["src/app.py", f"{CWD}/docs/setup.md"]},
+    )  # fmt: skip
+    assert answer.status == 200, answer.body
+    assert answer.body["memory"]["files"] == ["src/app.py", "docs/setup.md"]
+    assert answer.body["memory"]["category"] == "knowledge"
+    stored = service.get(answer.body["memory"]["id"])
+    assert stored.files == ("src/app.py", "docs/setup.md")
+    todo = api.post("remember", {"cwd": CWD, "content": "Rotate the key", "type": "todo"})
+    assert todo.body["memory"]["category"] == "task"
+
+    outside = api.post("remember", {"cwd": CWD, "content": "Elsewhere", "files": ["/etc/hosts"]})
+    assert outside.status == 400
+    assert outside.body["field"] == "files"
+    unknown = api.post("remember", {"cwd": CWD, "content": "Odd", "type": "gossip"})
+    assert unknown.status == 400
+    assert unknown.body["field"] == "type"
+    assert service.count_memories(service.resolve_scope(cwd=CWD)) == 2
 
 
 # -- bad input -------------------------------------------------------------

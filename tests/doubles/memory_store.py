@@ -354,6 +354,18 @@ class InMemoryStore(InboxReads):
         found = [m for m in self._memories(project_id) if stale(m, max_importance, cutoff, now)]
         return sorted(found, key=lambda m: m.updated_at)[:MAX_PAGE]
 
+    def memories_naming(
+        self, project_ids: Sequence[str], path: str | None, limit: int, now: float
+    ) -> list[Memory]:
+        found = [
+            m
+            for m in self._memories()
+            if m.project_id in project_ids
+            and is_live(m, now)
+            and (path in m.files if path is not None else bool(m.files))
+        ]
+        return sorted(found, key=lambda m: (-m.importance, -m.updated_at))[:limit]
+
     def search_memories(
         self,
         project_ids: Sequence[str],

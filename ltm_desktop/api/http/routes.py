@@ -19,6 +19,7 @@ from ltm_desktop.api.dispatch import Dispatcher, Session
 from ltm_desktop.api.http.answers import DISABLED, HttpError, bad_input, from_rpc_error
 from ltm_desktop.api.protocol import MAX_LINE_BYTES, RpcError, decode_line
 from ltm_desktop.api.protocol import Request as RpcRequest
+from ltm_desktop.core import rules
 from ltm_desktop.core.errors import clipped
 from ltm_desktop.core.rules import describe
 
@@ -97,16 +98,6 @@ def check_files(value: Any) -> list[str]:
     return value
 
 
-def hand_files_to_service(params: dict[str, Any], files: list[str]) -> None:
-    """The one place ``files`` reaches the service: as ``memory.add``'s ``files``.
-
-    A method that does not take ``files`` refuses it by name (400 naming ``files``), so
-    paths are never dropped silently; an empty list asks nothing of it.
-    """
-    if files:
-        params["files"] = files
-
-
 class MemoryRoutes:
     """The route handlers, bound to the dispatcher of one service."""
 
@@ -166,11 +157,16 @@ class MemoryRoutes:
         params: dict[str, Any] = {"cwd": require_cwd(body)}
         if "content" in body:
             params["content"] = body["content"]
-        if body.get("type") is not None:
-            params["category"] = body["type"]
+        kind = body.get("type")
+        if kind is not None:  # the design's memory types ("decision", "todo") name a category
+            params["category"] = (
+                rules.MEMORY_TYPES.get(kind, kind) if isinstance(kind, str) else kind
+            )
         if body.get("concepts") is not None:
             params["tags"] = body["concepts"]
-        hand_files_to_service(params, check_files(body.get("files")))
+        files = check_files(body.get("files"))
+        if files:  # stored relative to cwd; a path outside the project is refused by name
+            params["files"] = files
         return JSONResponse(await self.call("memory.add", params))
 
     async def forget(self, request: Request) -> JSONResponse:

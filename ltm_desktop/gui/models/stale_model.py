@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt
 
+from ltm_desktop.core.files import MISSING_FILE
 from ltm_desktop.core.records import SECONDS_PER_DAY, Memory
 from ltm_desktop.gui.formatting import absolute_time
 from ltm_desktop.gui.models.base import CENTER, RowTableModel
@@ -27,14 +28,30 @@ class StaleRow:
         return self.memory.id
 
 
-def stale_row(memory: Memory, now: float, max_importance: int, project: str = "") -> StaleRow:
+def stale_row(
+    memory: Memory,
+    now: float,
+    max_importance: int,
+    project: str = "",
+    *,
+    aged: bool = True,
+    missing_files: tuple[str, ...] = (),
+) -> StaleRow:
+    """The row of a stale candidate: ``aged`` (old, unimportant, never used) and/or naming
+    ``missing_files`` that no longer exist; ``project``: its scope's name, when every
+    project is listed."""
     touched = max(memory.updated_at, memory.reviewed_at or 0)
     days = int((now - touched) // SECONDS_PER_DAY)
     uses = "never used" if memory.use_count == 0 else f"used {memory.use_count}×"
-    reason = (
-        f"importance {memory.importance} (≤ {max_importance}), {uses}, untouched for {days} days"
-    )
-    return StaleRow(MemoryRow.of(memory, now), days, reason, project)
+    reasons = []
+    if missing_files:
+        reasons.append(f"{MISSING_FILE}: {', '.join(missing_files)}")
+    if aged:
+        reasons.append(
+            f"importance {memory.importance} (≤ {max_importance}), {uses}, "
+            f"untouched for {days} days"
+        )
+    return StaleRow(MemoryRow.of(memory, now), days, "; ".join(reasons), project)
 
 
 class StaleModel(RowTableModel):

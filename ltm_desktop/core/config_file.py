@@ -1,0 +1,71 @@
+"""Changing one key of the config file, keeping everything else the person wrote.
+
+tomlkit keeps comments, order and layout; the file is replaced atomically (a reader
+sees the old file or the new one, whole), and a file that is not valid TOML is never
+rewritten: the person's text is not ours to lose.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+
+from ltm_desktop.core.config import CONFIG_KEYS
+from ltm_desktop.core.errors import ConfigError, InvalidInput
+
+ConfigValue = bool | int | float | str
+
+
+def set_config_value(path: Path, section: str, name: str, value: ConfigValue) -> None:
+    """Set ``[section] name = value`` in ``path`` (created, with its directory, if missing).
+
+    Raises:
+        InvalidInput: not a known key, or a value of the wrong type.
+        ConfigError: the file cannot be read or is not valid TOML (it is left as it is).
+        OSError: the file cannot be written (it is left as it was).
+    """
+    key = next((k for k in CONFIG_KEYS if (k.section, k.name) == (section, name)), None)
+    if key is None:
+        raise InvalidInput(f"[{section}] {name} is not a setting", "name")
+    if key.kind is bool and not isinstance(value, bool):
+        raise InvalidInput(f"[{section}] {name} must be true or false", "value")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc}); it was not changed") from None
+    try:
+        document = tomlkit.parse(text)
+    except TOMLKitError as exc:
+        raise ConfigError(f"{path}: is not valid TOML ({exc}); it was not changed") from None
+    table = document.get(section)
+    if table is None:
+        table = tomlkit.table()
+        document.add(section, table)
+    elif not isinstance(table, dict):
+        raise ConfigError(f"{path}: [{section}] is not a table; it was not changed")
+    table[name] = value
+    _replace(path, tomlkit.dumps(document))
+
+
+def _replace(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
