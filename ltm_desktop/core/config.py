@@ -28,6 +28,7 @@ DEFAULT_TURN_NUDGE = (
 # [search] embedder: "static" (token embeddings shipped in a package, the default),
 # "openai" (any OpenAI-compatible /embeddings endpoint: Ollama, llama.cpp, vLLM), "none".
 EMBEDDERS = ("static", "openai", "none")
+SECRETS_MODES = ("refuse", "redact", "allow")  # [privacy] secrets
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +68,10 @@ class Settings:
     search_endpoint: str = "http://127.0.0.1:11434/v1"
     search_model: str = "nomic-embed-text"
     search_api_key_env: str = ""
+    # [privacy]: what a write holding a credential does (core.screening), and whether a
+    # memory flagged as an instruction to the model goes into MEMORY.md before approval.
+    privacy_secrets: str = "refuse"
+    privacy_flagged_in_precis: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +113,9 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     # [backup]
     _Key("backup", "keep", "backup_keep", int, 1, 1_000),
     _Key("backup", "every_days", "backup_every_days", int, 0, 3_650),
+    # [privacy]
+    _Key("privacy", "secrets", "privacy_secrets", str, 0, 10, SECRETS_MODES),
+    _Key("privacy", "flagged_in_precis", "privacy_flagged_in_precis", bool),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 

@@ -31,7 +31,8 @@ from ltm_desktop.core.errors import InvalidInput, NotFound
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.importing import Entry, ParsedFile, describe_entry
 from ltm_desktop.core.records import AddResult, AddStatus, AuditAction, ChangeEvent, Memory
-from ltm_desktop.core.rules import similarity_tokens
+from ltm_desktop.core.rules import content_signature, similarity_tokens
+from ltm_desktop.core.screening import Screen
 
 IMPORT_SOURCE = "import"
 
@@ -88,8 +89,14 @@ def restore_record(
     actor: str,
     now: float,
     note: dict[str, Any],
+    screen: Screen,
 ) -> tuple[Memory | None, str]:
-    """Store one exported record by the rules above: (the memory stored or None, why)."""
+    """Store one exported record by the rules above: (the memory stored or None, why).
+    ``screen`` as in ``writing.add_memory`` (a redacted record gets its new signature)."""
+    screened = screen.memory(record)
+    if screened.content != record.content:
+        screened = replace(screened, signature=content_signature(screened.content))
+    record = screened
     new_id = renamed.get(record.id, record.id)
     if new_id == record.id and _exists(txn, record.id) is not None:
         return None, "already there (same id, same scope and text)"
@@ -99,7 +106,7 @@ def restore_record(
             return None, f"an active memory ({twin.id}) of the scope has the same text"
     superseded_by = record.superseded_by
     memory = replace(
-        record,
+        writing.flag_instructions(record),
         id=new_id,
         superseded_by=None if superseded_by is None else renamed.get(superseded_by, superseded_by),
     )
@@ -118,6 +125,7 @@ class TransferService:
     events: EventHub
     now: Callable[[], float]
     _write_lock: threading.RLock
+    screen: Screen
 
     def _after_write(self, changed: Sequence[Memory]) -> None: ...  # MemoryService's
 
@@ -182,7 +190,9 @@ class TransferService:
             note = {"imported_from": parsed.path, "line": entry.line}
             shown = describe_entry(entry)
             if entry.record is not None:
-                memory, why = restore_record(txn, next(by_line), report.renamed, actor, now, note)
+                record = next(by_line)
+                renamed = report.renamed
+                memory, why = restore_record(txn, record, renamed, actor, now, note, self.screen)
                 if memory is None:
                     report.skipped.append(shown | {"reason": why})
                     continue
@@ -194,7 +204,9 @@ class TransferService:
             origin = writing.Origin(source=IMPORT_SOURCE, note=note)
             scope = project_id or entry.project_id
             assert scope is not None
-            result = writing.add_memory(txn, scope, entry.draft, actor, now, origin)
+            result = writing.add_memory(
+                txn, scope, entry.draft, actor, now, origin, screen=self.screen
+            )
             self._add_outcome(txn, entry, result, report, changed, events, actor, now)
 
     @staticmethod

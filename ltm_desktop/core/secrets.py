@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,7 +135,11 @@ def find_secrets(text: str) -> list[Finding]:
 
 def redact(text: str) -> str:
     """``text`` with every credential replaced by ``[redacted <kind>]``."""
-    findings = find_secrets(text)
+    return redact_findings(text, find_secrets(text))
+
+
+def redact_findings(text: str, findings: Sequence[Finding]) -> str:
+    """``text`` with these findings (``find_secrets``' of it) replaced by markers."""
     if not findings:
         return text
     parts: list[str] = []

@@ -32,6 +32,7 @@ from ltm_desktop.gui.history_panel import HistoryPanel
 from ltm_desktop.gui.inbox_actions import InboxActions
 from ltm_desktop.gui.inbox_ops import InboxWrite
 from ltm_desktop.gui.inbox_panel import InboxPanel
+from ltm_desktop.gui.integrity_warning import IntegrityWarning
 from ltm_desktop.gui.memory_md_warning import MemoryMdWarning
 from ltm_desktop.gui.memory_table import MemoryTable
 from ltm_desktop.gui.menus import build_actions, build_menus
@@ -132,10 +133,12 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([220, 760, 480])
         self.memory_md_warning = MemoryMdWarning(service, ctx.runner, self)
+        self.integrity_warning = IntegrityWarning(service, ctx.runner, self)
         central = QWidget(self)
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.memory_md_warning)
+        column.addWidget(self.integrity_warning)
         column.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
         self.status = StatusBar(api, self, search=service.backfill.last_status)

@@ -1,0 +1,55 @@
+"""Physical deletion of an erased memory, and leaving no copy of it in the files.
+
+The writer connections run with ``secure_delete`` on (store/connection.py), so the space
+a deleted row or page held is zeroed. A deleted FTS5 row leaves its terms in the index's
+older segments until they are merged, so the scope's table is optimized (merged into one
+segment). The WAL still holds page images from before: ``scrub`` copies it into the
+database and truncates it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from ltm_desktop.store.fts_tables import memory_table
+from ltm_desktop.store.indexing import unindex_memory
+
+
+def trashed_ids(conn: sqlite3.Connection, project_pk: int) -> list[str]:
+    rows = conn.execute(
+        "SELECT id FROM memories WHERE project_pk = ? AND disabled = 1 ORDER BY pk", (project_pk,)
+    )
+    return [row[0] for row in rows]
+
+
+def erase_memory(conn: sqlite3.Connection, pk: int, project_pk: int, fts: bool) -> None:
+    """Delete the row and what was derived from it (``fts``: the scope has a search table)."""
+    conn.execute("DELETE FROM memory_tags WHERE memory_pk = ?", (pk,))
+    conn.execute("DELETE FROM memory_index WHERE memory_pk = ?", (pk,))
+    if fts:
+        unindex_memory(conn, pk, project_pk)  # in the trash it is not indexed; to be sure
+    conn.execute("DELETE FROM memories WHERE pk = ?", (pk,))
+
+
+def merge_index(conn: sqlite3.Connection, project_pk: int) -> None:
+    """Rewrite the scope's search index without the deleted rows' terms."""
+    table = memory_table(project_pk)
+    conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+
+
+def tombstone_history(conn: sqlite3.Connection, memory_id: str, stone: dict[str, Any]) -> int:
+    return conn.execute(
+        "UPDATE audit SET before = NULL, after = ?, nonce = NULL WHERE memory_id = ?",
+        (json.dumps(stone, ensure_ascii=False), memory_id),
+    ).rowcount
+
+
+def scrub(conn: sqlite3.Connection) -> str | None:
+    """Checkpoint the whole WAL into the database and truncate it; None when it was, else
+    why not (a reader still uses old pages: the next checkpoint will)."""
+    busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy:
+        return "another connection is still reading; the write-ahead log is cleared at the next checkpoint"
+    return None
