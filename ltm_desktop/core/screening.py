@@ -58,7 +58,7 @@ def _findings(text: str) -> tuple[Finding, ...]:
     return tuple(find_secrets(text))
 
 
-def _position(text: str, at: int) -> tuple[int, int]:
+def position(text: str, at: int) -> tuple[int, int]:
     line = text.count("\n", 0, at) + 1
     return line, at - (text.rfind("\n", 0, at) + 1) + 1
 
@@ -77,7 +77,7 @@ class Screen:
         if not findings:
             return value
         if self.secrets is SecretsMode.REFUSE:
-            raise SecretRefused(field, findings[0].kind, *_position(value, findings[0].start))
+            raise SecretRefused(field, findings[0].kind, *position(value, findings[0].start))
         return redact_findings(value, findings)
 
     def transcript(self, value: str) -> str:

@@ -39,6 +39,7 @@ from ltm_desktop.gui.menus import build_actions, build_menus
 from ltm_desktop.gui.observations_panel import ObservationsPanel
 from ltm_desktop.gui.precis_panel import PrecisPanel
 from ltm_desktop.gui.projects_panel import ProjectsPanel
+from ltm_desktop.gui.secrets_dialog import FindSecrets
 from ltm_desktop.gui.stale_panel import StalePanel
 from ltm_desktop.gui.status_bar import StatusBar
 from ltm_desktop.gui.tasks import TaskRunner
@@ -145,6 +146,7 @@ class MainWindow(QMainWindow):
         self.setStatusBar(self.status)
         self.menu_actions = build_actions(self)
         build_menus(self, self.menu_actions)
+        self.find_secrets = FindSecrets(self, ctx, self.open_memory)
         self._wire()
         self.setWindowTitle(f"ltm-desktop — {data_dir_label}[*]")
         self.resize(1440, 860)

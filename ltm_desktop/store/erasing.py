@@ -11,10 +11,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+import time
 from typing import Any
 
 from ltm_desktop.store.fts_tables import memory_table
 from ltm_desktop.store.indexing import unindex_memory
+
+SCRUB_PATIENCE_S = 1.0  # how long an erase waits for the WAL to be truncatable
+SCRUB_RETRY_S = 0.02
 
 
 def trashed_ids(conn: sqlite3.Connection, project_pk: int) -> list[str]:
@@ -46,10 +51,20 @@ def tombstone_history(conn: sqlite3.Connection, memory_id: str, stone: dict[str,
     ).rowcount
 
 
-def scrub(conn: sqlite3.Connection) -> str | None:
+def scrub(conn: sqlite3.Connection, patience: float = SCRUB_PATIENCE_S) -> str | None:
     """Checkpoint the whole WAL into the database and truncate it; None when it was, else
-    why not (a reader still uses old pages: the next checkpoint will)."""
-    busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    if busy:
-        return "another connection is still reading; the write-ahead log is cleared at the next checkpoint"
-    return None
+    why not (a reader still uses old pages: the next checkpoint will). The background
+    checkpointer may be mid-checkpoint (a second one is refused at once): retried a few
+    times within ``patience`` seconds."""
+    deadline = time.monotonic() + patience
+    pause = threading.Event()
+    while True:
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if not busy:
+            return None
+        if time.monotonic() >= deadline:
+            return (
+                "another connection is still reading; the write-ahead log is cleared at the "
+                "next checkpoint"
+            )
+        pause.wait(SCRUB_RETRY_S)

@@ -11,6 +11,7 @@ from PySide6.QtCore import QItemSelectionModel
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
+from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import NotFound
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.main_window import TAB_TRASH, MainWindow
@@ -96,3 +97,42 @@ def test_a_failed_check_at_start_shows_a_warning(
     assert warning.isVisible() is tampered
     if tampered:
         assert "audit_is_append_only_delete is missing" in warning.label.text()
+
+
+def test_saving_a_secret_in_the_editor_shows_the_core_s_message(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    key = "AKIAIOSFODNN7EXAMPLE"
+    window = make_window(service, scope=billing)
+    window.menu_actions.new_memory.trigger()
+    window.editor.form.content.setPlainText(f"Uploads use\nthe key {key}")
+    window.menu_actions.save.trigger()
+    form = window.editor.form
+    qtbot.waitUntil(lambda: bool(form.error_text("content")))
+    shown = form.error_text("content")
+    assert "content holds a secret (AWS Access Key) at line 2, column 9" in shown
+    assert key not in shown
+    assert service.count_memories(billing) == 0
+
+
+def test_find_secrets_lists_where_and_opens_the_memory(
+    qtbot: QtBot, make_window: WindowFactory, make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    data = tmp_path / "data"
+    lax = make_service(data, Settings(privacy_secrets="allow"))  # written before the rule
+    leaked = add(lax, "global", f"Push with\nGITHUB_TOKEN={token}", title="Pushing")
+    add(lax, "global", "Deploys go out on Fridays")
+    lax.close()
+    window = make_window(make_service(data))
+    window.find_secrets.action.trigger()
+    dialog = window.find_secrets.dialog
+    assert dialog is not None
+    qtbot.waitUntil(lambda: dialog.hits is not None)
+    assert dialog.table.rowCount() == 1
+    cells = [item.text() for c in range(4) if (item := dialog.table.item(0, c)) is not None]
+    assert cells == ["Pushing", "Global", "content, line 2, column 14", "GitHub Token"]
+    assert token not in dialog.summary.text()
+    dialog.table.cellDoubleClicked.emit(0, 0)
+    qtbot.waitUntil(lambda: window.editor.memory_id == leaked.id)
+    dialog.close()

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.main_window import TAB_MEMORIES
 from tests.gui.conftest import WindowFactory, add
 from tests.gui.test_inbox import memory_md, open_inbox, press
 
@@ -18,6 +19,10 @@ def test_a_flagged_memory_is_approved_from_the_inbox(
 ) -> None:
     flagged = add(service, billing, ORDER, title="Deploy policy")
     window = make_window(service, scope=billing)
+    qtbot.waitUntil(lambda: window.table.model.rowCount() == 1)
+    title = window.table.model.index(0, 0)
+    assert title.data() == "⚠ Deploy policy  [flagged]"
+    assert "Out of MEMORY.md until approved" in title.data(Qt.ItemDataRole.ToolTipRole)
     open_inbox(qtbot, window, 1)
     kind = window.inbox.model.index(0, 0)
     assert kind.data() == "⚠ Flagged"
@@ -27,3 +32,5 @@ def test_a_flagged_memory_is_approved_from_the_inbox(
     press(qtbot, window, Qt.Key.Key_A)
     qtbot.waitUntil(lambda: service.get(flagged.id).review_state is None)
     assert ORDER in memory_md(qtbot, window, billing)
+    window.center.setCurrentIndex(TAB_MEMORIES)
+    qtbot.waitUntil(lambda: window.table.model.index(0, 0).data() == "Deploy policy")
