@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 REDACTED = "[redacted {kind}]"
+KEYWORD_HINTS = ("key", "pass", "pwd", "secret", "contrase")
 MIN_KEYWORD_SECRET = 6  # `secret: "x"` holds no credential worth a redaction
 # Plugins whose findings are guesses, not credentials (see the module docstring).
 SKIPPED_TYPES = frozenset(
@@ -90,7 +91,10 @@ def _keyword_findings(text: str, values_in: Callable[[str], Iterable[str]]) -> l
     found: list[Finding] = []
     offset = 0
     for line in text.splitlines(keepends=True):
-        if "=" in line or ":" in line:  # the keyword plugin needs an assignment
+        # the keyword plugin needs an assignment and one of its words (each of its
+        # DENYLIST entries holds one of KEYWORD_HINTS; it matches case-insensitively)
+        lowered = line.lower()
+        if ("=" in line or ":" in line) and any(hint in lowered for hint in KEYWORD_HINTS):
             for value in values_in(line):
                 if len(value) < MIN_KEYWORD_SECRET:
                     continue
