@@ -181,6 +181,14 @@ class WriteTxn(Protocol):
         token set, vector), leaving no copy in the backend's files or indexes."""
         ...
 
+    def approved_into(self, memory_id: str) -> list[str]:
+        """Ids of the proposals whose approval made (or refreshed) this memory."""
+        ...
+
+    def erase_proposal(self, proposal_id: str) -> None:
+        """Delete a proposal (its text is a copy of an erased memory's)."""
+        ...
+
     def tombstone_history(self, memory_id: str, tombstone: dict[str, Any]) -> int:
         """Replace ``before`` of each of the memory's audit events with none and ``after``
         with ``tombstone`` (the only change the history allows); returns how many."""

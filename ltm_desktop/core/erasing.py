@@ -4,7 +4,8 @@ Removing is soft (restorable); erasing is not. It is refused for an active memor
 (remove it first), so erasing is always a second, deliberate step. The memory's row and
 everything made from its text go, its audit events keep who did what and when but their
 content is replaced by a tombstone (who erased it, when), and an ``erased`` event says so.
-The store then makes sure its files keep no copy (``MemoryStore.scrub``). Backups taken
+A proposal whose approval made it is erased with it (the same text, and its events are
+tombstoned too). The store then makes sure its files keep no copy (``MemoryStore.scrub``). Backups taken
 before are copies the store cannot reach: erasing says so.
 """
 
@@ -31,6 +32,9 @@ def erase_memory(txn: WriteTxn, memory_id: str, actor: str, now: float) -> Memor
             current=memory,
         )
     stone = tombstone(actor, now)
+    for proposal_id in txn.approved_into(memory_id):  # the extractor's copy of the text
+        txn.tombstone_history(proposal_id, stone)
+        txn.erase_proposal(proposal_id)
     txn.tombstone_history(memory_id, stone)
     txn.erase_memory(memory_id)
     txn.record(

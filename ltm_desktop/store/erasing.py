@@ -44,6 +44,16 @@ def merge_index(conn: sqlite3.Connection, project_pk: int) -> None:
     conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
 
 
+def approved_into(conn: sqlite3.Connection, memory_id: str) -> list[str]:
+    return [
+        row[0] for row in conn.execute("SELECT id FROM proposals WHERE memory_id = ?", (memory_id,))
+    ]
+
+
+def erase_proposal(conn: sqlite3.Connection, proposal_id: str) -> None:
+    conn.execute("DELETE FROM proposals WHERE id = ?", (proposal_id,))
+
+
 def tombstone_history(conn: sqlite3.Connection, memory_id: str, stone: dict[str, Any]) -> int:
     return conn.execute(
         "UPDATE audit SET before = NULL, after = ?, nonce = NULL WHERE memory_id = ?",

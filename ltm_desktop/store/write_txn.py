@@ -170,6 +170,12 @@ class SqliteWriteTxn:
             erasing.merge_index(self._conn, project_pk)
         self._merge.clear()
 
+    def approved_into(self, memory_id: str) -> list[str]:
+        return erasing.approved_into(self._conn, memory_id)
+
+    def erase_proposal(self, proposal_id: str) -> None:
+        erasing.erase_proposal(self._conn, proposal_id)
+
     def tombstone_history(self, memory_id: str, tombstone: dict[str, Any]) -> int:
         return erasing.tombstone_history(self._conn, memory_id, tombstone)
 

@@ -200,6 +200,12 @@ class MemoryTxn(InboxTxn):
         for table in (self._t.memories, self._t.token_counts, self._t.vectors):
             table.pop(memory_id, None)
 
+    def approved_into(self, memory_id: str) -> list[str]:
+        return [p.id for p in self._t.proposals.values() if p.memory_id == memory_id]
+
+    def erase_proposal(self, proposal_id: str) -> None:
+        del self._t.proposals[proposal_id]
+
     def tombstone_history(self, memory_id: str, tombstone: dict[str, Any]) -> int:
         events = self._t.audit
         hits = [i for i, e in enumerate(events) if e.memory_id == memory_id]

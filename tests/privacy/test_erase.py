@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.core.errors import Conflict
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, AuditAction, MemoryDraft
+from ltm_desktop.core.errors import Conflict, NotFound
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, AuditAction, MemoryDraft, Provenance
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import ServiceFactory
 
@@ -104,3 +104,22 @@ def test_the_history_refuses_any_other_rewrite(service: MemoryService, project: 
         writer.execute("UPDATE audit SET after = '{}' WHERE memory_id = ?", (memory.id,))
     with pytest.raises(Exception, match="append-only"):
         writer.execute("DELETE FROM audit WHERE memory_id = ?", (memory.id,))
+
+
+def test_erasing_an_approved_memory_erases_its_proposal(
+    service: MemoryService, project: str
+) -> None:
+    provenance = Provenance("run_1", "claude-code", "s1", "text", "m", 1.0)
+    entries = [{"content": f"The {MARKER} cache is warmed at boot"}]
+    service.store_extraction(project, entries, provenance, review=True, started_at=1.0)
+    (item,) = service.inbox(project)
+    memory = service.approve(item.id, "gui").memory
+    assert memory is not None
+    service.remove(memory.id, "gui")
+    service.erase(memory.id, "gui")
+    with pytest.raises(NotFound):
+        service.get_proposal(item.id)
+    history = service.history(item.id)
+    assert [e.action for e in history] == [AuditAction.PROPOSED, AuditAction.APPROVED]
+    assert MARKER not in json.dumps([(e.before, e.after) for e in history])
+    assert files_hold(service, MARKER) == []
