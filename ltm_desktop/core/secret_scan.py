@@ -4,13 +4,17 @@ removes and erases (``core.erasing``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ltm_desktop.core.backend import MAX_PAGE
-from ltm_desktop.core.records import ListQuery, Memory
+from ltm_desktop.core.exporting import iter_memories
+from ltm_desktop.core.records import Memory
 from ltm_desktop.core.screening import SCREENED_FIELDS, position
 from ltm_desktop.core.secrets import find_secrets
+
+if TYPE_CHECKING:
+    from ltm_desktop.core.service import MemoryService
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,23 +44,8 @@ def scan(memories: Iterable[Memory]) -> Iterator[SecretHit]:
                     break
 
 
-def every_memory(
-    scopes: Iterable[str], page: Callable[[str, ListQuery], list[Memory]]
-) -> Iterator[Memory]:
-    """Every memory of the scopes, the trash and expired ones too, a page at a time."""
-    for project_id in scopes:
-        offset = 0
-        while True:
-            query = ListQuery(
-                include_disabled=True,
-                include_expired=True,
-                order_by="created_at",
-                descending=False,
-                limit=MAX_PAGE,
-                offset=offset,
-            )
-            found = page(project_id, query)
-            yield from found
-            if len(found) < MAX_PAGE:
-                break
-            offset += MAX_PAGE
+def find_stored(service: MemoryService) -> list[SecretHit]:
+    """Every stored memory (trash and expired included) holding a credential, scope by
+    scope. It reads every memory: run it off the UI thread."""
+    scopes = [project.project_id for project, _ in service.projects()]
+    return list(scan(m for p in scopes for m in iter_memories(service, p, include_removed=True)))

@@ -1,6 +1,6 @@
 """Edit › Find secrets in all memories…: credentials already stored, listed for a person.
 
-The scan reads every memory (``MemoryService.find_stored_secrets``) on a worker; the
+The scan reads every memory (``core.secret_scan.find_stored``) on a worker; the
 dialog lists where each credential is (never the credential), and opening a row shows
 its memory, to edit it, or remove and erase it.
 """
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ltm_desktop.core.secret_scan import SecretHit
+from ltm_desktop.core.secret_scan import SecretHit, find_stored
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.formatting import count_label
 
@@ -59,7 +59,7 @@ class SecretsDialog(QDialog):
         self.hits: list[SecretHit] | None = None
         self._names = {p.project_id: p.name for p, _ in ctx.service.projects()}
         ctx.runner.run(
-            ctx.service.find_stored_secrets,
+            lambda: find_stored(ctx.service),
             self.show_hits,
             lambda exc: ctx.errors.report(exc, "look for secrets"),
         )

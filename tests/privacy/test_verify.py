@@ -12,6 +12,7 @@ from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store import open_store
+from ltm_desktop.store.audit_chain import content_hash
 from ltm_desktop.store.migrations import MIGRATIONS, migrate
 from tests.conftest import ServiceFactory
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
@@ -46,22 +47,38 @@ def test_a_healthy_database_verifies(service: MemoryService) -> None:
     assert full.head == quick.head
 
 
-def test_verify_names_a_dropped_trigger_and_a_rewritten_event(
-    make_service: ServiceFactory, tmp_path: Path
-) -> None:
+FORGED = json.dumps({"content": "Deploys go out whenever"})
+
+
+def tampered(make_service: ServiceFactory, tmp_path: Path, *sql: str) -> tuple[list[str], int]:
+    """A filled data dir closed, then ``sql`` run on its file as an attacker would, offline,
+    each statement given (first memory id, the seq of its ``updated`` event, the forged
+    text); returns (the memory ids, that seq)."""
     service = make_service(tmp_path / "data")
     ids = _filled(service)
     db = Path(service.store.location)
     service.close()
     assert ltm(tmp_path / "data", "verify").returncode == 0
-    with sqlite3.connect(db) as conn:  # an attacker with the file, offline
-        conn.execute("DROP TRIGGER audit_is_append_only_update")
+    with sqlite3.connect(db) as conn:
         (seq,) = conn.execute(
             "SELECT seq FROM audit WHERE memory_id = ? AND action = 'updated'", (ids[0],)
         ).fetchone()
-        forged = json.dumps({"content": "Deploys go out whenever"})
-        conn.execute("UPDATE audit SET after = ? WHERE seq = ?", (forged, seq))
+        conn.create_function("ltm_content_hash", 3, content_hash)
+        for statement in sql:
+            conn.execute(statement, {"id": ids[1], "seq": seq, "forged": FORGED})
     conn.close()
+    return ids, seq
+
+
+def test_verify_names_a_dropped_trigger_and_a_rewritten_event(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    ids, seq = tampered(
+        make_service,
+        tmp_path,
+        "DROP TRIGGER audit_is_append_only_update",
+        "UPDATE audit SET after = :forged WHERE seq = :seq",
+    )
     done = ltm(tmp_path / "data", "verify")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the trigger audit_is_append_only_update is missing" in done.stdout
@@ -73,24 +90,13 @@ def test_verify_names_a_dropped_trigger_and_a_rewritten_event(
 def test_a_recomputed_content_hash_breaks_the_chain(
     make_service: ServiceFactory, tmp_path: Path
 ) -> None:
-    service = make_service(tmp_path / "data")
-    ids = _filled(service)
-    db = Path(service.store.location)
-    service.close()
-    from ltm_desktop.store.audit_chain import content_hash
-
-    with sqlite3.connect(db) as conn:
-        conn.execute("DROP TRIGGER audit_is_append_only_update")
-        seq, nonce, before = conn.execute(
-            "SELECT seq, nonce, before FROM audit WHERE memory_id = ? AND action = 'updated'",
-            (ids[0],),
-        ).fetchone()
-        forged = json.dumps({"content": "Deploys go out whenever"})
-        conn.execute(
-            "UPDATE audit SET after = ?, content_hash = ? WHERE seq = ?",
-            (forged, content_hash(nonce, before, forged), seq),
-        )
-    conn.close()
+    ids, seq = tampered(
+        make_service,
+        tmp_path,
+        "DROP TRIGGER audit_is_append_only_update",
+        "UPDATE audit SET after = :forged, "
+        "content_hash = ltm_content_hash(nonce, before, :forged) WHERE seq = :seq",
+    )
     done = ltm(tmp_path / "data", "verify")
     assert f"audit event #{seq} (updated of {ids[0]}) does not follow" in done.stdout
 
@@ -98,13 +104,7 @@ def test_a_recomputed_content_hash_breaks_the_chain(
 def test_a_row_changed_behind_the_history_is_named(
     make_service: ServiceFactory, tmp_path: Path
 ) -> None:
-    service = make_service(tmp_path / "data")
-    ids = _filled(service)
-    db = Path(service.store.location)
-    service.close()
-    with sqlite3.connect(db) as conn:
-        conn.execute("UPDATE memories SET importance = 9 WHERE id = ?", (ids[1],))
-    conn.close()
+    ids, _ = tampered(make_service, tmp_path, "UPDATE memories SET importance = 9 WHERE id = :id")
     done = ltm(tmp_path / "data", "verify")
     assert done.returncode == 1
     assert f"memory {ids[1]} differs from its history in importance" in done.stdout
