@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.clean_text import clean_text
 from ltm_desktop.core.injection import is_flagged
 from ltm_desktop.core.memory_md_files import read_text
 from ltm_desktop.core.ranking import MAX_BOOST, effective_importance, precis_key
@@ -36,7 +37,7 @@ class RenderedPrecis:
 def heading(memory: Memory) -> str:
     """A block's heading: the title, tagged with the category unless it is plain knowledge,
     so an agent tells a preference, a task or a skill from a fact at a glance."""
-    title = escape_inline(memory.title)
+    title = escape_inline(clean_text(memory.title))  # clean already, unless stored before
     if memory.category is Category.KNOWLEDGE:
         return f"## {title}"
     return f"## {title} ({memory.category.value})"
@@ -44,7 +45,7 @@ def heading(memory: Memory) -> str:
 
 def render_block(memory: Memory) -> str:
     """One memory's block: its heading, then its text, which cannot leave the block."""
-    return f"{heading(memory)}\n\n{safe_block_text(memory.content)}"
+    return f"{heading(memory)}\n\n{safe_block_text(clean_text(memory.content))}"
 
 
 def _cut(text: str, budget: int) -> str:
