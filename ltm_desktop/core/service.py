@@ -45,7 +45,6 @@ from ltm_desktop.core.records import (
     Project,
     ScopeStats,
 )
-from ltm_desktop.core.screening import Screen, SecretsMode
 from ltm_desktop.core.seams import (
     Consolidator,
     Embedder,
@@ -89,7 +88,6 @@ class MemoryService(SearchReads, HistoryReads, InboxService, TransferService, Pr
         self._provider = provider or NoExternalProvider()
         self._consolidator = consolidator or NoConsolidator()
         self._write_lock = threading.RLock()
-        self.screen = Screen(SecretsMode(self.settings.privacy_secrets))
         self._cache = SearchCache(
             self.settings.search_cache_entries if search_cache_size is None else search_cache_size
         )
