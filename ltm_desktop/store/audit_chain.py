@@ -164,22 +164,23 @@ def _check_event(row: tuple[Any, ...], previous: str) -> str | None:
     return None
 
 
-def rechain(conn: sqlite3.Connection) -> int:
+def rechain(conn: sqlite3.Connection, batch: int = 1_000) -> int:
     """Give every event its nonce, content hash and hash, in order (the migration to the
-    chained history); returns how many. Needs the triggers dropped."""
-    previous = GENESIS
-    count = 0
-    rows = conn.execute(
+    chained history), a batch at a time; returns how many. Needs the triggers dropped."""
+    previous, last, count = GENESIS, 0, 0
+    while rows := conn.execute(
         "SELECT seq, at, memory_id, project_pk, actor, action, before, after FROM audit "
-        "ORDER BY seq"
-    ).fetchall()
-    for seq, at, memory_id, project_pk, actor, action, before, after in rows:
-        nonce = secrets.token_hex(16)
-        content = content_hash(nonce, before, after)
-        previous = event_hash(previous, seq, at, memory_id, project_pk, actor, action, content)
-        conn.execute(
-            "UPDATE audit SET nonce = ?, content_hash = ?, hash = ? WHERE seq = ?",
-            (nonce, content, previous, seq),
-        )
-        count += 1
+        "WHERE seq > ? ORDER BY seq LIMIT ?",
+        (last, batch),
+    ).fetchall():
+        for seq, at, memory_id, project_pk, actor, action, before, after in rows:
+            nonce = secrets.token_hex(16)
+            content = content_hash(nonce, before, after)
+            previous = event_hash(previous, seq, at, memory_id, project_pk, actor, action, content)
+            conn.execute(
+                "UPDATE audit SET nonce = ?, content_hash = ?, hash = ? WHERE seq = ?",
+                (nonce, content, previous, seq),
+            )
+        last = rows[-1][0]
+        count += len(rows)
     return count
