@@ -20,7 +20,8 @@ naming the file it came from.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,7 +33,7 @@ from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.importing import Entry, ParsedFile, describe_entry
 from ltm_desktop.core.records import AddResult, AddStatus, AuditAction, ChangeEvent, Memory
 from ltm_desktop.core.rules import content_signature, similarity_tokens
-from ltm_desktop.core.screening import Screen
+from ltm_desktop.core.screening import Screen, SecretRefused
 
 IMPORT_SOURCE = "import"
 
@@ -118,6 +119,15 @@ def restore_record(
     return memory, "imported"
 
 
+@contextmanager
+def _named_line(path: str, line: int) -> Iterator[None]:
+    """A secret refused in a file names the file and its line, where a person can fix it."""
+    try:
+        yield
+    except SecretRefused as exc:
+        raise InvalidInput(f"{path} line {line}: {exc}", exc.field) from None
+
+
 class TransferService:
     """The service's imports; MemoryService provides the attributes below."""
 
@@ -187,27 +197,42 @@ class TransferService:
         report.renamed = _collisions(txn, records, now)
         by_line = iter(records)
         for entry in parsed.entries:
-            note = {"imported_from": parsed.path, "line": entry.line}
-            shown = describe_entry(entry)
-            if entry.record is not None:
-                record = next(by_line)
-                renamed = report.renamed
-                memory, why = restore_record(txn, record, renamed, actor, now, note, self.screen)
-                if memory is None:
-                    report.skipped.append(shown | {"reason": why})
-                    continue
-                report.created.append(shown | {"id": memory.id})
-                changed.append(memory)
-                events.append(ChangeEvent(memory.id, memory.project_id, "imported", actor, now))
-                continue
-            assert entry.draft is not None
-            origin = writing.Origin(source=IMPORT_SOURCE, note=note)
-            scope = project_id or entry.project_id
-            assert scope is not None
-            result = writing.add_memory(
-                txn, scope, entry.draft, actor, now, origin, screen=self.screen
-            )
-            self._add_outcome(txn, entry, result, report, changed, events, actor, now)
+            with _named_line(parsed.path, entry.line):
+                record = next(by_line) if entry.record is not None else None
+                self._import_entry(
+                    txn, parsed, entry, record, project_id, actor, now, report, changed, events
+                )
+
+    def _import_entry(
+        self,
+        txn: WriteTxn,
+        parsed: ParsedFile,
+        entry: Entry,
+        record: Memory | None,
+        project_id: str | None,
+        actor: str,
+        now: float,
+        report: ImportReport,
+        changed: list[Memory],
+        events: list[ChangeEvent],
+    ) -> None:
+        note = {"imported_from": parsed.path, "line": entry.line}
+        shown = describe_entry(entry)
+        if record is not None:
+            memory, why = restore_record(txn, record, report.renamed, actor, now, note, self.screen)
+            if memory is None:
+                report.skipped.append(shown | {"reason": why})
+                return
+            report.created.append(shown | {"id": memory.id})
+            changed.append(memory)
+            events.append(ChangeEvent(memory.id, memory.project_id, "imported", actor, now))
+            return
+        assert entry.draft is not None
+        origin = writing.Origin(source=IMPORT_SOURCE, note=note)
+        scope = project_id or entry.project_id
+        assert scope is not None
+        result = writing.add_memory(txn, scope, entry.draft, actor, now, origin, screen=self.screen)
+        self._add_outcome(txn, entry, result, report, changed, events, actor, now)
 
     @staticmethod
     def _add_outcome(

@@ -126,7 +126,7 @@ class Screen:
             return memory
         return replace(
             memory,
-            title=self.text(memory.title, "title"),
             content=self.text(memory.content, "content"),
+            title=self.text(memory.title, "title"),
             tags=self.tags(memory.tags),
         )

@@ -11,6 +11,7 @@ import pytest
 from ltm_desktop.api.client import Client
 from ltm_desktop.api.client_errors import InvalidParams
 from ltm_desktop.core.config import Settings
+from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.importing import parse_file
 from ltm_desktop.core.proposals import ExtractionRun
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft, Provenance
@@ -133,7 +134,7 @@ def test_bulk_and_file_imports_are_screened(make_service: ServiceFactory, tmp_pa
     assert _contents(service, GLOBAL_PROJECT_ID) == []  # one refused draft imports nothing
     notes = tmp_path / "AGENTS.md"
     notes.write_text(f"# Notes\n\n- Tests run with make test\n- Token {GITHUB_TOKEN}\n")
-    with pytest.raises(SecretRefused, match="GitHub Token"):
+    with pytest.raises(InvalidInput, match=r"AGENTS.md line \d+: content holds a secret \(GitHub"):
         service.import_parsed(parse_file(notes), GLOBAL_PROJECT_ID, "import")
     assert _contents(service, GLOBAL_PROJECT_ID) == []
 
@@ -143,7 +144,7 @@ def test_records_of_an_export_are_screened(make_service: ServiceFactory, tmp_pat
     source.add(GLOBAL_PROJECT_ID, MemoryDraft(f"upload with {AWS_KEY}"), "agent")
     path = export_jsonl(source, tmp_path / "export.jsonl")
     refusing = make_service(tmp_path / "refuse", Settings(privacy_secrets="refuse"))
-    with pytest.raises(SecretRefused, match="AWS Access Key"):
+    with pytest.raises(InvalidInput, match=r"export.jsonl line 3: content holds a secret \(AWS"):
         refusing.import_parsed(parse_file(path), None, "import")
     assert _contents(refusing, GLOBAL_PROJECT_ID) == []
     redacting = make_service(tmp_path / "redact", Settings(privacy_secrets="redact"))
