@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ltm_desktop import __version__
+from ltm_desktop import __version__, privacy_commands
 from ltm_desktop.agent import commands as agent_commands
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR, resolve_data_dir
@@ -132,6 +132,7 @@ def _add_commands(commands: Any) -> None:
     agent_commands.add_parsers(commands, add_command)
     transfer_commands.add_parsers(commands, add_command)
     backup_commands.add_parsers(commands, add_command)
+    privacy_commands.add_parsers(commands, add_command)
 
 
 def _positive_int(text: str) -> int:
@@ -383,6 +384,9 @@ COMMANDS = {
     "import": transfer_commands.cmd_import,
     "backup": backup_commands.cmd_backup,
     "restore": backup_commands.cmd_restore,
+    "erase": privacy_commands.cmd_erase,
+    "empty-trash": privacy_commands.cmd_empty_trash,
+    "verify": privacy_commands.cmd_verify,
 }
 
 

@@ -23,6 +23,7 @@ from ltm_desktop.api.shapes import (
     StatsShape,
 )
 from ltm_desktop.core.forgetting import ForgetResult
+from ltm_desktop.core.injection import flag_reason
 from ltm_desktop.core.records import (
     AddResult,
     AuditEvent,
@@ -102,6 +103,7 @@ def memory(m: Memory) -> MemoryShape:
         "superseded_by": m.superseded_by,
         "review_state": None if m.review_state is None else m.review_state.value,
         "provenance": None if m.provenance is None else provenance(m.provenance),
+        "flagged": flag_reason(m),
     }
 
 

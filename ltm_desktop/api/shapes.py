@@ -37,6 +37,7 @@ class MemoryShape(TypedDict):
     superseded_by: str | None
     review_state: str | None  # "unreviewed": extracted, not yet looked at by a person
     provenance: ProvenanceShape | None  # where an extracted memory came from
+    flagged: str | None  # why it waits for approval before MEMORY.md (reads like an order)
 
 
 class ObservationShape(TypedDict):

@@ -66,6 +66,21 @@ class StoreHealth:
 
 
 @dataclass(frozen=True, slots=True)
+class Verification:
+    """What ``MemoryStore.verify`` found: sentences for a person (empty: all is well),
+    the audit history's head hash (to compare with one noted earlier) and its length."""
+
+    problems: tuple[str, ...] = ()
+    head: str = ""
+    events: int = 0
+    quick: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass(frozen=True, slots=True)
 class AuditEntry:
     """One change for the append-only audit history, as the core words it (the store
     gives it its sequence number)."""
@@ -157,6 +172,29 @@ class WriteTxn(Protocol):
         one scope (None: every scope; an unknown scope has none)."""
         ...
 
+    # erasure (core.erasing): the only physical deletion
+    def trashed_ids(self, project_id: str) -> list[str]:
+        """Ids of the scope's disabled memories (an unknown scope has none)."""
+        ...
+
+    def erase_memory(self, memory_id: str) -> None:
+        """Delete the memory and everything stored from its text (tags, search entries,
+        token set, vector), leaving no copy in the backend's files or indexes."""
+        ...
+
+    def approved_into(self, memory_id: str) -> list[str]:
+        """Ids of the proposals whose approval made (or refreshed) this memory."""
+        ...
+
+    def erase_proposal(self, proposal_id: str) -> None:
+        """Delete a proposal (its text is a copy of an erased memory's)."""
+        ...
+
+    def tombstone_history(self, memory_id: str, tombstone: dict[str, Any]) -> int:
+        """Replace ``before`` of each of the memory's audit events with none and ``after``
+        with ``tombstone`` (the only change the history allows); returns how many."""
+        ...
+
     # the review inbox and extraction runs
     def get_proposal(self, proposal_id: str) -> Proposal:
         """The proposal, whatever its state; NotFound if there is none."""
@@ -210,6 +248,18 @@ class MemoryStore(Protocol):
     def write(self) -> AbstractContextManager[WriteTxn]:
         """A unit of work: one transaction, committed when the block ends normally and
         rolled back (nothing written) when it raises. One writer at a time."""
+        ...
+
+    def verify(self, quick: bool) -> Verification:
+        """Check the stored files: integrity, the audit history's chain and append-only
+        guard, and (unless ``quick``) the search indexes against the rows. ``quick`` is
+        bounded (the newest events, a quick integrity check), for every start."""
+        ...
+
+    def scrub(self) -> str | None:
+        """After an erase: make sure no old copy of erased data is left in the backend's
+        files (SQLite: copy the WAL into the database and empty it). None when done, else
+        why not yet (it happens at a later checkpoint)."""
         ...
 
     def reinforce(self, uses: dict[str, tuple[int, float, float]]) -> None:

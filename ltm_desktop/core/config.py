@@ -31,6 +31,7 @@ EMBEDDERS = ("static", "openai", "none")
 # [memory] backend: "sqlite" (this data dir's database, the default) or "agentmemory" (the
 # second design's remote service; a placeholder that answers "not implemented").
 BACKENDS = ("sqlite", "agentmemory")
+SECRETS_MODES = ("refuse", "redact", "allow")  # [privacy] secrets
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,10 @@ class Settings:
     # [memory] backend and the agentmemory service's address (core.memory_backend)
     memory_backend: str = "sqlite"
     agentmemory_url: str = "http://127.0.0.1:3111"
+    # [privacy]: what a write holding a credential does (core.screening), and whether a
+    # memory flagged as an instruction to the model goes into MEMORY.md before approval.
+    privacy_secrets: str = "refuse"
+    privacy_flagged_in_precis: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +127,9 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     # [http]
     _Key("http", "listen", "http_listen", str, 0, 100),
     _Key("http", "allowed_origins", "http_allowed_origins", str, 0, 2_000),
+    # [privacy]
+    _Key("privacy", "secrets", "privacy_secrets", str, 0, 10, SECRETS_MODES),
+    _Key("privacy", "flagged_in_precis", "privacy_flagged_in_precis", bool),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 

@@ -20,7 +20,8 @@ naming the file it came from.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -31,7 +32,8 @@ from ltm_desktop.core.errors import InvalidInput, NotFound
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.importing import Entry, ParsedFile, describe_entry
 from ltm_desktop.core.records import AddResult, AddStatus, AuditAction, ChangeEvent, Memory
-from ltm_desktop.core.rules import similarity_tokens
+from ltm_desktop.core.rules import content_signature, similarity_tokens
+from ltm_desktop.core.screening import Screen, SecretRefused
 
 IMPORT_SOURCE = "import"
 
@@ -88,8 +90,14 @@ def restore_record(
     actor: str,
     now: float,
     note: dict[str, Any],
+    screen: Screen,
 ) -> tuple[Memory | None, str]:
-    """Store one exported record by the rules above: (the memory stored or None, why)."""
+    """Store one exported record by the rules above: (the memory stored or None, why).
+    ``screen`` as in ``writing.add_memory`` (a redacted record gets its new signature)."""
+    screened = screen.memory(record)
+    if screened.content != record.content:
+        screened = replace(screened, signature=content_signature(screened.content))
+    record = screened
     new_id = renamed.get(record.id, record.id)
     if new_id == record.id and _exists(txn, record.id) is not None:
         return None, "already there (same id, same scope and text)"
@@ -99,7 +107,7 @@ def restore_record(
             return None, f"an active memory ({twin.id}) of the scope has the same text"
     superseded_by = record.superseded_by
     memory = replace(
-        record,
+        writing.flag_instructions(record),
         id=new_id,
         superseded_by=None if superseded_by is None else renamed.get(superseded_by, superseded_by),
     )
@@ -111,6 +119,15 @@ def restore_record(
     return memory, "imported"
 
 
+@contextmanager
+def _named_line(path: str, line: int) -> Iterator[None]:
+    """A secret refused in a file names the file and its line, where a person can fix it."""
+    try:
+        yield
+    except SecretRefused as exc:
+        raise InvalidInput(f"{path} line {line}: {exc}", exc.field) from None
+
+
 class TransferService:
     """The service's imports; MemoryService provides the attributes below."""
 
@@ -118,6 +135,7 @@ class TransferService:
     events: EventHub
     now: Callable[[], float]
     _write_lock: threading.RLock
+    screen: Screen
 
     def _after_write(self, changed: Sequence[Memory]) -> None: ...  # MemoryService's
 
@@ -179,23 +197,42 @@ class TransferService:
         report.renamed = _collisions(txn, records, now)
         by_line = iter(records)
         for entry in parsed.entries:
-            note = {"imported_from": parsed.path, "line": entry.line}
-            shown = describe_entry(entry)
-            if entry.record is not None:
-                memory, why = restore_record(txn, next(by_line), report.renamed, actor, now, note)
-                if memory is None:
-                    report.skipped.append(shown | {"reason": why})
-                    continue
-                report.created.append(shown | {"id": memory.id})
-                changed.append(memory)
-                events.append(ChangeEvent(memory.id, memory.project_id, "imported", actor, now))
-                continue
-            assert entry.draft is not None
-            origin = writing.Origin(source=IMPORT_SOURCE, note=note)
-            scope = project_id or entry.project_id
-            assert scope is not None
-            result = writing.add_memory(txn, scope, entry.draft, actor, now, origin)
-            self._add_outcome(txn, entry, result, report, changed, events, actor, now)
+            with _named_line(parsed.path, entry.line):
+                record = next(by_line) if entry.record is not None else None
+                self._import_entry(
+                    txn, parsed, entry, record, project_id, actor, now, report, changed, events
+                )
+
+    def _import_entry(
+        self,
+        txn: WriteTxn,
+        parsed: ParsedFile,
+        entry: Entry,
+        record: Memory | None,
+        project_id: str | None,
+        actor: str,
+        now: float,
+        report: ImportReport,
+        changed: list[Memory],
+        events: list[ChangeEvent],
+    ) -> None:
+        note = {"imported_from": parsed.path, "line": entry.line}
+        shown = describe_entry(entry)
+        if record is not None:
+            memory, why = restore_record(txn, record, report.renamed, actor, now, note, self.screen)
+            if memory is None:
+                report.skipped.append(shown | {"reason": why})
+                return
+            report.created.append(shown | {"id": memory.id})
+            changed.append(memory)
+            events.append(ChangeEvent(memory.id, memory.project_id, "imported", actor, now))
+            return
+        assert entry.draft is not None
+        origin = writing.Origin(source=IMPORT_SOURCE, note=note)
+        scope = project_id or entry.project_id
+        assert scope is not None
+        result = writing.add_memory(txn, scope, entry.draft, actor, now, origin, screen=self.screen)
+        self._add_outcome(txn, entry, result, report, changed, events, actor, now)
 
     @staticmethod
     def _add_outcome(

@@ -8,6 +8,7 @@ write, and followed by MEMORY.md and change events like any memory write.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -29,6 +30,7 @@ from ltm_desktop.core.proposals import (
 from ltm_desktop.core.query import parse_query
 from ltm_desktop.core.records import ChangeEvent, Memory, Provenance
 from ltm_desktop.core.rules import jaccard, similarity_tokens
+from ltm_desktop.core.screening import Screen
 from ltm_desktop.core.seams import ExtractionQueue, NoExtraction
 from ltm_desktop.core.versions import check_expected
 
@@ -45,6 +47,7 @@ class InboxService:
     events: EventHub
     now: Callable[[], float]
     _write_lock: threading.RLock
+    screen: Screen
     extraction: ExtractionQueue = NoExtraction()
 
     def _after_write(self, changed: Sequence[Memory]) -> None: ...  # MemoryService's
@@ -124,7 +127,8 @@ class InboxService:
         if "files" in (changes or {}):
             raise InvalidInput("files cannot be set while approving; edit it afterwards", "files")
         clean = rules.validate_changes(changes or {})
-        return self._decide(reviewing.approve, item_id, actor, expected_updated_at, clean)
+        approve = functools.partial(reviewing.approve, screen=self.screen)
+        return self._decide(approve, item_id, actor, expected_updated_at, clean)
 
     def reject(
         self, item_id: str, actor: str, *, expected_updated_at: float | None = None
@@ -189,6 +193,7 @@ class InboxService:
                 review=review,
                 actor=EXTRACTOR_ACTOR,
                 now=now,
+                screen=self.screen,
             )
             run = ExtractionRun(
                 id=provenance.run_id,

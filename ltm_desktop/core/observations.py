@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ltm_desktop.core.clean_text import clean_text
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.records import ObservationKind
 from ltm_desktop.core.rules import check_text, derive_title, shown
@@ -39,7 +40,7 @@ def clip(text: str, limit: int) -> str:
 def _part(value: object, field: str, limit: int) -> str:
     if value is None:
         return EMPTY
-    text = check_text(value, field, allow_empty=True)
+    text = clean_text(check_text(value, field, allow_empty=True))
     return clip(text, limit) or EMPTY
 
 

@@ -2,6 +2,9 @@
 
 The precis is the text; MEMORY.md is the file that shows it (kept in step by
 ``core.memory_md_sync``). The store is the single source of truth; both are views.
+Each memory is one ``## title`` block whose text cannot break out of it
+(``core.safe_markdown``); memories flagged as instructions to the model
+(``core.injection``) stay out until a person approves them.
 """
 
 from __future__ import annotations
@@ -11,10 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.clean_text import clean_text
+from ltm_desktop.core.injection import is_flagged
 from ltm_desktop.core.memory_md_files import read_text
 from ltm_desktop.core.ranking import MAX_BOOST, effective_importance, precis_key
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory, PrecisInfo
 from ltm_desktop.core.rules import MAX_IMPORTANCE
+from ltm_desktop.core.safe_markdown import escape_inline, open_fence, safe_block_text
 
 TRUNCATION_MARK = "\n…(truncated)"
 BLOCK_SEPARATOR = "\n\n"
@@ -31,9 +37,29 @@ class RenderedPrecis:
 def heading(memory: Memory) -> str:
     """A block's heading: the title, tagged with the category unless it is plain knowledge,
     so an agent tells a preference, a task or a skill from a fact at a glance."""
+    title = escape_inline(clean_text(memory.title))  # clean already, unless stored before
     if memory.category is Category.KNOWLEDGE:
-        return f"## {memory.title}"
-    return f"## {memory.title} ({memory.category.value})"
+        return f"## {title}"
+    return f"## {title} ({memory.category.value})"
+
+
+def render_block(memory: Memory) -> str:
+    """One memory's block: its heading, then its text, which cannot leave the block."""
+    return f"{heading(memory)}\n\n{safe_block_text(clean_text(memory.content))}"
+
+
+def _cut(text: str, budget: int) -> str:
+    """``text`` cut to ``budget`` UTF-8 bytes at a character boundary, a fence left open by
+    the cut closed within the budget."""
+    kept = text.encode("utf-8")[:budget].decode("utf-8", errors="ignore").rstrip()
+    fence = open_fence(kept)
+    while fence is not None:
+        room = budget - len(fence.encode()) - 1
+        kept = kept.encode("utf-8")[:room].decode("utf-8", errors="ignore").rstrip()
+        fence = open_fence(kept)
+        if fence is None or len((kept + "\n" + fence).encode()) <= budget:
+            return kept if fence is None else f"{kept}\n{fence}"
+    return kept
 
 
 def render_precis(memories: Sequence[Memory], budget: int) -> RenderedPrecis:
@@ -41,12 +67,12 @@ def render_precis(memories: Sequence[Memory], budget: int) -> RenderedPrecis:
     mark_bytes = len(TRUNCATION_MARK.encode("utf-8"))
     if budget < mark_bytes:
         raise ValueError(f"a precis budget must be at least {mark_bytes} bytes")
-    blocks = [f"{heading(m)}\n\n{m.content}" for m in memories]
+    blocks = [render_block(m) for m in memories]
     text = BLOCK_SEPARATOR.join(blocks)
     encoded = text.encode("utf-8")
     if len(encoded) <= budget:
         return RenderedPrecis(text, False, tuple(m.id for m in memories))
-    kept = encoded[: budget - mark_bytes].decode("utf-8", errors="ignore").rstrip()
+    kept = _cut(text, budget - mark_bytes)
     included: list[str] = []
     offset = 0
     for memory, block in zip(memories, blocks, strict=True):
@@ -75,8 +101,11 @@ class PrecisManager:
         budget: int,
         top_n: int,
         clock: Callable[[], float],
+        include_flagged: bool = False,
     ) -> None:
+        """``include_flagged``: ``[privacy] flagged_in_precis``."""
         self._store = store
+        self.include_flagged = include_flagged
         self.path_for = path_for
         self.budget = budget
         self.top_n = top_n
@@ -103,7 +132,8 @@ class PrecisManager:
                 if effective_importance(found[-1], now) >= level + MAX_BOOST:
                     break
             for scope in scopes:
-                found += self._store.top_memories(scope, level, self.top_n, now)
+                top = self._store.top_memories(scope, level, self.top_n, now)
+                found += top if self.include_flagged else [m for m in top if not is_flagged(m)]
         found.sort(key=lambda m: precis_key(m, now))
         return found[: self.top_n]
 

@@ -29,6 +29,7 @@ from ltm_desktop.core.records import (
 )
 from ltm_desktop.core.reviewing import PROPOSAL_EDITABLE, audit_proposal, audit_value
 from ltm_desktop.core.rules import content_signature
+from ltm_desktop.core.screening import Screen
 
 
 @dataclass
@@ -52,12 +53,14 @@ def store_extracted(
     review: bool,
     actor: str,
     now: float,
+    screen: Screen,
 ) -> Stored:
     """Validated, secret-free drafts of one run: proposals (``review``) or unreviewed
     memories. Text an active memory (or a waiting proposal) already holds is not stored
-    again: a memory is refreshed as by any add, a proposal is left as it is."""
+    again: a memory is refreshed as by any add, a proposal is left as it is. ``screen``
+    as in ``writing.add_memory``, for proposals too."""
     stored = Stored()
-    for draft in drafts:
+    for draft in map(screen.draft, drafts):
         if review:
             proposal = propose(txn, project_id, draft, provenance, actor, now)
             if proposal is None:
@@ -68,7 +71,7 @@ def store_extracted(
             stored.events.append((proposal.id, AuditAction.PROPOSED.value))
             continue
         origin = writing.Origin(review_state=ReviewState.UNREVIEWED, provenance=provenance)
-        result = writing.add_memory(txn, project_id, draft, actor, now, origin)
+        result = writing.add_memory(txn, project_id, draft, actor, now, origin, screen=screen)
         stored.memories.append(result.memory)
         if result.status is AddStatus.DEDUPLICATED:
             stored.duplicates += 1

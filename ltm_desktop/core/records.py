@@ -48,6 +48,7 @@ class AuditAction(StrEnum):
     IMPORTED = "imported"
     REVIEWED = "reviewed"
     PURGED = "purged"
+    ERASED = "erased"  # physically deleted from the trash; its events keep no content
     # the review inbox (``core.reviewing``): on a proposal's id, or an unreviewed memory's
     PROPOSED = "proposed"
     APPROVED = "approved"

@@ -34,6 +34,7 @@ from ltm_desktop.core.records import (
     ReviewState,
 )
 from ltm_desktop.core.rules import content_signature
+from ltm_desktop.core.screening import Screen
 from ltm_desktop.core.versions import check_version, next_version, same_version
 
 # Fields of a proposal that an approval may change (edit, then approve).
@@ -104,18 +105,21 @@ def approve(
     now: float,
     changes: dict[str, Any],
     expected_updated_at: float | None = None,
+    *,
+    screen: Screen,
 ) -> Outcome:
     """Approve a proposal (added as a memory now) or an unreviewed memory (kept), with
-    validated ``changes`` applied first (edit, then approve)."""
+    validated ``changes`` applied first (edit, then approve); ``screen`` as in
+    ``writing.add_memory``."""
     if is_proposal_id(item_id):
-        return _approve_proposal(txn, item_id, actor, now, changes, expected_updated_at)
+        return _approve_proposal(txn, item_id, actor, now, changes, expected_updated_at, screen)
     before = txn.get_memory(item_id)
     check_version(before, expected_updated_at)
     _check_unreviewed(before)
     current = before
     outcome = Outcome(Decision(item_id, "memory", before.title, before.updated_at))
     if changes:
-        _, current = writing.update_memory(txn, item_id, changes, actor, now)
+        _, current = writing.update_memory(txn, item_id, changes, actor, now, screen=screen)
         if current != before:
             outcome.events.append((current, AuditAction.UPDATED.value))
     after = replace(current, review_state=None, reviewed_at=now)
@@ -150,6 +154,7 @@ def _approve_proposal(
     now: float,
     changes: dict[str, Any],
     expected_updated_at: float | None,
+    screen: Screen,
 ) -> Outcome:
     before = txn.get_proposal(proposal_id)
     _check_version(before, expected_updated_at)
@@ -157,8 +162,9 @@ def _approve_proposal(
     edited = replace(before, **changes)
     if edited.content != before.content:
         edited = replace(edited, signature=content_signature(edited.content))
-    origin = writing.Origin(source=before.source, provenance=before.provenance)
-    result = writing.add_memory(txn, before.project_id, edited.draft(), actor, now, origin)
+    origin = writing.Origin(source=before.source, provenance=before.provenance, approved=True)
+    draft = edited.draft()
+    result = writing.add_memory(txn, before.project_id, draft, actor, now, origin, screen=screen)
     after = replace(
         edited,
         state=ProposalState.APPROVED,

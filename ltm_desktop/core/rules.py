@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ltm_desktop.core import records
+from ltm_desktop.core.clean_text import clean_text, is_invisible, nfc
 from ltm_desktop.core.errors import InvalidInput, clipped, echoed
 from ltm_desktop.core.files import check_files
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, MemoryDraft
@@ -97,8 +98,9 @@ def check_text(value: object, field: str, *, allow_empty: bool = False) -> str:
 
 
 def normalize_content(content: str) -> str:
-    """Whitespace collapsed, lower-cased, trimmed: the form the signature hashes."""
-    return _WHITESPACE_RE.sub(" ", content).strip().lower()
+    """NFC, whitespace collapsed, lower-cased, trimmed: the form the signature hashes (the
+    same text composed or decomposed is one text)."""
+    return _WHITESPACE_RE.sub(" ", nfc(content)).strip().lower()
 
 
 def content_signature(content: str) -> str:
@@ -173,8 +175,19 @@ def check_ttl_days(value: object) -> int | None:
     return value or None
 
 
+def check_clean(value: object, field: str) -> str:
+    """Storable text with control characters and bidi overrides removed (``clean_text``);
+    refused when nothing visible is left (only spaces or zero-width characters)."""
+    text = clean_text(check_text(value, field))
+    if is_invisible(text):
+        raise InvalidInput(
+            f"{field} must contain visible text, not only spaces or invisible characters", field
+        )
+    return text
+
+
 def normalize_tag(tag: object) -> str:
-    text = check_text(tag, "tags").strip().lower()
+    text = check_clean(tag, "tags").strip().lower()
     text = _WHITESPACE_RE.sub("-", text)
     if len(text) > MAX_TAG_CHARS:
         raise InvalidInput(
@@ -197,7 +210,7 @@ def check_tags(value: object) -> tuple[str, ...]:
 
 
 def check_content(value: object) -> str:
-    content = check_text(value, "content").strip()
+    content = check_clean(value, "content").strip()
     if len(content) > MAX_CONTENT_CHARS:
         raise InvalidInput(
             f"content may have at most {MAX_CONTENT_CHARS:,} characters; got {len(content):,}",
@@ -208,9 +221,9 @@ def check_content(value: object) -> str:
 
 def check_title(value: object, content: str) -> str:
     """A given title is cleaned; a missing or blank one is derived from the content."""
-    if value is None or (isinstance(value, str) and not value.strip()):
+    if value is None or (isinstance(value, str) and is_invisible(clean_text(value))):
         return derive_title(content)
-    title = _WHITESPACE_RE.sub(" ", check_text(value, "title")).strip()
+    title = _WHITESPACE_RE.sub(" ", check_clean(value, "title")).strip()
     if len(title) > MAX_TITLE_CHARS:
         raise InvalidInput(f"title may have at most {MAX_TITLE_CHARS} characters", "title")
     return title
@@ -252,7 +265,7 @@ def validate_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
         clean["content"] = check_content(changes["content"])
     if "title" in changes:
         value = changes["title"]
-        if value is None or (isinstance(value, str) and not value.strip()):
+        if value is None or (isinstance(value, str) and is_invisible(clean_text(value))):
             raise InvalidInput("title must not be empty", "title")
         clean["title"] = check_title(value, "")
     if "category" in changes:

@@ -23,11 +23,12 @@ from __future__ import annotations
 import functools
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 REDACTED = "[redacted {kind}]"
+KEYWORD_HINTS = ("key", "pass", "pwd", "secret", "contrase")
 MIN_KEYWORD_SECRET = 6  # `secret: "x"` holds no credential worth a redaction
 # Plugins whose findings are guesses, not credentials (see the module docstring).
 SKIPPED_TYPES = frozenset(
@@ -90,7 +91,10 @@ def _keyword_findings(text: str, values_in: Callable[[str], Iterable[str]]) -> l
     found: list[Finding] = []
     offset = 0
     for line in text.splitlines(keepends=True):
-        if "=" in line or ":" in line:  # the keyword plugin needs an assignment
+        # the keyword plugin needs an assignment and one of its words (each of its
+        # DENYLIST entries holds one of KEYWORD_HINTS; it matches case-insensitively)
+        lowered = line.lower()
+        if ("=" in line or ":" in line) and any(hint in lowered for hint in KEYWORD_HINTS):
             for value in values_in(line):
                 if len(value) < MIN_KEYWORD_SECRET:
                     continue
@@ -135,7 +139,11 @@ def find_secrets(text: str) -> list[Finding]:
 
 def redact(text: str) -> str:
     """``text`` with every credential replaced by ``[redacted <kind>]``."""
-    findings = find_secrets(text)
+    return redact_findings(text, find_secrets(text))
+
+
+def redact_findings(text: str, findings: Sequence[Finding]) -> str:
+    """``text`` with these findings (``find_secrets``' of it) replaced by markers."""
     if not findings:
         return text
     parts: list[str] = []

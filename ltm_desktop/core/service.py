@@ -33,6 +33,7 @@ from ltm_desktop.core.memory_md_sync import MemoryMdSync
 from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.precis import PrecisManager, prompt_section
+from ltm_desktop.core.privacy_service import PrivacyService
 from ltm_desktop.core.records import (
     AddResult,
     AddStatus,
@@ -66,7 +67,14 @@ SYSTEM_ACTOR = "system"
 
 
 class MemoryService(
-    SearchReads, HistoryReads, InboxService, TransferService, StaleReview, Switches, FileAware
+    SearchReads,
+    HistoryReads,
+    InboxService,
+    TransferService,
+    StaleReview,
+    Switches,
+    FileAware,
+    PrivacyService,
 ):
     """Thread-safe access to one data directory's memories."""
 
@@ -103,6 +111,7 @@ class MemoryService(
             budget=self.settings.precis_budget_bytes,
             top_n=self.settings.precis_top_n,
             clock=clock,
+            include_flagged=self.settings.privacy_flagged_in_precis,
         )
         self.views = MemoryMdSync(store, self.precis_manager, paths.data_dir / ".lock", clock)
         self.backfill = Backfill(store, self._embedder, self._write_lock, self._vectors_moved)
@@ -223,11 +232,12 @@ class MemoryService(
         project_id = rules.check_project_id(project_id)
         draft = self._relative_files(project_id, draft, root)
         draft = rules.validate_draft(draft, self.settings.default_importance)
+        draft = self.screen.draft(draft)  # before its text goes to the embedder
         vector = self._embed(writing.embedding_text(draft))
         with self._write_lock:
             with self.store.write() as txn:
                 result = writing.add_memory(
-                    txn, project_id, draft, actor, self.now(), vector=vector
+                    txn, project_id, draft, actor, self.now(), screen=self.screen, vector=vector
                 )
             changed = [result.memory]
             if result.superseded_id:
@@ -252,7 +262,8 @@ class MemoryService(
         default = self.settings.default_importance
         clean = [rules.validate_draft(draft, default) for draft in drafts]
         with self._write_lock, self.store.write() as txn:
-            imported = writing.import_memories(txn, project_id, clean, actor, self.now())
+            now, screen = self.now(), self.screen
+            imported = writing.import_memories(txn, project_id, clean, actor, now, screen=screen)
         self._after_write(imported)
         self.events.publish([self._event(m, "imported", actor) for m in imported])
         if imported:
@@ -285,6 +296,7 @@ class MemoryService(
                     self.now(),
                     expected_updated_at=expected,
                     embed=lambda m: self._embed(writing.embedding_text(m), now=True),
+                    screen=self.screen,
                 )
             events = [] if after == before else [self._event(after, "updated", actor)]
         if events:
@@ -374,6 +386,7 @@ class MemoryService(
             assistant_text=assistant_text,
             messages_text=messages_text,
         )
+        payload = self.screen.observation(payload)
         with self._write_lock:
             return self.store.add_observation(project_id, payload, actor, self.now())
 

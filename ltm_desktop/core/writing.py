@@ -17,6 +17,7 @@ from typing import Any
 from ltm_desktop.core.auditing import changed_fields, memory_snapshot
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
 from ltm_desktop.core.errors import Conflict
+from ltm_desktop.core.injection import instruction_reason
 from ltm_desktop.core.records import (
     AddResult,
     AddStatus,
@@ -32,6 +33,7 @@ from ltm_desktop.core.rules import (
     jaccard,
     similarity_tokens,
 )
+from ltm_desktop.core.screening import Screen
 from ltm_desktop.core.versions import check_version, next_version
 
 Embedding = tuple[str, bytes]  # (model, float32 unit vector): what ``WriteTxn.set_vector`` keeps
@@ -114,6 +116,7 @@ class Origin:
     review_state: ReviewState | None = None
     provenance: Provenance | None = None
     note: dict[str, Any] | None = None  # added to the creation's audit event (the file read)
+    approved: bool = False  # a person approved this text (an inbox approval): never flagged
 
 
 def _insert(
@@ -153,6 +156,8 @@ def _insert(
         review_state=origin.review_state,
         provenance=origin.provenance,
     )
+    if not origin.approved:
+        memory = flag_instructions(memory)
     txn.insert_memory(memory, tokens, vector)
     after = memory_snapshot(memory)
     if supersedes:
@@ -170,6 +175,7 @@ def add_memory(
     now: float,
     origin: Origin | None = None,
     *,
+    screen: Screen,
     vector: Embedding | None = None,
 ) -> AddResult:
     """Insert a validated draft, or deduplicate, or supersede its nearest twin.
@@ -177,8 +183,10 @@ def add_memory(
     A deduplicated add leaves the existing memory's origin as it is (it was there first).
 
     Args:
+        screen: the secrets rule (SecretRefused, or the draft redacted, before anything).
         vector: (model, vector) of the draft's ``embedding_text``, kept with a new memory.
     """
+    draft = screen.draft(draft)
     signature = content_signature(draft.content)
     twin = txn.find_active(project_id, signature)
     if twin is not None:
@@ -205,11 +213,18 @@ def add_memory(
 
 
 def import_memories(
-    txn: WriteTxn, project_id: str, drafts: Sequence[MemoryDraft], actor: str, now: float
+    txn: WriteTxn,
+    project_id: str,
+    drafts: Sequence[MemoryDraft],
+    actor: str,
+    now: float,
+    *,
+    screen: Screen,
 ) -> list[Memory]:
-    """Insert validated drafts as they are (no supersede); texts already there are skipped."""
+    """Insert validated drafts as they are (no supersede); texts already there are skipped.
+    ``screen`` as in ``add_memory`` (one refused draft imports nothing)."""
     imported: list[Memory] = []
-    for draft in drafts:
+    for draft in map(screen.draft, drafts):
         signature = content_signature(draft.content)
         if txn.find_active(project_id, signature) is not None:
             continue
@@ -228,6 +243,14 @@ def import_memories(
     return imported
 
 
+def flag_instructions(memory: Memory) -> Memory:
+    """A memory whose text reads like an instruction to the model waits for a person
+    (``unreviewed``, see ``core.injection``); others are returned as they are."""
+    if memory.review_state is None and instruction_reason(f"{memory.title}\n{memory.content}"):
+        return replace(memory, review_state=ReviewState.UNREVIEWED)
+    return memory
+
+
 def _active_twin(txn: WriteTxn, memory: Memory, signature: str) -> str | None:
     """The id of the active memory of ``memory``'s scope with ``signature``, if any (the
     callers ask about a signature that ``memory`` does not hold while active)."""
@@ -243,6 +266,8 @@ def update_memory(
     now: float,
     expected_updated_at: float | None = None,
     embed: Callable[[Memory], Embedding | None] | None = None,
+    *,
+    screen: Screen,
 ) -> tuple[Memory, Memory]:
     """Apply validated ``changes``; returns (before, after). No change means no event.
 
@@ -254,7 +279,9 @@ def update_memory(
             moved on since, StaleEdit is raised and nothing is written.
         embed: the (model, vector) of a memory's ``embedding_text``, to keep a memory
             whose text changed searchable by meaning (None: the backfill will).
+        screen: the secrets rule, applied to the changed text fields.
     """
+    changes = screen.changes(changes)
     before = txn.get_memory(memory_id)
     check_version(before, expected_updated_at)
     if before.disabled:
@@ -266,6 +293,8 @@ def update_memory(
     after = replace(before, **changes)
     if "content" in changes:
         after = replace(after, signature=content_signature(after.content))
+    if (after.title, after.content) != (before.title, before.content):
+        after = flag_instructions(after)
     if after == before:
         return before, before
     if after.signature != before.signature:

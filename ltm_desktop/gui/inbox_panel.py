@@ -12,6 +12,7 @@ import html
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -72,6 +73,11 @@ class InboxPanel(QWidget):
         self.details.setOpenLinks(False)
         self.summary = QLabel(self)
         self.select_all = QPushButton("Select all", self)
+        self.flagged_only = QCheckBox("Flagged only", self)
+        self.flagged_only.setToolTip(
+            "Memories that read like instructions to the model; out of MEMORY.md until approved"
+        )
+        self._loaded: list[InboxRow] = []
         self.approve_button = QPushButton("&Approve (A)", self)
         self.edit_button = QPushButton("&Edit… (E)", self)
         self.edit_button.setToolTip("Edit, then approve")
@@ -102,6 +108,7 @@ class InboxPanel(QWidget):
         buttons = QHBoxLayout()
         self.summary.setWordWrap(True)  # the tab fits a narrow window
         buttons.addWidget(self.summary, 1)
+        buttons.addWidget(self.flagged_only)
         buttons.addStretch(1)
         for button in (self.select_all, self.approve_button, self.edit_button, self.reject_button):
             buttons.addWidget(button)
@@ -119,6 +126,7 @@ class InboxPanel(QWidget):
 
     def _wire(self, ctx: AppContext) -> None:
         self.select_all.clicked.connect(self.view.selectAll)
+        self.flagged_only.toggled.connect(lambda _on: self._show_rows())
         self.approve_button.clicked.connect(self.approve_selected)
         self.edit_button.clicked.connect(self.edit_selected)
         self.reject_button.clicked.connect(self.reject_selected)
@@ -170,8 +178,8 @@ class InboxPanel(QWidget):
             self.count_changed.emit(total)
 
     def _on_loaded(self, result: tuple[list[InboxRow], int]) -> None:
-        rows, total = result
-        self.model.set_rows(rows)
+        self._loaded, total = result
+        rows = self._show_rows()
         waiting = count_label(total, "item")
         self.summary.setText(f"{waiting} waiting" if total else "Nothing waits for review.")
         self._on_count(total)
@@ -179,6 +187,12 @@ class InboxPanel(QWidget):
             self.select_row(min(self._resume_row, len(rows) - 1))
         self._resume_row = None
         self.on_selection_changed()
+
+    def _show_rows(self) -> list[InboxRow]:
+        """The loaded items, or only the flagged ones (the "Flagged only" filter)."""
+        rows = [r for r in self._loaded if r.flagged or not self.flagged_only.isChecked()]
+        self.model.set_rows(rows)
+        return rows
 
     # -- selection ------------------------------------------------------------
 

@@ -33,12 +33,14 @@ from ltm_desktop.gui.history_panel import HistoryPanel
 from ltm_desktop.gui.inbox_actions import InboxActions
 from ltm_desktop.gui.inbox_ops import InboxWrite
 from ltm_desktop.gui.inbox_panel import InboxPanel
+from ltm_desktop.gui.integrity_warning import IntegrityWarning
 from ltm_desktop.gui.memory_md_warning import MemoryMdWarning
 from ltm_desktop.gui.memory_table import MemoryTable
 from ltm_desktop.gui.menus import build_actions, build_menus
 from ltm_desktop.gui.observations_panel import ObservationsPanel
 from ltm_desktop.gui.precis_panel import PrecisPanel
 from ltm_desktop.gui.projects_panel import ProjectsPanel
+from ltm_desktop.gui.secrets_dialog import FindSecrets
 from ltm_desktop.gui.side_panels import SidePanels
 from ltm_desktop.gui.stale_panel import StalePanel
 from ltm_desktop.gui.status_bar import StatusBar
@@ -135,12 +137,14 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([220, 760, 480])
         self.memory_md_warning = MemoryMdWarning(service, ctx.runner, self)
+        self.integrity_warning = IntegrityWarning(service, ctx.runner, self)
         central = QWidget(self)
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.memory_md_warning)
         self.switches = SwitchesBar(service, ctx.runner, self)  # config problems, memory off
         column.addWidget(self.switches)
+        column.addWidget(self.integrity_warning)
         column.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
         self.status = StatusBar(api, self, search=service.backfill.last_status)
@@ -148,6 +152,7 @@ class MainWindow(QMainWindow):
         self.menu_actions = build_actions(self)
         build_menus(self, self.menu_actions)
         self.settings_action = self.switches.add_settings_action(self)
+        self.find_secrets = FindSecrets(self, ctx, self.open_memory)
         self._wire()
         self.setWindowTitle(f"ltm-desktop — {data_dir_label}[*]")
         self.resize(1440, 860)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 
 from ltm_desktop.gui.actions import MemoryActions
 from ltm_desktop.gui.context import AppContext
+from ltm_desktop.gui.erase_controls import EraseControls
 from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.models.base import MemoryIdRole
 from ltm_desktop.gui.models.trash_model import COL_TITLE, COL_WHEN, COL_WHY, TrashModel
@@ -23,7 +24,7 @@ from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_ver
 
 
 class TrashPanel(ScopedPanel):
-    """Removed memories stay restorable; nothing is ever deleted for good.
+    """Removed memories stay restorable until erased for good (``EraseControls``).
 
     Signals:
         current_changed(str): the memory under the cursor ("" for none).
@@ -52,13 +53,17 @@ class TrashPanel(ScopedPanel):
         self.restore_button = QPushButton("Restore selected", self)
         self.restore_button.setEnabled(False)
         hint = QLabel(
-            "Nothing here is deleted for good: restore brings a memory back as it was.", self
+            "Restore brings a memory back as it was; only Erase permanently deletes for good.",
+            self,
         )
+        self.erase = EraseControls(ctx, actions, self.selected_ids, lambda: self.project_id, self)
         hint.setEnabled(False)
         hint.setWordWrap(True)
         bottom = QHBoxLayout()
         bottom.addWidget(self.summary)
         bottom.addStretch(1)
+        bottom.addWidget(self.erase.empty_button)
+        bottom.addWidget(self.erase.erase_button)
         bottom.addWidget(self.restore_button)
         layout = QVBoxLayout(self)
         layout.addWidget(hint)
@@ -89,6 +94,7 @@ class TrashPanel(ScopedPanel):
             return
         ids = self.selected_ids()
         self.restore_button.setEnabled(bool(ids))
+        self.erase.on_selection(ids)
         index: QModelIndex = self.view.currentIndex()
         current = (index.data(MemoryIdRole) or "") if index.isValid() and ids else ""
         if current != self._current:

@@ -130,6 +130,9 @@ def connect(
             if str(mode).lower() != "wal":
                 raise StorageError(f"cannot switch {path} to WAL mode (got {mode})")
             conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
+            # Deleted and overwritten content is zeroed, so that an erased memory leaves
+            # no copy in the file's free space (store/erasing.py).
+            conn.execute("PRAGMA secure_delete = ON")
         conn.execute(f"PRAGMA synchronous = {synchronous}")
     except sqlite3.DatabaseError as exc:
         conn.close()

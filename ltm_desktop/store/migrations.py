@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.backend import USE_HEAT_EPOCH, USE_HEAT_HALF_LIFE
 from ltm_desktop.core.errors import DatabaseTooNew, StorageError
+from ltm_desktop.store import audit_chain
 from ltm_desktop.store.fts_text import TOKENIZER
 
 
@@ -24,6 +25,7 @@ class Migration:
     version: int
     name: str
     statements: tuple[str, ...]
+    then: Callable[[sqlite3.Connection], object] | None = None  # after the statements
 
 
 V1_STATEMENTS = (
@@ -210,9 +212,28 @@ V4_STATEMENTS = (
         SELECT pk, project_pk, 1 FROM memories""",
 )
 
+# Tamper evidence and real erasure: every audit event gets a nonce, a hash of its content
+# and a hash linking it to the event before (store/audit_chain.py), computed here for the
+# existing history in order; the append-only triggers come back allowing one update only,
+# the tombstone of an erased memory's events.
+V5_STATEMENTS = (
+    "ALTER TABLE audit ADD COLUMN nonce TEXT",
+    "ALTER TABLE audit ADD COLUMN content_hash TEXT",
+    "ALTER TABLE audit ADD COLUMN hash TEXT",
+    "DROP TRIGGER audit_is_append_only_update",
+    "DROP TRIGGER audit_is_append_only_delete",
+)
+
+
+def _chain_the_history(conn: sqlite3.Connection) -> None:
+    audit_chain.rechain(conn)
+    for statement in audit_chain.TRIGGERS.values():
+        conn.execute(statement)
+
+
 # Memories that name their files (core.files): the paths as JSON on the row, and one row
 # per (path, memory) so that a search filtered by ``file:PATH`` and the stale check find
-# them by index. Version 5 is another change's; the runner applies whichever is missing.
+# them by index. (Version 6.)
 V6_STATEMENTS = (
     "ALTER TABLE memories ADD COLUMN files TEXT NOT NULL DEFAULT '[]'",
     """CREATE TABLE memory_files (
@@ -228,6 +249,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "observations can be forgotten", V2_STATEMENTS),
     Migration(3, "review inbox and extraction runs", V3_STATEMENTS),
     Migration(4, "retrieval: use heat, token sets and vectors", V4_STATEMENTS),
+    Migration(5, "chained audit history, erasure", V5_STATEMENTS, _chain_the_history),
     Migration(6, "memories name their files", V6_STATEMENTS),
 )
 
@@ -310,6 +332,8 @@ def migrate(
                 continue
             for statement in migration.statements:
                 conn.execute(statement)
+            if migration.then is not None:
+                migration.then(conn)
             conn.execute(
                 "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                 (migration.version, migration.name, time.time()),

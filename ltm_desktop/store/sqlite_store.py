@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
-from ltm_desktop.core.backend import StoreHealth, WriteTxn
+from ltm_desktop.core.backend import StoreHealth, Verification, WriteTxn
 from ltm_desktop.core.errors import NotFound, StorageError, echoed
 from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.proposals import ExtractionRun, Proposal
@@ -29,7 +29,7 @@ from ltm_desktop.core.records import (
     Project,
     SearchFilter,
 )
-from ltm_desktop.store import inbox, observations, search, vector_reads
+from ltm_desktop.store import erasing, inbox, observations, search, vector_reads, verify
 from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
 from ltm_desktop.store.audit_reads import AuditReads
@@ -248,6 +248,17 @@ class SqliteStore(AuditReads):
                 token_sets=self._token_sets,
             )
             yield txn
+            txn.finish()
+
+    def verify(self, quick: bool) -> Verification:
+        return self._read(lambda conn: verify.verify(conn, quick))
+
+    def scrub(self) -> str | None:
+        with self._write_lock:
+            try:
+                return erasing.scrub(self._writer)
+            except sqlite3.Error as exc:
+                return str(describe_error(exc, self._path))
 
     def reinforce(self, uses: dict[str, tuple[int, float, float]]) -> None:
         if uses:

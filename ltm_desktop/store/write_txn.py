@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Collection
+from typing import Any
 
 from ltm_desktop.core.backend import AuditEntry
 from ltm_desktop.core.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.records import Memory
-from ltm_desktop.store import inbox
+from ltm_desktop.store import erasing, inbox
 from ltm_desktop.store import memory_writes as writes
 from ltm_desktop.store.audit import record_audit
 from ltm_desktop.store.fts_tables import MemoryTables, memory_table
@@ -44,6 +45,7 @@ class SqliteWriteTxn:
         self._rows: dict[str, tuple[int, int]] = {}  # memory id -> (pk, project pk)
         self._pks: dict[str, int] = {}  # project id -> pk (a scope's row never goes away)
         self._ready: set[int] = set()  # project pks whose FTS table exists
+        self._merge: set[int] = set()  # project pks whose FTS table lost an erased row
 
     def _pk(self, project_id: str) -> int | None:
         pk = self._pks.get(project_id)
@@ -145,6 +147,37 @@ class SqliteWriteTxn:
             return writes.expired_ids(self._conn, None, now)
         project_pk = self._pk(project_id)
         return [] if project_pk is None else writes.expired_ids(self._conn, project_pk, now)
+
+    # -- erasure ---------------------------------------------------------------
+
+    def trashed_ids(self, project_id: str) -> list[str]:
+        project_pk = self._pk(project_id)
+        return [] if project_pk is None else erasing.trashed_ids(self._conn, project_pk)
+
+    def erase_memory(self, memory_id: str) -> None:
+        pk, project_pk = self._row(memory_id)
+        has_table = bool(self._tables.existing(self._conn, [project_pk]))
+        erasing.erase_memory(self._conn, pk, project_pk, has_table)
+        if has_table:
+            self._merge.add(project_pk)
+        del self._rows[memory_id]
+        self._token_sets.reset()  # they may hold the row's token set
+
+    def finish(self) -> None:
+        """Before the commit: merge the search indexes that erased rows were deleted from
+        (once per scope, however many rows)."""
+        for project_pk in sorted(self._merge):
+            erasing.merge_index(self._conn, project_pk)
+        self._merge.clear()
+
+    def approved_into(self, memory_id: str) -> list[str]:
+        return erasing.approved_into(self._conn, memory_id)
+
+    def erase_proposal(self, proposal_id: str) -> None:
+        erasing.erase_proposal(self._conn, proposal_id)
+
+    def tombstone_history(self, memory_id: str, tombstone: dict[str, Any]) -> int:
+        return erasing.tombstone_history(self._conn, memory_id, tombstone)
 
     # -- the review inbox and extraction runs -------------------------------
 

@@ -26,7 +26,7 @@ ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 MEMORY_KEYS = {
     "id", "project_id", "title", "content", "category", "importance", "tags", "created_at",
     "updated_at", "last_used_at", "use_count", "ttl_days", "disabled", "source", "superseded_by",
-    "review_state", "provenance", "files",
+    "review_state", "provenance", "files", "flagged",
 }  # fmt: skip
 
 

@@ -27,6 +27,7 @@ from ltm_desktop.core.backend import (
     MemoryHit,
     ObservationHit,
     StoreHealth,
+    Verification,
 )
 from ltm_desktop.core.errors import NotFound, StorageError, echoed
 from ltm_desktop.core.observations import ObservationPayload
@@ -190,6 +191,29 @@ class MemoryTxn(InboxTxn):
             )
         )
 
+    def trashed_ids(self, project_id: str) -> list[str]:
+        return [
+            m.id for m in self._t.memories.values() if m.project_id == project_id and m.disabled
+        ]
+
+    def erase_memory(self, memory_id: str) -> None:
+        self.get_memory(memory_id)
+        for table in (self._t.memories, self._t.token_counts, self._t.vectors):
+            table.pop(memory_id, None)
+
+    def approved_into(self, memory_id: str) -> list[str]:
+        return [p.id for p in self._t.proposals.values() if p.memory_id == memory_id]
+
+    def erase_proposal(self, proposal_id: str) -> None:
+        del self._t.proposals[proposal_id]
+
+    def tombstone_history(self, memory_id: str, tombstone: dict[str, Any]) -> int:
+        events = self._t.audit
+        hits = [i for i, e in enumerate(events) if e.memory_id == memory_id]
+        for i in hits:
+            events[i] = replace(events[i], before=None, after=_stored(tombstone))
+        return len(hits)
+
     def expired_ids(self, project_id: str | None, now: float) -> list[str]:
         return [
             m.id
@@ -257,6 +281,12 @@ class InMemoryStore(InboxReads):
                 raise
             self._files.commits += 1
             self._own_commits += 1
+
+    def scrub(self) -> str | None:
+        return None  # nothing lingers in dicts
+
+    def verify(self, quick: bool) -> Verification:
+        return Verification(events=len(self._t.audit), quick=quick)  # no files to check
 
     def reinforce(self, uses: dict[str, tuple[int, float, float]]) -> None:
         if not uses:

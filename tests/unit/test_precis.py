@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ltm_desktop.core.config import Settings
-from ltm_desktop.core.precis import TRUNCATION_MARK, prompt_section, render_precis
+from ltm_desktop.core.precis import TRUNCATION_MARK, prompt_section, render_block, render_precis
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock, ServiceFactory, make_draft
@@ -64,7 +64,7 @@ def test_property_never_over_budget_and_always_utf8(
     rendered = render_precis(memories, budget)
     raw = rendered.text.encode("utf-8", errors="strict")
     assert len(raw) <= budget
-    full = "\n\n".join(f"## {t}\n\n{c}" for t, c in pairs)
+    full = "\n\n".join(render_block(m) for m in memories)
     if len(full.encode("utf-8", errors="surrogatepass")) <= budget:
         assert rendered.text == full
         assert not rendered.truncated

@@ -85,3 +85,12 @@ def test_the_library_is_imported_on_first_use_only() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_every_keyword_of_the_plugin_holds_a_hint() -> None:
+    """The keyword plugin runs only on lines holding a hint: each of its words has one."""
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    from ltm_desktop.core.secrets import KEYWORD_HINTS
+
+    assert all(any(hint in word for hint in KEYWORD_HINTS) for word in DENYLIST)

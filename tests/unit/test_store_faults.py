@@ -22,6 +22,7 @@ import pytest
 from ltm_desktop.core import rules, writing
 from ltm_desktop.core.errors import DatabaseReplaced, StorageError
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
+from ltm_desktop.core.screening import Screen
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store import SqliteStore, checkpointer, connection, opening
 from ltm_desktop.store.migrations import MIGRATIONS, Migration, latest_version
@@ -314,7 +315,9 @@ def test_a_full_disk_fails_writes_clearly_and_they_resume_once_space_is_freed(
         def add(text: str) -> None:
             draft = rules.validate_draft(make_draft(text))
             with store.write() as txn:
-                writing.add_memory(txn, GLOBAL_PROJECT_ID, draft, "a", 1_800_000_000.0 + added)
+                writing.add_memory(
+                    txn, GLOBAL_PROJECT_ID, draft, "a", 1_800_000_000.0 + added, screen=Screen()
+                )
 
         failure: StorageError | None = None
         while failure is None and added < 10_000:

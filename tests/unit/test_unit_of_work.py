@@ -6,6 +6,7 @@ import pytest
 
 from ltm_desktop.core import rules, writing
 from ltm_desktop.core.records import AddStatus
+from ltm_desktop.core.screening import Screen
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store import SqliteStore
 from tests.conftest import make_draft
@@ -30,7 +31,7 @@ def test_a_unit_of_work_that_raises_writes_nothing(service: MemoryService, proje
     def add_remove_then_fail() -> None:
         with service.store.write() as txn:
             draft = rules.validate_draft(make_draft("Hotfixes branch off the last tag"))
-            writing.add_memory(txn, project, draft, "agent", service.now())
+            writing.add_memory(txn, project, draft, "agent", service.now(), screen=Screen())
             writing.set_disabled(txn, kept.id, True, "agent", service.now())
             raise DecidedAgainst
 
@@ -44,8 +45,8 @@ def test_a_unit_of_work_that_raises_writes_nothing(service: MemoryService, proje
 def test_a_unit_of_work_sees_its_own_writes(service: MemoryService, project: str) -> None:
     draft = rules.validate_draft(make_draft("Feature flags live in flags.yaml"))
     with service.store.write() as txn:
-        first = writing.add_memory(txn, project, draft, "agent", service.now())
-        again = writing.add_memory(txn, project, draft, "agent", service.now())
+        first = writing.add_memory(txn, project, draft, "agent", service.now(), screen=Screen())
+        again = writing.add_memory(txn, project, draft, "agent", service.now(), screen=Screen())
         assert txn.get_memory(first.memory.id).use_count == 1
     assert (first.status, again.status) == (AddStatus.CREATED, AddStatus.DEDUPLICATED)
     assert again.memory.id == first.memory.id

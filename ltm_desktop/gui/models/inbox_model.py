@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt
 
+from ltm_desktop.core.injection import flag_reason
 from ltm_desktop.core.proposals import InboxEntry
 from ltm_desktop.core.records import Provenance
 from ltm_desktop.core.service import MemoryService
@@ -39,6 +40,7 @@ class InboxRow:
     similar_title: str
     similar_content: str
     similarity: float
+    flagged: str | None = None  # why it reads like an instruction to the model
 
     @classmethod
     def of(cls, entry: InboxEntry, projects: dict[str, str]) -> InboxRow:
@@ -63,6 +65,7 @@ class InboxRow:
             similar_title=similar.title if similar else "",
             similar_content=similar.content if similar else "",
             similarity=entry.similarity if similar else 0.0,
+            flagged=None if entry.memory is None else flag_reason(entry.memory),
         )
 
 
@@ -84,6 +87,8 @@ class InboxModel(RowTableModel):
         provenance = row.provenance
         if role == Qt.ItemDataRole.DisplayRole:
             if column == COL_KIND:
+                if row.flagged:
+                    return "⚠ Flagged"
                 return "Proposal" if row.kind == "proposal" else "Unreviewed"
             if column == COL_TITLE:
                 return row.title
@@ -103,6 +108,8 @@ class InboxModel(RowTableModel):
                 return f"session {provenance.session_id}, extracted by {provenance.model}"
             if column == COL_SIMILAR and row.similar_id is not None:
                 return row.similar_content
+            if column == COL_KIND and row.flagged:
+                return f"Flagged: it {row.flagged}. Kept out of MEMORY.md until you approve it"
             if column == COL_KIND:
                 return (
                     "Held for your review: not searchable, not in MEMORY.md until approved"

@@ -131,7 +131,9 @@ class MemoryTableModel(PagedTableModel):
         if column == COL_TITLE:
             if row.disabled:
                 return f"{row.title}  [removed]"
-            return f"{row.title}  [expired]" if row.expired else row.title
+            if row.expired:
+                return f"{row.title}  [expired]"
+            return f"⚠ {row.title}  [flagged]" if row.flagged else row.title
         if column == COL_CATEGORY:
             return row.category
         if column == COL_IMPORTANCE:
@@ -156,4 +158,6 @@ class MemoryTableModel(PagedTableModel):
             state = f"In the Trash since {absolute_time(row.disabled_at)}.\n\n"
         elif row.expired:
             state = "Expired: its time to live has run out; agents no longer see it.\n\n"
+        elif row.flagged:
+            state = f"Flagged: it {row.flagged}. Out of MEMORY.md until approved in the Inbox.\n\n"
         return state + row.preview

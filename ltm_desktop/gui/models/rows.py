@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ltm_desktop.core.injection import flag_reason
 from ltm_desktop.core.records import Memory
 
 PREVIEW_CHARS = 240
@@ -30,6 +31,7 @@ class MemoryRow:
     superseded_by: str | None
     expired: bool
     preview: str
+    flagged: str | None = None  # why it waits for approval before MEMORY.md (core.injection)
 
     @classmethod
     def of(cls, memory: Memory, now: float) -> MemoryRow:
@@ -54,4 +56,5 @@ class MemoryRow:
             superseded_by=memory.superseded_by,
             expired=memory.is_expired(now),
             preview=preview,
+            flagged=flag_reason(memory),
         )

@@ -1,0 +1,67 @@
+"""What ``ltm-desktop verify`` asks of SQLite: the file's integrity, the append-only
+triggers, the audit chain, and each scope's search index against its rows."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from ltm_desktop.core.backend import Verification
+from ltm_desktop.store import audit_chain
+from ltm_desktop.store.fts_tables import memory_table
+
+QUICK_EVENTS = 1_000  # the quick check follows the chain over the newest events only
+
+
+def _normal(sql: str) -> str:
+    return re.sub(r"\s+", " ", sql).strip()
+
+
+def _triggers(conn: sqlite3.Connection) -> list[str]:
+    found = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
+    problems = []
+    for name, sql in audit_chain.TRIGGERS.items():
+        if name not in found:
+            problems.append(f"the trigger {name} is missing: the audit history can be rewritten")
+        elif _normal(found[name]) != _normal(sql):
+            problems.append(f"the trigger {name} was changed")
+    return problems
+
+
+def _search_index(conn: sqlite3.Connection) -> list[str]:
+    problems = []
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    for project_pk, project_id in conn.execute("SELECT pk, project_id FROM projects"):
+        rows = {
+            pk
+            for (pk,) in conn.execute(
+                "SELECT pk FROM memories WHERE project_pk = ? AND disabled = 0", (project_pk,)
+            )
+        }
+        table = memory_table(project_pk)
+        indexed = (
+            {rowid for (rowid,) in conn.execute(f"SELECT rowid FROM {table}")}
+            if table in tables
+            else set()
+        )
+        if rows != indexed:
+            missing, extra = len(rows - indexed), len(indexed - rows)
+            problems.append(
+                f"the search index of {project_id} is out of step with its memories "
+                f"({missing} missing, {extra} that should not be there)"
+            )
+    return problems
+
+
+def verify(conn: sqlite3.Connection, quick: bool) -> Verification:
+    check = "quick_check" if quick else "integrity_check"
+    result = [row[0] for row in conn.execute(f"PRAGMA {check}")]
+    problems = [] if result == ["ok"] else [f"SQLite's {check}: " + "; ".join(result[:5])]
+    problems += _triggers(conn)
+    broken, head = audit_chain.check_chain(conn, QUICK_EVENTS if quick else None)
+    if broken is not None:
+        problems.append(broken.describe())
+    if not quick:
+        problems += _search_index(conn)
+    events = int(conn.execute("SELECT count(*) FROM audit").fetchone()[0])
+    return Verification(tuple(problems), head, events, quick)
