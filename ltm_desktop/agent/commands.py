@@ -124,14 +124,18 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     """Handed to the running server's warm MCP process when there is one (start-up in
     tens of milliseconds), else served here (the SDK's import costs about half a second)."""
     from ltm_desktop.agent.mcp_handover import hand_over
-    from ltm_desktop.core.paths import resolve_data_dir
+    from ltm_desktop.core.paths import resolve_config_path, resolve_data_dir
 
     cwd = os.path.abspath(os.path.expanduser(args.cwd)) if args.cwd else None
-    data_dir = resolve_data_dir(args.data_dir)
-    if args.config is None:  # a --config of its own: this process must read it
-        code = hand_over(data_dir, project_cwd=cwd, tools=args.tools, verbose=args.verbose)
-        if code is not None:
-            return code
+    code = hand_over(
+        resolve_data_dir(args.data_dir),
+        config=resolve_config_path(args.config),
+        project_cwd=cwd,
+        tools=args.tools,
+        verbose=args.verbose,
+    )
+    if code is not None:
+        return code
     from ltm_desktop.agent.mcp_server import serve_stdio
 
     return serve_stdio(args.data_dir, args.config, cwd=cwd, tools=args.tools)

@@ -27,9 +27,18 @@ FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 def hand_over(
-    data_dir: Path, *, project_cwd: str | None, tools: str | None, verbose: bool = False
+    data_dir: Path,
+    *,
+    config: Path,
+    project_cwd: str | None,
+    tools: str | None,
+    verbose: bool = False,
 ) -> int | None:
-    """Serve the client from the warm process; its exit status, or None to serve here."""
+    """Serve the client from the warm process; its exit status, or None to serve here.
+
+    ``config``: the settings file this process would read; a warm process reading
+    another one refuses (its child would not behave as asked).
+    """
     if not hasattr(socket, "send_fds"):  # Windows
         return None
     api_socket = _api_socket(data_dir)
@@ -39,6 +48,7 @@ def hand_over(
     header = {
         "v": PROTOCOL_VERSION,
         "data_dir": str(data_dir),
+        "config": str(config),
         "cwd": os.getcwd(),
         "project_cwd": project_cwd,
         "tools": tools,
@@ -79,25 +89,32 @@ def _start(conn: socket.socket, listen: Path, header: bytes) -> int | None:
     if len(words) != 2 or words[0] != "pid":
         log.info("the warm MCP process refused: %s", " ".join(words) or "no answer")
         return None
-    pid = int(words[1])
-    conn.sendall(b"go\n")  # from here on the child owns our stdin and stdout
-    return pid
+    return int(words[1])
 
 
 def _wait(conn: socket.socket, pid: int) -> int:
-    """Until the child ends: its exit status. Stop signals are passed on to it."""
+    """Let the child serve; until it ends, its exit status. The stop signals an MCP client
+    sends are passed on to it over the socket (a pid may mean another process where the
+    client runs, e.g. in a sandbox); a child killed by one kills this process likewise."""
+    received: list[int] = []
 
     def forward(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
         with contextlib.suppress(OSError):
-            os.kill(pid, signum)
+            conn.sendall(f"signal {int(signum)}\n".encode())
 
     for signum in FORWARDED:
         signal.signal(signum, forward)
     conn.settimeout(None)
+    conn.sendall(b"go\n")  # from here on the child owns our stdin and stdout
     words = _line(conn).split()
     if len(words) == 2 and words[0] == "exit" and words[1].lstrip("-").isdigit():
         return int(words[1])
-    return 1  # the child died without a word (killed)
+    if received:  # it died of the signal we passed on: so do we, as a cold server would
+        signal.signal(received[-1], signal.SIG_DFL)
+        os.kill(os.getpid(), received[-1])
+    log.warning("the MCP server (pid %d, forked by the warm process) ended abnormally", pid)
+    return 1
 
 
 def _line(conn: socket.socket) -> str:

@@ -45,15 +45,16 @@ class WarmMcp:
     listen: Path
 
     def stop(self) -> None:
+        """End it; it removes its socket itself (only if still its own: a successor's
+        server may already have put its own there)."""
         if self.process.stdin is not None:
             with contextlib.suppress(OSError):
                 self.process.stdin.close()
         try:
             self.process.wait(STOP_GRACE)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        except subprocess.TimeoutExpired:  # a dead socket file left behind is refused
+            self.process.kill()  # by the next caller, and replaced by the next start
             self.process.wait()
-        self.listen.unlink(missing_ok=True)
 
 
 def start_warm_mcp(data_dir: Path, config: Path | None, api_socket: Path) -> WarmMcp | None:
@@ -61,6 +62,9 @@ def start_warm_mcp(data_dir: Path, config: Path | None, api_socket: Path) -> War
 
     Never raises: without it ``ltm-desktop mcp`` only starts slower.
     """
+    if getattr(sys, "frozen", False):  # a PyInstaller bundle cannot run ``-m`` modules
+        log.info("no warm MCP start in a frozen bundle")
+        return None
     listen = warm_socket_for(api_socket)
     if listen is None:
         log.info("no warm MCP start: the socket path %s%s is too long", api_socket, SUFFIX)

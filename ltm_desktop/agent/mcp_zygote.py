@@ -6,7 +6,9 @@ the server) closes. Each hand-over is one message on its Unix socket: a JSON hea
 as ancillary data, the client's stdin, stdout and stderr. The child it forks says
 ``pid N``, waits for ``go`` (so a caller that gave up never sees two servers read its
 stdin), serves the client on those descriptors with ``mcp_server.serve_stdio`` and
-finally says ``exit N``.
+finally says ``exit N``. While it serves, ``signal N`` from the caller is raised in it (the
+caller passes on the signals its MCP client sends), and the caller's end of the socket
+closing ends it (its client is gone).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import select
 import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +30,14 @@ from ltm_desktop import app
 from ltm_desktop.agent import connect, direct_access, mcp_server, socket_access
 from ltm_desktop.agent.mcp_warm import PROTOCOL_VERSION
 from ltm_desktop.api import client, peercred
+from ltm_desktop.core.paths import resolve_config_path
 
 # What every child needs, imported once here: the point of this process (the SDK above all).
 PRELOADED = (mcp_server, connect, direct_access, socket_access, client, app)
 
 log = logging.getLogger("ltm_desktop.agent.mcp_zygote")
 HEADER_LIMIT = 64 * 1024
-HANDOVER_TIMEOUT = 5.0
+HANDOVER_TIMEOUT = 1.0  # well under the caller's wait, so a silent peer costs others little
 STD_FDS = 3
 
 
@@ -46,9 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--listen", required=True, type=Path)
     parser.add_argument("--api-socket", required=True, type=Path)
     parser.add_argument("--data-dir", required=True, type=Path)
-    parser.add_argument("--config")
+    parser.add_argument("--config", type=Path)
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
+    args.config = resolve_config_path(args.config)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
@@ -64,11 +69,14 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         log.warning("no warm MCP start: cannot listen on %s: %s", args.listen, exc)
         return 1
+    bound = os.stat(args.listen).st_ino
     try:
         _serve(listener, args)
     finally:
         listener.close()
-        args.listen.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # only our own: a successor may have replaced it
+            if os.stat(args.listen).st_ino == bound:
+                args.listen.unlink()
     return 0
 
 
@@ -95,12 +103,16 @@ def _serve(listener: socket.socket, args: argparse.Namespace) -> None:
         if parent in readable and not os.read(parent, 4096):
             return  # the server stopped
         if listener in readable:
-            conn, _ = listener.accept()
+            try:
+                conn, _ = listener.accept()
+            except OSError as exc:  # e.g. out of descriptors: the caller starts cold
+                log.warning("could not accept a hand-over: %s", exc)
+                continue
             with conn:
-                _take(conn, args)
+                _take(conn, listener, args)
 
 
-def _take(conn: socket.socket, args: argparse.Namespace) -> None:
+def _take(conn: socket.socket, listener: socket.socket, args: argparse.Namespace) -> None:
     """Receive one hand-over and fork its child; never raises."""
     fds: list[int] = []
     try:
@@ -110,11 +122,12 @@ def _take(conn: socket.socket, args: argparse.Namespace) -> None:
         message, fds, flags, _ = socket.recv_fds(conn, HEADER_LIMIT, STD_FDS)
         if flags & getattr(socket, "MSG_CTRUNC", 0) or len(fds) != STD_FDS:
             raise Refused("the standard streams did not arrive")
-        header = _header(message, args.data_dir)
+        header = _header(message, args.data_dir, args.config)
         pid = os.fork()
         if pid == 0:
+            listener.close()  # a dead warm process must refuse connections, not queue them
             os._exit(_child(conn, fds, header, args))
-    except (OSError, ValueError, Refused) as exc:
+    except Exception as exc:  # a bad or hostile message must never end this process
         log.info("hand-over refused: %s", exc)
         with contextlib.suppress(OSError):
             conn.sendall(f"refused {exc}\n".encode())
@@ -124,12 +137,16 @@ def _take(conn: socket.socket, args: argparse.Namespace) -> None:
                 os.close(fd)
 
 
-def _header(message: bytes, data_dir: Path) -> dict[str, Any]:
+def _header(message: bytes, data_dir: Path, config: Path) -> dict[str, Any]:
     header = json.loads(message)
-    if not isinstance(header, dict) or header.get("v") != PROTOCOL_VERSION:
+    if not isinstance(header, dict) or type(header.get("v")) is not int:
+        raise Refused("not a hand-over")
+    if header["v"] != PROTOCOL_VERSION:
         raise Refused(f"not a version {PROTOCOL_VERSION} hand-over")
     if Path(str(header.get("data_dir"))).resolve() != data_dir.resolve():
         raise Refused("another data dir")
+    if Path(str(header.get("config"))).resolve() != config.resolve():
+        raise Refused("another config file")
     for key in ("cwd", "project_cwd", "tools"):
         if header.get(key) is not None and not isinstance(header[key], str):
             raise Refused(f"{key} is not a string")
@@ -148,18 +165,22 @@ def _child(
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for target, fd in enumerate(fds):
-            os.dup2(fd, target)
+            os.dup2(fd, target)  # replaces our stdin, the pipe from the server, too
+        for fd in fds:
+            os.close(fd)
         conn.settimeout(HANDOVER_TIMEOUT)
         conn.sendall(f"pid {os.getpid()}\n".encode())
         if conn.recv(3) != b"go\n":
             return 1  # the caller gave up and serves by itself: do not touch its stdin
+        conn.settimeout(None)
+        threading.Thread(target=_obey, args=(conn,), name="caller", daemon=True).start()
         logging.getLogger().setLevel(logging.DEBUG if header.get("verbose") else logging.WARNING)
         with contextlib.suppress(OSError):
             os.chdir(header["cwd"])
         os.environ["LTM_DESKTOP_SOCKET"] = str(args.api_socket)  # this server, nothing else
         code = mcp_server.serve_stdio(
             str(args.data_dir),
-            args.config,
+            str(args.config),
             cwd=header.get("project_cwd"),
             tools=header.get("tools"),
             fallback_cwd=header["cwd"],
@@ -177,6 +198,20 @@ def _child(
             sys.stdout.flush()
             sys.stderr.flush()
     return code
+
+
+def _obey(conn: socket.socket) -> None:
+    """The caller's side of the session: ``signal N`` is raised here; its end closing
+    (the caller was killed, so its client believes this server gone) ends the session."""
+    with contextlib.suppress(OSError):
+        for line in conn.makefile("r", encoding="utf-8", errors="replace"):
+            words = line.split()
+            if words[:1] == ["signal"] and words[-1].isdigit() and int(words[-1]) in FORWARDED:
+                os.kill(os.getpid(), int(words[-1]))
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+FORWARDED = {int(signal.SIGTERM), int(signal.SIGINT), int(signal.SIGHUP)}
 
 
 if __name__ == "__main__":

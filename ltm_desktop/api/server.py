@@ -224,6 +224,9 @@ class ApiServer:
         await self._teardown()
 
     async def _teardown(self) -> None:
+        if self._companion is not None:  # first: it must not outlive our hold on the data dir
+            await self.loop.run_in_executor(None, self._companion.stop)
+            self._companion = None
         for server in self._servers:
             server.close()
             with contextlib.suppress(Exception):
@@ -233,9 +236,6 @@ class ApiServer:
             self._listeners.close()
         if self._endpoint_file is not None:
             self._endpoint_file.unlink(missing_ok=True)
-        if self._companion is not None:
-            await self.loop.run_in_executor(None, self._companion.stop)
-            self._companion = None
 
     # -- connections ------------------------------------------------------
 

@@ -67,15 +67,9 @@ SYSTEM_ACTOR = "system"
 
 
 class MemoryService(
-    SearchReads,
-    HistoryReads,
-    InboxService,
-    TransferService,
-    StaleReview,
-    Switches,
-    FileAware,
+    SearchReads, HistoryReads, InboxService, TransferService, StaleReview, Switches, FileAware,
     PrivacyService,
-):
+):  # fmt: skip
     """Thread-safe access to one data directory's memories."""
 
     def __init__(

@@ -19,7 +19,6 @@ from typing import TypeVar
 from ltm_desktop.core.backend import StoreHealth, Verification, WriteTxn
 from ltm_desktop.core.errors import NotFound, StorageError, echoed
 from ltm_desktop.core.observations import ObservationPayload
-from ltm_desktop.core.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
@@ -29,7 +28,7 @@ from ltm_desktop.core.records import (
     Project,
     SearchFilter,
 )
-from ltm_desktop.store import erasing, inbox, observations, search, vector_reads, verify
+from ltm_desktop.store import erasing, observations, search, vector_reads, verify
 from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
 from ltm_desktop.store.audit_reads import AuditReads
@@ -41,6 +40,7 @@ from ltm_desktop.store.connection import (
     transaction,
 )
 from ltm_desktop.store.fts_tables import MemoryTables
+from ltm_desktop.store.inbox_reads import InboxReads
 from ltm_desktop.store.migrations import MIGRATIONS, Migration
 from ltm_desktop.store.opening import open_database
 from ltm_desktop.store.readers import Readers
@@ -51,7 +51,7 @@ from ltm_desktop.store.write_txn import SqliteWriteTxn
 T = TypeVar("T")
 
 
-class SqliteStore(AuditReads):
+class SqliteStore(AuditReads, InboxReads):
     """Memories, observations and their history in one SQLite file."""
 
     def __init__(
@@ -388,52 +388,6 @@ class SqliteStore(AuditReads):
         )
 
     # -- the review inbox and extraction runs -------------------------------
-
-    def _scope_key(
-        self, conn: sqlite3.Connection, project_id: str | None
-    ) -> tuple[bool, int | None]:
-        """(whether the scope has rows at all, its key: None meaning every scope)."""
-        if project_id is None:
-            return True, None
-        pk = self._pk(conn, project_id)
-        return pk is not None, pk
-
-    def get_proposal(self, proposal_id: str) -> Proposal:
-        return self._read(lambda c: inbox.load_proposal(c, proposal_id)[1])
-
-    def list_proposals(
-        self, project_id: str | None, state: str, limit: int, offset: int
-    ) -> list[Proposal]:
-        def work(conn: sqlite3.Connection) -> list[Proposal]:
-            known, pk = self._scope_key(conn, project_id)
-            if not known:
-                return []
-            return inbox.list_proposals(conn, pk, state, limit, offset)
-
-        return self._read(work)
-
-    def list_unreviewed(
-        self, project_id: str | None, limit: int, offset: int, now: float
-    ) -> list[Memory]:
-        def work(conn: sqlite3.Connection) -> list[Memory]:
-            known, pk = self._scope_key(conn, project_id)
-            if not known:
-                return []
-            return inbox.list_unreviewed(conn, pk, limit, offset, now)
-
-        return self._read(work)
-
-    def inbox_counts(self, now: float) -> dict[str, int]:
-        return self._read(lambda c: inbox.inbox_counts(c, now))
-
-    def list_runs(self, project_id: str | None, limit: int) -> list[ExtractionRun]:
-        def work(conn: sqlite3.Connection) -> list[ExtractionRun]:
-            known, pk = self._scope_key(conn, project_id)
-            if not known:
-                return []
-            return inbox.list_runs(conn, pk, limit)
-
-        return self._read(work)
 
     # -- forgetting observations ----------------------------------------------
 

@@ -13,13 +13,14 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from ltm_desktop.agent.mcp_warm import warm_socket_for
+from ltm_desktop.agent.mcp_warm import start_warm_mcp, warm_socket_for
 from ltm_desktop.api.runtime import socket_for
 from ltm_desktop.serve import ENV_WARM_MCP
 from tests.agent.mcp_client import EXECUTABLE, PASSED_ENV
@@ -167,7 +168,7 @@ def test_a_stop_signal_to_mcp_reaches_the_warm_child(
     assert "serverInfo" in client.stdout.readline()
     wait_until(lambda: len(children_of(zygote)) == 1)
     client.send_signal(signal.SIGTERM)  # what an MCP client does after closing stdin
-    assert client.wait(30) != 0
+    assert client.wait(30) == -signal.SIGTERM  # as a server in its own process would end
     wait_until(lambda: not children_of(zygote))
     for stream in (client.stdin, client.stdout, client.stderr):
         if stream is not None:
@@ -226,6 +227,104 @@ def test_a_dead_warm_socket_is_passed_over(tmp_path: Path) -> None:
         assert_served(answer_initialize(data))
 
 
+def test_a_killed_warm_process_refuses_at_once_and_mcp_starts_cold(
+    served: tuple[Path, subprocess.Popen[str]],
+) -> None:
+    """Its children do not keep its listening socket: a connection is refused, not left
+    waiting in a queue nobody reads (with the caller's stdin and stdout inside it)."""
+    data, _ = served
+    listen = warm_socket_for(socket_for(data))
+    assert listen is not None
+    zygote = warm_pid(socket_for(data))
+    with subprocess.Popen(
+        [str(EXECUTABLE), "--data-dir", str(data), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=environment(),
+    ) as session:  # a warm session stays open while its parent dies
+        assert session.stdin is not None
+        assert session.stdout is not None
+        session.stdin.write(json.dumps(INITIALIZE) + "\n")
+        session.stdin.flush()
+        assert "serverInfo" in session.stdout.readline()
+        assert len(children_of(zygote)) == 1
+        os.kill(zygote, signal.SIGKILL)
+        wait_until(lambda: _is_zombie(zygote))
+        with socket.socket(socket.AF_UNIX) as probe, pytest.raises(ConnectionRefusedError):
+            probe.connect(str(listen))
+        assert_served(answer_initialize(data))
+        session.stdin.close()
+        assert session.wait(30) == 0
+
+
+def test_a_bad_hand_over_leaves_the_warm_process_serving(
+    served: tuple[Path, subprocess.Popen[str]],
+) -> None:
+    data, _ = served
+    listen = warm_socket_for(socket_for(data))
+    assert listen is not None
+    zygote = warm_pid(socket_for(data))
+    bad = [b"[" * 30000, b'{"v": true}', b"\xff\xfe", b'{"v": 1, "data_dir": "/elsewhere"}']
+    with open(os.devnull, "rb") as null:
+        for message in bad:
+            with socket.socket(socket.AF_UNIX) as conn:
+                conn.connect(str(listen))
+                socket.send_fds(conn, [message], [null.fileno()] * 3)
+                assert conn.recv(100).startswith(b"refused ")
+        with socket.socket(socket.AF_UNIX) as silent:
+            silent.connect(str(listen))  # says nothing: dropped after a second
+            assert silent.recv(100).startswith(b"refused ")
+    assert Path(f"/proc/{zygote}").exists()
+    assert not _is_zombie(zygote)
+    assert_served(answer_initialize(data))
+
+
+def test_the_warm_process_removes_its_socket_only_while_it_is_its_own(tmp_path: Path) -> None:
+    """A server restarting may have its new warm process in place before the old one ends."""
+    listen = tmp_path / "w.mcp"
+    zygote = subprocess.Popen(
+        [sys.executable, "-m", "ltm_desktop.agent.mcp_zygote", "--listen", str(listen),
+         "--api-socket", str(tmp_path / "api.sock"), "--data-dir", str(tmp_path / "data")],
+        stdin=subprocess.PIPE,
+    )  # fmt: skip
+    assert zygote.stdin is not None
+    wait_until(listen.exists, timeout=30)
+    listen.unlink()
+    with socket.socket(socket.AF_UNIX) as successor:
+        successor.bind(str(listen))
+        zygote.stdin.close()  # the server stops it
+        assert zygote.wait(30) == 0
+        assert listen.exists()
+    zygote = subprocess.Popen(
+        [sys.executable, "-m", "ltm_desktop.agent.mcp_zygote", "--listen", str(listen),
+         "--api-socket", str(tmp_path / "api.sock"), "--data-dir", str(tmp_path / "data")],
+        stdin=subprocess.PIPE,
+    )  # fmt: skip
+    assert zygote.stdin is not None
+    wait_until(lambda: _accepts(listen), timeout=30)  # it replaced the dead file
+    zygote.stdin.close()
+    assert zygote.wait(30) == 0
+    assert not listen.exists()  # its own: removed
+
+
+def _accepts(path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
+def test_a_frozen_bundle_starts_no_warm_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert start_warm_mcp(tmp_path, None, tmp_path / "api.sock") is None
+    assert not (tmp_path / "api.sock.mcp").exists()
+
+
 def test_a_config_of_its_own_is_never_handed_over(
     served: tuple[Path, subprocess.Popen[str]], tmp_path: Path
 ) -> None:
@@ -249,3 +348,26 @@ def test_a_config_of_its_own_is_never_handed_over(
     client.stdin.close()
     assert client.wait(30) == 0
     client.stdout.close()
+
+
+def test_the_servers_own_config_named_explicitly_is_handed_over(
+    served: tuple[Path, subprocess.Popen[str]],
+) -> None:
+    data, _ = served
+    zygote = warm_pid(socket_for(data))
+    same = os.environ["LTM_DESKTOP_CONFIG"]  # what serve read (tests/conftest.py sets it)
+    with subprocess.Popen(
+        [str(EXECUTABLE), "--data-dir", str(data), "--config", same, "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={k: v for k, v in environment().items() if k != "LTM_DESKTOP_CONFIG"},
+    ) as client:
+        assert client.stdin is not None
+        assert client.stdout is not None
+        client.stdin.write(json.dumps(INITIALIZE) + "\n")
+        client.stdin.flush()
+        assert "serverInfo" in client.stdout.readline()
+        assert len(children_of(zygote)) == 1
+        client.stdin.close()
+        assert client.wait(30) == 0
