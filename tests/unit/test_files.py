@@ -264,3 +264,9 @@ def test_keeping_a_candidate_takes_it_off_until_it_changes(
     assert service.stale_candidates(project) == []
     service.update(kept.id, {"content": "x, edited"}, "gui")  # changed since: ask again
     assert [c.memory.id for c in service.stale_candidates(project)] == [kept.id]
+
+
+def test_approving_from_the_inbox_refuses_files(service: MemoryService) -> None:
+    with pytest.raises(InvalidInput, match="files cannot be set while approving") as caught:
+        service.approve("prop_1", "gui", changes={"files": ["a.py"]})
+    assert caught.value.field == "files"
