@@ -144,7 +144,9 @@ class EditorForm(QWidget):
         form.addRow("&Category", self._with_error_layout(row, ("category", "importance")))
         form.addRow("&Expires", self._with_error_layout(expires, ("ttl_days",)))
         form.addRow("T&ags", self._with_error(self.tags, "tags"))
-        form.addRow("F&iles", self._with_error(self.files, "files"))
+        self._files_row = self._with_error(self.files, "files")
+        form.addRow("F&iles", self._files_row)
+        self._form = form
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
@@ -173,6 +175,10 @@ class EditorForm(QWidget):
         for name in names:
             layout.addWidget(self.errors[name])
         return box
+
+    def hide_files(self) -> None:
+        """For the Inbox: a proposal has no files (they are set on the memory later)."""
+        self._form.setRowVisible(self._files_row, False)
 
     def on_field_edited(self, *_args: object) -> None:
         if not self._quiet:

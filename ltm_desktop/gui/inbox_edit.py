@@ -28,6 +28,7 @@ class InboxEditDialog(QDialog):
         self.resize(640, 480)
         self.base = form_values(row)
         self.form = EditorForm(self)
+        self.form.hide_files()
         self.form.set_values(self.base)
         note = QLabel(
             "Approving adds it as a memory now, through the usual rules: text a memory "

@@ -19,7 +19,7 @@ from ltm_desktop.core.memory_backend import make_backend
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from tests.agent.conftest import CWD, _access
-from tests.agent.hook_process import payload, run_hook
+from tests.agent.hook_process import hook_log, payload, run_hook
 from tests.agent.hook_schemas import check_output
 from tests.agent.mcp_client import mcp_session
 from tests.conftest import ServiceFactory
@@ -108,6 +108,8 @@ def test_hooks_do_nothing_and_exit_0(
         check_output("claude-code", event, done.stdout)
         assert "Deploy with" not in done.stdout  # no memory reached the agent
     assert service.observations(project) == []
+    expected = "disabled in the config" if switch == "off" else "backend is not implemented yet"
+    assert expected in hook_log()
 
 
 @pytest.mark.parametrize("switch", ["off", "agentmemory"])

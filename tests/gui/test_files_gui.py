@@ -7,6 +7,7 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.editor_form import EditorForm
 from ltm_desktop.gui.main_window import TAB_STALE
 from tests.conftest import FakeClock
 from tests.gui.conftest import WindowFactory, add
@@ -71,3 +72,12 @@ def test_new_memory_with_files(
     qtbot.waitUntil(lambda: service.count_memories(project) == 1, timeout=5000)
     [memory] = service.list_memories(project)
     assert memory.files == ("pkg/settings.py",)
+
+
+def test_the_inbox_form_has_no_files_row(qtbot: QtBot) -> None:
+    form = EditorForm()
+    qtbot.addWidget(form)
+    form.show()
+    assert form.files.isVisible()
+    form.hide_files()
+    assert not form.files.isVisible()

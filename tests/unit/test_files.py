@@ -218,29 +218,28 @@ def test_files_survive_a_reopen_and_export_round_trip(
 
 @pytest.mark.sqlite_only
 def test_migrations_tolerate_a_gap_and_a_later_lower_version(tmp_path: Path) -> None:
-    """Version 5 belongs to another change: a database made without it (at 6) gets it when
-    it arrives, and one made with it gets 6; ``user_version`` is the highest applied."""
+    """Versions can land out of order (5 and 6 came from parallel changes): a database that
+    has a higher version gets a lower one when it arrives, and ``user_version`` stays the
+    highest applied. Built on whatever MIGRATIONS holds today, plus two past its end."""
+    newest = latest_version()
+    low = Migration(newest + 1, "the lower one, added later", ("CREATE TABLE t_low (x)",))
+    high = Migration(newest + 2, "the higher one, first", ("CREATE TABLE t_high (x)",))
     db, backups = tmp_path / "ltm.sqlite", tmp_path / "backups"
-    store = SqliteStore(db, backups, MIGRATIONS)
-    store.close()
-    five = Migration(5, "a lower one added later", ("CREATE TABLE later_five (x INTEGER)",))
-    with_five = tuple(sorted((*MIGRATIONS, five), key=lambda m: m.version))
-    store = SqliteStore(db, backups, with_five)
-    assert store.schema_version == latest_version(with_five)
+    SqliteStore(db, backups, (*MIGRATIONS, high)).close()  # a gap at newest + 1
+    store = SqliteStore(db, backups, (*MIGRATIONS, low, high))
+    assert store.schema_version == newest + 2
     store.close()
     with sqlite3.connect(db) as conn:
         applied = [row[0] for row in conn.execute("SELECT version FROM schema_migrations")]
-        assert sorted(applied) == sorted(m.version for m in with_five)
-        assert conn.execute("SELECT count(*) FROM later_five").fetchone() == (0,)
-    # from an older database (up to 4), both run in order
+        assert sorted(applied) == [*(m.version for m in MIGRATIONS), newest + 1, newest + 2]
+        assert conn.execute("SELECT count(*) FROM t_low").fetchone() == (0,)
+    # from an older database, both run in version order
     old = tmp_path / "old.sqlite"
-    SqliteStore(old, backups, tuple(m for m in MIGRATIONS if m.version <= 4)).close()
-    store = SqliteStore(old, backups, with_five)
-    assert store.schema_version == latest_version(with_five)
-    store.close()
+    SqliteStore(old, backups, MIGRATIONS).close()
+    SqliteStore(old, backups, (*MIGRATIONS, high, low)).close()
     with sqlite3.connect(old) as conn:
         applied = [row[0] for row in conn.execute("SELECT version FROM schema_migrations")]
-        assert applied == sorted(m.version for m in with_five)
+        assert applied == [*(m.version for m in MIGRATIONS), newest + 1, newest + 2]
 
 
 def test_keeping_a_candidate_takes_it_off_until_it_changes(
@@ -264,3 +263,9 @@ def test_keeping_a_candidate_takes_it_off_until_it_changes(
     assert service.stale_candidates(project) == []
     service.update(kept.id, {"content": "x, edited"}, "gui")  # changed since: ask again
     assert [c.memory.id for c in service.stale_candidates(project)] == [kept.id]
+
+
+def test_approving_from_the_inbox_refuses_files(service: MemoryService) -> None:
+    with pytest.raises(InvalidInput, match="files cannot be set while approving") as caught:
+        service.approve("prop_1", "gui", changes={"files": ["a.py"]})
+    assert caught.value.field == "files"

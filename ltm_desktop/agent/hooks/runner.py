@@ -150,6 +150,10 @@ def _handle(
     if not settings.memory_enabled:
         log.info("long-term memory is disabled in the config ([memory] enabled); nothing done")
         return None
+    if settings.memory_backend != "sqlite":
+        log.info("the %r memory backend is not implemented yet; nothing done",
+                 settings.memory_backend)  # fmt: skip
+        return None
     hook = parse(agent, event, raw)
     opener = _opener(data_dir, config, CLIENT_NAMES[agent])
     run = HookRun(hook, settings, opener, _states(agent), data_dir, config)
