@@ -47,6 +47,8 @@ class AuditAction(StrEnum):
     IMPORTED = "imported"
     REVIEWED = "reviewed"
     PURGED = "purged"
+    MOVED = "moved"  # to another scope (core.scope_transfer): the source, to the trash
+    COPIED = "copied"  # to another scope: the source, unchanged
     # the review inbox (``core.reviewing``): on a proposal's id, or an unreviewed memory's
     PROPOSED = "proposed"
     APPROVED = "approved"

@@ -44,6 +44,7 @@ from ltm_desktop.core.records import (
     Project,
     ScopeStats,
 )
+from ltm_desktop.core.scope_transfer import ScopeTransfers
 from ltm_desktop.core.seams import (
     Consolidator,
     Embedder,
@@ -62,7 +63,9 @@ log = logging.getLogger(__name__)
 SYSTEM_ACTOR = "system"
 
 
-class MemoryService(SearchReads, HistoryReads, InboxService, TransferService, StaleReview):
+class MemoryService(
+    SearchReads, HistoryReads, InboxService, TransferService, StaleReview, ScopeTransfers
+):
     """Thread-safe access to one data directory's memories."""
 
     def __init__(

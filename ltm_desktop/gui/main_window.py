@@ -22,6 +22,7 @@ from ltm_desktop.gui.actions import MemoryActions
 from ltm_desktop.gui.activity_panel import ActivityPanel
 from ltm_desktop.gui.api_status import ApiStatus
 from ltm_desktop.gui.bridge import ServiceBridge
+from ltm_desktop.gui.bulk_curation import BulkCuration
 from ltm_desktop.gui.context import AppContext, Prompter, ScopeState
 from ltm_desktop.gui.context_menus import ContextMenus
 from ltm_desktop.gui.dialogs import AboutDialog, ConnectDialog, open_folder
@@ -152,6 +153,7 @@ class MainWindow(QMainWindow):
         self.projects.reload()
         self.context_menus = ContextMenus(self)
         self.side_panels = SidePanels(self)
+        self.bulk = BulkCuration(self)
         self._focused_once = False
 
     # -- wiring -----------------------------------------------------------
