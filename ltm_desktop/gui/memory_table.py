@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QStackedWidget,
     QTableView,
@@ -24,11 +23,17 @@ from ltm_desktop.core.rules import normalize_tag
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.delegates import HtmlDelegate
+from ltm_desktop.gui.elided_label import ElidedLabel
 from ltm_desktop.gui.empty_state import EmptyState
 from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.models.base import MemoryIdRole, RowTableModel
 from ltm_desktop.gui.models.memory_model import MemoryTableModel
-from ltm_desktop.gui.models.search_model import SEARCH_LIMIT, SearchResultsModel
+from ltm_desktop.gui.models.search_model import (
+    COL_MATCH,
+    COL_TITLE,
+    SEARCH_LIMIT,
+    SearchResultsModel,
+)
 from ltm_desktop.gui.panel_base import ScopedPanel
 from ltm_desktop.gui.search_box import SearchBox
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_versions
@@ -76,10 +81,12 @@ class MemoryTable(ScopedPanel):
         self.show_removed.setToolTip("Also list memories in the Trash (struck through)")
         self.show_expired = QCheckBox("Expired", self)
         self.show_expired.setToolTip("Also list memories whose time to live ran out (in italics)")
-        self.count_label = QLabel(self)
+        self.count_label = ElidedLabel(self)  # a long count never widens the window
         self.list_view = self._table(self.model)
         self.search_view = self._table(self.search_model)
-        self.search_view.setItemDelegate(HtmlDelegate(self.search_view))
+        html = HtmlDelegate(self.search_view)  # only where there is HTML: it paints in Python
+        for column in (COL_TITLE, COL_MATCH):
+            self.search_view.setItemDelegateForColumn(column, html)
         self.list_keeper = ViewKeeper(self.list_view, self.model)
         self.search_keeper = ViewKeeper(self.search_view, self.search_model)
         self.empty = EmptyState(self)
