@@ -236,6 +236,9 @@ class ListQuery:
     include_disabled: bool = False
     include_expired: bool = False
     only_disabled: bool = False
+    # only memories agents (not the person, GUI_ACTOR) created after this time: what is
+    # new since the person last looked
+    new_since: float | None = None
     order_by: str = "importance"
     descending: bool = True
     limit: int = 100

@@ -1,5 +1,6 @@
-"""Stale review beyond Keep (part of MemoryService): each scope's count of stale
-candidates for the sidebar, and the undo of a Keep."""
+"""Review beyond Keep (part of MemoryService): each scope's count of stale candidates
+and of memories agents added since the person last looked (the sidebar), and the undo
+of a Keep."""
 
 from __future__ import annotations
 
@@ -48,6 +49,10 @@ class StaleReview:
             )
         self.events.publish([self._event(memory, "reviewed", actor)])
         return self._uses.overlay(memory)
+
+    def new_counts(self, since: float) -> dict[str, int]:
+        """Memories agents added after ``since`` per scope (the person's "new" counts)."""
+        return self.store.new_counts(since, self.now())
 
     def stale_counts(self) -> dict[str, int]:
         """Stale candidates per scope (the sidebar's counts), by project id."""

@@ -180,6 +180,7 @@ class MainWindow(QMainWindow):
         a.import_.triggered.connect(self.transfer.choose_import)
         a.backup_now.triggered.connect(self.transfer.backup_now)
         self.projects.loaded.connect(self.on_projects_loaded)
+        self.table.new_since.changed.connect(self.projects.reload)
         self.table.model.total_changed.connect(lambda _n: self.on_projects_loaded())
         ctx.scope.scope_changed.connect(self.on_scope_changed)
         self.memory_actions.message.connect(self.status.say)

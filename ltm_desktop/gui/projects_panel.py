@@ -11,12 +11,14 @@ from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.models.projects_model import (
     COL_COUNT,
     COL_NAME,
+    COL_NEW,
     COL_STALE,
     GLOBAL_LABEL,
     ProjectRow,
     ProjectsModel,
     project_rows,
 )
+from ltm_desktop.gui.new_since import last_look
 from ltm_desktop.gui.view_state import ColumnFitter, ViewKeeper, configure_table
 
 MIN_RELOAD_MS = 500  # agents writing in a burst: recount at most twice a second
@@ -48,7 +50,7 @@ class ProjectsPanel(QWidget):
         header = self.view.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
-        self.fitter = ColumnFitter(self.view, (COL_COUNT, COL_STALE))
+        self.fitter = ColumnFitter(self.view, (COL_COUNT, COL_STALE, COL_NEW))
         self.keeper = ViewKeeper(self.view, self.model)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -65,9 +67,11 @@ class ProjectsPanel(QWidget):
             self._again = True
             return
         self._loading = True
-        service = self.ctx.service
+        service, since = self.ctx.service, last_look(self.ctx)
         self.ctx.runner.run(
-            lambda: project_rows(service.projects(), service.stale_counts()),
+            lambda: project_rows(
+                service.projects(), service.stale_counts(), service.new_counts(since)
+            ),
             self.on_projects,
             self.on_failed,
             key=f"projects-{id(self)}",
