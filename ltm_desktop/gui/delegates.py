@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleO
 from ltm_desktop.gui.models.base import HtmlRole
 
 ELLIPSIS = "…"
-FITTED_CACHE = 512  # laid-out cells: a few screens of hits, two HTML columns each
+FITTED_CACHE = 160  # laid-out cells: about two screens of hits, two HTML columns each
 _FITTED: OrderedDict[tuple[str, int, str], tuple[QTextDocument, float | None, float]] = (
     OrderedDict()
 )

@@ -280,6 +280,8 @@ class MainWindow(QMainWindow):
         self.side_panels.reveal("details")
         self.details.setCurrentIndex(TAB_EDITOR)
         self.editor.start_new(self.ctx.scope.project_id, self.ctx.scope.name)
+        if self.editor.new_project is not None:  # the person did not stay on unsaved edits
+            self.table.forget_current()
 
     def delete_selected(self) -> None:
         focus = QApplication.focusWidget()

@@ -366,6 +366,16 @@ class MemoryTable(ScopedPanel):
         view.scrollTo(index)
         return True
 
+    def forget_current(self) -> None:
+        """The editor moved on (a new memory): nothing is highlighted, so that a click on
+        the row that was opens it again (it used to stay current and the click did nothing)."""
+        self._current, self._ids = "", []
+        selection = self.active_view().selectionModel()
+        blocked = selection.blockSignals(True)
+        selection.clear()
+        selection.blockSignals(blocked)
+        self.active_view().viewport().update()
+
     def clear_selection(self) -> None:
         self.active_view().selectionModel().select(
             QItemSelection(), self.active_view().selectionModel().SelectionFlag.Clear
