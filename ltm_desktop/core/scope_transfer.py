@@ -11,26 +11,21 @@ the target scope, ``as``: the memory there), the target's memory as any add. The
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 
 from ltm_desktop.core import rules, writing
-from ltm_desktop.core.backend import AuditEntry, MemoryStore, WriteTxn
+from ltm_desktop.core.backend import AuditEntry, WriteTxn
 from ltm_desktop.core.backfill import Backfill
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, InvalidInput
-from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.records import (
     AddResult,
     AddStatus,
     AuditAction,
-    ChangeEvent,
     Memory,
     MemoryDraft,
 )
-from ltm_desktop.core.uses import UseCounter
+from ltm_desktop.core.service_parts import ServiceParts
 from ltm_desktop.core.versions import check_expected, check_version
 
 MAX_BATCH = 10_000
@@ -82,18 +77,10 @@ def transfer(
     return done
 
 
-class ScopeTransfers:
-    """The service provides the attributes below."""
+class ScopeTransfers(ServiceParts):
+    """The service provides the attributes below (and those of ServiceParts)."""
 
-    store: MemoryStore
-    settings: Settings
-    events: EventHub
     backfill: Backfill
-    now: Callable[[], float]
-    _write_lock: threading.RLock
-    _uses: UseCounter
-    _current_on_conflict: Callable[[], AbstractContextManager[None]]
-    _event: Callable[[Memory, str, str], ChangeEvent]
     _after_write: Callable[[list[Memory]], None]
 
     def transfer_memories(

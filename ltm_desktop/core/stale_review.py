@@ -4,30 +4,17 @@ of a Keep."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 
 from ltm_desktop.core import reviewing, rules
-from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.config import Settings
-from ltm_desktop.core.events import EventHub
-from ltm_desktop.core.records import ChangeEvent, Memory, ReviewState
-from ltm_desktop.core.uses import UseCounter
+from ltm_desktop.core.records import Memory, ReviewState
+from ltm_desktop.core.service_parts import ServiceParts
 from ltm_desktop.core.versions import check_expected
 
 
-class StaleReview:
-    """The service provides the attributes below."""
+class StaleReview(ServiceParts):
+    """The service provides the attributes below (and those of ServiceParts)."""
 
-    store: MemoryStore
-    settings: Settings
-    events: EventHub
-    now: Callable[[], float]
-    _write_lock: threading.RLock
-    _uses: UseCounter
-    _current_on_conflict: Callable[[], AbstractContextManager[None]]
-    _event: Callable[[Memory, str, str], ChangeEvent]
     _stale_cutoff: Callable[[], float]
 
     def unmark_reviewed(

@@ -3,6 +3,7 @@ them to another scope (the core applies dedup and audits; one Ctrl+Z undoes it a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
@@ -26,6 +27,16 @@ from ltm_desktop.gui.models.projects_model import GLOBAL_LABEL
 
 if TYPE_CHECKING:
     from ltm_desktop.gui.main_window import MainWindow
+
+
+def ok_cancel(dialog: QDialog, ok_text: str, on_ok: Callable[[], object]) -> QDialogButtonBox:
+    buttons = QDialogButtonBox(
+        QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog
+    )
+    buttons.button(QDialogButtonBox.StandardButton.Ok).setText(ok_text)
+    buttons.accepted.connect(on_ok)
+    buttons.rejected.connect(dialog.reject)
+    return buttons
 
 
 class BulkEditDialog(QDialog):
@@ -58,12 +69,7 @@ class BulkEditDialog(QDialog):
             form.addRow(tick, widget)
         self.error = QLabel(self)
         self.error.setWordWrap(True)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(f"Set on {count:,}")
-        self.buttons.accepted.connect(self.on_ok)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = ok_cancel(self, f"Set on {count:,}", self.on_ok)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.error)
@@ -112,12 +118,7 @@ class ScopeDialog(QDialog):
             self,
         )
         note.setWordWrap(True)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(verb)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons = ok_cancel(self, verb, self.accept)
         layout = QVBoxLayout(self)
         layout.addWidget(note)
         layout.addWidget(self.scope)
