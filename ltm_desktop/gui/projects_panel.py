@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QItemSelectionModel, QTimer, Signal
 from PySide6.QtWidgets import QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
 
@@ -67,15 +69,31 @@ class ProjectsPanel(QWidget):
             self._again = True
             return
         self._loading = True
-        service, since = self.ctx.service, last_look(self.ctx)
+        service = self.ctx.service
         self.ctx.runner.run(
-            lambda: project_rows(
-                service.projects(), service.stale_counts(), service.new_counts(since)
-            ),
+            lambda: project_rows(service.projects()),
             self.on_projects,
             self.on_failed,
             key=f"projects-{id(self)}",
         )
+
+    def _load_counts(self) -> None:
+        """Stale and new counts come second: they read every memory (tens of ms at 100k)
+        and the list of the chosen scope must not wait for them."""
+        service, since = self.ctx.service, last_look(self.ctx)
+        self.ctx.runner.run(
+            lambda: (service.stale_counts(), service.new_counts(since)),
+            self.on_counts,
+            self.on_failed,
+            key=f"project-counts-{id(self)}",
+        )
+
+    def on_counts(self, counts: tuple[dict[str, int], dict[str, int]]) -> None:
+        stale, new = counts
+        self.model.set_projects([
+            replace(r, stale=stale.get(r.project_id, 0), new=new.get(r.project_id, 0))
+            for r in self.model.all_projects()
+        ])  # fmt: skip
 
     def on_changes(self, changes: ChangeSet) -> None:
         if not self._throttle.isActive():
@@ -87,7 +105,11 @@ class ProjectsPanel(QWidget):
 
     def on_projects(self, rows: list[ProjectRow]) -> None:
         self._loading = False
-        self.model.set_projects(rows)
+        known = {r.project_id: r for r in self.model.all_projects()}  # counts until new ones
+        self.model.set_projects([
+            replace(r, stale=old.stale, new=old.new) if (old := known.get(r.project_id)) else r
+            for r in rows
+        ])  # fmt: skip
         if self._wanted is not None:
             wanted, self._wanted = self._wanted, None
             if self.model.project(wanted) is None:
@@ -97,6 +119,7 @@ class ProjectsPanel(QWidget):
         if current is not None:
             self.ctx.scope.name = GLOBAL_LABEL if current.is_global else current.name
         self.loaded.emit()
+        self._load_counts()
         if self._again:
             self._again = False
             self.reload()
