@@ -47,7 +47,12 @@ def display_problem() -> str | None:
 Ask = Callable[[str, Path], Path | None]
 
 
+HEADLESS_PLATFORMS = ("offscreen", "minimal")  # Qt platforms nobody can see or click
+
+
 def _ask_in_a_window(message: str, data_dir: Path) -> Path | None:
+    if os.environ.get("QT_QPA_PLATFORM", "").split(":")[0] in HEADLESS_PLATFORMS:
+        return None  # a dialog nobody can answer would hang: the terminal gets the error
     from ltm_desktop.gui.startup_error import ask_after_startup_error
 
     return ask_after_startup_error(message, data_dir)

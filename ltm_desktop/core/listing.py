@@ -14,6 +14,9 @@ def check_filters(query: ListQuery) -> ListQuery:
     """``query`` with its category checked and its tag normalized (what counts need)."""
     category = None if query.category is None else check_category(query.category)
     tag = None if query.tag is None else normalize_tag(query.tag)
+    since = query.new_since
+    if since is not None and (isinstance(since, bool) or not isinstance(since, int | float)):
+        raise InvalidInput("new_since must be a time in seconds", "new_since")
     return replace(query, category=category, tag=tag)
 
 

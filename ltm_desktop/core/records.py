@@ -49,6 +49,8 @@ class AuditAction(StrEnum):
     REVIEWED = "reviewed"
     PURGED = "purged"
     ERASED = "erased"  # physically deleted from the trash; its events keep no content
+    MOVED = "moved"  # to another scope (core.scope_transfer): the source, to the trash
+    COPIED = "copied"  # to another scope: the source, unchanged
     # the review inbox (``core.reviewing``): on a proposal's id, or an unreviewed memory's
     PROPOSED = "proposed"
     APPROVED = "approved"
@@ -240,6 +242,9 @@ class ListQuery:
     include_disabled: bool = False
     include_expired: bool = False
     only_disabled: bool = False
+    # only memories agents (not the person, GUI_ACTOR) created after this time: what is
+    # new since the person last looked
+    new_since: float | None = None
     order_by: str = "importance"
     descending: bool = True
     limit: int = 100

@@ -47,6 +47,7 @@ from ltm_desktop.core.records import (
     Project,
     ScopeStats,
 )
+from ltm_desktop.core.scope_transfer import ScopeTransfers
 from ltm_desktop.core.seams import (
     Consolidator,
     Embedder,
@@ -67,8 +68,8 @@ SYSTEM_ACTOR = "system"
 
 
 class MemoryService(
-    SearchReads, HistoryReads, InboxService, TransferService, StaleReview, Switches, FileAware,
-    PrivacyService,
+    SearchReads, HistoryReads, InboxService, TransferService, StaleReview, ScopeTransfers,
+    Switches, FileAware, PrivacyService,
 ):  # fmt: skip
     """Thread-safe access to one data directory's memories."""
 

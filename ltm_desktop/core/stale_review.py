@@ -1,32 +1,20 @@
-"""Stale review beyond Keep (part of MemoryService): each scope's count of stale
-candidates for the sidebar, and the undo of a Keep."""
+"""Review beyond Keep (part of MemoryService): each scope's count of stale candidates
+and of memories agents added since the person last looked (the sidebar), and the undo
+of a Keep."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 
 from ltm_desktop.core import reviewing, rules
-from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.config import Settings
-from ltm_desktop.core.events import EventHub
-from ltm_desktop.core.records import ChangeEvent, Memory, ReviewState
-from ltm_desktop.core.uses import UseCounter
+from ltm_desktop.core.records import Memory, ReviewState
+from ltm_desktop.core.service_parts import ServiceParts
 from ltm_desktop.core.versions import check_expected
 
 
-class StaleReview:
-    """The service provides the attributes below."""
+class StaleReview(ServiceParts):
+    """The service provides the attributes below (and those of ServiceParts)."""
 
-    store: MemoryStore
-    settings: Settings
-    events: EventHub
-    now: Callable[[], float]
-    _write_lock: threading.RLock
-    _uses: UseCounter
-    _current_on_conflict: Callable[[], AbstractContextManager[None]]
-    _event: Callable[[Memory, str, str], ChangeEvent]
     _stale_cutoff: Callable[[], float]
 
     def unmark_reviewed(
@@ -48,6 +36,10 @@ class StaleReview:
             )
         self.events.publish([self._event(memory, "reviewed", actor)])
         return self._uses.overlay(memory)
+
+    def new_counts(self, since: float) -> dict[str, int]:
+        """Memories agents added after ``since`` per scope (the person's "new" counts)."""
+        return self.store.new_counts(since, self.now())
 
     def stale_counts(self) -> dict[str, int]:
         """Stale candidates per scope (the sidebar's counts), by project id."""

@@ -191,13 +191,36 @@ class MemoryActions(QObject):
         self._write(writes, "mark as reviewed", "Kept (marked reviewed) {what}.", undo)
 
     def set_importance(self, versions: ops.Versions, importance: int) -> None:
-        def undo(outcome: ops.BulkOutcome) -> UndoEntry:
-            old = {m.id: {"importance": m.importance} for m in outcome.before}
-            back = ops.each(old, _versions(outcome.done))
-            return UndoEntry(f"Importance of {_title(outcome.done)}", tuple(back))
+        self.set_fields(versions, {"importance": importance}, f"Importance {importance}")
 
-        writes = ops.writes("update", versions, importance=importance)
-        self._write(writes, "change importance", f"Importance {importance} for {{what}}.", undo)
+    def set_fields(self, versions: ops.Versions, values: dict[str, Any], label: str) -> None:
+        """The same field values on every memory (bulk edit); undone as one step."""
+
+        def undo(outcome: ops.BulkOutcome) -> UndoEntry:
+            old = {m.id: ops.editable_values(m, values) for m in outcome.before}
+            back = ops.each(old, _versions(outcome.done))
+            return UndoEntry(f"{label} for {_title(outcome.done)}", tuple(back))
+
+        writes = ops.writes("update", versions, **values)
+        self._write(writes, "change the memories", f"{label} for {{what}}.", undo)
+
+    def transfer(self, versions: ops.Versions, target: str, target_name: str, copy: bool) -> None:
+        """Move or copy memories to another scope (the core dedups and audits); one undo."""
+        verb = "Copy" if copy else "Move"
+
+        def done(result: tuple[list[Any], list[ops.Write]]) -> None:
+            moved, back = result
+            titles = _title([t.source for t in moved])
+            label = f"{verb} {titles} to {target_name}"
+            if back:
+                self._undo.push(UndoEntry(label, tuple(back)))
+            same = sum(1 for t in moved if t.result.status == AddStatus.DEDUPLICATED)
+            note = f" {same} already there (refreshed, not duplicated)." if same else ""
+            self.message.emit(f"{'Copied' if copy else 'Moved'} {titles} to {target_name}.{note}"
+                              " Ctrl+Z undoes it.")  # fmt: skip
+
+        self._run(lambda s: ops.transfer(s, versions, target, copy), done, None,
+                  f"{verb.lower()} the memories")  # fmt: skip
 
     # -- single memory ----------------------------------------------------
 

@@ -69,6 +69,7 @@ class ContextMenus:
             entries += [("Open in editor\tEnter", w.focus_editor), a.delete]
             if w.table.show_removed.isChecked():
                 entries.append(a.restore)
+            entries += [None, a.bulk_edit, a.move_to, a.copy_to, None]
             entries += [("Copy id", self._copy_ids(view)), None]
         entries += [a.new_memory, a.undo, a.redo, None, a.find, a.refresh]
         return entries

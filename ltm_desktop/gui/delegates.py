@@ -6,6 +6,8 @@ cells are elided: a hard clip cut words in half and hid that anything was left o
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
@@ -19,6 +21,10 @@ from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleO
 from ltm_desktop.gui.models.base import HtmlRole
 
 ELLIPSIS = "…"
+FITTED_CACHE = 160  # laid-out cells: about two screens of hits, two HTML columns each
+_FITTED: OrderedDict[tuple[str, int, str], tuple[QTextDocument, float | None, float]] = (
+    OrderedDict()
+)
 
 
 class HtmlDelegate(QStyledItemDelegate):
@@ -87,16 +93,31 @@ class HtmlDelegate(QStyledItemDelegate):
         html: str, option: QStyleOptionViewItem, width: float
     ) -> tuple[QTextDocument, float | None, float]:
         """(document, where the ellipsis goes or None, line height) for a cell ``width``
-        wide: text too wide is wrapped at a word and only its first line is drawn."""
-        doc = HtmlDelegate._document(html, option)
-        if doc.idealWidth() <= width:
-            return doc, None, doc.size().height()
-        room = max(1.0, width - option.fontMetrics.horizontalAdvance(ELLIPSIS))
-        doc = HtmlDelegate._document(html, option, width=room)
+        wide: text too wide is wrapped at a word and only its first line is drawn.
+
+        Laid out documents are kept (a small LRU): a repaint (hover, scroll, a new
+        selection) of the same cells then parses no HTML, which was most of a paint."""
+        key = (html, round(width), option.font.key())
+        cached = _FITTED.get(key)
+        if cached is not None:
+            _FITTED.move_to_end(key)
+            return cached
+        doc = HtmlDelegate._document(html, option, width=max(1.0, width))  # parsed once
         line = HtmlDelegate._first_line(doc)
-        if line is None:
-            return doc, room, doc.size().height()
-        return doc, min(line.naturalTextWidth(), room), line.height()
+        fitted: tuple[QTextDocument, float | None, float]
+        one_line = doc.blockCount() == 1 and doc.firstBlock().layout().lineCount() <= 1
+        if line is None or one_line:
+            fitted = (doc, None, doc.size().height() if line is None else line.height())
+        else:  # wrapped: lay it out again (no parsing) leaving room for the ellipsis
+            room = max(1.0, width - option.fontMetrics.horizontalAdvance(ELLIPSIS))
+            doc.setTextWidth(room)
+            line = HtmlDelegate._first_line(doc)
+            height = doc.size().height() if line is None else line.height()
+            fitted = (doc, room if line is None else min(line.naturalTextWidth(), room), height)
+        _FITTED[key] = fitted
+        if len(_FITTED) > FITTED_CACHE:
+            _FITTED.popitem(last=False)
+        return fitted
 
     @staticmethod
     def _first_line(doc: QTextDocument) -> QTextLine | None:

@@ -64,7 +64,7 @@ def event_html(event: AuditEvent) -> str:
     """The event heading and, per field, what it was and what it became."""
     who = html.escape(actor_label(event.actor))
     parts = [
-        f"<p><b>{html.escape(event.action.value.capitalize())}</b> by {who}, {absolute_time(event.at)}</p>"
+        f"<p><b>{html.escape(event.action.value.capitalize())}</b> by {who}, {absolute_time(event.at, seconds=True)}</p>"
     ]
     before, after = event.before or {}, event.after or {}
     names = [n for n in FIELD_ORDER if (n in before or n in after) and n not in HIDDEN_FIELDS]

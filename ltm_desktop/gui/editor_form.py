@@ -19,8 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ltm_desktop.core import rules
+from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.records import EDITABLE_FIELDS, Category, Memory, MemoryDraft
-from ltm_desktop.core.rules import MAX_TTL_DAYS
+from ltm_desktop.core.rules import MAX_CONTENT_CHARS, MAX_TTL_DAYS
 from ltm_desktop.gui import theme
 from ltm_desktop.gui.formatting import parse_tags, tags_text
 
@@ -109,6 +111,8 @@ class EditorForm(QWidget):
         )
         self.errors = {name: self._error_label() for name in (*FIELDS, "general")}
         self._build()
+        self.content.textChanged.connect(self.on_content_changed)
+        self.on_content_changed()
         for signal in (
             self.title.textEdited,
             self.category.activated,
@@ -154,6 +158,9 @@ class EditorForm(QWidget):
         content_label.setBuddy(self.content)
         layout.addWidget(content_label)
         layout.addWidget(self.content, 1)
+        self.counter = QLabel(self)  # how much of the content limit is used
+        self.counter.setEnabled(False)
+        layout.addWidget(self.counter)
         layout.addWidget(self.errors["content"])
         layout.addWidget(self.errors["general"])
 
@@ -215,6 +222,27 @@ class EditorForm(QWidget):
         label = self.errors.get(field or "general", self.errors["general"])
         label.setText(f"⚠ {message}")
         label.show()
+
+    def on_content_changed(self) -> None:
+        count = len(self.content.toPlainText())
+        self.counter.setText(f"{count:,} / {MAX_CONTENT_CHARS:,} characters")
+        over = count > MAX_CONTENT_CHARS
+        self.counter.setEnabled(over)  # muted until it matters
+        self.counter.setStyleSheet(f"color: {theme.css(theme.error_color())};" if over else "")
+
+    def check_all(self, values: FormValues, *, new: bool) -> bool:
+        """Every field's problem at once (not the first only); True when all are valid."""
+        self.clear_errors()
+        ok = True
+        for name, value in asdict(values).items():
+            if new and name == "title" and not value.strip():
+                continue  # a new memory's title may come from its content
+            try:
+                rules.validate_changes({name: list(value) if name == "tags" else value})
+            except InvalidInput as exc:
+                self.show_error(exc.field if exc.field in self.errors else name, str(exc))
+                ok = False
+        return ok
 
     def clear_errors(self) -> None:
         for label in self.errors.values():

@@ -232,8 +232,9 @@ class EditorPanel(QWidget):
         was for (the editor cannot move to another one until it settles)."""
         if self._saving is not None:
             return  # a second Ctrl+S while the first runs would only conflict with it
-        self.form.clear_errors()
         values = self.form.values()
+        if not self.form.check_all(values, new=self.new_project is not None):
+            return  # every problem is shown at its field
         target = self._target()
         try:
             if self.new_project is not None:

@@ -16,11 +16,12 @@ def actor_label(actor: str) -> str:
     return "you (in this app)" if actor == GUI_ACTOR else actor
 
 
-def absolute_time(ts: float | None) -> str:
-    """Local date and time, e.g. ``2027-01-15 09:41``."""
+def absolute_time(ts: float | None, *, seconds: bool = False) -> str:
+    """Local date and time, e.g. ``2027-01-15 09:41`` (``09:41:07`` with ``seconds``: the
+    history, where several changes often fall within one minute)."""
     if ts is None:
         return "—"
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+    return time.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M", time.localtime(ts))
 
 
 def relative_time(ts: float | None, now: float) -> str:

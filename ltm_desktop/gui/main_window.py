@@ -22,6 +22,7 @@ from ltm_desktop.gui.actions import MemoryActions
 from ltm_desktop.gui.activity_panel import ActivityPanel
 from ltm_desktop.gui.api_status import ApiStatus
 from ltm_desktop.gui.bridge import ServiceBridge
+from ltm_desktop.gui.bulk_curation import BulkCuration
 from ltm_desktop.gui.context import AppContext, Prompter, ScopeState
 from ltm_desktop.gui.context_menus import ContextMenus
 from ltm_desktop.gui.dialogs import AboutDialog, ConnectDialog, open_folder
@@ -161,6 +162,7 @@ class MainWindow(QMainWindow):
         self.projects.reload()
         self.context_menus = ContextMenus(self)
         self.side_panels = SidePanels(self)
+        self.bulk = BulkCuration(self)
         self._focused_once = False
 
     # -- wiring -----------------------------------------------------------
@@ -187,6 +189,7 @@ class MainWindow(QMainWindow):
         a.import_.triggered.connect(self.transfer.choose_import)
         a.backup_now.triggered.connect(self.transfer.backup_now)
         self.projects.loaded.connect(self.on_projects_loaded)
+        self.table.new_since.changed.connect(self.projects.reload)
         self.table.model.total_changed.connect(lambda _n: self.on_projects_loaded())
         ctx.scope.scope_changed.connect(self.on_scope_changed)
         self.memory_actions.message.connect(self.status.say)
@@ -286,6 +289,8 @@ class MainWindow(QMainWindow):
         self.side_panels.reveal("details")
         self.details.setCurrentIndex(TAB_EDITOR)
         self.editor.start_new(self.ctx.scope.project_id, self.ctx.scope.name)
+        if self.editor.new_project is not None:  # the person did not stay on unsaved edits
+            self.table.forget_current()
 
     def delete_selected(self) -> None:
         focus = QApplication.focusWidget()

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QStackedWidget,
     QTableView,
@@ -24,11 +23,18 @@ from ltm_desktop.core.rules import normalize_tag
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.delegates import HtmlDelegate
+from ltm_desktop.gui.elided_label import ElidedLabel
 from ltm_desktop.gui.empty_state import EmptyState
 from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.models.base import MemoryIdRole, RowTableModel
 from ltm_desktop.gui.models.memory_model import MemoryTableModel
-from ltm_desktop.gui.models.search_model import SEARCH_LIMIT, SearchResultsModel
+from ltm_desktop.gui.models.search_model import (
+    COL_MATCH,
+    COL_TITLE,
+    SEARCH_LIMIT,
+    SearchResultsModel,
+)
+from ltm_desktop.gui.new_since import NewSince
 from ltm_desktop.gui.panel_base import ScopedPanel
 from ltm_desktop.gui.search_box import SearchBox
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_versions
@@ -76,10 +82,13 @@ class MemoryTable(ScopedPanel):
         self.show_removed.setToolTip("Also list memories in the Trash (struck through)")
         self.show_expired = QCheckBox("Expired", self)
         self.show_expired.setToolTip("Also list memories whose time to live ran out (in italics)")
-        self.count_label = QLabel(self)
+        self.count_label = ElidedLabel(self)  # a long count never widens the window
+        self.new_since = NewSince(ctx, self)
         self.list_view = self._table(self.model)
         self.search_view = self._table(self.search_model)
-        self.search_view.setItemDelegate(HtmlDelegate(self.search_view))
+        html = HtmlDelegate(self.search_view)  # only where there is HTML: it paints in Python
+        for column in (COL_TITLE, COL_MATCH):
+            self.search_view.setItemDelegateForColumn(column, html)
         self.list_keeper = ViewKeeper(self.list_view, self.model)
         self.search_keeper = ViewKeeper(self.search_view, self.search_model)
         self.empty = EmptyState(self)
@@ -105,11 +114,15 @@ class MemoryTable(ScopedPanel):
         bar.addWidget(self.tag)
         bar.addWidget(self.show_removed)
         bar.addWidget(self.show_expired)
+        bar.addWidget(self.new_since.toggle)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.count_label, 1)
+        bottom.addWidget(self.new_since.mark_seen)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
         layout.addWidget(self.stack, 1)
-        layout.addWidget(self.count_label)
+        layout.addLayout(bottom)
         header = self.list_view.horizontalHeader()
         header.setSortIndicator(self.model.sort_column(), Qt.SortOrder.DescendingOrder)
         self.list_view.setSortingEnabled(True)
@@ -136,6 +149,7 @@ class MemoryTable(ScopedPanel):
         self.tag.textChanged.connect(self.on_tag_text)
         self.show_removed.toggled.connect(self.on_filters_changed)
         self.show_expired.toggled.connect(self.on_filters_changed)
+        self.new_since.changed.connect(self.on_filters_changed)
         self.model.loaded.connect(self.on_list_loaded)
         self.model.total_changed.connect(self.on_list_loaded)
         self.model.load_failed.connect(lambda exc: self.ctx.errors.report(exc, "load the memories"))
@@ -181,6 +195,7 @@ class MemoryTable(ScopedPanel):
             tag=tag_value,
             include_disabled=self.show_removed.isChecked(),
             include_expired=self.show_expired.isChecked(),
+            new_since=self.new_since.since(),
         )
         q = self.model.query
         self.search_model.set_filter(SearchFilter(
@@ -225,7 +240,7 @@ class MemoryTable(ScopedPanel):
 
     def _filtered(self) -> bool:
         q = self.model.query
-        return bool(q.category or q.tag or q.include_disabled or q.include_expired)
+        return bool(q.category or q.tag or q.include_disabled or q.include_expired or q.new_since)
 
     def _show_page(self) -> None:
         text = self.search_box.text().strip()
@@ -350,6 +365,16 @@ class MemoryTable(ScopedPanel):
         view.selectionModel().setCurrentIndex(index, flags.ClearAndSelect | flags.Rows)
         view.scrollTo(index)
         return True
+
+    def forget_current(self) -> None:
+        """The editor moved on (a new memory): nothing is highlighted, so that a click on
+        the row that was opens it again (it used to stay current and the click did nothing)."""
+        self._current, self._ids = "", []
+        selection = self.active_view().selectionModel()
+        blocked = selection.blockSignals(True)
+        selection.clear()
+        selection.blockSignals(blocked)
+        self.active_view().viewport().update()
 
     def clear_selection(self) -> None:
         self.active_view().selectionModel().select(

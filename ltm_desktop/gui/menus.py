@@ -17,6 +17,9 @@ class WindowActions:
     revert: QAction
     delete: QAction
     restore: QAction
+    bulk_edit: QAction
+    move_to: QAction
+    copy_to: QAction
     undo: QAction
     redo: QAction
     find: QAction
@@ -69,6 +72,24 @@ def build_actions(window: QMainWindow) -> WindowActions:
             window, "&Delete (move to Trash)", Key.Delete, "Move the selected memories to the Trash"
         ),
         restore=_action(window, "R&estore from Trash", "Ctrl+R", "Restore the selected memories"),
+        bulk_edit=_action(
+            window,
+            "Set &fields of selected…",
+            "Ctrl+Shift+E",
+            "Set category, importance, tags or expiry on every selected memory",
+        ),
+        move_to=_action(
+            window,
+            "&Move to scope…",
+            "Ctrl+Shift+M",
+            "Move the selected memories to another project, or to global",
+        ),
+        copy_to=_action(
+            window,
+            "Cop&y to scope…",
+            "Ctrl+Shift+C",
+            "Copy the selected memories to another project, or to global",
+        ),
         undo=_action(window, "&Undo", Key.Undo),
         redo=_action(window, "&Redo", "Ctrl+Shift+Z"),
         find=_action(window, "&Find…", Key.Find, "Search memories"),
@@ -135,7 +156,8 @@ def build_menus(window: QMainWindow, a: WindowActions) -> None:
     ):  # fmt: skip
         file_menu.addSeparator() if action is None else file_menu.addAction(action)
     edit = bar.addMenu("&Edit")
-    for action in (a.undo, a.redo, None, a.delete, a.restore, None, a.find):
+    for action in (a.undo, a.redo, None, a.delete, a.restore, None, a.bulk_edit, a.move_to,
+                   a.copy_to, None, a.find):  # fmt: skip
         edit.addSeparator() if action is None else edit.addAction(action)
     view = bar.addMenu("&View")
     for action in (

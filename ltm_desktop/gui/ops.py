@@ -19,10 +19,12 @@ from ltm_desktop.core.records import (
     EDITABLE_FIELDS,
     GUI_ACTOR,
     AddResult,
+    AddStatus,
     AuditEvent,
     Memory,
     MemoryDraft,
 )
+from ltm_desktop.core.scope_transfer import Transferred
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.errors import EditConflict
 
@@ -174,6 +176,25 @@ def review_values(memory: Memory) -> dict[str, Any]:
         "reviewed_at": memory.reviewed_at,
         "review_state": None if state is None else state.value,
     }
+
+
+def transfer(
+    service: MemoryService, versions: Versions, target: str, copy: bool
+) -> tuple[list[Transferred], list[Write]]:
+    """Move or copy to scope ``target``; with the writes that take it back (the copies
+    removed, what they superseded and the originals restored), as of the versions left."""
+    done = service.transfer_memories(versions, target, ACTOR, copy=copy)
+    back: list[Write] = []
+    for t in done:
+        added = t.result.memory
+        if t.result.status is not AddStatus.DEDUPLICATED:
+            back.append(Write(added.id, "remove", added.updated_at))
+        if t.result.superseded_id is not None:
+            superseded = service.get(t.result.superseded_id)
+            back.append(Write(superseded.id, "restore", superseded.updated_at))
+        if not copy:
+            back.append(Write(t.source.id, "restore", t.source.updated_at))
+    return done, back
 
 
 def add(service: MemoryService, project_id: str, draft: MemoryDraft) -> AddResult:

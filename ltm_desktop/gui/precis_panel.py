@@ -40,6 +40,8 @@ from ltm_desktop.gui.view_state import ColumnFitter, ViewKeeper, configure_table
 def load_precis(service: MemoryService, project_id: str) -> tuple[PrecisInfo, list[CandidateRow]]:
     info = service.precis(project_id)
     included = set(info.memory_ids)
+    # the budget ran out inside the last memory that went in: it is there, cut short
+    cut_short = info.memory_ids[-1] if info.truncated and info.memory_ids else None
     found = service.get_many(info.candidate_ids)
     rows = []
     for rank, memory_id in enumerate(info.candidate_ids, start=1):
@@ -54,6 +56,7 @@ def load_precis(service: MemoryService, project_id: str) -> tuple[PrecisInfo, li
                 memory.importance,
                 memory.project_id == GLOBAL_PROJECT_ID,
                 memory_id in included,
+                truncated=memory_id == cut_short,
             )
         )
     return info, rows
@@ -137,6 +140,12 @@ class PrecisPanel(ScopedPanel):
         self.meter.setRange(0, max(1, info.budget))
         self.meter.setValue(min(info.bytes, info.budget))
         self.meter.setFormat(budget_label(info.bytes, info.budget))
+        full = info.truncated or info.bytes >= info.budget  # the meter says so in colour too
+        self.meter.setStyleSheet(
+            f"QProgressBar::chunk {{ background-color: {theme.css(theme.warning_color())}; }}"
+            if full
+            else ""
+        )
         cut = len(info.candidate_ids) - len(info.memory_ids)
         if info.truncated:
             self.warning.setText(

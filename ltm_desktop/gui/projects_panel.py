@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QItemSelectionModel, QTimer, Signal
 from PySide6.QtWidgets import QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
 
@@ -11,12 +13,14 @@ from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.models.projects_model import (
     COL_COUNT,
     COL_NAME,
+    COL_NEW,
     COL_STALE,
     GLOBAL_LABEL,
     ProjectRow,
     ProjectsModel,
     project_rows,
 )
+from ltm_desktop.gui.new_since import last_look
 from ltm_desktop.gui.view_state import ColumnFitter, ViewKeeper, configure_table
 
 MIN_RELOAD_MS = 500  # agents writing in a burst: recount at most twice a second
@@ -48,7 +52,7 @@ class ProjectsPanel(QWidget):
         header = self.view.horizontalHeader()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
-        self.fitter = ColumnFitter(self.view, (COL_COUNT, COL_STALE))
+        self.fitter = ColumnFitter(self.view, (COL_COUNT, COL_STALE, COL_NEW))
         self.keeper = ViewKeeper(self.view, self.model)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -67,11 +71,29 @@ class ProjectsPanel(QWidget):
         self._loading = True
         service = self.ctx.service
         self.ctx.runner.run(
-            lambda: project_rows(service.projects(), service.stale_counts()),
+            lambda: project_rows(service.projects()),
             self.on_projects,
             self.on_failed,
             key=f"projects-{id(self)}",
         )
+
+    def _load_counts(self) -> None:
+        """Stale and new counts come second: they read every memory (tens of ms at 100k)
+        and the list of the chosen scope must not wait for them."""
+        service, since = self.ctx.service, last_look(self.ctx)
+        self.ctx.runner.run(
+            lambda: (service.stale_counts(), service.new_counts(since)),
+            self.on_counts,
+            self.on_failed,
+            key=f"project-counts-{id(self)}",
+        )
+
+    def on_counts(self, counts: tuple[dict[str, int], dict[str, int]]) -> None:
+        stale, new = counts
+        self.model.set_projects([
+            replace(r, stale=stale.get(r.project_id, 0), new=new.get(r.project_id, 0))
+            for r in self.model.all_projects()
+        ])  # fmt: skip
 
     def on_changes(self, changes: ChangeSet) -> None:
         if not self._throttle.isActive():
@@ -83,7 +105,11 @@ class ProjectsPanel(QWidget):
 
     def on_projects(self, rows: list[ProjectRow]) -> None:
         self._loading = False
-        self.model.set_projects(rows)
+        known = {r.project_id: r for r in self.model.all_projects()}  # counts until new ones
+        self.model.set_projects([
+            replace(r, stale=old.stale, new=old.new) if (old := known.get(r.project_id)) else r
+            for r in rows
+        ])  # fmt: skip
         if self._wanted is not None:
             wanted, self._wanted = self._wanted, None
             if self.model.project(wanted) is None:
@@ -93,6 +119,7 @@ class ProjectsPanel(QWidget):
         if current is not None:
             self.ctx.scope.name = GLOBAL_LABEL if current.is_global else current.name
         self.loaded.emit()
+        self._load_counts()
         if self._again:
             self._again = False
             self.reload()

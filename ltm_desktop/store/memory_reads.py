@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ltm_desktop.core.backend import MAX_PAGE
-from ltm_desktop.core.records import AuditEvent, ListQuery, Memory, Observation
+from ltm_desktop.core.records import GUI_ACTOR, AuditEvent, ListQuery, Memory, Observation
 from ltm_desktop.store.rows import (
     AUDIT_COLUMNS,
     AUDIT_FROM,
@@ -75,6 +75,9 @@ def _where(project_pk: int, query: ListQuery, now: float) -> tuple[str, list[Any
     if query.tag is not None:
         clauses.append("m.pk IN (SELECT memory_pk FROM memory_tags WHERE tag = ?)")
         params.append(query.tag)
+    if query.new_since is not None:
+        clauses.append("m.created_at > ? AND m.source != ?")
+        params += [query.new_since, GUI_ACTOR]
     return " AND ".join(clauses), params
 
 
@@ -211,6 +214,16 @@ def stale_counts(
         f"SELECT m.project_pk, count(*) FROM memories AS m WHERE {_stale_clause()} "
         f"AND {_NOT_EXPIRED} GROUP BY m.project_pk",
         (max_importance, cutoff, now),
+    ).fetchall()
+    return {row[0]: row[1] for row in rows}
+
+
+def new_counts(conn: sqlite3.Connection, since: float, now: float) -> dict[int, int]:
+    """Active memories agents created after ``since``, per project pk (the sidebar)."""
+    rows = conn.execute(
+        "SELECT m.project_pk, count(*) FROM memories AS m WHERE m.disabled = 0 "
+        f"AND m.created_at > ? AND m.source != ? AND {_NOT_EXPIRED} GROUP BY m.project_pk",
+        (since, GUI_ACTOR, now),
     ).fetchall()
     return {row[0]: row[1] for row in rows}
 

@@ -225,6 +225,13 @@ class SqliteStore(AuditReads, InboxReads):
 
         return self._read(work)
 
+    def new_counts(self, since: float, now: float) -> dict[str, int]:
+        def work(conn: sqlite3.Connection) -> dict[str, int]:
+            names = dict(conn.execute("SELECT pk, project_id FROM projects").fetchall())
+            return {names[pk]: n for pk, n in reads.new_counts(conn, since, now).items()}
+
+        return self._read(work)
+
     def stale_counts(self, max_importance: int, cutoff: float, now: float) -> dict[str, int]:
         def work(conn: sqlite3.Connection) -> dict[str, int]:
             names = dict(conn.execute("SELECT pk, project_id FROM projects").fetchall())

@@ -334,6 +334,13 @@ class InMemoryStore(InboxReads):
                 counts[m.project_id] = counts.get(m.project_id, 0) + 1
         return counts
 
+    def new_counts(self, since: float, now: float) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for m in self._memories():
+            if is_live(m, now) and m.created_at > since and m.source != "gui":
+                counts[m.project_id] = counts.get(m.project_id, 0) + 1
+        return counts
+
     def stale_counts(self, max_importance: int, cutoff: float, now: float) -> dict[str, int]:
         counts: dict[str, int] = {}
         for m in self._memories():
@@ -364,6 +371,7 @@ class InMemoryStore(InboxReads):
             and (query.include_expired or not m.is_expired(now))
             and (query.category is None or m.category == query.category)
             and (query.tag is None or query.tag in m.tags)
+            and (query.new_since is None or (m.created_at > query.new_since and m.source != "gui"))
         ]
 
     def list_memories(self, project_id: str, query: ListQuery, now: float) -> list[Memory]:

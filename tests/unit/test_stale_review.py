@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ltm_desktop.core.errors import Conflict
+from ltm_desktop.core.records import ListQuery
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock, make_draft
 
@@ -29,3 +30,18 @@ def test_stale_counts_and_an_undone_keep(
     service.update(old.id, {"importance": 2}, "agent")
     with pytest.raises(Conflict):
         service.unmark_reviewed(old.id, "gui", (None, None), expected_updated_at=back.updated_at)
+
+
+def test_new_counts_and_the_new_since_filter(
+    service: MemoryService, project: str, clock: FakeClock
+) -> None:
+    service.add(project, make_draft("agent fact before"), "claude-code")
+    clock.advance(10)
+    since = service.now()
+    clock.advance(10)
+    fresh = service.add(project, make_draft("agent fact after"), "codex").memory
+    service.add(project, make_draft("the person's own note"), "gui")
+    assert service.new_counts(since) == {project: 1}
+    listed = service.list_memories(project, ListQuery(new_since=since))
+    assert [m.id for m in listed] == [fresh.id]
+    assert service.count_memories(project, ListQuery(new_since=since)) == 1

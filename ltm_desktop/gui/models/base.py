@@ -30,6 +30,18 @@ def diff_keys(old: Sequence[Any], new: Sequence[Any]) -> Opcodes:
     return list(SequenceMatcher(None, old, new, autojunk=False).get_opcodes())
 
 
+# Roles no model here answers (views ask for them on every paint), and every row's flags
+# (combined once: enum arithmetic in Python is slow enough to show in a paint).
+_NEVER_ANSWERED = frozenset(
+    int(r) for r in (Qt.ItemDataRole.DecorationRole, Qt.ItemDataRole.CheckStateRole,
+                     Qt.ItemDataRole.SizeHintRole, Qt.ItemDataRole.StatusTipRole,
+                     Qt.ItemDataRole.WhatsThisRole, Qt.ItemDataRole.BackgroundRole)
+)  # fmt: skip
+_ROW_FLAGS = (
+    Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+)
+
+
 class RowTableModel(QAbstractTableModel):
     """Rows in a list, one column per entry of ``COLUMNS``; subclasses say how a cell looks.
 
@@ -79,7 +91,9 @@ class RowTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+        if role in _NEVER_ANSWERED or not index.isValid():  # a paint asks each cell for all
+            return None
+        if not 0 <= index.row() < len(self._rows):
             return None
         row = self._rows[index.row()]
         if role == MemoryIdRole:
@@ -89,13 +103,7 @@ class RowTableModel(QAbstractTableModel):
         return self.cell(row, index.column(), role)
 
     def flags(self, index: AnyIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return (
-            Qt.ItemFlag.ItemIsEnabled
-            | Qt.ItemFlag.ItemIsSelectable
-            | Qt.ItemFlag.ItemNeverHasChildren
-        )
+        return _ROW_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
     # -- rows -------------------------------------------------------------
 

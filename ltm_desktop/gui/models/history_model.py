@@ -38,7 +38,7 @@ class HistoryModel(RowTableModel):
     def cell(self, row: AuditEvent, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             if column == COL_TIME:
-                return absolute_time(row.at)
+                return absolute_time(row.at, seconds=True)
             if column == COL_ACTOR:
                 return row.actor
             if column == COL_ACTION:

@@ -39,6 +39,7 @@ class MemoryQuery:
     tag: str | None = None
     include_disabled: bool = False
     include_expired: bool = False
+    new_since: float | None = None  # only what agents added since (the "New" filter)
     order_by: str = "importance"
     descending: bool = True
 
@@ -48,6 +49,7 @@ class MemoryQuery:
             tag=self.tag,
             include_disabled=self.include_disabled,
             include_expired=self.include_expired,
+            new_since=self.new_since,
             order_by=self.order_by,
             descending=self.descending,
             limit=limit,

@@ -22,10 +22,11 @@ class CandidateRow:
     importance: int
     is_global: bool
     included: bool
+    truncated: bool = False  # in the file, but cut short where the budget ran out
 
 
 class PrecisCandidatesModel(RowTableModel):
-    COLUMNS = ("#", "Memory", "Importance", "Scope", "In MEMORY.md")
+    COLUMNS = ("#", "Memory", "Imp.", "Scope", "In file")  # short: the titles get the room
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -37,12 +38,18 @@ class PrecisCandidatesModel(RowTableModel):
                 row.title,
                 str(row.importance),
                 "global" if row.is_global else "project",
-                "included" if row.included else "cut by budget",
+                _status(row),
             ][column]
         if role == Qt.ItemDataRole.ToolTipRole:
+            if column == COL_TITLE:
+                return row.title
+            if row.truncated:
+                return "Only the start of this memory fits in MEMORY.md: the budget ran out in it"
             if row.included:
                 return "This memory is in MEMORY.md (click to open it)"
             return "Ranked among the top memories, but the byte budget ran out before it"
+        if role == Qt.ItemDataRole.ForegroundRole and row.truncated and column == COL_STATUS:
+            return theme.warning_color()
         if role == Qt.ItemDataRole.ForegroundRole and not row.included:
             return theme.muted_color()
         if role == Qt.ItemDataRole.FontRole and not row.included and column == COL_STATUS:
@@ -52,3 +59,9 @@ class PrecisCandidatesModel(RowTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (COL_RANK, COL_IMPORTANCE):
             return CENTER
         return None
+
+
+def _status(row: CandidateRow) -> str:
+    if row.truncated:
+        return "cut short"
+    return "included" if row.included else "cut by budget"

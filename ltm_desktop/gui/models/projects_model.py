@@ -14,7 +14,7 @@ from PySide6.QtGui import QFont
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Project
 from ltm_desktop.gui.models.base import RIGHT, RowTableModel
 
-COL_NAME, COL_COUNT, COL_STALE = range(3)
+COL_NAME, COL_COUNT, COL_STALE, COL_NEW = range(4)
 GLOBAL_LABEL = "Global"
 
 
@@ -25,7 +25,8 @@ class ProjectRow:
     path: str | None
     active: int
     stale: int = 0
-    label: str = ""  # the name shown (with a distinguishing part of the path if needed)
+    label: str = ""  # the name shown (with the part of the path that tells it apart)
+    new: int = 0  # memories agents added since the person last looked
 
     @property
     def id(self) -> str:
@@ -58,16 +59,17 @@ def distinct_labels(projects: list[Project]) -> dict[str, str]:
 
 
 def project_rows(
-    found: list[tuple[Project, int]], stale: dict[str, int] | None = None
+    found: list[tuple[Project, int]],
+    stale: dict[str, int] | None = None,
+    new: dict[str, int] | None = None,
 ) -> list[ProjectRow]:
     labels = distinct_labels([p for p, _ in found])
-    stale = stale or {}
+    stale, new = stale or {}, new or {}
     rows = [
-        ProjectRow(
-            p.project_id, p.name, p.path, n, stale.get(p.project_id, 0), labels[p.project_id]
-        )
+        ProjectRow(p.project_id, p.name, p.path, n, stale.get(p.project_id, 0),
+                   labels[p.project_id], new.get(p.project_id, 0))
         for p, n in found
-    ]
+    ]  # fmt: skip
     if not any(r.is_global for r in rows):  # global is always there, even before its first memory
         rows.insert(0, ProjectRow(GLOBAL_PROJECT_ID, GLOBAL_LABEL, None, 0))
     return rows
@@ -76,7 +78,7 @@ def project_rows(
 class ProjectsModel(RowTableModel):
     """Scopes filtered by a text typed over them (a short list: filtering here is free)."""
 
-    COLUMNS = ("Project", "Memories", "Stale")
+    COLUMNS = ("Project", "Memories", "Stale", "New")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -119,14 +121,18 @@ class ProjectsModel(RowTableModel):
                 return f"{row.active:,}"
             if column == COL_STALE:
                 return f"{row.stale:,}" if row.stale else ""
+            if column == COL_NEW:
+                return f"{row.new:,}" if row.new else ""
             return GLOBAL_LABEL if row.is_global else (row.label or row.name)
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == COL_STALE:
                 return f"{row.stale:,} stale candidates to review (the Stale tab)"
+            if column == COL_NEW:
+                return f"{row.new:,} added by agents since you last looked (the New filter)"
             if row.is_global:
                 return "Memories that apply to every project (e.g. your preferences)"
             return row.path or row.project_id
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in (COL_COUNT, COL_STALE):
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (COL_COUNT, COL_STALE, COL_NEW):
             return RIGHT
         if role == Qt.ItemDataRole.FontRole and row.is_global:
             font = QFont()

@@ -118,16 +118,15 @@ class SearchResultsModel(RowTableModel):
 
     def cell(self, row: HitRow, column: int, role: int) -> Any:
         memory = row.memory
-        if role == Qt.ItemDataRole.DisplayRole:
-            return [
-                str(row.rank),
-                memory.title,
-                _why(row) + plain_snippet(row.snippet),
-                memory.category,
-                str(memory.importance),
-                tags_text(memory.tags),
-                "global" if memory.project_id == GLOBAL_PROJECT_ID else "project",
-            ][column]
+        if role == Qt.ItemDataRole.DisplayRole:  # only the asked column: paints ask often
+            if column == COL_MATCH:
+                return _why(row) + plain_snippet(row.snippet)
+            if column == COL_TAGS:
+                return tags_text(memory.tags)
+            if column == COL_SCOPE:
+                return "global" if memory.project_id == GLOBAL_PROJECT_ID else "project"
+            return (str(row.rank), memory.title, "", memory.category,
+                    str(memory.importance))[column]  # fmt: skip
         if role == HtmlRole:
             if column == COL_TITLE:
                 if memory.disabled:  # in the Trash (the Removed filter is on)

@@ -1,0 +1,184 @@
+"""Bulk curation of the selected memories: set fields on all of them, and move or copy
+them to another scope (the core applies dedup and audits; one Ctrl+Z undoes it all)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.records import Category
+from ltm_desktop.core.rules import MAX_TTL_DAYS
+from ltm_desktop.gui.formatting import parse_tags
+from ltm_desktop.gui.models.projects_model import GLOBAL_LABEL
+
+if TYPE_CHECKING:
+    from ltm_desktop.gui.main_window import MainWindow
+
+
+def ok_cancel(dialog: QDialog, ok_text: str, on_ok: Callable[[], object]) -> QDialogButtonBox:
+    buttons = QDialogButtonBox(
+        QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog
+    )
+    buttons.button(QDialogButtonBox.StandardButton.Ok).setText(ok_text)
+    buttons.accepted.connect(on_ok)
+    buttons.rejected.connect(dialog.reject)
+    return buttons
+
+
+class BulkEditDialog(QDialog):
+    """Fields to set on every selected memory: only the ticked ones change."""
+
+    def __init__(self, count: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Set fields of the selected memories")
+        self.category = QComboBox(self)
+        for category in Category:
+            self.category.addItem(category.value.capitalize(), category.value)
+        self.importance = QSpinBox(self)
+        self.importance.setRange(0, 10)
+        self.importance.setValue(5)
+        self.tags = QLineEdit(self)
+        self.tags.setPlaceholderText("comma, separated (replaces their tags)")
+        self.ttl = QSpinBox(self)
+        self.ttl.setRange(0, MAX_TTL_DAYS)
+        self.ttl.setSpecialValueText("never expires")
+        self.ttl.setSuffix(" days")
+        self.ticks: dict[str, QCheckBox] = {}
+        form = QFormLayout()
+        for name, label, widget in (("category", "Category", self.category),
+                                    ("importance", "Importance", self.importance),
+                                    ("tags", "Tags", self.tags), ("ttl_days", "Expires", self.ttl)):  # fmt: skip
+            tick = QCheckBox(label, self)
+            widget.setEnabled(False)
+            tick.toggled.connect(widget.setEnabled)
+            self.ticks[name] = tick
+            form.addRow(tick, widget)
+        self.error = QLabel(self)
+        self.error.setWordWrap(True)
+        self.buttons = ok_cancel(self, f"Set on {count:,}", self.on_ok)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+
+    def values(self) -> dict[str, Any]:
+        """The ticked fields as ``service.update`` takes them (InvalidInput for bad tags)."""
+        chosen: dict[str, Any] = {}
+        if self.ticks["category"].isChecked():
+            chosen["category"] = self.category.currentData()
+        if self.ticks["importance"].isChecked():
+            chosen["importance"] = self.importance.value()
+        if self.ticks["tags"].isChecked():
+            chosen["tags"] = parse_tags(self.tags.text())
+        if self.ticks["ttl_days"].isChecked():
+            chosen["ttl_days"] = self.ttl.value() or None
+        return chosen
+
+    def on_ok(self) -> None:
+        try:
+            if not self.values():
+                raise InvalidInput("tick at least one field to set", "fields")
+        except InvalidInput as exc:
+            self.error.setText(str(exc))
+            return
+        self.accept()
+
+
+class ScopeDialog(QDialog):
+    """The scope to move or copy the selected memories to."""
+
+    def __init__(
+        self, count: int, scopes: list[tuple[str, str]], copy: bool, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        verb = "Copy" if copy else "Move"
+        self.setWindowTitle(f"{verb} to another scope")
+        self.scope = QComboBox(self)
+        for project_id, label in scopes:
+            self.scope.addItem(label, project_id)
+        note = QLabel(
+            f"{verb} {count:,} {'memory' if count == 1 else 'memories'} to the scope chosen "
+            "below. A memory whose text is already there is not duplicated"
+            + ("." if copy else "; the originals go to the Trash (restorable).")
+            + " Ctrl+Z undoes it.",
+            self,
+        )
+        note.setWordWrap(True)
+        self.buttons = ok_cancel(self, verb, self.accept)
+        layout = QVBoxLayout(self)
+        layout.addWidget(note)
+        layout.addWidget(self.scope)
+        layout.addWidget(self.buttons)
+
+    def chosen(self) -> tuple[str, str]:
+        return str(self.scope.currentData()), self.scope.currentText()
+
+
+class BulkCuration:
+    """Opens the dialogs for the memory list's selection and runs what they ask for."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.dialog: QDialog | None = None  # the one open (tests drive it)
+        a = window.menu_actions
+        a.bulk_edit.triggered.connect(self.edit_selected)
+        a.move_to.triggered.connect(lambda: self.transfer_selected(copy=False))
+        a.copy_to.triggered.connect(lambda: self.transfer_selected(copy=True))
+
+    def _selected(self) -> dict[str, float]:
+        versions = self.window.table.selected_versions()
+        if not versions:
+            self.window.status.say("Select memories in the list first.")
+        return versions
+
+    def edit_selected(self) -> BulkEditDialog | None:
+        versions = self._selected()
+        if not versions:
+            return None
+        dialog = BulkEditDialog(len(versions), self.window)
+
+        def apply() -> None:
+            values = dialog.values()
+            label = "Set " + ", ".join(
+                n.replace("_days", "").replace("ttl", "expiry") for n in values
+            )
+            self.window.memory_actions.set_fields(versions, values, label)
+
+        dialog.accepted.connect(apply)
+        self._open(dialog)
+        return dialog
+
+    def transfer_selected(self, copy: bool) -> ScopeDialog | None:
+        versions = self._selected()
+        if not versions:
+            return None
+        here = self.window.ctx.scope.project_id
+        scopes = [(r.project_id, GLOBAL_LABEL if r.is_global else (r.label or r.name))
+                  for r in self.window.projects.model.all_projects() if r.project_id != here]  # fmt: skip
+        dialog = ScopeDialog(len(versions), scopes, copy, self.window)
+
+        def apply() -> None:
+            target, name = dialog.chosen()
+            self.window.memory_actions.transfer(versions, target, name, copy)
+
+        dialog.accepted.connect(apply)
+        self._open(dialog)
+        return dialog
+
+    def _open(self, dialog: QDialog) -> None:
+        self.dialog = dialog
+        dialog.open()

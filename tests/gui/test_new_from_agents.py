@@ -1,0 +1,43 @@
+""" "New from agents since you last looked": a filter, a count per project, and Mark all seen."""
+
+from __future__ import annotations
+
+from pytestqt.qtbot import QtBot
+
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.models.projects_model import COL_NEW
+from ltm_desktop.gui.new_since import SEEN_KEY
+from tests.conftest import FakeClock
+from tests.gui.conftest import WindowFactory, add
+
+
+def test_new_from_agents_filter_count_and_mark_seen(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: FakeClock
+) -> None:
+    old = add(service, billing, "Written by an agent last week", actor="claude-code")
+    clock.advance(days=7)
+    window = make_window(service, scope=billing)  # the first look: a day back from now
+    mine = add(service, billing, "Written by the person", actor="gui")
+    clock.advance(1)
+    fresh = add(service, billing, "Written by an agent today", actor="codex")
+    projects, table = window.projects.model, window.table
+
+    def new_in_sidebar() -> str:
+        return projects.index(projects.row_of(billing), COL_NEW).data()
+
+    window.projects.reload()
+    qtbot.waitUntil(lambda: new_in_sidebar() == "1")
+    table.new_since.toggle.setChecked(True)
+    qtbot.waitUntil(lambda: [r.id for r in table.model.rows()] == [fresh.id])
+    assert table.new_since.mark_seen.isVisible()
+    assert {old.id, mine.id}.isdisjoint(r.id for r in table.model.rows())
+    clock.advance(1)
+    table.new_since.mark_seen.click()
+    qtbot.waitUntil(lambda: table.model.rowCount() == 0 and not table.model.is_loading())
+    qtbot.waitUntil(lambda: new_in_sidebar() == "")
+    assert abs(float(window.ctx.settings.value(SEEN_KEY)) - service.now()) < 1
+    clock.advance(1)
+    later = add(service, billing, "Another agent note", actor="claude-code")
+    qtbot.waitUntil(lambda: [r.id for r in table.model.rows()] == [later.id], timeout=5000)
+    table.new_since.toggle.setChecked(False)
+    qtbot.waitUntil(lambda: table.model.rowCount() == 4)
