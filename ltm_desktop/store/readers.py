@@ -1,4 +1,8 @@
-"""Reading connections: one per thread, so reads run side by side under WAL."""
+"""Reading connections: one per thread, so reads run side by side under WAL.
+
+A thread pool retires idle threads and starts new ones (anyio's after 10 s idle), so
+a connection lives as long as its thread: opening one closes those of dead threads.
+"""
 
 from __future__ import annotations
 
@@ -32,7 +36,7 @@ class Readers:
         self._path = path
         self._guard = guard
         self._lock = threading.Lock()
-        self._open: list[sqlite3.Connection] = []
+        self._open: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self._local = threading.local()
         self._closed = False
 
@@ -43,10 +47,21 @@ class Readers:
                 if self._closed:
                     raise StorageError("the store is closed")
                 self._guard.check()  # never open whatever file now has our path
+                self._close_orphans()
                 conn = connect(self._path, readonly=True)
-                self._open.append(conn)
+                self._open.append((threading.current_thread(), conn))
             self._local.conn = conn
         return conn
+
+    def _close_orphans(self) -> None:
+        """Close the connections of threads that have died (no one else can use them)."""
+        living = []
+        for thread, conn in self._open:
+            if thread.is_alive():
+                living.append((thread, conn))
+            else:
+                conn.close()
+        self._open = living
 
     def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` on this thread's connection, retrying the rare read that races a
@@ -70,6 +85,6 @@ class Readers:
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            for conn in self._open:
+            for _, conn in self._open:
                 conn.close()
             self._open.clear()

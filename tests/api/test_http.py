@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -395,3 +398,36 @@ def test_the_app_starts_it_from_the_config_and_warns_when_it_cannot(
     assert start_http(foreign, warnings.extend) is None
     assert len(warnings) == 1
     assert "loopback" in warnings[0]
+
+
+STANDALONE = """
+import sys
+from pathlib import Path
+from ltm_desktop.api.http.options import HttpOptions
+from ltm_desktop.api.http.server import HttpServer
+from ltm_desktop.core.paths import DataPaths
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.store import open_store
+from tests.api.http_calls import HttpCaller
+
+paths = DataPaths(Path(sys.argv[1]))
+service = MemoryService(open_store(paths.db_path, paths.backup_dir), paths)
+service.start()
+web = HttpServer(service, HttpOptions(("127.0.0.1", 0)))
+web.start()
+api = HttpCaller(*web.address, web.token_file.read_text())
+print(api.post("remember", {"cwd": "/srv/app", "content": "Stands alone"}).status)
+web.stop()
+service.close()
+"""
+
+
+def test_the_server_needs_nothing_else_imported(tmp_path: Any) -> None:
+    """The socket methods register themselves when ``api.methods`` is imported; the HTTP
+    server alone (without the socket server) answered "method not found"."""
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", STANDALONE, str(tmp_path / "data")],
+        capture_output=True, text=True, timeout=60, cwd=root,
+    )  # fmt: skip
+    assert result.stdout.strip() == "200", result.stderr

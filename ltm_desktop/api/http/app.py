@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from concurrent.futures import Executor
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ltm_desktop.api.dispatch import Dispatcher
@@ -34,6 +35,13 @@ async def on_starlette_error(request: Request, exc: Exception) -> Response:
     return error_response(exc.status_code, error, detail, **dict(exc.headers or {}))
 
 
+async def on_disconnect(request: Request, exc: Exception) -> Response:
+    """The peer left (or was dropped) before sending its whole body: no one to answer."""
+    log.info("HTTP: %s %s: the client left before sending its body", request.method,
+             request.url.path[:200])  # fmt: skip
+    return error_response(400, "incomplete_body", "the connection closed before the body")
+
+
 async def on_bug(request: Request, exc: Exception) -> Response:
     """A bug: logged with its traceback, answered without it."""
     log.error("bug while answering %s %s", request.method, request.url.path, exc_info=exc)
@@ -41,9 +49,14 @@ async def on_bug(request: Request, exc: Exception) -> Response:
 
 
 def build_app(
-    dispatcher: Dispatcher, token: str, hosts: Sequence[str], origins: Sequence[str] = ()
+    dispatcher: Dispatcher,
+    pool: Executor,
+    token: str,
+    hosts: Sequence[str],
+    origins: Sequence[str] = (),
 ) -> Starlette:
-    """The HTTP API for ``dispatcher``'s service; ``origins``: browser origins allowed."""
+    """The HTTP API for ``dispatcher``'s service, called on ``pool``'s threads;
+    ``origins``: browser origins allowed."""
     middleware = [Middleware(LoopbackGuard, hosts=hosts, origins=origins)]
     if origins:  # answers the preflight, which carries no token, for allowed origins only
         middleware.append(
@@ -56,11 +69,12 @@ def build_app(
         )
     middleware.append(Middleware(BearerAuth, token=token))
     return Starlette(
-        routes=MemoryRoutes(dispatcher).routes(),
+        routes=MemoryRoutes(dispatcher, pool).routes(),
         middleware=middleware,
         exception_handlers={
             HttpError: on_http_error,
             HTTPException: on_starlette_error,
+            ClientDisconnect: on_disconnect,
             Exception: on_bug,
         },
     )

@@ -17,6 +17,8 @@ class HttpOptions:
     address: tuple[str, int]  # loopback host and port (0: any free one)
     allowed_origins: tuple[str, ...] = ()  # browser origins allowed to call the API
     max_connections: int = 64  # beyond this uvicorn answers 503
+    read_timeout: float = 5.0  # seconds a peer has to send a whole request
+    workers: int = 4  # threads calling the service, as many as the socket API's
 
 
 def parse_listen(value: str) -> tuple[str, int]:

@@ -7,10 +7,11 @@ are ``memory_ids``) and names the HTTP field in any error it gets back.
 
 from __future__ import annotations
 
+import asyncio
 import re
+from concurrent.futures import Executor
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -99,10 +100,16 @@ def check_files(value: Any) -> list[str]:
 
 
 class MemoryRoutes:
-    """The route handlers, bound to the dispatcher of one service."""
+    """The route handlers, bound to the dispatcher of one service.
 
-    def __init__(self, dispatcher: Dispatcher) -> None:
+    ``pool`` runs the dispatcher's calls: threads that live as long as the server, since
+    each thread that reads holds a SQLite connection (a pool that retires idle threads,
+    like anyio's, would open new ones after every pause).
+    """
+
+    def __init__(self, dispatcher: Dispatcher, pool: Executor) -> None:
         self.dispatcher = dispatcher
+        self.pool = pool
 
     def routes(self) -> list[Route]:
         return [
@@ -122,10 +129,10 @@ class MemoryRoutes:
         if method != "health" and not self.enabled:
             raise HttpError(503, DISABLED, "long-term memory is disabled ([memory] enabled)")
         request = RpcRequest(method, params, None, False)
+        session = Session("http", client=CLIENT)
+        loop = asyncio.get_running_loop()
         try:
-            return await run_in_threadpool(
-                self.dispatcher.dispatch, request, Session("http", client=CLIENT)
-            )
+            return await loop.run_in_executor(self.pool, self.dispatcher.dispatch, request, session)
         except RpcError as exc:
             raise from_rpc_error(exc, RENAMED) from None
 

@@ -2,29 +2,48 @@
 
 The socket is bound in ``start`` (so a refused address or a busy port is an error the
 caller sees at once) and handed to uvicorn, which runs its own event loop on its own
-thread: neither the socket API's loop nor the GUI thread ever waits on it.
+thread: neither the socket API's loop nor the GUI thread ever waits on it. The service
+is called on a few threads of the server's own, which end with it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import secrets
 import socket
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import uvicorn
 
 from ltm_desktop.api import runtime
-from ltm_desktop.api.dispatch import Dispatcher
 from ltm_desktop.api.http.app import build_app
+from ltm_desktop.api.http.deadline import with_read_timeout
 from ltm_desktop.api.http.guard import loopback_hosts
 from ltm_desktop.api.http.options import HttpOptions
+from ltm_desktop.api.methods import Dispatcher  # importing api.methods registers them
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.service import MemoryService
 
 log = logging.getLogger(__name__)
+GRACE = 3  # seconds answers in progress get to finish at stop
+STOP_TIMEOUT = GRACE + 2.0  # then ``stop`` stops waiting for the server's thread
+
+
+class _CutShort(logging.Filter):
+    """An answer uvicorn cancels at stop is one line, not a traceback of the cancellation."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+            record.msg, record.args = "HTTP: an answer still running at stop was cut short", ()
+            record.exc_info = record.exc_text = None
+        return True
+
+
+CUT_SHORT = _CutShort()
 
 
 class _Uvicorn(uvicorn.Server):
@@ -50,6 +69,7 @@ class HttpServer:
         self._sock: socket.socket | None = None
         self._server: _Uvicorn | None = None
         self._thread: threading.Thread | None = None
+        self._pool: ThreadPoolExecutor | None = None
         self._failure: str | None = None
 
     def describe(self) -> str:
@@ -69,8 +89,10 @@ class HttpServer:
             token = secrets.token_urlsafe(32)
             self.token_file = runtime.runtime_dir() / f"http-{self.address[1]}.token"
             runtime.write_private_file(self.token_file, token)
+            self._pool = ThreadPoolExecutor(self.options.workers, thread_name_prefix="ltm-http")
             app = build_app(
                 Dispatcher(self.service),
+                self._pool,
                 token,
                 sorted(loopback_hosts(*self.address)),
                 self.options.allowed_origins,
@@ -81,10 +103,14 @@ class HttpServer:
                 access_log=False,
                 lifespan="off",
                 loop="asyncio",
+                http=with_read_timeout(self.options.read_timeout),
+                proxy_headers=False,  # no proxy in front: X-Forwarded-* are the peer's words
                 server_header=False,
                 limit_concurrency=self.options.max_connections,
-                timeout_graceful_shutdown=3,
+                timeout_graceful_shutdown=GRACE,
             )
+            if CUT_SHORT not in logging.getLogger("uvicorn.error").filters:
+                logging.getLogger("uvicorn.error").addFilter(CUT_SHORT)
             ready = threading.Event()
             self._server = _Uvicorn(config, ready)
             self._thread = threading.Thread(target=self._run, name="ltm-http-server", daemon=True)
@@ -109,11 +135,18 @@ class HttpServer:
             self._server.ready.set()
 
     def stop(self) -> None:
-        """Stop serving, wait for the thread, remove the token file (idempotent)."""
+        """Stop serving, wait (a bounded time) for the thread and the calls in progress,
+        remove the token file (idempotent)."""
         if self._server is not None:
             self._server.should_exit = True
+        stuck = False
         if self._thread is not None and self._thread.is_alive():
-            self._thread.join()
+            self._thread.join(STOP_TIMEOUT)
+            stuck = self._thread.is_alive()
+            if stuck:
+                log.warning("the HTTP API did not stop within %d s; left behind", STOP_TIMEOUT)
+        if self._pool is not None:  # calls already running finish (a write commits)
+            self._pool.shutdown(wait=not stuck, cancel_futures=True)
         if self._sock is not None:
             with contextlib.suppress(OSError):
                 self._sock.close()
