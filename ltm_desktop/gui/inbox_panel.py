@@ -108,12 +108,12 @@ class InboxPanel(QWidget):
         buttons = QHBoxLayout()
         self.summary.setWordWrap(True)  # the tab fits a narrow window
         buttons.addWidget(self.summary, 1)
-        buttons.addWidget(self.flagged_only)
         buttons.addStretch(1)
         for button in (self.select_all, self.approve_button, self.edit_button, self.reject_button):
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
         layout.addWidget(hint)
+        layout.addWidget(self.flagged_only)  # its own row: the buttons' row fits 800 px
         layout.addWidget(split, 1)
         layout.addLayout(buttons)
         for key, slot in (("A", self.approve_selected), ("E", self.edit_selected),

@@ -13,7 +13,7 @@ from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store import open_store
 from ltm_desktop.store.audit_chain import content_hash
-from ltm_desktop.store.migrations import MIGRATIONS, migrate
+from ltm_desktop.store.migrations import MIGRATIONS, latest_version, migrate
 from tests.conftest import ServiceFactory
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
 
@@ -136,7 +136,7 @@ def test_the_migration_chains_an_existing_history(tmp_path: Path) -> None:
     conn.close()
     service = MemoryService(open_store(db, backups), DataPaths(tmp_path))
     try:
-        assert service.store.schema_version == 5
+        assert service.store.schema_version == latest_version()
         history = [(e.action.value, e.before, e.after) for e in service.history("mem_1")]
         assert history == events
         assert service.verify().problems == ()
