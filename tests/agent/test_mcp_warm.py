@@ -105,6 +105,38 @@ def warm_pid(api_socket: Path) -> int:
     return int.from_bytes(creds[:4], "little")
 
 
+@contextlib.contextmanager
+def initialized(
+    data_dir: Path, *args: str, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[str]]:
+    """``ltm-desktop [ARGS] mcp`` that has answered ``initialize`` (its input still open)."""
+    with subprocess.Popen(
+        [str(EXECUTABLE), "--data-dir", str(data_dir), *args, "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env or environment(),
+    ) as client:
+        assert client.stdin is not None
+        assert client.stdout is not None
+        client.stdin.write(json.dumps(INITIALIZE) + "\n")
+        client.stdin.flush()
+        reply = json.loads(client.stdout.readline())
+        assert reply["result"]["serverInfo"]["name"] == "ltm-desktop"
+        yield client
+
+
+def ended(client: subprocess.Popen[str]) -> int:
+    """End its input: its exit status (an MCP server ends when its client closes stdin)."""
+    assert client.stdin is not None
+    assert client.stderr is not None
+    client.stdin.close()
+    code = client.wait(30)
+    assert "Traceback" not in client.stderr.read()
+    return code
+
+
 def test_serve_keeps_a_warm_process_that_serves_mcp_and_ends_with_it(
     served: tuple[Path, subprocess.Popen[str]],
 ) -> None:
@@ -112,28 +144,9 @@ def test_serve_keeps_a_warm_process_that_serves_mcp_and_ends_with_it(
     api_socket = socket_for(data)
     zygote = warm_pid(api_socket)
     assert zygote in children_of(server.pid)
-    client = subprocess.Popen(
-        [str(EXECUTABLE), "--data-dir", str(data), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment(),
-    )
-    assert client.stdin is not None
-    assert client.stdout is not None
-    client.stdin.write(json.dumps(INITIALIZE) + "\n")
-    client.stdin.flush()
-    reply = json.loads(client.stdout.readline())
-    assert reply["result"]["serverInfo"]["name"] == "ltm-desktop"
-    serving = children_of(zygote)  # the client is served by a child of the warm process
-    assert len(serving) == 1
-    client.stdin.close()  # end of input ends the session: exit status 0, child gone
-    assert client.wait(30) == 0
-    client.stdout.close()
-    assert client.stderr is not None
-    assert "Traceback" not in client.stderr.read()
-    client.stderr.close()
+    with initialized(data) as client:
+        assert len(children_of(zygote)) == 1  # served by a child of the warm process
+        assert ended(client) == 0
     wait_until(lambda: not children_of(zygote))
     assert_served(answer_initialize(data))  # and again, with a full exchange
     server.terminate()
@@ -153,26 +166,11 @@ def test_a_stop_signal_to_mcp_reaches_the_warm_child(
 ) -> None:
     data, _ = served
     zygote = warm_pid(socket_for(data))
-    client = subprocess.Popen(
-        [str(EXECUTABLE), "--data-dir", str(data), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment(),
-    )
-    assert client.stdin is not None
-    assert client.stdout is not None
-    client.stdin.write(json.dumps(INITIALIZE) + "\n")
-    client.stdin.flush()
-    assert "serverInfo" in client.stdout.readline()
-    wait_until(lambda: len(children_of(zygote)) == 1)
-    client.send_signal(signal.SIGTERM)  # what an MCP client does after closing stdin
-    assert client.wait(30) == -signal.SIGTERM  # as a server in its own process would end
-    wait_until(lambda: not children_of(zygote))
-    for stream in (client.stdin, client.stdout, client.stderr):
-        if stream is not None:
-            stream.close()
+    with initialized(data) as client:
+        wait_until(lambda: len(children_of(zygote)) == 1)
+        client.send_signal(signal.SIGTERM)  # what an MCP client does after closing stdin
+        assert client.wait(30) == -signal.SIGTERM  # as a server in its own process would end
+        wait_until(lambda: not children_of(zygote))
 
 
 class FakeWarm:
@@ -236,26 +234,14 @@ def test_a_killed_warm_process_refuses_at_once_and_mcp_starts_cold(
     listen = warm_socket_for(socket_for(data))
     assert listen is not None
     zygote = warm_pid(socket_for(data))
-    with subprocess.Popen(
-        [str(EXECUTABLE), "--data-dir", str(data), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=environment(),
-    ) as session:  # a warm session stays open while its parent dies
-        assert session.stdin is not None
-        assert session.stdout is not None
-        session.stdin.write(json.dumps(INITIALIZE) + "\n")
-        session.stdin.flush()
-        assert "serverInfo" in session.stdout.readline()
+    with initialized(data) as session:  # a warm session stays open while its parent dies
         assert len(children_of(zygote)) == 1
         os.kill(zygote, signal.SIGKILL)
         wait_until(lambda: _is_zombie(zygote))
         with socket.socket(socket.AF_UNIX) as probe, pytest.raises(ConnectionRefusedError):
             probe.connect(str(listen))
         assert_served(answer_initialize(data))
-        session.stdin.close()
-        assert session.wait(30) == 0
+        assert ended(session) == 0
 
 
 def test_a_bad_hand_over_leaves_the_warm_process_serving(
@@ -332,22 +318,9 @@ def test_a_config_of_its_own_is_never_handed_over(
     zygote = warm_pid(socket_for(data))
     config = tmp_path / "own.toml"
     config.write_text("[memory]\nenabled = true\n", encoding="utf-8")
-    client = subprocess.Popen(
-        [str(EXECUTABLE), "--data-dir", str(data), "--config", str(config), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=environment(),
-    )
-    assert client.stdin is not None
-    assert client.stdout is not None
-    client.stdin.write(json.dumps(INITIALIZE) + "\n")
-    client.stdin.flush()
-    assert "serverInfo" in client.stdout.readline()
-    assert children_of(zygote) == []  # served by itself, reading its own config
-    client.stdin.close()
-    assert client.wait(30) == 0
-    client.stdout.close()
+    with initialized(data, "--config", str(config)) as client:
+        assert children_of(zygote) == []  # served by itself, reading its own config
+        assert ended(client) == 0
 
 
 def test_the_servers_own_config_named_explicitly_is_handed_over(
@@ -356,18 +329,7 @@ def test_the_servers_own_config_named_explicitly_is_handed_over(
     data, _ = served
     zygote = warm_pid(socket_for(data))
     same = os.environ["LTM_DESKTOP_CONFIG"]  # what serve read (tests/conftest.py sets it)
-    with subprocess.Popen(
-        [str(EXECUTABLE), "--data-dir", str(data), "--config", same, "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={k: v for k, v in environment().items() if k != "LTM_DESKTOP_CONFIG"},
-    ) as client:
-        assert client.stdin is not None
-        assert client.stdout is not None
-        client.stdin.write(json.dumps(INITIALIZE) + "\n")
-        client.stdin.flush()
-        assert "serverInfo" in client.stdout.readline()
+    without = {k: v for k, v in environment().items() if k != "LTM_DESKTOP_CONFIG"}
+    with initialized(data, "--config", same, env=without) as client:
         assert len(children_of(zygote)) == 1
-        client.stdin.close()
-        assert client.wait(30) == 0
+        assert ended(client) == 0
