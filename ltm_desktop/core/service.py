@@ -20,6 +20,7 @@ from ltm_desktop.core import ranking, rules, writing
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.config import Settings
+from ltm_desktop.core.curation import Curation
 from ltm_desktop.core.errors import Conflict, InvalidInput
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.file_aware import FileAware
@@ -47,7 +48,6 @@ from ltm_desktop.core.records import (
     Project,
     ScopeStats,
 )
-from ltm_desktop.core.scope_transfer import ScopeTransfers
 from ltm_desktop.core.seams import (
     Consolidator,
     Embedder,
@@ -58,7 +58,6 @@ from ltm_desktop.core.seams import (
 )
 from ltm_desktop.core.search_cache import SearchCache
 from ltm_desktop.core.searching import SearchReads
-from ltm_desktop.core.stale_review import StaleReview
 from ltm_desktop.core.switches import Switches
 from ltm_desktop.core.uses import UseCounter
 from ltm_desktop.core.versions import check_expected
@@ -68,8 +67,8 @@ SYSTEM_ACTOR = "system"
 
 
 class MemoryService(
-    SearchReads, HistoryReads, InboxService, TransferService, StaleReview, ScopeTransfers,
-    Switches, FileAware, PrivacyService,
+    SearchReads, HistoryReads, InboxService, TransferService, Curation, Switches, FileAware,
+    PrivacyService,
 ):  # fmt: skip
     """Thread-safe access to one data directory's memories."""
 

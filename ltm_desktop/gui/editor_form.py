@@ -27,6 +27,8 @@ from ltm_desktop.gui import theme
 from ltm_desktop.gui.formatting import parse_tags, tags_text
 
 FIELDS = EDITABLE_FIELDS
+# fields whose rules need nothing but the value: checked all at once before a save
+CHECKED_HERE = ("title", "content", "category", "importance", "tags", "ttl_days")
 
 
 @dataclass(frozen=True)
@@ -235,10 +237,12 @@ class EditorForm(QWidget):
         self.clear_errors()
         ok = True
         for name, value in asdict(values).items():
+            if name not in CHECKED_HERE:
+                continue  # its rule needs the scope (e.g. paths under the project): the core's
             if new and name == "title" and not value.strip():
                 continue  # a new memory's title may come from its content
             try:
-                rules.validate_changes({name: list(value) if name == "tags" else value})
+                rules.validate_changes({name: list(value) if isinstance(value, tuple) else value})
             except InvalidInput as exc:
                 self.show_error(exc.field if exc.field in self.errors else name, str(exc))
                 ok = False

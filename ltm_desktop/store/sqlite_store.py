@@ -39,6 +39,7 @@ from ltm_desktop.store.connection import (
     describe_error,
     transaction,
 )
+from ltm_desktop.store.count_reads import CountReads
 from ltm_desktop.store.fts_tables import MemoryTables
 from ltm_desktop.store.inbox_reads import InboxReads
 from ltm_desktop.store.migrations import MIGRATIONS, Migration
@@ -51,7 +52,7 @@ from ltm_desktop.store.write_txn import SqliteWriteTxn
 T = TypeVar("T")
 
 
-class SqliteStore(AuditReads, InboxReads):
+class SqliteStore(AuditReads, InboxReads, CountReads):
     """Memories, observations and their history in one SQLite file."""
 
     def __init__(
@@ -222,21 +223,6 @@ class SqliteStore(AuditReads, InboxReads):
         def work(conn: sqlite3.Connection) -> dict[str, int]:
             names = dict(conn.execute("SELECT pk, project_id FROM projects").fetchall())
             return {names[pk]: n for pk, n in reads.active_counts(conn, now).items()}
-
-        return self._read(work)
-
-    def new_counts(self, since: float, now: float) -> dict[str, int]:
-        def work(conn: sqlite3.Connection) -> dict[str, int]:
-            names = dict(conn.execute("SELECT pk, project_id FROM projects").fetchall())
-            return {names[pk]: n for pk, n in reads.new_counts(conn, since, now).items()}
-
-        return self._read(work)
-
-    def stale_counts(self, max_importance: int, cutoff: float, now: float) -> dict[str, int]:
-        def work(conn: sqlite3.Connection) -> dict[str, int]:
-            names = dict(conn.execute("SELECT pk, project_id FROM projects").fetchall())
-            counts = reads.stale_counts(conn, max_importance, cutoff, now)
-            return {names[pk]: n for pk, n in counts.items()}
 
         return self._read(work)
 

@@ -1,0 +1,11 @@
+"""What a person curating memories can do beyond single edits (part of MemoryService):
+stale review and its counts, and moving or copying memories between scopes."""
+
+from __future__ import annotations
+
+from ltm_desktop.core.scope_transfer import ScopeTransfers
+from ltm_desktop.core.stale_review import StaleReview
+
+
+class Curation(StaleReview, ScopeTransfers):
+    """Mixed into MemoryService (one base there for both)."""
