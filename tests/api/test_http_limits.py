@@ -136,6 +136,7 @@ def test_stalled_peers_are_dropped_and_cannot_lock_the_api_out(serve: Serve) -> 
 def test_a_slow_body_and_a_trickled_header_are_dropped(
     serve: Serve, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO)
     _, api = serve(read_timeout=0.5)
     with stalled(api, upload_start(api)) as body:
         assert dropped_within(body, 10)
@@ -146,6 +147,9 @@ def test_a_slow_body_and_a_trickled_header_are_dropped(
         assert time.monotonic() - started < 10
     assert api.get("health").status == 200
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    said = [r.getMessage() for r in caplog.records]
+    assert any("left before sending its body" in line for line in said), said
+    assert any("did not send a whole request in time" in line for line in said), said
 
 
 def test_a_whole_request_is_answered_however_long_the_answer_takes(

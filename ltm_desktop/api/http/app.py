@@ -37,8 +37,8 @@ async def on_starlette_error(request: Request, exc: Exception) -> Response:
 
 async def on_disconnect(request: Request, exc: Exception) -> Response:
     """The peer left (or was dropped) before sending its whole body: no one to answer."""
-    log.info("HTTP: %s %s: the client left before sending its body", request.method,
-             request.url.path[:200])  # fmt: skip
+    path = request.url.path[:200]
+    log.info("HTTP: %s %s: the client left before sending its body", request.method, path)
     return error_response(400, "incomplete_body", "the connection closed before the body")
 
 
