@@ -256,11 +256,16 @@ class MemoryStore(Protocol):
         limit: int,
         now: float,
         min_score: float = -1.0,
+        centre: float | None = None,
     ) -> list[tuple[Memory, float]]:
         """The ``limit`` active, unexpired memories of the scopes whose vectors of ``model``
         are most similar to ``vector`` (cosine similarity, best first), none below
         ``min_score``. Approximate search is allowed: SQLite scores the rows nearest by
-        sign bits exactly."""
+        sign bits exactly.
+
+        With ``centre``, "most similar" is to ``vector`` less the mean of the scopes' n
+        vectors times n / (n + ``centre``), at unit length; the scores returned and
+        ``min_score`` are still plain cosines (core.hybrid says why)."""
         ...
 
     def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:

@@ -302,10 +302,11 @@ class SqliteStore(AuditReads):
         limit: int,
         now: float,
         min_score: float = -1.0,
+        centre: float | None = None,
     ) -> list[tuple[Memory, float]]:
         def work(conn: sqlite3.Connection) -> list[tuple[Memory, float]]:
             pks = self._pks(conn, project_ids)
-            nearest = vector_reads.Nearest(model, vector, limit, min_score)
+            nearest = vector_reads.Nearest(model, vector, limit, min_score, centre)
             return vector_reads.search_vectors(conn, self._vectors, pks, nearest, now)
 
         return self._read(work)
