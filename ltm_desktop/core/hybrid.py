@@ -19,9 +19,9 @@ The rules, as the README states them:
   query: with the static model, 13 of 20 held-out paraphrases have their memory among
   the 5 nearest centred, 10 of 20 plain (bench/retrieval_bench.py).
 - The floor is on the plain cosine, in two steps: meaning counts for a query only when
-  its nearest memory reaches the embedder's floor (a query about nothing stored gets no
-  semantic hit), and then every memory down to ``NEAR_SHARE`` of the floor is in the
-  semantic list; nothing below that is returned.
+  one of the memories it ranks nearest reaches the embedder's floor (a query about
+  nothing stored gets no semantic hit), and then every memory down to ``NEAR_SHARE`` of
+  the floor is in the semantic list; nothing below that is returned.
 - The fused score is multiplied by the memory's search prior (``core.ranking``: its
   importance and its recent uses), and exact hits get 1 added, so ``score`` always
   orders the hits.
@@ -78,7 +78,7 @@ def plain_snippet(content: str) -> str:
 def semantic_hits(
     semantic: Sequence[tuple[Memory, float]], floor: float
 ) -> list[tuple[Memory, float]]:
-    """The memories that count as near in meaning: none unless the nearest reaches
+    """The memories that count as near in meaning: none unless one of them reaches
     ``floor``, then those down to ``NEAR_SHARE * floor``, in the store's (centred) order."""
     if not any(score >= floor for _, score in semantic):
         return []

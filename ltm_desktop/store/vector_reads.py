@@ -17,8 +17,8 @@ SLACK = 3  # extra nearest rows, so that a few removed or expired ones rarely ne
 @dataclass(frozen=True, slots=True)
 class Nearest:
     """What a vector search asks: the ``limit`` nearest to ``vector`` of ``model``, none
-    below ``min_score``; with ``centre``, ordered by similarity to the vector less each
-    scope's mean (store.vectors)."""
+    below ``min_score``; with ``centre``, ordered by similarity to the vector less the
+    mean of the scopes' vectors (store.vectors)."""
 
     model: str
     vector: bytes
