@@ -98,7 +98,7 @@ def nearest_vectors(
             vector = embedder.embed([query])[0]
             for centre in (None, CENTRE):
                 near = service.store.search_vectors(
-                    [project], embedder.model, vector, 5, 0, -1.0, centre
+                    [project], embedder.model, vector, 5, 0, -1.0, centre=centre
                 )
                 hit = key in [ids.get(m.id) for m, _ in near]
                 plain, centred = (

@@ -180,7 +180,9 @@ class SearchReads:
         if not vectors:
             return []
         least = self._embedder.floor * NEAR_SHARE  # core.hybrid.semantic_hits decides
-        return self.store.search_vectors(scopes, model, vectors[0], count, now, least, CENTRE)
+        return self.store.search_vectors(
+            scopes, model, vectors[0], count, now, least, centre=CENTRE
+        )
 
     def recall(
         self,

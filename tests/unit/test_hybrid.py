@@ -118,7 +118,7 @@ def test_what_every_memory_shares_does_not_make_a_hub_of_a_memory(
     plain = service.store.search_vectors([project], embedder.model, query, 2, service.now())
     assert [m.id for m, _ in plain] == [bland.id, specific.id]
     centred = service.store.search_vectors(
-        [project], embedder.model, query, 2, service.now(), 0.3, CENTRE
+        [project], embedder.model, query, 2, service.now(), 0.3, centre=CENTRE
     )
     assert [m.id for m, _ in centred] == [specific.id, bland.id]
     assert [s for _, s in centred] == pytest.approx([1.3 / (1.044 * 1.4142), 1 / 1.044], abs=0.01)
@@ -126,7 +126,7 @@ def test_what_every_memory_shares_does_not_make_a_hub_of_a_memory(
     assert [h.memory.id for h in hits] == [specific.id, bland.id]
     assert [h.matched for h in hits] == [MATCHED_MEANING, MATCHED_MEANING]
     above = service.store.search_vectors(
-        [project], embedder.model, query, 5, service.now(), 0.95, CENTRE
+        [project], embedder.model, query, 5, service.now(), 0.95, centre=CENTRE
     )
     assert [m.id for m, _ in above] == [bland.id]  # its cosine 0.958; the others' below
 
