@@ -6,6 +6,12 @@ Each query names the one memory it should find in the top 5. Buckets:
 or two), ``special`` (options, versions, paths, package names, code tokens, issue
 numbers), ``cjk`` (Chinese, Japanese, Korean), and ``paraphrase`` (the same meaning
 with no word in common, not even a word form: checked by ``shares_no_word``).
+
+``paraphrase+`` extends the paraphrase bucket with twenty more memories and questions,
+written before the fusion and pooling of issue #15 were tuned, so that they are held
+out from that tuning; ``NEIGHBOURS`` are hand-written memories on nearby subjects (a
+learning budget beside the travel budget, Datadog beside Sentry) that answer none of
+the questions: realistic distractors, added to the synthetic ones.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ class Labelled:
     content: str
 
 
-MEMORIES = (
+ORIGINAL = (
     Labelled("sentry", "Error monitoring", "Crashes and exceptions are reported to Sentry; the DSN is in the vault under ops/sentry."),
     Labelled("deploy", "Deploying", "Deploy to production with ./scripts/deploy.sh --env prod after the smoke tests pass."),
     Labelled("tests", "Running tests", "Run the unit tests with pytest -x -q before every push."),
@@ -68,6 +74,52 @@ MEMORIES = (
     Labelled("email", "Mail provider", "Transactional mail goes out through Postmark; marketing mail through Mailchimp."),
     Labelled("search", "Search engine", "Product search is served by Elasticsearch with a custom analyzer for SKUs."),
     Labelled("payments", "Payments", "Card payments are processed by Stripe; refunds need a manager's approval."),
+)  # fmt: skip
+
+EXTENSION = (  # the memories of bucket "paraphrase+"
+    Labelled("ci", "Continuous integration", "GitHub Actions runs the workflow on every pull request; a red build blocks merging."),
+    Labelled("migrate", "Schema changes", "Alembic migrations must be reversible: write a downgrade for every upgrade."),
+    Labelled("rate", "Rate limiting", "The public API allows 100 requests per minute per key, enforced in nginx."),
+    Labelled("logs", "Log retention", "Application logs are shipped to Loki and retained for fourteen days."),
+    Labelled("fonts", "Typography", "The brand typeface is Inter; headings use the semibold weight."),
+    Labelled("a11y", "Accessibility", "Every image needs alt text and every control must be reachable by keyboard."),
+    Labelled("cdn", "Static assets", "Images and scripts are served from CloudFront with a one-year cache lifetime."),
+    Labelled("dns", "Domain names", "DNS records are managed in Cloudflare; ask ops before changing the apex."),
+    Labelled("gpu", "Model training", "Training jobs run on rented A100 GPUs booked through Lambda Labs."),
+    Labelled("hiring", "Interviews", "Candidates do a take-home exercise followed by a pairing session."),
+    Labelled("travel", "Travel expenses", "Conference trips are reimbursed up to 1500 euros a year."),
+    Labelled("wifi", "Office network", "The guest wireless password is on the whiteboard by reception."),
+    Labelled("uptime", "Availability target", "We promise 99.9% monthly availability to enterprise customers."),
+    Labelled("gdpr", "Personal data", "Delete a customer's records within thirty days of an erasure request."),
+    Labelled("pdf", "Invoices", "Invoices are rendered to PDF with WeasyPrint from HTML templates."),
+    Labelled("cron", "Scheduled tasks", "Nightly jobs are defined in the crontab on the worker host."),
+    Labelled("ab", "Experiments", "Feature experiments split traffic with GrowthBook and run for two weeks."),
+    Labelled("geo", "Geocoding", "Addresses are turned into coordinates with the Mapbox API."),
+    Labelled("chat", "Team chat", "Discussions happen in Slack; urgent matters go to the #incidents channel."),
+    Labelled("laptop", "Hardware", "New starters get a MacBook Pro with 32 GB of RAM."),
+)  # fmt: skip
+
+NEIGHBOURS = (
+    Labelled("n_metrics", "Metrics", "Datadog collects request latency metrics from every service."),
+    Labelled("n_load", "Load tests", "Load tests run with k6 against the staging cluster before big launches."),
+    Labelled("n_staging", "Staging data", "The staging database is refreshed weekly from an anonymised production dump."),
+    Labelled("n_pr", "Pull request rules", "Pull request descriptions must link the ticket they close."),
+    Labelled("n_images", "Container tags", "Docker images are tagged with the git commit hash."),
+    Labelled("n_site", "Marketing site", "The marketing website is a separate Next.js repository owned by the growth team."),
+    Labelled("n_support", "Support desk", "Customer support tickets are handled in Zendesk by the support team."),
+    Labelled("n_flags", "Flag clean-up", "Feature flags are managed in LaunchDarkly and removed after a full rollout."),
+    Labelled("n_errors", "API errors", "The API returns errors as JSON problem details with a stable type URL."),
+    Labelled("n_branches", "Old branches", "Merged branches are deleted automatically after a week."),
+    Labelled("n_ssh", "Server access", "Production servers are reached through a bastion host with short-lived SSH certificates."),
+    Labelled("n_mock", "Network in tests", "Unit tests must not touch the network; mock HTTP calls with respx."),
+    Labelled("n_warehouse", "Warehouse", "The analytics warehouse is BigQuery, loaded every night by Airbyte."),
+    Labelled("n_learning", "Learning budget", "Every engineer has a yearly budget for books and online courses."),
+    Labelled("n_patches", "Security patches", "Operating system security patches are applied within a week of their release."),
+    Labelled("n_design", "Design files", "The design team works in Figma; colour tokens are exported to CSS variables."),
+    Labelled("n_specs", "Specs", "Product managers write feature specs in Notion before a sprint starts."),
+    Labelled("n_pods", "Pod restarts", "Kubernetes restarts a pod automatically when its health check fails three times."),
+    Labelled("n_perf_budget", "Page weight", "The home page must load in under two seconds on a mid-range phone."),
+    Labelled("n_push", "Push notifications", "The phone app's push notifications go through Firebase Cloud Messaging."),
 )  # fmt: skip
 
 QUERIES: dict[str, list[tuple[str, str]]] = {
@@ -157,7 +209,31 @@ QUERIES: dict[str, list[tuple[str, str]]] = {
         ("authentication provider", "auth"),
         ("outgoing newsletters", "email"),
     ],
+    "paraphrase+": [
+        ("automated checks before code lands", "ci"),
+        ("undoing a database table alteration", "migrate"),
+        ("how many calls can a client make before being throttled", "rate"),
+        ("how long do we keep diagnostic output", "logs"),
+        ("which lettering style for the website", "fonts"),
+        ("support for blind visitors using screen readers", "a11y"),
+        ("content delivery network for pictures", "cdn"),
+        ("where do we configure hostnames", "dns"),
+        ("graphics processors for deep learning", "gpu"),
+        ("recruitment process for new engineers", "hiring"),
+        ("how much money for attending events", "travel"),
+        ("internet access for visitors", "wifi"),
+        ("service level agreement for big clients", "uptime"),
+        ("privacy law compliance when removing user information", "gdpr"),
+        ("generating billing documents", "pdf"),
+        ("recurring automatic chores at midnight", "cron"),
+        ("A/B testing tool", "ab"),
+        ("converting street locations to latitude and longitude", "geo"),
+        ("messaging app we talk in", "chat"),
+        ("computer given to fresh hires", "laptop"),
+    ],
 }
+PARAPHRASE_BUCKETS = ("paraphrase", "paraphrase+")
+MEMORIES = ORIGINAL + EXTENSION
 
 
 def _forms(text: str) -> set[str]:

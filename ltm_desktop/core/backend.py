@@ -329,11 +329,16 @@ class MemoryStore(Protocol):
         now: float,
         min_score: float = -1.0,
         where: SearchFilter | None = None,
+        centre: float | None = None,
     ) -> list[tuple[Memory, float]]:
         """The ``limit`` active, unexpired memories of the scopes (or those ``where``
         admits) whose vectors of ``model`` are most similar to ``vector`` (cosine
-        similarity, best first), none below ``min_score``. Approximate search is allowed: SQLite scores the rows nearest by
-        sign bits exactly."""
+        similarity, best first), none below ``min_score``. Approximate search is allowed:
+        SQLite scores the rows nearest by sign bits exactly.
+
+        With ``centre``, "most similar" is to ``vector`` less the mean of the scopes' n
+        vectors times n / (n + ``centre``), at unit length; the scores returned and
+        ``min_score`` are still plain cosines (core.hybrid says why)."""
         ...
 
     def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:

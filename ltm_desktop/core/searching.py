@@ -16,7 +16,7 @@ from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.errors import EmbedderUnavailable
 from ltm_desktop.core.files import split_file_filter
-from ltm_desktop.core.hybrid import EVERY_TERM, RRF_K, fuse, with_prior
+from ltm_desktop.core.hybrid import CENTRE, EVERY_TERM, NEAR_SHARE, RRF_K, fuse, with_prior
 from ltm_desktop.core.query import MAX_QUERY_CHARS, ParsedQuery, parse_query
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
@@ -230,8 +230,10 @@ class SearchReads:
             return []  # logged once by the embedder, shown by search_status()
         if not vectors:
             return []
-        floor = self._embedder.floor
-        return self.store.search_vectors(scopes, model, vectors[0], count, now, floor, where)
+        least = self._embedder.floor * NEAR_SHARE  # core.hybrid.semantic_hits decides
+        return self.store.search_vectors(
+            scopes, model, vectors[0], count, now, least, where, centre=CENTRE
+        )
 
     def recall(
         self,

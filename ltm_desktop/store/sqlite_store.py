@@ -332,10 +332,11 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
         now: float,
         min_score: float = -1.0,
         where: SearchFilter | None = None,
+        centre: float | None = None,
     ) -> list[tuple[Memory, float]]:
         def work(conn: sqlite3.Connection) -> list[tuple[Memory, float]]:
             pks = self._pks(conn, project_ids)
-            nearest = vector_reads.Nearest(model, vector, limit, min_score)
+            nearest = vector_reads.Nearest(model, vector, limit, min_score, centre)
             return vector_reads.search_vectors(conn, self._vectors, pks, nearest, now, where)
 
         return self._read(work)

@@ -17,12 +17,14 @@ SLACK = 3  # extra nearest rows, so that a few removed or expired ones rarely ne
 @dataclass(frozen=True, slots=True)
 class Nearest:
     """What a vector search asks: the ``limit`` nearest to ``vector`` of ``model``, none
-    below ``min_score``."""
+    below ``min_score``; with ``centre``, ordered by similarity to the vector less the
+    mean of the scopes' vectors (store.vectors)."""
 
     model: str
     vector: bytes
     limit: int
     min_score: float
+    centre: float | None = None
 
 
 def search_vectors(
@@ -33,8 +35,8 @@ def search_vectors(
     now: float,
     where: SearchFilter | None = None,
 ) -> list[tuple[Memory, float]]:
-    """The nearest live memories of the scopes (cosine, best first), or those ``where``
-    admits.
+    """The nearest live memories of the scopes (or those ``where`` admits), cosine scores,
+    best first by cosine or, centred, by similarity to the centred query.
 
     Removed and expired memories keep their vectors (a restore needs no new one), so they
     are dropped here (as are those outside a filter), looking further when too many were.
@@ -43,21 +45,23 @@ def search_vectors(
     if not project_pks or asked.limit <= 0:
         return []
     want = asked.limit + SLACK
+    order = None
+    if asked.centre is not None:
+        order = index.centred(conn, project_pks, asked.model, asked.vector, asked.centre)
     while True:
-        found: list[tuple[int, float]] = []
+        found: list[tuple[int, float, float]] = []
         exhausted = True
         for pk in project_pks:
-            nearest = index.nearest(conn, pk, asked.model, asked.vector, want)
-            close = [(row, score) for row, score in nearest if score >= asked.min_score]
+            close = index.nearest(conn, pk, asked.model, asked.vector, want, asked.min_score, order)
             exhausted = exhausted and len(close) < want
             found += close
-        found.sort(key=lambda hit: -hit[1])
+        found.sort(key=lambda hit: -hit[2])
         live = {
             pk: memory
-            for pk, memory in get_memories_by_pk(conn, [pk for pk, _ in found])
+            for pk, memory in get_memories_by_pk(conn, [pk for pk, _, _ in found])
             if admits.admits(memory, now)
         }
-        hits = [(live[pk], score) for pk, score in found if pk in live][: asked.limit]
+        hits = [(live[pk], score) for pk, score, _ in found if pk in live][: asked.limit]
         if len(hits) >= asked.limit or exhausted:
             return hits
         want *= 4

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import struct
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ltm_desktop.core.errors import EmbedderUnavailable
 from ltm_desktop.core.query import STOP_WORDS, split_words
@@ -59,3 +59,27 @@ class BrokenEmbedder:
 
     def problem(self) -> str | None:
         return "semantic search is off: the model could not be loaded" if self.calls else None
+
+
+class TableEmbedder:
+    """Vectors given by the test: a text gets the vector of the first key it contains
+    (normalised), or zeros; for placing memories exactly where a test needs them."""
+
+    model = "test-table"
+    inline = True
+    floor = 0.3
+
+    def __init__(self, table: Mapping[str, Sequence[float]]) -> None:
+        self.table = table
+
+    def embed(self, texts: Sequence[str]) -> list[bytes]:
+        out = []
+        for text in texts:
+            found = next((v for key, v in self.table.items() if key in text), None)
+            vector = list(found) if found is not None else [0.0] * DIM
+            norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+            out.append(struct.pack(f"<{len(vector)}f", *(v / norm for v in vector)))
+        return out
+
+    def problem(self) -> str | None:
+        return None

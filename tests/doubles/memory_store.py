@@ -12,6 +12,7 @@ database file), so a test can reopen a data dir or run two services on it.
 from __future__ import annotations
 
 import json
+import math
 import struct
 import threading
 import time
@@ -437,19 +438,24 @@ class InMemoryStore(InboxReads):
         now: float,
         min_score: float = -1.0,
         where: SearchFilter | None = None,
+        centre: float | None = None,
     ) -> list[tuple[Memory, float]]:
         admits = where.admits if where is not None else is_live
         query = struct.unpack(f"<{len(vector) // 4}f", vector)
-        scored = []
+        mine = []  # every vector of the scopes, removed memories' too (as SQLite keeps them)
         for memory_id, (made_by, stored) in self._t.vectors.items():
             memory = self._t.memories[memory_id]
-            if made_by != model or memory.project_id not in project_ids:
-                continue
-            if admits(memory, now) and len(stored) == len(vector):
-                other = struct.unpack(f"<{len(stored) // 4}f", stored)
-                scored.append((memory, sum(a * b for a, b in zip(query, other, strict=True))))
-        close = [(m, score) for m, score in scored if score >= min_score]
-        return sorted(close, key=lambda hit: -hit[1])[:limit]
+            if made_by == model and memory.project_id in project_ids and len(stored) == len(vector):
+                mine.append((memory, struct.unpack(f"<{len(stored) // 4}f", stored)))
+        order = query
+        if centre is not None and mine:
+            share = 1.0 / (len(mine) + max(centre, 0.0))
+            shifted = [q - share * sum(v[i] for _, v in mine) for i, q in enumerate(query)]
+            norm = math.sqrt(sum(x * x for x in shifted))
+            order = tuple(x / norm for x in shifted) if norm > 0 else query
+        scored = [(m, _dot(query, v), _dot(order, v)) for m, v in mine if admits(m, now)]
+        close = [hit for hit in scored if hit[1] >= min_score]
+        return [(m, score) for m, score, _ in sorted(close, key=lambda hit: -hit[2])[:limit]]
 
     def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
         missing = [
@@ -575,3 +581,7 @@ class InMemoryStore(InboxReads):
     def last_event_seq(self) -> int:
         events = self._events()
         return events[-1].seq if events else 0
+
+
+def _dot(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))

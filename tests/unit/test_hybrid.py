@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
+from ltm_desktop.core.hybrid import CENTRE, NEAR_SHARE
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MATCHED_MEANING, MATCHED_WORDS
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import ServiceFactory, make_draft
-from tests.doubles.embedders import BrokenEmbedder, WordHashEmbedder
+from tests.doubles.embedders import DIM, BrokenEmbedder, TableEmbedder, WordHashEmbedder
 
 pytestmark = pytest.mark.every_backend
 
@@ -83,3 +85,71 @@ def test_a_model_that_cannot_load_falls_back_to_words(
     status = service.index_status()
     assert status.problem is not None
     assert "semantic search is off" in status.problem
+
+
+def axis(*weights: tuple[int, float]) -> list[float]:
+    vector = [0.0] * DIM
+    for dimension, weight in weights:
+        vector[dimension] = weight
+    return vector
+
+
+def test_what_every_memory_shares_does_not_make_a_hub_of_a_memory(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    """Dimension 0 is what the scope's memories share (they are all about software), 1 the
+    query's subject. A bland memory near that mean is the nearest by plain cosine, yet the
+    search, centred on the mean, ranks the memory about the subject first; the score
+    stays the plain cosine, and the floor applies to it."""
+    common, subject = 0, 1
+    table = {f"note{i:03d}": axis((common, 1.0), (2 + i % (DIM - 2), 1.0)) for i in range(200)}
+    table["bland"] = axis((common, 1.0))
+    table["specific"] = axis((common, 1.0), (subject, 1.0))
+    table["QUERY"] = axis((common, 1.0), (subject, 0.3))
+    embedder = TableEmbedder(table)
+    service = make_service(tmp_path / "hub", embedder=embedder)
+    project = scope(service)
+    service.import_memories(project, [make_draft(f"note{i:03d}") for i in range(200)], "a")
+    bland = service.add(project, make_draft("bland"), "a").memory
+    specific = service.add(project, make_draft("specific"), "a").memory
+    service.backfill.run_once()
+
+    query = embedder.embed(["QUERY"])[0]
+    plain = service.store.search_vectors([project], embedder.model, query, 2, service.now())
+    assert [m.id for m, _ in plain] == [bland.id, specific.id]
+    centred = service.store.search_vectors(
+        [project], embedder.model, query, 2, service.now(), 0.3, centre=CENTRE
+    )
+    assert [m.id for m, _ in centred] == [specific.id, bland.id]
+    assert [s for _, s in centred] == pytest.approx([1.3 / (1.044 * 1.4142), 1 / 1.044], abs=0.01)
+    hits = service.search(project, "QUERY", limit=2)
+    assert [h.memory.id for h in hits] == [specific.id, bland.id]
+    assert [h.matched for h in hits] == [MATCHED_MEANING, MATCHED_MEANING]
+    above = service.store.search_vectors(
+        [project], embedder.model, query, 5, service.now(), 0.95, centre=CENTRE
+    )
+    assert [m.id for m, _ in above] == [bland.id]  # its cosine 0.958; the others' below
+
+
+def test_meaning_counts_when_the_nearest_reaches_the_floor_then_down_to_its_share(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    """Floor 0.3: a query whose nearest memory is at 0.9 also gets one at 0.25 (above
+    NEAR_SHARE x 0.3); a query whose nearest is at 0.28 means nothing stored: no hit."""
+    assert NEAR_SHARE * 0.3 < 0.25
+    rest = math.sqrt(1 - 0.9**2 - 0.25**2)
+    weak = math.sqrt(1 - 0.28**2 - 0.25**2)
+    embedder = TableEmbedder(
+        {
+            "xylophone": axis((0, 1.0)),
+            "yodel": axis((1, 1.0)),
+            "NEAR": axis((0, 0.9), (1, 0.25), (2, rest)),
+            "VAGUE": axis((0, 0.28), (1, 0.25), (2, weak)),
+        }
+    )
+    service = make_service(tmp_path / "floor", embedder=embedder)
+    project = scope(service)
+    x = service.add(project, make_draft("xylophone"), "a").memory
+    y = service.add(project, make_draft("yodel"), "a").memory
+    assert [h.memory.id for h in service.search(project, "NEAR")] == [x.id, y.id]
+    assert service.search(project, "VAGUE") == []
