@@ -53,8 +53,9 @@ class HtmlDelegate(QStyledItemDelegate):
         color = opt.palette.color(role)
         context.palette.setColor(QPalette.ColorRole.Text, color)
         painter.save()
-        painter.setClipRect(text_rect)
         offset = (text_rect.height() - height) / 2
+        line_box = QRectF(text_rect.left(), text_rect.top() + offset, text_rect.width(), height)
+        painter.setClipRect(line_box.intersected(QRectF(text_rect)))  # the first line only
         painter.translate(text_rect.left(), text_rect.top() + offset)
         context.clip = QRectF(0, 0, text_rect.width(), height)
         doc.documentLayout().draw(painter, context)

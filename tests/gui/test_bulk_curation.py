@@ -45,7 +45,8 @@ def test_set_fields_on_the_selection_and_undo_in_one_step(
     dialog.ticks["category"].setChecked(True)
     dialog.category.setCurrentIndex(dialog.category.findData("skill"))
     ok(dialog)
-    qtbot.waitUntil(lambda: service.get(two.id).importance == 9)
+    # each memory is its own write (one undo step for all): wait for both
+    qtbot.waitUntil(lambda: all(service.get(i).importance == 9 for i in (one.id, two.id)))
     for memory_id in (one.id, two.id):
         stored = service.get(memory_id)
         assert (stored.importance, stored.tags, str(stored.category)) == (9, ("ops", "ci"), "skill")
