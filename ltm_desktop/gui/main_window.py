@@ -136,7 +136,7 @@ class MainWindow(QMainWindow):
         for widget in (self.projects, self.center, self.details):
             self.splitter.addWidget(widget)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([320, 680, 480])  # project names stay readable beside 3 counts
+        self.splitter.setSizes([220, 760, 480])
         self.memory_md_warning = MemoryMdWarning(service, ctx.runner, self)
         self.integrity_warning = IntegrityWarning(service, ctx.runner, self)
         central = QWidget(self)

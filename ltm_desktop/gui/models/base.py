@@ -79,6 +79,8 @@ class RowTableModel(QAbstractTableModel):
     def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008 - Qt signature
         return 0 if parent.isValid() else len(self.COLUMNS)
 
+    HEADER_TIPS: dict[int, str] = {}  # what a short column title means
+
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
@@ -88,6 +90,12 @@ class RowTableModel(QAbstractTableModel):
             and 0 <= section < len(self.COLUMNS)
         ):
             return self.COLUMNS[section]
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.ToolTipRole
+            and section in self.HEADER_TIPS
+        ):
+            return self.HEADER_TIPS[section]
         return None
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

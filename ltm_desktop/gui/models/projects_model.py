@@ -78,7 +78,8 @@ def project_rows(
 class ProjectsModel(RowTableModel):
     """Scopes filtered by a text typed over them (a short list: filtering here is free)."""
 
-    COLUMNS = ("Project", "Memories", "Stale", "New")
+    COLUMNS = ("Project", "#", "Stale", "New")  # short: the sidebar is narrow, names come first
+    HEADER_TIPS = {1: "Active memories", 2: "Stale candidates to review", 3: "New from agents"}
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -125,6 +126,8 @@ class ProjectsModel(RowTableModel):
                 return f"{row.new:,}" if row.new else ""
             return GLOBAL_LABEL if row.is_global else (row.label or row.name)
         if role == Qt.ItemDataRole.ToolTipRole:
+            if column == COL_COUNT:
+                return f"{row.active:,} active memories (not removed, not expired)"
             if column == COL_STALE:
                 return f"{row.stale:,} stale candidates to review (the Stale tab)"
             if column == COL_NEW:
