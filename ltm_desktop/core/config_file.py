@@ -7,14 +7,12 @@ rewritten: the person's text is not ours to lose.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from pathlib import Path
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
+from ltm_desktop.core.atomic_files import replace_text
 from ltm_desktop.core.config import CONFIG_KEYS
 from ltm_desktop.core.errors import ConfigError, InvalidInput
 
@@ -57,15 +55,4 @@ def set_config_value(path: Path, section: str, name: str, value: ConfigValue) ->
 def _replace(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    replace_text(path, text, prefix=f".{path.name}.", mode=mode)

@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
-import tempfile
 from pathlib import Path
 
+from ltm_desktop.core.atomic_files import replace_text
 from ltm_desktop.core.filelock import make_private_dirs
 
 TEMP_PREFIX = ".MEMORY."
 TEMP_SUFFIX = ".tmp"
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make a rename in ``directory`` durable (POSIX: the directory entry is data too)."""
-    if sys.platform == "win32":  # pragma: no cover - directories cannot be opened there
-        return
-    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -32,18 +18,7 @@ def write_atomically(path: Path, text: str) -> None:
     power cut the file holds either version, never an empty or partial one.
     """
     make_private_dirs(path.parent, within=path.parents[2])  # the data dir: precis/<scope>/
-    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(temp_name).unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    replace_text(path, text, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
 
 
 def read_text(path: Path) -> str:

@@ -1,0 +1,45 @@
+"""Replacing a text file so that a reader, a crash or a power cut never sees half of it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+
+def replace_text(
+    path: Path, text: str, *, prefix: str, suffix: str = ".tmp", mode: int | None = None
+) -> None:
+    """Replace ``path`` with ``text``: readers see the old file or the new one, whole.
+
+    The temp file (``prefix``…``suffix`` beside it, given ``mode`` if set) is synced
+    before the rename and the directory after it, so after a power cut the file holds
+    either version, never an empty or partial one.
+    """
+    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=suffix)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temp_name, mode)
+        os.replace(temp_name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(temp_name).unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (POSIX: the directory entry is data too)."""
+    if sys.platform == "win32":  # pragma: no cover - directories cannot be opened there
+        return
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
