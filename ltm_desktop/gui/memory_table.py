@@ -26,7 +26,7 @@ from ltm_desktop.gui.delegates import HtmlDelegate
 from ltm_desktop.gui.elided_label import ElidedLabel
 from ltm_desktop.gui.empty_state import EmptyState
 from ltm_desktop.gui.formatting import count_label
-from ltm_desktop.gui.models.base import MemoryIdRole, RowTableModel
+from ltm_desktop.gui.models.base import MemoryIdRole, RowRole, RowTableModel
 from ltm_desktop.gui.models.memory_model import MemoryTableModel
 from ltm_desktop.gui.models.search_model import (
     COL_MATCH,
@@ -36,6 +36,7 @@ from ltm_desktop.gui.models.search_model import (
 )
 from ltm_desktop.gui.new_since import NewSince
 from ltm_desktop.gui.panel_base import ScopedPanel
+from ltm_desktop.gui.row_view import RowTableView
 from ltm_desktop.gui.search_box import SearchBox
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_versions
 
@@ -99,7 +100,7 @@ class MemoryTable(ScopedPanel):
         self._connect()
 
     def _table(self, model: RowTableModel) -> QTableView:
-        view = QTableView(self)
+        view = RowTableView(self)
         view.setModel(model)
         configure_table(view)
         view.selectionModel().selectionChanged.connect(self.on_selection_changed)
@@ -153,6 +154,7 @@ class MemoryTable(ScopedPanel):
         self.model.loaded.connect(self.on_list_loaded)
         self.model.total_changed.connect(self.on_list_loaded)
         self.model.load_failed.connect(lambda exc: self.ctx.errors.report(exc, "load the memories"))
+        self.model.dataChanged.connect(self.on_rows_arrived)
         self.search_model.searched.connect(self.on_search_results)
         self.search_model.search_failed.connect(lambda exc: self.ctx.errors.report(exc, "search"))
         self.list_keeper.restored.connect(self.on_rows_restored)
@@ -313,9 +315,12 @@ class MemoryTable(ScopedPanel):
         ids: list[str] = []
         current = ""
         if view is not None:
-            rows = sorted(i.row() for i in view.selectionModel().selectedRows())
-            ids = [view.model().index(r, 0).data(MemoryIdRole) for r in rows]
             index = view.currentIndex()
+            if index.isValid() and index.data(RowRole) is None:
+                return  # its page is on the way: on_rows_arrived looks again, not the editor
+            rows = sorted(i.row() for i in view.selectionModel().selectedRows())
+            found = (view.model().index(r, 0).data(MemoryIdRole) for r in rows)
+            ids = [i for i in found if i]  # a row whose page is not in names no memory yet
             if index.isValid() and view.selectionModel().isRowSelected(index.row(), QModelIndex()):
                 current = index.data(MemoryIdRole) or ""
             elif len(ids) == 1:
@@ -328,6 +333,11 @@ class MemoryTable(ScopedPanel):
             if current:
                 self._pending_select = ""  # the person chose: drop any older "select later"
             self.current_changed.emit(current)
+
+    def on_rows_arrived(self, *_args: object) -> None:
+        """A page came in: selected rows that were placeholders now name their memories."""
+        if self.active_view() is self.list_view and self.list_view.selectionModel().hasSelection():
+            self.on_selection_changed()
 
     def on_activated(self, index: QModelIndex) -> None:
         memory_id = index.data(MemoryIdRole)
