@@ -314,6 +314,8 @@ class MemoryTable(ScopedPanel):
         view = self.active_view() if self.stack.currentIndex() != PAGE_EMPTY else None
         ids: list[str] = []
         current = ""
+        if view is self.list_view and self._keep_to_loaded_rows():
+            return  # the narrowed selection comes back here
         if view is not None:
             index = view.currentIndex()
             if index.isValid() and index.data(RowRole) is None:
@@ -333,6 +335,27 @@ class MemoryTable(ScopedPanel):
             if current:
                 self._pending_select = ""  # the person chose: drop any older "select later"
             self.current_changed.emit(current)
+
+    def _keep_to_loaded_rows(self) -> bool:
+        """Narrow a wide selection (Select All, a Shift range far down) to the rows read so
+        far, so that it holds exactly the memories an action would touch (and 100,000
+        placeholders are never walked on the UI thread). True if it narrowed it."""
+        selection_model = self.list_view.selectionModel()
+        current = self.list_view.currentIndex().row()
+        wanted, narrowed = QItemSelection(), False
+        last_column = self.model.columnCount() - 1
+        for span in selection_model.selection():
+            spans = self.model.loaded_spans(span.top(), span.bottom())
+            loaded = sum(last - first + 1 for first, last in spans)
+            if span.top() <= current <= span.bottom() and self.model.row_at(current) is None:
+                spans.append((current, current))  # its page is on the way (End, a click)
+                loaded += 1
+            narrowed = narrowed or loaded < span.bottom() - span.top() + 1
+            for first, last in spans:
+                wanted.select(self.model.index(first, 0), self.model.index(last, last_column))
+        if narrowed:
+            selection_model.select(wanted, selection_model.SelectionFlag.ClearAndSelect)
+        return narrowed
 
     def on_rows_arrived(self, *_args: object) -> None:
         """A page came in: selected rows that were placeholders now name their memories."""

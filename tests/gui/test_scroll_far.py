@@ -129,3 +129,19 @@ def test_a_live_write_while_scrolled_far_down_keeps_the_place_and_the_selection(
     qtbot.waitUntil(lambda: model.rowCount() == MEMORIES and model.is_settled(), timeout=5000)
     assert model.row_of(last) == -1
     assert table.selected_ids() == []
+
+
+def test_select_all_holds_exactly_the_rows_read_so_far(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    fill(service, billing)
+    window = make_window(service, scope=billing)
+    table, view, model = window.table, window.table.list_view, window.table.model
+    loaded = [r.id for r in model.rows()]
+    assert 0 < len(loaded) < MEMORIES
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: table.selected_ids() == loaded)
+    selected = view.selectionModel().selectedRows()
+    assert len(selected) == len(loaded)  # no placeholder is selected: what is seen is what acts
+    assert all(i.data() != PLACEHOLDER for i in selected)

@@ -157,6 +157,24 @@ class SparseTableModel(RowTableModel):
         """The rows in memory, in order (all of them for a list within the bound)."""
         return [r for page_no in sorted(self._pages) for r in self._pages[page_no]]
 
+    def loaded_spans(self, top: int, bottom: int) -> list[tuple[int, int]]:
+        """The (first, last) rows between ``top`` and ``bottom`` whose pages are in memory."""
+        spans: list[tuple[int, int]] = []
+        size = self._page_size
+        for page_no in range(max(0, top) // size, min(bottom, self._total - 1) // size + 1):
+            page = self._pages.get(page_no)
+            if not page:
+                continue
+            first = max(top, page_no * size)
+            last = min(bottom, page_no * size + len(page) - 1)
+            if first > last:
+                continue
+            if spans and spans[-1][1] + 1 == first:
+                spans[-1] = (spans[-1][0], last)
+            else:
+                spans.append((first, last))
+        return spans
+
     def row_at(self, row: int) -> Any:
         return self._cached(row, want=False)
 
