@@ -344,7 +344,8 @@ class MemoryTable(ScopedPanel):
         current = self.list_view.currentIndex().row()
         wanted, narrowed = QItemSelection(), False
         last_column = self.model.columnCount() - 1
-        for span in selection_model.selection():
+        selection = selection_model.selection()
+        for span in (selection.at(i) for i in range(selection.size())):
             spans = self.model.loaded_spans(span.top(), span.bottom())
             loaded = sum(last - first + 1 for first, last in spans)
             if span.top() <= current <= span.bottom() and self.model.row_at(current) is None:
