@@ -21,6 +21,7 @@ from ltm_desktop.gui.models.paged import PAGE_SIZE, PagedTableModel
 from ltm_desktop.gui.models.precis_model import CandidateRow, PrecisCandidatesModel
 from ltm_desktop.gui.models.projects_model import ProjectsModel, project_rows
 from ltm_desktop.gui.models.search_model import SearchResultsModel
+from ltm_desktop.gui.models.sparse import SparseTableModel
 from ltm_desktop.gui.models.stale_model import StaleModel, stale_row
 from ltm_desktop.gui.models.trash_model import TrashModel
 from ltm_desktop.gui.precis_panel import load_precis
@@ -58,7 +59,7 @@ def no_model_failures(qtlog: Any) -> Iterator[None]:
     assert not failures
 
 
-def settle(qtbot: QtBot, model: PagedTableModel) -> None:
+def settle(qtbot: QtBot, model: PagedTableModel | SparseTableModel) -> None:
     qtbot.waitUntil(model.is_settled, timeout=5000)
 
 

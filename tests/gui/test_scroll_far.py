@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
@@ -52,10 +54,14 @@ def test_a_page_far_down_is_read_on_demand_and_memory_stays_bounded(
     qtmodeltester.check(model)
     for row in range(0, MEMORIES, 300):  # scroll through the whole list
         model.index(row, COL_TITLE).data()
-        qtbot.waitUntil(lambda row=row: model.row_at(row) is not None)
+        qtbot.waitUntil(partial(read, model, row))
         assert len(model.cached_pages()) <= 4  # old pages go: memory stays flat
     assert model.index(MEMORIES - 1, COL_TITLE).data() == PLACEHOLDER  # evicted, asked again
     qtbot.waitUntil(lambda: model.row_at(MEMORIES - 1) is not None)
+
+
+def read(model: MemoryTableModel, row: int) -> bool:
+    return model.row_at(row) is not None
 
 
 def jump_to_end(qtbot: QtBot, window: MainWindow) -> str:
