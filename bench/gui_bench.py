@@ -235,6 +235,7 @@ def run(data_dir: Path) -> int:
     from ltm_desktop.gui.app import application
     from ltm_desktop.gui.main_window import MainWindow
     from ltm_desktop.gui.memory_table import PAGE_SEARCH
+    from ltm_desktop.gui.models.memory_model import COL_IMPORTANCE, COL_TITLE
     from ltm_desktop.gui.models.paged import PAGE_SIZE
 
     app = application([])
@@ -349,7 +350,24 @@ def run(data_dir: Path) -> int:
         row("scroll bar dragged -> rows shown (median)", statistics.median(jumps),
             statistics.median(base_jumps), "ms")  # fmt: skip
         row("scroll bar dragged -> rows shown (max)", max(jumps), max(base_jumps), "ms")
+        # the same in title order (its own index since schema version 7)
+        model.sort(COL_TITLE, Qt.SortOrder.AscendingOrder)
+        wait(app, window.is_idle)
+        t = time.perf_counter()
+        service.list_memories(project, ListQuery(order_by="title", descending=False,
+                                                 limit=PAGE_SIZE, offset=max(0, total - PAGE_SIZE)))  # fmt: skip
+        base_title = (time.perf_counter() - t) * 1000
+        table.focus_results()
+        wait(app, window.is_idle)
+        t = time.perf_counter()
+        QTest.keyClick(view, Qt.Key.Key_End)
+        wait(app, partial(shown_at, model, total - 1))
+        one_pass(app)
+        row("scroll to the end in title order", (time.perf_counter() - t) * 1000, base_title,
+            "ms", "target < 1000 ms")  # fmt: skip
         longest("while scrolling")
+        model.sort(COL_IMPORTANCE, Qt.SortOrder.DescendingOrder)
+        wait(app, window.is_idle)
         switching(app, window, service, project)
         window.close()
     peak = rss_mb()
