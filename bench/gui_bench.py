@@ -1,5 +1,5 @@
-"""GUI benchmark on a 100,000-memory project: first page, search latency, scroll to end, the
-longest UI-thread pass while typing, scrolling and switching projects, peak RSS.
+"""GUI benchmark on a 100,000-memory project: first page, search latency, scroll to end
+(End key) and scroll-bar jumps, the longest UI-thread pass while typing, scrolling and switching projects, peak RSS.
 
     .venv/bin/python bench/gui_bench.py [--memories 100000] [--keep DIR]
 
@@ -135,8 +135,9 @@ def longest(label: str) -> tuple[float, float]:
     return wall, cpu
 
 
-def grown(model: Any, before: int) -> bool:
-    return bool(model.rowCount() > before and model.is_settled())
+def shown_at(model: Any, row: int) -> bool:
+    """The row is read (not a placeholder) and nothing more is on the way."""
+    return bool(row < 0 or (model.row_at(row) is not None and model.is_settled()))
 
 
 def typing(app: object, window: Any, queries: list[str]) -> None:
@@ -171,7 +172,7 @@ def switching(app: object, window: Any, service: MemoryService, project: str) ->
     def shown(target: str) -> bool:
         model = window.table.model
         return bool(window.ctx.scope.project_id == target and window.is_idle()
-                    and model.rowCount() == min(model.total or 0, 200))  # fmt: skip
+                    and model.rowCount() == (model.total or 0) and model.is_settled())  # fmt: skip
 
     for target in [small, project, GLOBAL_PROJECT_ID, project] * 3:
         window.projects.select(target)
@@ -228,12 +229,14 @@ def run(data_dir: Path) -> int:
     service.list_memories(project, ListQuery(limit=200))
     base_first = (time.perf_counter() - t) * 1000
 
-    from PySide6.QtCore import QEvent, QObject, QSettings
+    from PySide6.QtCore import QEvent, QObject, QSettings, Qt
+    from PySide6.QtTest import QTest
 
     from ltm_desktop.gui.app import application
     from ltm_desktop.gui.main_window import MainWindow
     from ltm_desktop.gui.memory_table import PAGE_SEARCH
-    from ltm_desktop.gui.models.paged import MAX_PAGE, PAGE_SIZE
+    from ltm_desktop.gui.models.memory_model import COL_IMPORTANCE, COL_TITLE
+    from ltm_desktop.gui.models.paged import PAGE_SIZE
 
     app = application([])
     rss_qt = rss_mb()
@@ -313,28 +316,58 @@ def run(data_dir: Path) -> int:
             "ms",
         )
 
-        # scroll to the end: fetchMore until every row is loaded
+        # scroll to the end: End in the list, until its last rows are read and painted
         model, view = table.model, table.list_view
+        total = model.total or 0
         t = time.perf_counter()
-        offset = 0
-        while offset < (model.total or 0):
-            limit = min(MAX_PAGE, max(PAGE_SIZE, offset))
-            offset += len(service.list_memories(project, ListQuery(limit=limit, offset=offset)))
+        service.count_memories(project)
+        service.list_memories(project, ListQuery(limit=PAGE_SIZE, offset=max(0, total - PAGE_SIZE)))
         base_scroll = (time.perf_counter() - t) * 1000
-        t = time.perf_counter()
+        table.focus_results()
+        wait(app, window.is_idle)
         STALLS.clear()
-        bar = view.verticalScrollBar()
-        while model.rowCount() < (model.total or 0):
-            bar.setValue(bar.maximum())
-            before = model.rowCount()
-            model.fetchMore(view.rootIndex())
-            wait(app, partial(grown, model, before))
-        bar.setValue(bar.maximum())
-        one_pass(app)
+        t = time.perf_counter()
+        QTest.keyClick(view, Qt.Key.Key_End)
+        wait(app, partial(shown_at, model, total - 1))
+        one_pass(app)  # painted
         scroll = (time.perf_counter() - t) * 1000
-        row("scroll to the end (fetchMore until all loaded)", scroll, base_scroll, "ms",
+        row("scroll to the end (End key, last rows shown)", scroll, base_scroll, "ms",
             "target < 1000 ms")  # fmt: skip
+
+        # drag the scroll bar down the list in 40 steps, each until its rows are shown
+        bar, jumps, base_jumps = view.verticalScrollBar(), [], []
+        for step in range(41):
+            bar.setValue(bar.maximum() * step // 40)
+            middle = view.rowAt(view.viewport().height() // 2)
+            t = time.perf_counter()
+            wait(app, partial(shown_at, model, middle))
+            jumps.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            service.list_memories(
+                project, ListQuery(limit=PAGE_SIZE, offset=middle // PAGE_SIZE * PAGE_SIZE)
+            )
+            base_jumps.append((time.perf_counter() - t) * 1000)
+        row("scroll bar dragged -> rows shown (median)", statistics.median(jumps),
+            statistics.median(base_jumps), "ms")  # fmt: skip
+        row("scroll bar dragged -> rows shown (max)", max(jumps), max(base_jumps), "ms")
+        # the same in title order (its own index since schema version 7)
+        model.sort(COL_TITLE, Qt.SortOrder.AscendingOrder)
+        wait(app, window.is_idle)
+        t = time.perf_counter()
+        service.list_memories(project, ListQuery(order_by="title", descending=False,
+                                                 limit=PAGE_SIZE, offset=max(0, total - PAGE_SIZE)))  # fmt: skip
+        base_title = (time.perf_counter() - t) * 1000
+        table.focus_results()
+        wait(app, window.is_idle)
+        t = time.perf_counter()
+        QTest.keyClick(view, Qt.Key.Key_End)
+        wait(app, partial(shown_at, model, total - 1))
+        one_pass(app)
+        row("scroll to the end in title order", (time.perf_counter() - t) * 1000, base_title,
+            "ms", "target < 1000 ms")  # fmt: skip
         longest("while scrolling")
+        model.sort(COL_IMPORTANCE, Qt.SortOrder.DescendingOrder)
+        wait(app, window.is_idle)
         switching(app, window, service, project)
         window.close()
     peak = rss_mb()

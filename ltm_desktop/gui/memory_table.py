@@ -26,7 +26,7 @@ from ltm_desktop.gui.delegates import HtmlDelegate
 from ltm_desktop.gui.elided_label import ElidedLabel
 from ltm_desktop.gui.empty_state import EmptyState
 from ltm_desktop.gui.formatting import count_label
-from ltm_desktop.gui.models.base import MemoryIdRole, RowTableModel
+from ltm_desktop.gui.models.base import MemoryIdRole, RowRole, RowTableModel
 from ltm_desktop.gui.models.memory_model import MemoryTableModel
 from ltm_desktop.gui.models.search_model import (
     COL_MATCH,
@@ -36,6 +36,7 @@ from ltm_desktop.gui.models.search_model import (
 )
 from ltm_desktop.gui.new_since import NewSince
 from ltm_desktop.gui.panel_base import ScopedPanel
+from ltm_desktop.gui.row_view import RowTableView
 from ltm_desktop.gui.search_box import SearchBox
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_versions
 
@@ -99,7 +100,7 @@ class MemoryTable(ScopedPanel):
         self._connect()
 
     def _table(self, model: RowTableModel) -> QTableView:
-        view = QTableView(self)
+        view = RowTableView(self)
         view.setModel(model)
         configure_table(view)
         view.selectionModel().selectionChanged.connect(self.on_selection_changed)
@@ -153,6 +154,7 @@ class MemoryTable(ScopedPanel):
         self.model.loaded.connect(self.on_list_loaded)
         self.model.total_changed.connect(self.on_list_loaded)
         self.model.load_failed.connect(lambda exc: self.ctx.errors.report(exc, "load the memories"))
+        self.model.dataChanged.connect(self.on_rows_arrived)
         self.search_model.searched.connect(self.on_search_results)
         self.search_model.search_failed.connect(lambda exc: self.ctx.errors.report(exc, "search"))
         self.list_keeper.restored.connect(self.on_rows_restored)
@@ -312,10 +314,15 @@ class MemoryTable(ScopedPanel):
         view = self.active_view() if self.stack.currentIndex() != PAGE_EMPTY else None
         ids: list[str] = []
         current = ""
+        if view is self.list_view and self._keep_to_loaded_rows():
+            return  # the narrowed selection comes back here
         if view is not None:
-            rows = sorted(i.row() for i in view.selectionModel().selectedRows())
-            ids = [view.model().index(r, 0).data(MemoryIdRole) for r in rows]
             index = view.currentIndex()
+            if index.isValid() and index.data(RowRole) is None:
+                return  # its page is on the way: on_rows_arrived looks again, not the editor
+            rows = sorted(i.row() for i in view.selectionModel().selectedRows())
+            found = (view.model().index(r, 0).data(MemoryIdRole) for r in rows)
+            ids = [i for i in found if i]  # a row whose page is not in names no memory yet
             if index.isValid() and view.selectionModel().isRowSelected(index.row(), QModelIndex()):
                 current = index.data(MemoryIdRole) or ""
             elif len(ids) == 1:
@@ -328,6 +335,33 @@ class MemoryTable(ScopedPanel):
             if current:
                 self._pending_select = ""  # the person chose: drop any older "select later"
             self.current_changed.emit(current)
+
+    def _keep_to_loaded_rows(self) -> bool:
+        """Narrow a wide selection (Select All, a Shift range far down) to the rows read so
+        far, so that it holds exactly the memories an action would touch (and 100,000
+        placeholders are never walked on the UI thread). True if it narrowed it."""
+        selection_model = self.list_view.selectionModel()
+        current = self.list_view.currentIndex().row()
+        wanted, narrowed = QItemSelection(), False
+        last_column = self.model.columnCount() - 1
+        selection = selection_model.selection()
+        for span in (selection.at(i) for i in range(selection.size())):
+            spans = self.model.loaded_spans(span.top(), span.bottom())
+            loaded = sum(last - first + 1 for first, last in spans)
+            if span.top() <= current <= span.bottom() and self.model.row_at(current) is None:
+                spans.append((current, current))  # its page is on the way (End, a click)
+                loaded += 1
+            narrowed = narrowed or loaded < span.bottom() - span.top() + 1
+            for first, last in spans:
+                wanted.select(self.model.index(first, 0), self.model.index(last, last_column))
+        if narrowed:
+            selection_model.select(wanted, selection_model.SelectionFlag.ClearAndSelect)
+        return narrowed
+
+    def on_rows_arrived(self, *_args: object) -> None:
+        """A page came in: selected rows that were placeholders now name their memories."""
+        if self.active_view() is self.list_view and self.list_view.selectionModel().hasSelection():
+            self.on_selection_changed()
 
     def on_activated(self, index: QModelIndex) -> None:
         memory_id = index.data(MemoryIdRole)

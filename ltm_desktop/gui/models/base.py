@@ -32,7 +32,7 @@ def diff_keys(old: Sequence[Any], new: Sequence[Any]) -> Opcodes:
 
 # Roles no model here answers (views ask for them on every paint), and every row's flags
 # (combined once: enum arithmetic in Python is slow enough to show in a paint).
-_NEVER_ANSWERED = frozenset(
+NEVER_ANSWERED = frozenset(
     int(r) for r in (Qt.ItemDataRole.DecorationRole, Qt.ItemDataRole.CheckStateRole,
                      Qt.ItemDataRole.SizeHintRole, Qt.ItemDataRole.StatusTipRole,
                      Qt.ItemDataRole.WhatsThisRole, Qt.ItemDataRole.BackgroundRole)
@@ -99,16 +99,19 @@ class RowTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role in _NEVER_ANSWERED or not index.isValid():  # a paint asks each cell for all
+        if role in NEVER_ANSWERED or not index.isValid():  # a paint asks each cell for all
             return None
         if not 0 <= index.row() < len(self._rows):
             return None
-        row = self._rows[index.row()]
+        return self.row_data(self._rows[index.row()], index.column(), role)
+
+    def row_data(self, row: Any, column: int, role: int) -> Any:
+        """What ``data`` answers for a row that is there."""
         if role == MemoryIdRole:
             return self.memory_id(row)
         if role == RowRole:
             return row
-        return self.cell(row, index.column(), role)
+        return self.cell(row, column, role)
 
     def flags(self, index: AnyIndex) -> Qt.ItemFlag:
         return _ROW_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags

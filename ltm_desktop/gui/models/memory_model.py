@@ -1,4 +1,4 @@
-"""The memory table: a scope's memories paged from the service, sorted and filtered by query."""
+"""The memory table: a scope's memories read by page where the view is, sorted and filtered by query."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui import theme
 from ltm_desktop.gui.formatting import absolute_time, relative_time, tags_text
 from ltm_desktop.gui.models.base import CENTER, RIGHT
-from ltm_desktop.gui.models.paged import Fetcher, PagedTableModel
+from ltm_desktop.gui.models.paged import Fetcher
 from ltm_desktop.gui.models.rows import MemoryRow
+from ltm_desktop.gui.models.sparse import SparseTableModel
 from ltm_desktop.gui.tasks import TaskRunner
 
 COL_TITLE, COL_CATEGORY, COL_IMPORTANCE, COL_TAGS, COL_UPDATED, COL_USES, COL_SOURCE = range(7)
@@ -74,15 +75,19 @@ class MemoryFetcher:
         return self._service.count_memories(self._project_id, self._query.list_query(0, 1))
 
 
-class MemoryTableModel(PagedTableModel):
+class MemoryTableModel(SparseTableModel):
     """Memories of one scope; removed and expired ones (when shown) are visibly marked."""
 
     COLUMNS = ("Title", "Category", "Importance", "Tags", "Updated", "Uses", "Source")
 
     def __init__(
-        self, service: MemoryService, runner: TaskRunner, parent: QObject | None = None
+        self,
+        service: MemoryService,
+        runner: TaskRunner,
+        parent: QObject | None = None,
+        **paging: int,
     ) -> None:
-        super().__init__(runner, parent)
+        super().__init__(runner, parent, **paging)
         self._service = service
         self.query = MemoryQuery()
         self._now = service.now()

@@ -1,0 +1,153 @@
+"""The memory list at depth: the whole list is there at once, its rows arrive where the view is."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from PySide6.QtCore import Qt
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from ltm_desktop.core.records import MemoryDraft
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.main_window import MainWindow
+from ltm_desktop.gui.models.memory_model import COL_TITLE, MemoryQuery, MemoryTableModel
+from ltm_desktop.gui.models.sparse import PLACEHOLDER
+from ltm_desktop.gui.tasks import TaskRunner
+from tests.gui.conftest import WindowFactory, add
+
+MEMORIES = 3_000
+
+
+def fill(service: MemoryService, project: str, count: int = MEMORIES) -> None:
+    drafts = [
+        MemoryDraft(f"Generated memory {i} about component {i % 97}", importance=1 + i % 9)
+        for i in range(count)
+    ]
+    service.import_memories(project, drafts, "bench")
+
+
+def ids_at(service: MemoryService, project: str, offset: int, limit: int) -> list[str]:
+    """What the store says is at ``offset`` in the list's default order."""
+    query = MemoryQuery(project_id=project).list_query(offset, limit)
+    return [m.id for m in service.list_memories(project, query)]
+
+
+def test_a_page_far_down_is_read_on_demand_and_memory_stays_bounded(
+    qtbot: QtBot,
+    qtmodeltester: ModelTester,
+    service: MemoryService,
+    billing: str,
+    runner: TaskRunner,
+) -> None:
+    fill(service, billing)
+    model = MemoryTableModel(service, runner, page_size=100, max_pages=4)
+    model.set_query(MemoryQuery(project_id=billing))
+    qtbot.waitUntil(model.is_settled)
+    assert model.rowCount() == model.total == MEMORIES
+    assert model.cached_pages() == [0]
+    assert model.index(MEMORIES - 1, COL_TITLE).data() == PLACEHOLDER  # and asks for its page
+    qtbot.waitUntil(lambda: model.row_at(MEMORIES - 1) is not None)
+    tail = [model.row_at(r).id for r in range(MEMORIES - 100, MEMORIES)]
+    assert tail == ids_at(service, billing, MEMORIES - 100, 100)
+    assert model.cached_pages() == [0, 29]  # nothing in between was read
+    qtmodeltester.check(model)
+    for row in range(0, MEMORIES, 300):  # scroll through the whole list
+        model.index(row, COL_TITLE).data()
+        qtbot.waitUntil(partial(read, model, row))
+        assert len(model.cached_pages()) <= 4  # old pages go: memory stays flat
+    assert model.index(MEMORIES - 1, COL_TITLE).data() == PLACEHOLDER  # evicted, asked again
+    qtbot.waitUntil(lambda: model.row_at(MEMORIES - 1) is not None)
+
+
+def read(model: MemoryTableModel, row: int) -> bool:
+    return model.row_at(row) is not None
+
+
+def jump_to_end(qtbot: QtBot, window: MainWindow) -> str:
+    """End in the list; returns the id of the last memory, once it is current and selected."""
+    view = window.table.list_view
+    last = ids_at(window.ctx.service, window.ctx.scope.project_id, MEMORIES - 1, 1)[0]
+    window.table.focus_results()  # the list takes the keys, its first row current
+    assert view.currentIndex().row() == 0
+    qtbot.keyClick(view, Qt.Key.Key_End)
+    qtbot.waitUntil(lambda: window.table.current_id() == last)
+    return last
+
+
+def test_ctrl_end_and_the_scroll_bar_show_the_last_rows(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    fill(service, billing)
+    window = make_window(service, scope=billing)
+    table, view = window.table, window.table.list_view
+    assert table.model.rowCount() == MEMORIES
+    last = jump_to_end(qtbot, window)
+    assert view.currentIndex().row() == MEMORIES - 1
+    assert table.selected_ids() == [last]
+    qtbot.waitUntil(lambda: window.editor.memory_id == last)  # the editor shows it
+    bottom = view.rowAt(view.viewport().height() - 1)
+    assert bottom in (MEMORIES - 1, -1)  # scrolled to the end (-1: blank below the last)
+    assert 0 < table.model.cached_pages()[-1] == (MEMORIES - 1) // 200
+
+    qtbot.keyClick(view, Qt.Key.Key_Home)
+    qtbot.waitUntil(lambda: view.rowAt(0) == 0 and view.currentIndex().row() == 0)
+    qtbot.keyClick(view, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)  # moves, no select
+    qtbot.waitUntil(lambda: table.model.row_at(MEMORIES - 1) is not None)
+    assert view.currentIndex().row() == MEMORIES - 1
+    shown_title = view.currentIndex().siblingAtColumn(COL_TITLE).data()
+    assert shown_title == table.model.row_at(MEMORIES - 1).title
+
+    view.scrollToTop()
+    qtbot.waitUntil(lambda: view.rowAt(0) == 0)
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.maximum())  # dragging the scroll bar to the bottom
+    shown = view.rowAt(view.viewport().height() // 2)
+    qtbot.waitUntil(lambda: table.model.row_at(shown) is not None and table.model.is_settled())
+    assert table.model.index(shown, COL_TITLE).data() != PLACEHOLDER
+    assert table.model.row_at(shown).id == ids_at(service, billing, shown, 1)[0]
+
+
+def test_a_live_write_while_scrolled_far_down_keeps_the_place_and_the_selection(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    fill(service, billing)
+    window = make_window(service, scope=billing)
+    table, view, model = window.table, window.table.list_view, window.table.model
+    last = jump_to_end(qtbot, window)
+    top = view.rowAt(0)
+    qtbot.waitUntil(lambda: model.row_at(top) is not None and model.is_settled())
+    top_id, top_y = model.row_at(top).id, view.rowViewportPosition(top)
+
+    fresh = add(service, billing, "A fresh fact an agent just wrote", importance=10)  # sorts first
+    qtbot.waitUntil(lambda: model.rowCount() == MEMORIES + 1 and model.is_settled(), timeout=5000)
+    assert table.current_id() == last
+    assert table.selected_ids() == [last]
+    assert view.currentIndex().row() == MEMORIES == model.row_of(last)  # one row further down
+    shifted = model.row_of(top_id)
+    assert shifted == top + 1
+    assert view.rowViewportPosition(shifted) == top_y
+    assert table.count_label.text().startswith("3,001")
+
+    view.scrollToTop()
+    qtbot.waitUntil(lambda: model.row_at(0) is not None and model.row_at(0).id == fresh.id)
+    service.remove(last, "agent")  # and a row going away far down
+    qtbot.waitUntil(lambda: model.rowCount() == MEMORIES and model.is_settled(), timeout=5000)
+    assert model.row_of(last) == -1
+    assert table.selected_ids() == []
+
+
+def test_select_all_holds_exactly_the_rows_read_so_far(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    fill(service, billing)
+    window = make_window(service, scope=billing)
+    table, view, model = window.table, window.table.list_view, window.table.model
+    loaded = [r.id for r in model.rows()]
+    assert 0 < len(loaded) < MEMORIES
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: table.selected_ids() == loaded)
+    selected = view.selectionModel().selectedRows()
+    assert len(selected) == len(loaded)  # no placeholder is selected: what is seen is what acts
+    assert all(i.data() != PLACEHOLDER for i in selected)
