@@ -79,7 +79,7 @@ def open_dialog(
 
 
 def test_python_and_command_line_snippets_reach_the_apps_socket(
-    make_window: WindowFactory, app_service: MemoryService, app_api: ServerThread
+    make_window: WindowFactory, app_service: MemoryService, app_api: ServerThread, tmp_path: Path
 ) -> None:
     dialog = open_dialog(make_window, app_service, app_api)
     python, command_line, raw = copied(dialog, "Socket API")
@@ -97,14 +97,41 @@ def test_python_and_command_line_snippets_reach_the_apps_socket(
     assert ran.returncode == 0, ran.stderr
     hits = json.loads(ran.stdout)
     assert "Run the tests with make test" in json.dumps(hits)
-    if shutil.which("socat") is None:  # the raw snippet needs socat: check its socket path
-        endpoint = app_api.server.endpoint
-        assert endpoint is not None
-        assert shlex.split(raw.split("|", 1)[1])[-1] == f"UNIX-CONNECT:{endpoint.socket_path}"
-    else:
-        ran = subprocess.run(raw, shell=True, env=env, capture_output=True, text=True, timeout=60)
-        assert json.loads(ran.stdout)["result"]["db_path"] == str(app_service.paths.db_path)
+    endpoint = app_api.server.endpoint
+    assert endpoint is not None
+    assert shlex.split(raw.split("|", 1)[1]) == [
+        "socat",
+        "-",
+        f"UNIX-CONNECT:{endpoint.socket_path}",
+    ]
+    if shutil.which("socat") is None:  # run the snippet as shown, with a stand-in for socat
+        env["PATH"] = f"{stand_in_socat(tmp_path)}{os.pathsep}{env['PATH']}"
+    ran = subprocess.run(raw, shell=True, env=env, capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["result"]["db_path"] == str(app_service.paths.db_path)
     dialog.close()
+
+
+def stand_in_socat(tmp_path: Path) -> Path:
+    """A ``socat - UNIX-CONNECT:PATH`` for machines without socat: stdin to the socket,
+    then the socket to stdout until the server closes it (what the snippet relies on)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    script = folder / "socat"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import socket, sys\n"
+        "assert sys.argv[1] == '-' and sys.argv[2].startswith('UNIX-CONNECT:'), sys.argv\n"
+        "conn = socket.socket(socket.AF_UNIX)\n"
+        "conn.connect(sys.argv[2].split(':', 1)[1])\n"
+        "conn.sendall(sys.stdin.buffer.read())\n"
+        "conn.shutdown(socket.SHUT_WR)\n"
+        "while chunk := conn.recv(65536):\n"
+        "    sys.stdout.buffer.write(chunk)\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return folder
 
 
 @pytest.mark.parametrize("agent", ["Claude Code", "Cursor", "Codex"])
