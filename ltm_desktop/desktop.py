@@ -119,6 +119,7 @@ def launch(
             fill_demo_data(service, clock=clock)
         api.start()
         web = start_http(service, warn)
+        api.http_endpoint = web.describe() if web is not None else None
         from ltm_desktop.gui.app import run_gui
 
         label = "demo data (temporary)" if demo_dir else str(service.paths.data_dir)

@@ -28,6 +28,7 @@ class ServerThread:
         self._parts = (service, data_dir, options)
         self.server = ApiServer(service, data_dir, options)
         self.error: str | None = None
+        self.http_endpoint: str | None = None  # the HTTP API beside it, when served
         self.other_server = False  # the error: another live server holds the data dir
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None

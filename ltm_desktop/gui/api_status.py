@@ -37,6 +37,16 @@ class RestartableApi(Protocol):
     def restart(self) -> bool: ...
 
 
+@runtime_checkable
+class ServesHttp(Protocol):
+    """An API that also serves the HTTP API (``[http] listen``): where, e.g.
+    ``http:127.0.0.1:8765`` (None: not served). With port 0 the status bar is the only
+    place a person sees which port was picked."""
+
+    @property
+    def http_endpoint(self) -> str | None: ...
+
+
 def socket_path(endpoint: str | None) -> str | None:
     """The filesystem path of a ``unix:`` endpoint (what socat needs), else None."""
     if endpoint and endpoint.startswith("unix:"):

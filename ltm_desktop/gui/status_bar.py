@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QStatusBar, QWidget
 
 from ltm_desktop.core.records import IndexStatus
 from ltm_desktop.gui import theme
-from ltm_desktop.gui.api_status import ApiStatus, RestartableApi
+from ltm_desktop.gui.api_status import ApiStatus, RestartableApi, ServesHttp
 from ltm_desktop.gui.elided_label import ElidedLabel
 
 POLL_MS = 1_000
@@ -101,7 +101,9 @@ class StatusBar(QStatusBar):
                 if clients == 0
                 else f"{clients} agent{'s' if clients != 1 else ''} connected"
             )
-            self._show(f"API: {endpoint}", agents, f"Last: {last}" if last else "")
+            http = api.http_endpoint if isinstance(api, ServesHttp) else None
+            where = f"API: {endpoint}" + (f"  {http}" if http else "")
+            self._show(where, agents, f"Last: {last}" if last else "")
 
     def _offer_start(self, api: ApiStatus, error: str | None) -> None:
         """ "Start API" / "Retry" while the API is down; while another server holds the

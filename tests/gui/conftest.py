@@ -36,6 +36,7 @@ class FakeApi:
     error: str | None = None
     clients: int = 0
     action: str | None = None
+    http_endpoint: str | None = None
 
     def connected_clients(self) -> int:
         return self.clients

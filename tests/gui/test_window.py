@@ -27,6 +27,11 @@ def test_status_bar_follows_the_api(
     api.clients, api.action = 1, "codex: memory.search"
     qtbot.waitUntil(lambda: status.agents_label.text() == "1 agent connected", timeout=3000)
     assert status.last_label.text() == "Last: codex: memory.search"
+    api.http_endpoint = "http:127.0.0.1:8765"  # [http] listen: the port picked is shown
+    qtbot.waitUntil(lambda: "http:127.0.0.1:8765" in status.api_label.text(), timeout=3000)
+    assert status.api_label.text() == (
+        "API: unix:/run/user/1000/ltm-desktop/ltm.sock  http:127.0.0.1:8765"
+    )
     api.endpoint, api.error = None, "another ltm-desktop serves this data dir"
     qtbot.waitUntil(lambda: "not running" in status.api_label.text(), timeout=3000)
     assert (
