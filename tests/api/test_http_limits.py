@@ -4,6 +4,7 @@ reading each request, a prompt stop, no trust in proxy headers (review findings)
 from __future__ import annotations
 
 import logging
+import select
 import socket
 import threading
 import time
@@ -15,8 +16,9 @@ from typing import Any
 import pytest
 
 from ltm_desktop.api.http.options import HttpOptions
-from ltm_desktop.api.http.server import GRACE, STOP_TIMEOUT, HttpServer
+from ltm_desktop.api.http.server import STOP_TIMEOUT, HttpServer
 from ltm_desktop.core.service import MemoryService
+from tests.api.conftest import wait_until
 from tests.api.http_calls import HttpCaller
 from tests.unit.test_readers import open_descriptors
 
@@ -60,11 +62,14 @@ def dropped_within(sock: socket.socket, seconds: float) -> bool:
 
 
 def trickled_until_dropped(sock: socket.socket, data: bytes) -> bool:
-    """Send ``data`` a byte every 0.1 s; whether the server hung up before the end."""
+    """Send ``data`` a byte at a time, waiting up to 0.1 s after each for the server to
+    hang up; whether it did before the end."""
     try:
         for byte in data:
             sock.sendall(bytes([byte]))
-            time.sleep(0.1)
+            hung_up, _, _ = select.select([sock], [], [], 0.1)
+            if hung_up and sock.recv(1) == b"":
+                return True
     except (BrokenPipeError, ConnectionResetError):
         return True
     return False
@@ -95,15 +100,16 @@ def test_calls_run_on_a_few_threads_that_live_as_long_as_the_server(
     web, api = serve()
     recall = service.recall
     callers: set[threading.Thread] = set()
-
-    def slow_recall(*args: Any, **kwargs: Any) -> Any:
-        callers.add(threading.current_thread())
-        time.sleep(0.05)  # the requests of a burst overlap, as they did in the review
-        return recall(*args, **kwargs)
-
-    monkeypatch.setattr(service, "recall", slow_recall)
     assert api.get("recall", cwd=CWD, q="warm").status == 200
     before = open_descriptors(service.paths.db_path)
+    together = threading.Barrier(web.options.workers, timeout=30)
+
+    def overlapping_recall(*args: Any, **kwargs: Any) -> Any:
+        callers.add(threading.current_thread())
+        together.wait()  # the calls of a burst overlap, as they did in the review
+        return recall(*args, **kwargs)
+
+    monkeypatch.setattr(service, "recall", overlapping_recall)
     with ThreadPoolExecutor(20) as burst:
         for _ in range(3):
             answers = list(burst.map(lambda i: api.get("recall", cwd=CWD, q=f"q{i}"), range(20)))
@@ -157,14 +163,21 @@ def test_a_whole_request_is_answered_however_long_the_answer_takes(
 ) -> None:
     """The deadline is for reading the request; our own work is not cut short."""
     _, api = serve(read_timeout=0.2)
-    stats = service.stats
+    stats, called, release = service.stats, threading.Event(), threading.Event()
 
-    def slow_stats(*args: Any, **kwargs: Any) -> Any:
-        time.sleep(0.6)
+    def held_stats(*args: Any, **kwargs: Any) -> Any:
+        called.set()
+        assert release.wait(30)
         return stats(*args, **kwargs)
 
-    monkeypatch.setattr(service, "stats", slow_stats)
-    assert api.get("stats", cwd=CWD).status == 200
+    monkeypatch.setattr(service, "stats", held_stats)
+    with ThreadPoolExecutor(1) as waiting:
+        answer = waiting.submit(api.get, "stats", cwd=CWD)
+        assert called.wait(30)
+        with stalled(api, PARTIAL_HEADER) as late:  # dropped: the deadline has passed
+            assert dropped_within(late, 10)
+        release.set()
+        assert answer.result().status == 200
 
 
 # -- stopping --------------------------------------------------------------------------
@@ -209,8 +222,8 @@ def test_an_answer_cut_short_at_stop_is_one_log_line(
     stats, called = service.stats, threading.Event()
 
     def slow_stats(*args: Any, **kwargs: Any) -> Any:
-        called.set()
-        time.sleep(GRACE + 1)
+        called.set()  # runs on until the server has cut its answer short and ended
+        wait_until(lambda: web._thread is not None and not web._thread.is_alive(), 30)
         return stats(*args, **kwargs)
 
     monkeypatch.setattr(service, "stats", slow_stats)
