@@ -92,14 +92,11 @@ def _object(text: str, start: int, depth: int) -> Node:
             raise _fail(text, colon, "':' is expected")
         value = _value(text, colon + 1, depth + 1)
         node.members.append((key, pos, value))
-        pos = _skip(text, value.end)
-        if pos < len(text) and text[pos] == ",":
-            pos += 1
-            continue
-        if pos < len(text) and text[pos] == "}":
-            node.end = pos + 1
+        next_pos = _after_element(text, value.end, "}")
+        if next_pos is None:
+            node.end = _skip(text, value.end) + 1
             return node
-        raise _fail(text, pos, "',' or '}' is expected")
+        pos = next_pos
 
 
 def _array(text: str, start: int, depth: int) -> Node:
@@ -111,14 +108,21 @@ def _array(text: str, start: int, depth: int) -> Node:
     while True:
         item = _value(text, pos, depth + 1)
         node.items.append(item)
-        pos = _skip(text, item.end)
-        if pos < len(text) and text[pos] == ",":
-            pos += 1
-            continue
-        if pos < len(text) and text[pos] == "]":
-            node.end = pos + 1
+        next_pos = _after_element(text, item.end, "]")
+        if next_pos is None:
+            node.end = _skip(text, item.end) + 1
             return node
-        raise _fail(text, pos, "',' or ']' is expected")
+        pos = next_pos
+
+
+def _after_element(text: str, end: int, closer: str) -> int | None:
+    """Where the next element starts after a ``,``; None when ``closer`` ends the container."""
+    pos = _skip(text, end)
+    if pos < len(text) and text[pos] == ",":
+        return pos + 1
+    if pos < len(text) and text[pos] == closer:
+        return None
+    raise _fail(text, pos, f"',' or '{closer}' is expected")
 
 
 def parse(text: str) -> Node:
