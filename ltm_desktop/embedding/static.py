@@ -1,14 +1,16 @@
-"""``static``: token embeddings shipped inside the ``wordllama`` package, nothing to download.
+"""``static``: token vectors shipped inside ltm-desktop itself, nothing to download.
 
-WordLlama's ``l2_supercat`` model (256 dimensions, a 16 MB safetensors file in its wheel)
-gives each token a vector; a text's vector is the mean of its tokens' vectors, less the
-mean of the whole vocabulary (which every text shares and which only blurs the
-comparison), scaled to unit length. Loading takes a fraction of a second and embedding
-is tens of thousands of short texts a second on one core (bench/retrieval_bench.py).
+The model (``model/``: a WordPiece tokenizer and a table of 29,525 token vectors of 256
+dimensions, int8 with a scale per token, 7.6 MB) was trained by
+scripts/train_static_model.py to reproduce all-MiniLM-L6-v2's sentence vectors with
+the mean of a text's token vectors (model2vec's distillation, then training on 125,000
+short texts about software). A text's vector is the sum of its content words' token
+vectors, scaled to unit length: no transformer runs, so embedding costs microseconds
+and a write can be embedded as it happens.
 
-The model is loaded from the installed package with downloads disabled: its loader
-looks for the tokenizer in a ``tokenizers/`` folder of the *cache* directory, so the
-package's own directory is passed as the cache. It never touches the network.
+It is loaded from the installed package by path (numpy and the ``tokenizers`` library),
+so it never touches the network. Anything wrong with it (a missing library, a damaged
+file) is said once in the log and in ``status``, and search goes on by words.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,42 +26,49 @@ from ltm_desktop.core.errors import EmbedderUnavailable
 from ltm_desktop.core.query import STOP_WORDS
 
 log = logging.getLogger(__name__)
-MODEL = "wordllama-l2_supercat-256"
-# Cosine similarity a query's nearest memory must reach for meaning to count (core.hybrid):
-# 15 unrelated questions ("banana bread recipe", "volcano eruption history") reached at
-# most 0.27 against some 400 software memories (the retrieval benchmark's and more).
+# Names the vectors: a new model gets a new name, and the backfill re-embeds every memory.
+MODEL = "ltm-static-256-v1"
+MODEL_DIR = Path(__file__).resolve().parent / "model"
+SKIPPED_TOKENS = frozenset({0, 1})  # [PAD] and [UNK]: they say nothing about a text
+# Cosine similarity a query's nearest memory must reach for meaning to count (core.hybrid);
+# see tests/unit/test_embedders.py for how it was set.
 FLOOR = 0.28
-BATCH = 64  # texts per tokenizer call (padded to the longest, so not too many)
+BATCH = 256  # texts per tokenizer call
 _WORD_SPLIT = str.maketrans({c: " " for c in "?!.,;:()[]{}\"'`"})
 
 
-def load_wordllama() -> Any:
-    """WordLlama's inference object, from the installed package only (never a download).
+@dataclass(frozen=True)
+class StaticModel:
+    """A tokenizer (``tokenizers.Tokenizer``) and its token vectors (tokens x dimensions)."""
 
-    Importing wordllama configures the root logger (``logging.basicConfig`` in its
-    inference module); that is undone, so our logs keep going where they went.
-    """
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    try:
-        import wordllama
-    finally:
-        for handler in root.handlers[:]:
-            if handler not in handlers:
-                root.removeHandler(handler)
-        root.setLevel(level)
-    package = Path(wordllama.__file__).resolve().parent
-    return wordllama.WordLlama.load(config="l2_supercat", cache_dir=package, disable_download=True)
+    tokenizer: Any
+    embedding: Any
+
+
+def load_bundled(folder: Path = MODEL_DIR) -> StaticModel:
+    """The model shipped in the package (``folder``), vectors dequantised to float32."""
+    import numpy as np
+    from tokenizers import Tokenizer
+
+    # The file is opened here, not by numpy, which leaves it open when the archive is bad.
+    with open(folder / "vectors.npz", "rb") as file, np.load(file, allow_pickle=False) as stored:
+        vectors, scales = stored["vectors"], stored["scales"]
+    if vectors.ndim != 2 or scales.shape != (vectors.shape[0],):
+        raise ValueError(f"vectors.npz holds shapes {vectors.shape} and {scales.shape}")
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return StaticModel(tokenizer, vectors.astype(np.float32) * scales[:, None])
 
 
 class StaticEmbedder:
-    """Mean-pooled, centred static token embeddings: cheap enough to embed on every write."""
+    """Pooled static token vectors: cheap enough to embed on every write."""
 
     model = MODEL
     inline = True
     floor = FLOOR
 
-    def __init__(self, loader: Callable[[], Any] = load_wordllama) -> None:
+    def __init__(self, loader: Callable[[], StaticModel] = load_bundled) -> None:
         self._loader = loader
         self._lock = threading.Lock()
         self._ready: tuple[Any, Any, Any] | None = None  # (numpy, tokenizer, table)
@@ -80,7 +90,7 @@ class StaticEmbedder:
                 table = np.asarray(model.embedding, dtype=np.float32)
                 if table.ndim != 2 or not np.isfinite(table).all():
                     raise ValueError("the model's weights are not a finite matrix")
-                table = table - table.mean(axis=0)
+                table[[i for i in SKIPPED_TOKENS if i < len(table)]] = 0.0
                 self._ready = (np, model.tokenizer, table)
             except Exception as exc:  # any failure to load: say it once, then search by words
                 self._problem = (
@@ -93,37 +103,26 @@ class StaticEmbedder:
 
     def embed(self, texts: Sequence[str]) -> list[bytes]:
         np, tokenizer, table = self._load()
+        size = table.shape[0]
         out: list[bytes] = []
         for start in range(0, len(texts), BATCH):
-            batch = [_content_words(text) for text in texts[start : start + BATCH]]
-            if len(batch) == 1:  # a write or a query: no padding, no batch thread pool
-                out.append(self._one(np, tokenizer, table, batch[0]))
-                continue
-            encodings = tokenizer.encode_batch(batch, add_special_tokens=False)
-            ids = np.array([e.ids for e in encodings], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
-            mask[(ids < 0) | (ids >= table.shape[0])] = 0  # padding, or beyond the table
-            np.clip(ids, 0, table.shape[0] - 1, out=ids)
-            sums = np.einsum("btd,bt->bd", table[ids], mask)
-            vectors = sums / np.maximum(mask.sum(axis=1, keepdims=True), 1.0)
-            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-            units = np.where(norms > 0, vectors / np.where(norms > 0, norms, 1.0), 0.0)
-            out += [row.tobytes() for row in units.astype("<f4")]
+            batch = [content_words(text) for text in texts[start : start + BATCH]]
+            if len(batch) == 1:  # a write or a query: no batch thread pool
+                encodings = [tokenizer.encode(batch[0], add_special_tokens=False)]
+            else:
+                encodings = tokenizer.encode_batch(batch, add_special_tokens=False)
+            for encoding in encodings:
+                ids = np.fromiter(encoding.ids, dtype=np.int64)
+                ids = ids[(ids >= 0) & (ids < size)]
+                vector = table[ids].sum(axis=0) if len(ids) else np.zeros(table.shape[1])
+                norm = float(np.sqrt(vector @ vector))
+                unit = vector / norm if norm > 0 else vector
+                out.append(unit.astype("<f4").tobytes())
         return out
 
-    @staticmethod
-    def _one(np: Any, tokenizer: Any, table: Any, text: str) -> bytes:
-        ids = [i for i in tokenizer.encode(text, add_special_tokens=False).ids if i >= 0]
-        if not ids:
-            return bytes(4 * table.shape[1])
-        vector = table[np.minimum(ids, table.shape[0] - 1)].sum(axis=0)
-        norm = float(np.sqrt(vector @ vector))
-        unit = vector / norm if norm > 0 else vector
-        return bytes(unit.astype("<f4").data)
 
-
-def _content_words(text: str) -> str:
-    """The text without stop words: "the", "how", "do"... only blur an average of tokens."""
+def content_words(text: str) -> str:
+    """The text without stop words: "the", "how", "do"... only blur a sum of tokens."""
     words = text.translate(_WORD_SPLIT).split()
     kept = [w for w in words if w.lower() not in STOP_WORDS]
     return " ".join(kept or words)

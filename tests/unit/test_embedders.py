@@ -14,7 +14,7 @@ from ltm_desktop.core.errors import EmbedderUnavailable
 from ltm_desktop.core.seams import NoEmbedder
 from ltm_desktop.embedding.factory import make_embedder
 from ltm_desktop.embedding.remote import RemoteEmbedder
-from ltm_desktop.embedding.static import StaticEmbedder, load_wordllama
+from ltm_desktop.embedding.static import MODEL_DIR, StaticEmbedder, load_bundled
 from tests.conftest import ServiceFactory, make_draft
 
 
@@ -38,29 +38,50 @@ def test_the_static_model_loads_from_its_package_and_embeds_meaning() -> None:
     assert embedder.problem() is None
 
 
-def test_loading_wordllama_leaves_the_root_logger_alone() -> None:
-    root = logging.getLogger()
-    before = (list(root.handlers), root.level)
-    load_wordllama()
-    assert (list(root.handlers), root.level) == before
+def test_the_model_ships_inside_the_installed_package() -> None:
+    """Nothing to download: the files sit beside the code, and loading reads them alone."""
+    import ltm_desktop
+
+    package = Path(ltm_desktop.__file__).resolve().parent
+    assert MODEL_DIR.is_relative_to(package)
+    model = load_bundled()
+    assert model.embedding.shape[1] == 256
+    assert model.embedding.shape[0] == model.tokenizer.get_vocab_size()
 
 
 def missing_package() -> Any:
-    raise ModuleNotFoundError("No module named 'wordllama'")
+    raise ModuleNotFoundError("No module named 'tokenizers'")
+
+
+def copy_of_the_model(tmp: Path) -> Path:
+    folder = tmp / "model"
+    folder.mkdir(parents=True)
+    for name in ("tokenizer.json", "vectors.npz"):
+        (folder / name).write_bytes((MODEL_DIR / name).read_bytes())
+    return folder
 
 
 def corrupt_weights(tmp: Path) -> Any:
-    def load() -> Any:
-        from safetensors.numpy import load_file
-
-        bad = tmp / "l2_supercat_256.safetensors"
-        bad.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json at all")
-        return load_file(str(bad))
-
-    return load
+    folder = copy_of_the_model(tmp)
+    whole = (folder / "vectors.npz").read_bytes()
+    (folder / "vectors.npz").write_bytes(whole[: len(whole) // 2])  # cut short
+    return lambda: load_bundled(folder)
 
 
-@pytest.mark.parametrize("broken", ["missing package", "corrupt weights"])
+def missing_tokenizer(tmp: Path) -> Any:
+    folder = copy_of_the_model(tmp)
+    (folder / "tokenizer.json").unlink()
+    return lambda: load_bundled(folder)
+
+
+def test_each_broken_model_really_fails_to_load(tmp_path: Path) -> None:
+    """The fallback tests below break the model for real: these loaders do raise."""
+    for index, broken in enumerate((corrupt_weights, missing_tokenizer)):
+        with pytest.raises(Exception):  # noqa: B017, PT011 (whatever the libraries raise)
+            broken(tmp_path / str(index))()
+
+
+@pytest.mark.parametrize("broken", ["missing package", "corrupt weights", "missing tokenizer"])
 @pytest.mark.parametrize("backend", ["sqlite", "memory"], indirect=True)
 def test_a_model_that_cannot_load_falls_back_to_words_with_one_log_line_and_a_note(
     make_service: ServiceFactory,
@@ -68,7 +89,11 @@ def test_a_model_that_cannot_load_falls_back_to_words_with_one_log_line_and_a_no
     caplog: pytest.LogCaptureFixture,
     broken: str,
 ) -> None:
-    loader = missing_package if broken == "missing package" else corrupt_weights(tmp_path)
+    loader = {
+        "missing package": lambda: missing_package,
+        "corrupt weights": lambda: corrupt_weights(tmp_path),
+        "missing tokenizer": lambda: missing_tokenizer(tmp_path),
+    }[broken]()
     service = make_service(tmp_path / "data", embedder=StaticEmbedder(loader))
     project = service.resolve_scope(cwd="/home/dev/src/shop", register=True)
     with caplog.at_level(logging.WARNING):

@@ -29,7 +29,7 @@ ONLY_IN = {"sqlite3": "store", "PySide6": "gui", "shiboken6": "gui"}
 ONLY_MODULE = {
     "mcp": "agent/mcp_server.py",
     "mcp_types": "agent/mcp_server.py",
-    "wordllama": "embedding/static.py",
+    "tokenizers": "embedding/static.py",
 }
 # Dependencies that only one package may import (the HTTP API's server stack).
 ONLY_UNDER = {"starlette": "api/http/", "uvicorn": "api/http/"}
@@ -171,7 +171,7 @@ def test_agent_entry_points_import_neither_qt_nor_the_sdk_until_needed() -> None
         "import sys\n"
         "import ltm_desktop.cli, ltm_desktop.agent.toolbox, ltm_desktop.agent.connect\n"
         "import ltm_desktop.agent.mcp_handover, ltm_desktop.agent.mcp_warm, ltm_desktop.serve\n"
-        "heavy = sorted(m for m in ('mcp', 'PySide6', 'pydantic', 'numpy', 'wordllama')\n"
+        "heavy = sorted(m for m in ('mcp', 'PySide6', 'pydantic', 'numpy', 'tokenizers')\n"
         "               if m in sys.modules)\n"
         "import ltm_desktop.agent.mcp_server\n"
         "qt = 'PySide6' in sys.modules\n"
@@ -278,7 +278,7 @@ def test_opening_the_service_loads_no_model_until_something_is_embedded(tmp_path
         "from ltm_desktop.app import open_service\n"
         f"opened = open_service({str(tmp_path / 'data')!r}, {str(tmp_path / 'c.toml')!r})\n"
         "opened.service.projects()\n"
-        "loaded = sorted(m for m in ('numpy', 'wordllama') if m in sys.modules)\n"
+        "loaded = sorted(m for m in ('numpy', 'tokenizers') if m in sys.modules)\n"
         "opened.service.close()\n"
         "print(loaded)\n"
     )
