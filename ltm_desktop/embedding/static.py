@@ -39,10 +39,13 @@ _WORD_SPLIT = str.maketrans({c: " " for c in "?!.,;:()[]{}\"'`"})
 
 @dataclass(frozen=True)
 class StaticModel:
-    """A tokenizer (``tokenizers.Tokenizer``) and its token vectors (tokens x dimensions)."""
+    """A tokenizer (``tokenizers.Tokenizer``) and its token vectors (tokens x dimensions),
+    each row times its entry in ``scales`` when there are scales (int8 rows stay int8 in
+    memory: 7.6 MB rather than 30)."""
 
     tokenizer: Any
     embedding: Any
+    scales: Any = None
 
 
 def load_bundled(folder: Path = MODEL_DIR) -> StaticModel:
@@ -58,7 +61,7 @@ def load_bundled(folder: Path = MODEL_DIR) -> StaticModel:
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.no_truncation()
-    return StaticModel(tokenizer, vectors.astype(np.float32) * scales[:, None])
+    return StaticModel(tokenizer, vectors, scales.astype(np.float32))
 
 
 class StaticEmbedder:
@@ -71,13 +74,13 @@ class StaticEmbedder:
     def __init__(self, loader: Callable[[], StaticModel] = load_bundled) -> None:
         self._loader = loader
         self._lock = threading.Lock()
-        self._ready: tuple[Any, Any, Any] | None = None  # (numpy, tokenizer, table)
+        self._ready: tuple[Any, Any, Any, Any] | None = None  # numpy, tokenizer, table, scales
         self._problem: str | None = None
 
     def problem(self) -> str | None:
         return self._problem
 
-    def _load(self) -> tuple[Any, Any, Any]:
+    def _load(self) -> tuple[Any, Any, Any, Any]:
         with self._lock:
             if self._ready is not None:
                 return self._ready
@@ -87,11 +90,15 @@ class StaticEmbedder:
                 import numpy as np
 
                 model = self._loader()
-                table = np.asarray(model.embedding, dtype=np.float32)
-                if table.ndim != 2 or not np.isfinite(table).all():
-                    raise ValueError("the model's weights are not a finite matrix")
-                table[[i for i in SKIPPED_TOKENS if i < len(table)]] = 0.0
-                self._ready = (np, model.tokenizer, table)
+                table = np.array(model.embedding)  # a copy: the skipped rows are zeroed
+                scales = np.ones(len(table), np.float32) if model.scales is None else model.scales
+                scales = np.asarray(scales, dtype=np.float32)
+                if table.ndim != 2 or scales.shape != (len(table),):
+                    raise ValueError("the model's weights are not a matrix with a scale per row")
+                if not (np.isfinite(scales).all() and np.isfinite(table).all()):
+                    raise ValueError("the model's weights are not finite")
+                table[[i for i in SKIPPED_TOKENS if i < len(table)]] = 0
+                self._ready = (np, model.tokenizer, table, scales)
             except Exception as exc:  # any failure to load: say it once, then search by words
                 self._problem = (
                     f"semantic search is off: the static model could not be loaded "
@@ -102,7 +109,7 @@ class StaticEmbedder:
             return self._ready
 
     def embed(self, texts: Sequence[str]) -> list[bytes]:
-        np, tokenizer, table = self._load()
+        np, tokenizer, table, scales = self._load()
         size = table.shape[0]
         out: list[bytes] = []
         for start in range(0, len(texts), BATCH):
@@ -114,7 +121,7 @@ class StaticEmbedder:
             for encoding in encodings:
                 ids = np.fromiter(encoding.ids, dtype=np.int64)
                 ids = ids[(ids >= 0) & (ids < size)]
-                vector = table[ids].sum(axis=0) if len(ids) else np.zeros(table.shape[1])
+                vector = scales[ids] @ table[ids].astype(np.float32)
                 norm = float(np.sqrt(vector @ vector))
                 unit = vector / norm if norm > 0 else vector
                 out.append(unit.astype("<f4").tobytes())
