@@ -216,7 +216,10 @@ def test_wheel_and_sdist_carry_the_resources(tmp_path: Path) -> None:
     assert expected <= names, sorted(expected - names)
     assert {"ltm_desktop/resources/__init__.py", "ltm_desktop/selftest.py"} <= names
     assert "ltm_desktop/py.typed" in names  # type hints ship with the package (PEP 561)
-    model = {"ltm_desktop/embedding/model/tokenizer.json", "ltm_desktop/embedding/model/vectors.npz"}
+    model = {
+        "ltm_desktop/embedding/model/tokenizer.json",
+        "ltm_desktop/embedding/model/vectors.npz",
+    }
     assert model <= names  # the static embedder's model: search by meaning needs no download
     assert f"ltm_desktop-{__version__}.dist-info/licenses/LICENSE" in names
     assert b"ltm-desktop = ltm_desktop.cli:main" in entry_points
