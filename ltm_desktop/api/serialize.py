@@ -181,12 +181,16 @@ def add_result(r: AddResult) -> AddResultShape:
 
 
 def search_hit(h: SearchHit) -> SearchHitShape:
-    return {
+    out: SearchHitShape = {
         "memory": memory(h.memory),
         "score": h.score,
         "snippet": h.snippet,
         "matched": h.matched,
     }
+    if h.similarity is not None:
+        out["similarity"] = round(h.similarity, 4)
+        out["strong_meaning"] = h.strong_meaning
+    return out
 
 
 def recall_hit(h: RecallHit) -> RecallHitShape:

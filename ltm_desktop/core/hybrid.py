@@ -43,6 +43,10 @@ from ltm_desktop.core.records import MATCHED_MEANING, MATCHED_SOME, MATCHED_WORD
 RRF_K = 5.0
 CENTRE = 50.0  # the searched scopes' mean vector counts as if n + CENTRE vectors made it
 NEAR_SHARE = 0.75  # once a query means something here, hits down to 3/4 of the floor count
+# A hit by meaning this close (1.6 x the floor: 0.45 for static) stands alone, for example
+# in the hooks' prompt context: none of the benchmark's 40 development questions about
+# nothing stored came that close to any memory (bench/retrieval_dev.py OFF_TOPIC_DEV).
+STRONG_SHARE = 1.6
 EVERY_TERM, TWO_TERMS, ANY_TERM = 0, 1, 2
 LEXICAL_WEIGHTS = {EVERY_TERM: 1.0, TWO_TERMS: 0.8, ANY_TERM: 0.5}
 SEMANTIC_WEIGHT = 1.0
@@ -107,8 +111,10 @@ def fuse(
         for index, (memory_id, _) in enumerate(sorted(scored, key=lambda pair: -pair[1])):
             position[memory_id] = index
     close = semantic_hits(semantic, floor)
-    for memory, _ in close:
+    similarity: dict[str, float] = {}
+    for memory, cosine in close:
         memories.setdefault(memory.id, memory)
+        similarity[memory.id] = cosine
     for rank, (memory, _) in enumerate(close, start=1):  # the store's order (centred)
         fused[memory.id] += SEMANTIC_WEIGHT / (RRF_K + rank)
     hits: list[tuple[SearchHit, int]] = []
@@ -121,6 +127,9 @@ def fuse(
         else:
             matched = MATCHED_WORDS if stage == EVERY_TERM else MATCHED_SOME
             hit = SearchHit(memory, total, snippets[memory_id], matched)
+        if memory_id in similarity:
+            cosine = similarity[memory_id]
+            hit = replace(hit, similarity=cosine, strong_meaning=cosine >= floor * STRONG_SHARE)
         hits.append((hit, position.get(memory_id, 0)))
     hits.sort(key=lambda pair: (-pair[0].score, pair[1], pair[0].memory.id))
     return [hit for hit, _ in hits]

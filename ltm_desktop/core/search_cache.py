@@ -17,7 +17,7 @@ from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import SearchHit
 
-CachedHit = tuple[str, float, str, str]
+CachedHit = tuple[str, float, str, str, float | None, bool]
 
 
 def search_key(
@@ -75,7 +75,10 @@ class SearchCache:
             for i, *_ in cached
         ):
             return None
-        return [SearchHit(fresh[i], score, snippet, why) for i, score, snippet, why in cached]
+        return [
+            SearchHit(fresh[i], score, snippet, why, similarity, strong)
+            for i, score, snippet, why, similarity, strong in cached
+        ]
 
     def search(
         self,
@@ -91,5 +94,12 @@ class SearchCache:
         if hits is not None:
             return hits
         hits = run()
-        self.store(key, version, [(h.memory.id, h.score, h.snippet, h.matched) for h in hits])
+        self.store(
+            key,
+            version,
+            [
+                (h.memory.id, h.score, h.snippet, h.matched, h.similarity, h.strong_meaning)
+                for h in hits
+            ],
+        )
         return hits
