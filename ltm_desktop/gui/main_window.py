@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -156,7 +156,7 @@ class MainWindow(QMainWindow):
         self.find_secrets = FindSecrets(self, ctx, self.open_memory)
         self._wire()
         self.setWindowTitle(f"ltm-desktop — {data_dir_label}[*]")
-        self.resize(1440, 860)
+        self.resize(self._first_size())
         self._restore_settings()
         ctx.bridge.start()
         self.projects.reload()
@@ -378,6 +378,15 @@ class MainWindow(QMainWindow):
             "inbox": self.inbox.view,
             "precis": self.precis.candidates,
         }
+
+    def _first_size(self) -> QSize:
+        """1440 x 860, or less on a smaller screen: the whole window shows at first start."""
+        wanted = QSize(1440, 860)
+        screen = self.screen()
+        if screen is None:
+            return wanted
+        room = screen.availableGeometry().size()
+        return wanted.boundedTo(QSize(room.width() * 95 // 100, room.height() * 95 // 100))
 
     def _restore_settings(self) -> None:
         settings = self.ctx.settings

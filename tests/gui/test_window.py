@@ -39,6 +39,14 @@ def test_status_bar_follows_the_api(
     )
 
 
+def test_the_first_window_fits_the_screen(make_window: WindowFactory, service: MemoryService) -> None:
+    """No saved geometry: 1440 x 860 where there is room, within the screen where not."""
+    window = make_window(service)
+    room = window.screen().availableGeometry().size()
+    assert 0 < window.width() <= min(1440, room.width())
+    assert 0 < window.height() <= min(860, room.height())
+
+
 def test_works_without_an_api(make_window: WindowFactory, service: MemoryService) -> None:
     window = make_window(service, api=None)
     assert "not started" in window.status.api_label.text()
