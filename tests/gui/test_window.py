@@ -39,7 +39,9 @@ def test_status_bar_follows_the_api(
     )
 
 
-def test_the_first_window_fits_the_screen(make_window: WindowFactory, service: MemoryService) -> None:
+def test_the_first_window_fits_the_screen(
+    make_window: WindowFactory, service: MemoryService
+) -> None:
     """No saved geometry: 1440 x 860 where there is room, within the screen where not."""
     window = make_window(service)
     room = window.screen().availableGeometry().size()
