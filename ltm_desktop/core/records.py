@@ -257,13 +257,15 @@ class ListQuery:
 
 @dataclass(frozen=True, slots=True)
 class SearchFilter:
-    """What a person's search is narrowed to: the list's filters (category, tag, and
-    whether removed or expired memories count too). The store applies it in its queries."""
+    """What a person's search is narrowed to: the list's filters (category, tag, whether
+    removed or expired memories count too, and "New": only what agents created after
+    ``new_since``). The store applies it in its queries."""
 
     category: str | None = None
     tag: str | None = None
     include_disabled: bool = False
     include_expired: bool = False
+    new_since: float | None = None
 
     def admits(self, memory: Memory, now: float) -> bool:
         """Whether ``memory`` passes (for backends that filter rows they already hold)."""
@@ -272,6 +274,10 @@ class SearchFilter:
         if memory.is_expired(now) and not self.include_expired:
             return False
         if self.category is not None and str(memory.category) != self.category:
+            return False
+        if self.new_since is not None and (
+            memory.created_at <= self.new_since or memory.source == GUI_ACTOR
+        ):
             return False
         return self.tag is None or self.tag in memory.tags
 

@@ -202,7 +202,7 @@ class MemoryTable(ScopedPanel):
         q = self.model.query
         self.search_model.set_filter(SearchFilter(
             None if q.category is None else str(q.category), q.tag, q.include_disabled,
-            q.include_expired,
+            q.include_expired, q.new_since,
         ))  # fmt: skip
 
     def on_query_changed(self, text: str) -> None:

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from ltm_desktop.core.query import ParsedQuery
-from ltm_desktop.core.records import Memory, Observation, SearchFilter
+from ltm_desktop.core.records import GUI_ACTOR, Memory, Observation, SearchFilter
 from ltm_desktop.store.fts_query import match_all, match_any, match_two, term_phrases
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
@@ -41,7 +41,8 @@ Ranked = tuple[Memory, float]
 
 
 def _narrowing(where: SearchFilter | None) -> tuple[str, list[object]]:
-    """SQL conditions on ``fm`` (the memories row) for the filter's category and tag."""
+    """SQL conditions on ``fm`` (the memories row) for the filter's category, tag and
+    "New" (created by an agent, not the app, after ``new_since``)."""
     clauses: list[str] = []
     params: list[object] = []
     if where is not None and where.category is not None:
@@ -50,6 +51,9 @@ def _narrowing(where: SearchFilter | None) -> tuple[str, list[object]]:
     if where is not None and where.tag is not None:
         clauses.append("fm.pk IN (SELECT memory_pk FROM memory_tags WHERE tag = ?)")
         params.append(where.tag)
+    if where is not None and where.new_since is not None:
+        clauses.append("fm.created_at > ? AND fm.source != ?")
+        params += [where.new_since, GUI_ACTOR]
     return "".join(f" AND {c}" for c in clauses), params
 
 

@@ -41,3 +41,21 @@ def test_new_from_agents_filter_count_and_mark_seen(
     qtbot.waitUntil(lambda: [r.id for r in table.model.rows()] == [later.id], timeout=5000)
     table.new_since.toggle.setChecked(False)
     qtbot.waitUntil(lambda: table.model.rowCount() == 4)
+
+
+def test_new_holds_for_a_search_in_the_list(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: FakeClock
+) -> None:
+    add(service, billing, "Stripe keys: an agent wrote this last week", actor="claude-code")
+    clock.advance(days=7)
+    window = make_window(service, scope=billing)  # the first look: a day back from now
+    add(service, billing, "Stripe webhooks: the person's own note", actor="gui")
+    clock.advance(1)
+    fresh = add(service, billing, "Stripe refunds: an agent wrote this today", actor="codex")
+    table = window.table
+    table.search_box.setText("stripe")
+    qtbot.waitUntil(lambda: not table.search_model.pending and table.search_model.rowCount() == 3)
+    table.new_since.toggle.setChecked(True)
+    qtbot.waitUntil(lambda: [r.memory.id for r in table.search_model.rows()] == [fresh.id])
+    table.new_since.toggle.setChecked(False)
+    qtbot.waitUntil(lambda: table.search_model.rowCount() == 3)

@@ -62,3 +62,30 @@ def test_search_by_meaning_keeps_to_the_filter(
     service.add(project, make_draft("database backups are kept a month"), "a")
     hits = contents(service, project, "database", SearchFilter(category="skill"))
     assert hits == ["database backups run at night"]
+
+
+def test_new_keeps_to_what_agents_created_since_the_last_look(
+    service: MemoryService, project: str, clock: FakeClock
+) -> None:
+    """The list's "New" filter holds for a search too, by words and by meaning."""
+    service.add(project, make_draft("nginx config lives in ops/nginx"), "claude-code")
+    clock.advance(days=1)
+    looked = clock()
+    clock.advance(seconds=60)
+    service.add(project, make_draft("nginx reloads with make reload"), "codex-cli")
+    service.add(project, make_draft("nginx logs rotate weekly"), "gui")  # the person's own
+    assert len(contents(service, project, "nginx", SearchFilter())) == 3
+    assert contents(service, project, "nginx", SearchFilter(new_since=looked)) == [
+        "nginx reloads with make reload"
+    ]
+
+
+def test_new_holds_for_search_by_meaning(make_service: object, clock: FakeClock) -> None:
+    service = make_service(embedder=WordHashEmbedder())  # type: ignore[operator]
+    project = service.resolve_scope(cwd="/home/dev/src/shop", register=True)
+    service.add(project, make_draft("database backups run at night"), "claude-code")
+    looked = clock()
+    clock.advance(seconds=60)
+    service.add(project, make_draft("database backups are kept a month"), "claude-code")
+    hits = contents(service, project, "database", SearchFilter(new_since=looked))
+    assert hits == ["database backups are kept a month"]
