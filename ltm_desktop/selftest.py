@@ -52,6 +52,7 @@ class SelfTest:
             ("api", self.start_api),
             ("write", self.write),
             ("search", self.search),
+            ("meaning", self.meaning),
             ("precis", self.precis),
             ("window", self.window),
         ]
@@ -90,6 +91,14 @@ class SelfTest:
         if not hits or hits[0]["memory"]["id"] != self.memory_id:
             raise SelfTestFailed(f"memory.search {QUERY!r} did not find the memory: {hits!r}")
         return f"memory.search {QUERY!r} -> hits: {len(hits)}, {hits[0]['snippet']!r}"
+
+    def meaning(self) -> str:
+        """The static model loads from the installation (a bundle that lost it would
+        otherwise search by words without a word said)."""
+        status = self.service.check_embedder()
+        if status.problem:
+            raise SelfTestFailed(status.problem)
+        return f"search by meaning with {status.model}"
 
     def precis(self) -> str:
         info = self.service.precis(self.project_id)

@@ -189,7 +189,6 @@ def search_hit(h: SearchHit) -> SearchHitShape:
     }
     if h.similarity is not None:
         out["similarity"] = round(h.similarity, 4)
-        out["strong_meaning"] = h.strong_meaning
     return out
 
 

@@ -86,7 +86,6 @@ class SearchHitShape(TypedDict):
     snippet: str
     matched: str  # "words" (every word), "some_words", "meaning" (semantic search alone)
     similarity: NotRequired[float]  # found by meaning too: cosine similarity to the query
-    strong_meaning: NotRequired[bool]  # ...close enough to count on its own
 
 
 class RecallHitShape(TypedDict):

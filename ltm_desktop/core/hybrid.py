@@ -43,10 +43,6 @@ from ltm_desktop.core.records import MATCHED_MEANING, MATCHED_SOME, MATCHED_WORD
 RRF_K = 5.0
 CENTRE = 50.0  # the searched scopes' mean vector counts as if n + CENTRE vectors made it
 NEAR_SHARE = 0.75  # once a query means something here, hits down to 3/4 of the floor count
-# A hit by meaning this close (1.6 x the floor: 0.45 for static) stands alone, for example
-# in the hooks' prompt context: none of the benchmark's 40 development questions about
-# nothing stored came that close to any memory (bench/retrieval_dev.py OFF_TOPIC_DEV).
-STRONG_SHARE = 1.6
 EVERY_TERM, TWO_TERMS, ANY_TERM = 0, 1, 2
 LEXICAL_WEIGHTS = {EVERY_TERM: 1.0, TWO_TERMS: 0.8, ANY_TERM: 0.5}
 SEMANTIC_WEIGHT = 1.0
@@ -128,8 +124,7 @@ def fuse(
             matched = MATCHED_WORDS if stage == EVERY_TERM else MATCHED_SOME
             hit = SearchHit(memory, total, snippets[memory_id], matched)
         if memory_id in similarity:
-            cosine = similarity[memory_id]
-            hit = replace(hit, similarity=cosine, strong_meaning=cosine >= floor * STRONG_SHARE)
+            hit = replace(hit, similarity=similarity[memory_id])
         hits.append((hit, position.get(memory_id, 0)))
     hits.sort(key=lambda pair: (-pair[0].score, pair[1], pair[0].memory.id))
     return [hit for hit, _ in hits]

@@ -211,10 +211,8 @@ class SearchHit:
     score: float
     snippet: str
     matched: str = MATCHED_WORDS
-    # For a memory the search by meaning found: its cosine similarity to the query, and
-    # whether that is close enough to stand alone (core.hybrid.STRONG_SHARE of the floor).
+    # For a memory the search by meaning found: its cosine similarity to the query.
     similarity: float | None = None
-    strong_meaning: bool = False
 
 
 @dataclass(frozen=True, slots=True)

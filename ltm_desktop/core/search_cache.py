@@ -1,9 +1,9 @@
 """Recent search results, reused until anything is written.
 
 Agents repeat searches (a hook that searches each prompt, a question asked again
-next turn). A cached hit is only (memory id, score, snippet, why it matched): the
-memories are read again on reuse, so counters are fresh, and a memory removed or
-expired since makes the search run again. Any audited change (every change to a
+next turn). A cached hit is only (memory id, score, snippet, why it matched, its
+similarity in meaning): the memories are read again on reuse, so counters are fresh,
+and a memory removed or expired since makes the search run again. Any audited change (every change to a
 memory, in this process or another) makes every entry stale; counting uses does not.
 """
 
@@ -17,7 +17,7 @@ from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import SearchHit
 
-CachedHit = tuple[str, float, str, str, float | None, bool]
+CachedHit = tuple[str, float, str, str, float | None]
 
 
 def search_key(
@@ -76,8 +76,8 @@ class SearchCache:
         ):
             return None
         return [
-            SearchHit(fresh[i], score, snippet, why, similarity, strong)
-            for i, score, snippet, why, similarity, strong in cached
+            SearchHit(fresh[i], score, snippet, why, similarity)
+            for i, score, snippet, why, similarity in cached
         ]
 
     def search(
@@ -97,9 +97,6 @@ class SearchCache:
         self.store(
             key,
             version,
-            [
-                (h.memory.id, h.score, h.snippet, h.matched, h.similarity, h.strong_meaning)
-                for h in hits
-            ],
+            [(h.memory.id, h.score, h.snippet, h.matched, h.similarity) for h in hits],
         )
         return hits

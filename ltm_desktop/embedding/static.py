@@ -10,7 +10,8 @@ and a write can be embedded as it happens.
 
 It is loaded from the installed package by path (numpy and the ``tokenizers`` library),
 so it never touches the network. Anything wrong with it (a missing library, a damaged
-file) is said once in the log and in ``status``, and search goes on by words.
+file) is said once in the log and in ``status``, and search goes on by words. Its
+vocabulary is English: a text mostly in another script gets no vector (words only).
 """
 
 from __future__ import annotations
@@ -116,11 +117,16 @@ class StaticEmbedder:
         out: list[bytes] = []
         for start in range(0, len(texts), BATCH):
             batch = [content_words(text) for text in texts[start : start + BATCH]]
+            # a lone surrogate (JSON can carry one) is no text the tokenizer takes
+            batch = [text.encode("utf-8", "replace").decode("utf-8") for text in batch]
             if len(batch) == 1:  # a write or a query: no batch thread pool
                 encodings = [tokenizer.encode(batch[0], add_special_tokens=False)]
             else:
                 encodings = tokenizer.encode_batch(batch, add_special_tokens=False)
             for encoding in encodings:
+                if outside_vocabulary(encoding.tokens):
+                    out.append(bytes(4 * table.shape[1]))  # no meaning: words only
+                    continue
                 ids = np.fromiter(encoding.ids, dtype=np.int64)
                 ids = ids[(ids >= 0) & (ids < size)]
                 vector = scales[ids] @ table[ids].astype(np.float32)
@@ -128,6 +134,18 @@ class StaticEmbedder:
                 unit = vector / norm if norm > 0 else vector
                 out.append(unit.astype("<f4").tobytes())
         return out
+
+
+def outside_vocabulary(tokens: Sequence[str]) -> bool:
+    """Whether most of a text is outside the model's vocabulary: unknown (Chinese) or cut
+    into single letters (Cyrillic, Hangul, kana), whose sums mean nothing and make
+    unrelated texts look alike. Such a text gets no vector, so it is searched by words;
+    accented Latin letters fold to their base letters and are understood."""
+    weak = sum(
+        token == "[UNK]" or (len(token.lstrip("#")) == 1 and not token.lstrip("#").isascii())
+        for token in tokens
+    )
+    return weak * 2 > len(tokens)
 
 
 def content_words(text: str) -> str:

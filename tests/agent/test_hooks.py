@@ -4,7 +4,6 @@ the store's contents checked afterwards. Both with the app's server up and witho
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,6 @@ from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from tests.agent.hook_process import AGENTS, EVENTS, hook_log, payload, run_hook
 from tests.agent.hook_schemas import check_output, context_of
-from tests.conftest import ServiceFactory
 
 COMBINATIONS = [(a, e) for a in AGENTS for e in EVENTS if (a, e) != ("codex", "session-end")]
 ANSWERS = {
@@ -159,47 +157,3 @@ def test_relevant_memories_only_when_every_word_matches(
     assert context is not None
     assert "math.factorial" in context
     assert "workers" not in context
-
-
-def test_relevant_memories_found_by_meaning_alone_when_very_close(
-    make_service: ServiceFactory, tmp_path: Path
-) -> None:
-    """With the app's server up (it holds the model: a hook alone searches by words, so as
-    not to load it on every prompt), a paraphrase sharing no word with a memory adds it to
-    the prompt when the search by meaning finds it very close; a question about nothing
-    stored adds nothing."""
-    from ltm_desktop.embedding.static import StaticEmbedder
-
-    service = make_service(embedder=StaticEmbedder())
-    server = ServerThread(
-        service, service.paths.data_dir, ServerOptions(socket_for(service.paths.data_dir))
-    )
-    assert server.start(), server.error
-    try:
-        check_meaning_in_prompts(service, str(tmp_path))
-    finally:
-        server.stop()
-
-
-def check_meaning_in_prompts(service: MemoryService, cwd: str) -> None:
-    project = service.resolve_scope(cwd=cwd, register=True)
-    for title, content in (
-        ("Password hashing", "Passwords are hashed with Argon2id; bcrypt hashes are upgraded."),
-        ("Printer", "The colour printer near the kitchen jams when given thick card."),
-        ("Cycling", "Bicycles can be locked in the courtyard racks; showers are downstairs."),
-    ):
-        service.add(project, MemoryDraft(content=content, title=title), "gui")
-
-    def context_for(prompt: str) -> str | None:
-        asked = json.loads(payload("claude-code", "user-prompt", cwd))
-        asked["prompt"] = prompt
-        done = run_hook("claude-code", "user-prompt", json.dumps(asked).encode(),
-                        service.paths.data_dir)  # fmt: skip
-        return context_of("claude-code", check_output("claude-code", "user-prompt", done.stdout))
-
-    close = context_for("where can I leave my bike")
-    assert close is not None
-    assert "Bicycles can be locked" in close
-    assert "printer" not in close
-    assert "Argon2id" not in close
-    assert context_for("best hiking boots for winter") is None

@@ -162,6 +162,7 @@ def test_long_titles_and_snippets_end_in_an_ellipsis_and_the_cap_is_said(
         billing, [MemoryDraft(f"gateway note {i}", title=f"Gateway {i}") for i in range(120)], "t"
     )
     window = make_window(service, scope=billing)
+    window.resize(1440, 860)  # the first size on a large screen (the offscreen one is small)
     table = window.table
     table.search_box.setText("gateway")
     table.search_box.flush()

@@ -151,3 +151,25 @@ def test_the_shipped_model_finds_paraphrases_that_share_no_word(
         if key in [keys[h.memory.id] for h in service.search(project, query, limit=5)]
     ]
     assert len(found) >= 16, sorted({q for q, _ in DEV_QUERIES} - set(found))
+
+
+def test_text_mostly_outside_the_vocabulary_is_searched_by_words_only(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    """The vocabulary is English: Russian is cut into letters and Chinese is unknown, and
+    sums of those made unrelated texts look alike (a borscht recipe "meant" deploys)."""
+    from ltm_desktop.core.records import MATCHED_MEANING, MemoryDraft
+
+    embedder = StaticEmbedder()
+    for text in ("Какой рецепт борща с говядиной", "数据库连接超时", "배포는 매주 화요일"):
+        assert set(embedder.embed([text])[0]) == {0}, text
+    assert set(embedder.embed(["café résumé: naïve caching"])[0]) != {0}  # accents fold
+    service = make_service(tmp_path / "data", embedder=embedder)
+    project = service.resolve_scope(cwd="/home/dev/src/shop", register=True)
+    for content in ("Тесты запускаются каждую ночь", "Резервные копии хранятся месяц"):
+        service.add(project, MemoryDraft(content), "test")
+    hits = service.search(project, "Какой рецепт борща с говядиной")
+    assert [h for h in hits if h.matched == MATCHED_MEANING] == []
+    assert [h.memory.content for h in service.search(project, "копии")] == [
+        "Резервные копии хранятся месяц"
+    ]

@@ -155,15 +155,13 @@ def test_meaning_counts_when_the_nearest_reaches_the_floor_then_down_to_its_shar
     assert service.search(project, "VAGUE") == []
 
 
-def test_hits_by_meaning_carry_their_similarity_and_whether_it_stands_alone(
+def test_hits_by_meaning_carry_their_similarity(
     make_service: ServiceFactory, tmp_path: Path
 ) -> None:
-    """Floor 0.3: a memory at 0.9 is strong (>= STRONG_SHARE x 0.3), one at 0.25 is not; a
-    hit by words alone has no similarity. Cached answers keep both (the API sends them)."""
+    """A hit the search by meaning found carries its cosine similarity (cached answers
+    too, and the API sends it); a hit by words alone has none."""
     from ltm_desktop.api.serialize import search_hit
-    from ltm_desktop.core.hybrid import STRONG_SHARE
 
-    assert 0.25 < STRONG_SHARE * 0.3 < 0.9
     rest = math.sqrt(1 - 0.9**2 - 0.25**2)
     embedder = TableEmbedder(
         {
@@ -172,19 +170,16 @@ def test_hits_by_meaning_carry_their_similarity_and_whether_it_stands_alone(
             "NEAR": axis((0, 0.9), (1, 0.25), (2, rest)),
         }
     )
-    service = make_service(tmp_path / "strong", embedder=embedder)
+    service = make_service(tmp_path / "similar", embedder=embedder)
     project = scope(service)
     service.add(project, make_draft("xylophone"), "a")
     service.add(project, make_draft("yodel"), "a")
     service.add(project, make_draft("kazoo without vector"), "a")
     for _ in range(2):  # the second answer comes from the search cache
         hits = {h.memory.content: h for h in service.search(project, "NEAR")}
-        assert (hits["xylophone"].strong_meaning, hits["yodel"].strong_meaning) == (True, False)
         assert hits["xylophone"].similarity == pytest.approx(0.9, abs=1e-3)
         assert hits["yodel"].similarity == pytest.approx(0.25, abs=1e-3)
-        sent = search_hit(hits["xylophone"])
-        assert sent["strong_meaning"] is True
-        assert sent["similarity"] == pytest.approx(0.9, abs=1e-3)
+        assert search_hit(hits["xylophone"])["similarity"] == pytest.approx(0.9, abs=1e-3)
     by_words = service.search(project, "kazoo")
     assert [h.similarity for h in by_words] == [None]
     assert "similarity" not in search_hit(by_words[0])

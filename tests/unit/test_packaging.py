@@ -323,10 +323,28 @@ def test_self_test_passes() -> None:
         "api",
         "write",
         "search",
+        "meaning",
         "precis",
         "window",
     ]
     assert lines[-1].startswith("self-test passed")
+
+
+def test_self_test_fails_when_the_static_model_is_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A bundle that lost the model would search by words without a word said."""
+    from ltm_desktop.embedding import static
+
+    monkeypatch.setattr(static, "MODEL_DIR", tmp_path / "nowhere")
+    monkeypatch.setattr(static.load_bundled, "__defaults__", (tmp_path / "nowhere",))
+    test = selftest.SelfTest(tmp_path)
+    try:
+        test.open_data()
+        with pytest.raises(selftest.SelfTestFailed, match="static model could not be loaded"):
+            test.meaning()
+    finally:
+        test.close()
 
 
 def test_self_test_reports_the_failing_step(

@@ -2,9 +2,8 @@
 
 "Well" means what the search itself ranks first: the memory contains every search word
 of the prompt (in any of its forms, as the search matches them), and the prompt has at
-least two such words; or the search by meaning found it very close (``strong_meaning``:
-a paraphrase of the prompt, with no word in common). Looser matches are noise at the top
-of a turn; the model can search for more with ``memory_search``.
+least two such words. Looser matches are noise at the top of a turn; the model can
+search for more with ``memory_search``.
 """
 
 from __future__ import annotations
@@ -84,11 +83,7 @@ def relevant_memories(
         return None
     if failure:
         raise failure[0]
-    good = [
-        h["memory"]
-        for h in hits
-        if h.get("strong_meaning") is True or matches_every_word(prompt, h.get("memory") or {})
-    ]
+    good = [h["memory"] for h in hits if matches_every_word(prompt, h.get("memory") or {})]
     elapsed = (time.monotonic() - started) * 1000
     log.info("relevant memories: %d of %d hits in %.0f ms", len(good), len(hits), elapsed)
     if not good:
