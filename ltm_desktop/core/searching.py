@@ -123,7 +123,10 @@ class SearchReads:
         """``file:PATH`` (``core.files``): the memories naming the file, best first; with
         more words, the best of a deeper search by them that name it (within ``where``)."""
         scopes = self._with_global(rules.check_project_id(project_id), include_global)
-        named = self.store.memories_naming(scopes, path, FILE_SEARCH_DEPTH, self.now())
+        now = self.now()
+        named = self.store.memories_naming(scopes, path, FILE_SEARCH_DEPTH, now)
+        if where is not None:  # the list's filters (category, tag, New)
+            named = [m for m in named if where.admits(m, now)]
         if not isinstance(rest, str) or not rest.strip():
             return [
                 SearchHit(m, float(len(named) - rank), m.content[:FILE_SNIPPET_CHARS])

@@ -10,7 +10,7 @@ import pytest
 
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.files import check_files, split_file_filter
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft, SearchFilter
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store.migrations import MIGRATIONS, Migration, latest_version
 from ltm_desktop.store.sqlite_store import SqliteStore
@@ -119,6 +119,18 @@ def test_search_by_file(service: MemoryService, tmp_path: Path) -> None:
     assert service.search(project, "file:nothere.py", limit=10) == []
     service.remove(app.memory.id, "a")
     assert [h.memory.id for h in service.search(project, "file:src/app.py")] == [both.memory.id]
+
+
+def test_search_by_file_keeps_to_the_list_filters(service: MemoryService, tmp_path: Path) -> None:
+    project = service.resolve_scope(cwd=str(tmp_path), register=True)
+    service.add(project, MemoryDraft("Routing lives in app.py", files=["src/app.py"]), "a")
+    skill = service.add(
+        project,
+        MemoryDraft("Restart the app with make run", files=["src/app.py"], category="skill"),
+        "a",
+    )
+    hits = service.search(project, "file:src/app.py", where=SearchFilter(category="skill"))
+    assert [h.memory.id for h in hits] == [skill.memory.id]
 
 
 # -- staleness follows the files ---------------------------------------------
