@@ -151,3 +151,28 @@ def test_select_all_holds_exactly_the_rows_read_so_far(
     selected = view.selectionModel().selectedRows()
     assert len(selected) == len(loaded)  # no placeholder is selected: what is seen is what acts
     assert all(i.data() != PLACEHOLDER for i in selected)
+
+
+def test_the_trash_is_random_access_too(
+    qtbot: QtBot,
+    qtmodeltester: ModelTester,
+    service: MemoryService,
+    billing: str,
+    runner: TaskRunner,
+) -> None:
+    """The Trash's count is there at once and its last page is read alone, as in the list."""
+    from ltm_desktop.gui.models.trash_model import COL_TITLE as TRASH_TITLE
+    from ltm_desktop.gui.models.trash_model import TrashModel
+
+    fill(service, billing, 600)
+    for memory in service.list_memories(billing, MemoryQuery().list_query(0, 600)):
+        service.remove(memory.id, "gui")
+    model = TrashModel(service, runner, page_size=50, max_pages=3)
+    model.set_project(billing)
+    qtbot.waitUntil(model.is_settled)
+    assert model.rowCount() == 600
+    assert model.cached_pages() == [0]
+    assert model.index(599, TRASH_TITLE).data() == PLACEHOLDER
+    qtbot.waitUntil(lambda: model.row_at(599) is not None)
+    assert model.cached_pages() == [0, 11]
+    qtmodeltester.check(model)

@@ -10,8 +10,9 @@ from PySide6.QtCore import QObject, Qt
 from ltm_desktop.core.records import AuditAction, ListQuery, Memory
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.formatting import absolute_time, relative_time
-from ltm_desktop.gui.models.paged import Fetcher, PagedTableModel
+from ltm_desktop.gui.models.paged import Fetcher
 from ltm_desktop.gui.models.rows import MemoryRow
+from ltm_desktop.gui.models.sparse import SparseTableModel
 from ltm_desktop.gui.tasks import TaskRunner
 
 COL_TITLE, COL_CATEGORY, COL_WHY, COL_WHEN, COL_BY = range(5)
@@ -81,15 +82,20 @@ class TrashFetcher:
         return self._service.count_memories(self._project_id, self._query(0, 1))
 
 
-class TrashModel(PagedTableModel):
-    """Everything soft-deleted in one scope, newest removal first."""
+class TrashModel(SparseTableModel):
+    """Everything soft-deleted in one scope, newest removal first: random access, like the
+    memory list (the count up front, pages read where the view is)."""
 
     COLUMNS = ("Title", "Category", "Why", "Removed", "By")
 
     def __init__(
-        self, service: MemoryService, runner: TaskRunner, parent: QObject | None = None
+        self,
+        service: MemoryService,
+        runner: TaskRunner,
+        parent: QObject | None = None,
+        **paging: int,
     ) -> None:
-        super().__init__(runner, parent)
+        super().__init__(runner, parent, **paging)
         self._service = service
         self.project_id: str | None = None
         self.order_by = "disabled_at"
