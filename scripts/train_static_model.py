@@ -147,7 +147,7 @@ def teach(args: argparse.Namespace) -> None:
             print(f"{start + CHUNK} of {len(texts)}", flush=True)
 
 
-def distilled(work: Path) -> Any:
+def distilled(work: Path) -> Path:
     """model2vec's distillation of the teacher: the starting point (kept in ``work``)."""
     folder = work / "distilled"
     if not (folder / "model.safetensors").exists():

@@ -107,10 +107,9 @@ def fuse(
         for index, (memory_id, _) in enumerate(sorted(scored, key=lambda pair: -pair[1])):
             position[memory_id] = index
     close = semantic_hits(semantic, floor)
-    similarity: dict[str, float] = {}
-    for memory, cosine in close:
+    similarity = {memory.id: cosine for memory, cosine in close}
+    for memory, _ in close:
         memories.setdefault(memory.id, memory)
-        similarity[memory.id] = cosine
     for rank, (memory, _) in enumerate(close, start=1):  # the store's order (centred)
         fused[memory.id] += SEMANTIC_WEIGHT / (RRF_K + rank)
     hits: list[tuple[SearchHit, int]] = []
@@ -118,13 +117,13 @@ def fuse(
         memory = memories[memory_id]
         stage = stages.get(memory_id)
         total = score + (EXACT_BONUS if stage == EVERY_TERM else 0)
+        cosine = similarity.get(memory_id)
         if stage is None:
-            hit = SearchHit(memory, total, plain_snippet(memory.content), MATCHED_MEANING)
+            snippet, matched = plain_snippet(memory.content), MATCHED_MEANING
         else:
+            snippet = snippets[memory_id]
             matched = MATCHED_WORDS if stage == EVERY_TERM else MATCHED_SOME
-            hit = SearchHit(memory, total, snippets[memory_id], matched)
-        if memory_id in similarity:
-            hit = replace(hit, similarity=similarity[memory_id])
+        hit = SearchHit(memory, total, snippet, matched, cosine)
         hits.append((hit, position.get(memory_id, 0)))
     hits.sort(key=lambda pair: (-pair[0].score, pair[1], pair[0].memory.id))
     return [hit for hit, _ in hits]

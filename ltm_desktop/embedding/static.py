@@ -64,7 +64,7 @@ def load_bundled(folder: Path = MODEL_DIR) -> StaticModel:
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.no_padding()
     tokenizer.no_truncation()
-    return StaticModel(tokenizer, vectors, scales.astype(np.float32))
+    return StaticModel(tokenizer, vectors, scales)
 
 
 class StaticEmbedder:

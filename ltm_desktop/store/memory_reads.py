@@ -17,6 +17,7 @@ from ltm_desktop.store.rows import (
     OBSERVATION_FROM,
     audit_from_row,
     memory_from_row,
+    narrowing,
     observation_from_row,
 )
 
@@ -84,16 +85,9 @@ def _where(project_pk: int, query: ListQuery, now: float) -> tuple[str, list[Any
     if not query.include_expired:
         clauses.append(_NOT_EXPIRED)
         params.append(now)
-    if query.category is not None:
-        clauses.append("m.category = ?")
-        params.append(str(query.category))  # checked by the core (core.listing)
-    if query.tag is not None:
-        clauses.append("m.pk IN (SELECT memory_pk FROM memory_tags WHERE tag = ?)")
-        params.append(query.tag)
-    if query.new_since is not None:
-        clauses.append("m.created_at > ? AND m.source != ?")
-        params += [query.new_since, GUI_ACTOR]
-    return " AND ".join(clauses), params
+    category = None if query.category is None else str(query.category)  # core.listing checked
+    narrowed, narrowed_params = narrowing("m", category, query.tag, query.new_since)
+    return " AND ".join(clauses + narrowed), params + narrowed_params
 
 
 IDS_PER_QUERY = 500  # well under SQLite's bound-variable limit, however it was built

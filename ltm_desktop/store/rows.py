@@ -7,6 +7,7 @@ import sqlite3
 from typing import Any
 
 from ltm_desktop.core.records import (
+    GUI_ACTOR,
     AuditAction,
     AuditEvent,
     Category,
@@ -33,6 +34,25 @@ OBSERVATION_FROM = "observations AS o JOIN projects AS p ON p.pk = o.project_pk"
 
 AUDIT_COLUMNS = "a.seq, a.at, a.memory_id, p.project_id, a.actor, a.action, a.before, a.after"
 AUDIT_FROM = "audit AS a JOIN projects AS p ON p.pk = a.project_pk"
+
+
+def narrowing(
+    alias: str, category: str | None, tag: str | None, new_since: float | None
+) -> tuple[list[str], list[Any]]:
+    """SQL conditions on the memories row ``alias`` shared by the list and the search:
+    its category, a tag, and "New" (created by an agent, not the app, after ``new_since``)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if category is not None:
+        clauses.append(f"{alias}.category = ?")
+        params.append(category)
+    if tag is not None:
+        clauses.append(f"{alias}.pk IN (SELECT memory_pk FROM memory_tags WHERE tag = ?)")
+        params.append(tag)
+    if new_since is not None:
+        clauses.append(f"{alias}.created_at > ? AND {alias}.source != ?")
+        params += [new_since, GUI_ACTOR]
+    return clauses, params
 
 
 def memory_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Memory:

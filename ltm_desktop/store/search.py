@@ -13,13 +13,14 @@ import sqlite3
 from collections.abc import Sequence
 
 from ltm_desktop.core.query import ParsedQuery
-from ltm_desktop.core.records import GUI_ACTOR, Memory, Observation, SearchFilter
+from ltm_desktop.core.records import Memory, Observation, SearchFilter
 from ltm_desktop.store.fts_query import match_all, match_any, match_two, term_phrases
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
     MEMORY_FROM,
     OBSERVATION_COLUMNS,
     memory_from_row,
+    narrowing,
     observation_from_row,
 )
 from ltm_desktop.store.snippets import make_snippet
@@ -41,19 +42,10 @@ Ranked = tuple[Memory, float]
 
 
 def _narrowing(where: SearchFilter | None) -> tuple[str, list[object]]:
-    """SQL conditions on ``fm`` (the memories row) for the filter's category, tag and
-    "New" (created by an agent, not the app, after ``new_since``)."""
-    clauses: list[str] = []
-    params: list[object] = []
-    if where is not None and where.category is not None:
-        clauses.append("fm.category = ?")
-        params.append(where.category)
-    if where is not None and where.tag is not None:
-        clauses.append("fm.pk IN (SELECT memory_pk FROM memory_tags WHERE tag = ?)")
-        params.append(where.tag)
-    if where is not None and where.new_since is not None:
-        clauses.append("fm.created_at > ? AND fm.source != ?")
-        params += [where.new_since, GUI_ACTOR]
+    """SQL conditions on ``fm`` (the memories row) for the filter, as the list's."""
+    if where is None:
+        return "", []
+    clauses, params = narrowing("fm", where.category, where.tag, where.new_since)
     return "".join(f" AND {c}" for c in clauses), params
 
 
