@@ -1,4 +1,5 @@
-"""Reading the audit history: what changed, when, and by whom (part of MemoryService)."""
+"""Reading what happened in a scope (part of MemoryService): the audit history (what
+changed, when, and by whom) and the agents' observations."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from collections.abc import Sequence
 
 from ltm_desktop.core import rules
 from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.records import AuditAction, AuditEvent
+from ltm_desktop.core.listing import check_page
+from ltm_desktop.core.records import AuditAction, AuditEvent, Observation
 
 
 class HistoryReads:
@@ -24,8 +26,20 @@ class HistoryReads:
         limit: int = 200,
         before_seq: int | None = None,
         actor: str | None = None,
+        offset: int = 0,
     ) -> list[AuditEvent]:
-        return self.store.project_history(project_id, limit, before_seq, actor)
+        """The scope's events (of one actor), newest first: a page at ``offset`` (random
+        access, as the Activity tab reads it) or older than ``before_seq`` (keyset)."""
+        check_page(limit, offset)
+        return self.store.project_history(project_id, limit, before_seq, actor, offset)
+
+    def count_project_history(self, project_id: str, actor: str | None = None) -> int:
+        """How many events ``project_history`` pages through."""
+        return self.store.count_history(project_id, actor)
+
+    def history_actors(self, project_id: str) -> list[str]:
+        """Everyone with an event in the scope, in name order (the Activity tab's filter)."""
+        return self.store.history_actors(project_id)
 
     def events_after(self, seq: int, limit: int = 500) -> list[AuditEvent]:
         """Audit events newer than ``seq``: how a window follows other processes' writes."""
@@ -45,3 +59,20 @@ class HistoryReads:
         ]
         found = self.store.last_events(memory_ids, [a.value for a in actions])
         return {event.memory_id: event for event in found}
+
+
+class ObservationReads:
+    """The service's reads of a scope's observations; the service provides ``store``."""
+
+    store: MemoryStore
+
+    def observations(
+        self, project_id: str, limit: int = 100, offset: int = 0, session: str | None = None
+    ) -> list[Observation]:
+        """Observations not forgotten, newest first; of one session, if given."""
+        check_page(limit, offset)
+        return self.store.list_observations(project_id, limit, offset, session)
+
+    def count_observations(self, project_id: str, session: str | None = None) -> int:
+        """How many observations ``observations`` pages through."""
+        return self.store.count_observations(project_id, session)

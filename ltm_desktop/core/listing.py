@@ -28,3 +28,10 @@ def check_list_query(query: ListQuery) -> ListQuery:
     if not 0 <= query.limit <= MAX_PAGE or query.offset < 0:
         raise InvalidInput(f"limit must be 0-{MAX_PAGE} and offset >= 0", "limit")
     return check_filters(query)
+
+
+def check_page(limit: int, offset: int) -> None:
+    """A page size the backends serve and an offset into a list (the history, observations):
+    SQLite would read a negative limit as "no limit"."""
+    if not 0 <= limit <= MAX_PAGE or offset < 0:
+        raise InvalidInput(f"limit must be 0-{MAX_PAGE} and offset >= 0", "limit")

@@ -25,7 +25,7 @@ from ltm_desktop.core.errors import Conflict, InvalidInput
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.file_aware import FileAware
 from ltm_desktop.core.files import MissingFiles
-from ltm_desktop.core.history import HistoryReads
+from ltm_desktop.core.history import HistoryReads, ObservationReads
 from ltm_desktop.core.import_writes import TransferService
 from ltm_desktop.core.inbox import InboxService
 from ltm_desktop.core.listing import check_filters, check_list_query
@@ -67,8 +67,8 @@ SYSTEM_ACTOR = "system"
 
 
 class MemoryService(
-    SearchReads, HistoryReads, InboxService, TransferService, Curation, Switches, FileAware,
-    PrivacyService,
+    SearchReads, HistoryReads, ObservationReads, InboxService, TransferService, Curation,
+    Switches, FileAware, PrivacyService,
 ):  # fmt: skip
     """Thread-safe access to one data directory's memories."""
 
@@ -418,9 +418,6 @@ class MemoryService(
             self.now(),
         )
         return ScopeStats(project_id=project_id, **counts)
-
-    def observations(self, project_id: str, limit: int = 100, offset: int = 0) -> list[Observation]:
-        return self.store.list_observations(project_id, limit, offset)
 
     def precis(self, project_id: str, include_global: bool = True) -> PrecisInfo:
         return self.precis_manager.compute(rules.check_project_id(project_id), include_global)

@@ -17,7 +17,7 @@ ALL_ACTORS = "Everyone"
 
 
 class ActivityPanel(ScopedPanel):
-    """The scope's audit events, newest first, paged; filter by who made them.
+    """The scope's audit events, newest first, read where the view is; filter by who made them.
 
     Signals:
         memory_activated(str): the person opened the memory of an event.
@@ -48,7 +48,7 @@ class ActivityPanel(ScopedPanel):
         self._actors: set[str] = set()
         self.actor.currentIndexChanged.connect(self.on_actor_changed)
         self.model.loaded.connect(self.on_loaded)
-        self.model.rowsInserted.connect(self.on_loaded)
+        self.model.refresh_finished.connect(self.on_loaded)
         self.model.load_failed.connect(lambda exc: ctx.errors.report(exc, "load the activity"))
         self.view.activated.connect(self.on_activated)
 
@@ -68,8 +68,9 @@ class ActivityPanel(ScopedPanel):
         self.model.set_filter(self.project_id, self.actor.currentData())
 
     def on_loaded(self, *_args: object) -> None:
-        """Offer every actor seen so far in the filter (plus "gui", which is you)."""
-        seen = {row.event.actor for row in self.model.rows()} | {GUI_ACTOR}
+        """Offer everyone in the scope's history in the filter (plus "gui", which is you):
+        the model reads them with its count, however far down their events are."""
+        seen = set(self.model.actors()) | {GUI_ACTOR}
         for actor in sorted(seen - self._actors):
             self.actor.addItem(actor_label(actor), actor)
         self._actors |= seen

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QComboBox,
@@ -61,10 +61,12 @@ class ObservationsPanel(ScopedPanel):
         self.search.textChanged.connect(self._debounce.start)
         self.session.currentIndexChanged.connect(self.on_filter_changed)
         self.model.loaded.connect(self.on_rows_loaded)
-        self.model.rowsInserted.connect(self.on_rows_loaded)
+        self.model.dataChanged.connect(self.on_rows_loaded)  # a page arrived, or a refresh
+        self.model.dataChanged.connect(self.on_rows_arrived)
         self.model.load_failed.connect(lambda exc: ctx.errors.report(exc, "load observations"))
         self.view.selectionModel().currentRowChanged.connect(self.on_current_changed)
         self._newest: str | None = None
+        self._shown: str | None = None  # the observation in the detail pane
         self._poll = QTimer(self, interval=NEWEST_POLL_MS)
         self._poll.timeout.connect(self.on_poll_due)
 
@@ -118,11 +120,21 @@ class ObservationsPanel(ScopedPanel):
             if session not in known:
                 self.session.addItem(session, session)
 
+    def on_rows_arrived(self, top: QModelIndex, bottom: QModelIndex, *_args: object) -> None:
+        """The current row's page came in (End, a click on a row still being read): show it."""
+        current = self.view.currentIndex().row()
+        if top.row() <= current <= bottom.row():
+            self.on_current_changed()
+
     def on_current_changed(self, *_args: object) -> None:
         row = self.model.row_at(self.view.currentIndex().row())
         if row is None:
+            self._shown = None
             self.detail.clear()
             return
+        if row.id == self._shown:
+            return  # a refresh: leave the text (and where it is scrolled to) alone
+        self._shown = row.id
         o = row.observation
         self.detail.setPlainText(
             f"{o.title}\n{o.kind.value} · session {o.session_id} · {o.source}\n\n{o.narrative}"

@@ -32,13 +32,34 @@ class AuditReads:
         return self._read(work)
 
     def project_history(
-        self, project_id: str, limit: int, before_seq: int | None, actor: str | None
+        self,
+        project_id: str,
+        limit: int,
+        before_seq: int | None,
+        actor: str | None,
+        offset: int,
     ) -> list[AuditEvent]:
         def work(conn: sqlite3.Connection) -> list[AuditEvent]:
             pk = self._pk(conn, project_id)
             if pk is None:
                 return []
-            return reads.project_history(conn, pk, limit=limit, before_seq=before_seq, actor=actor)
+            return reads.project_history(
+                conn, pk, limit=limit, offset=offset, before_seq=before_seq, actor=actor
+            )
+
+        return self._read(work)
+
+    def count_history(self, project_id: str, actor: str | None) -> int:
+        def work(conn: sqlite3.Connection) -> int:
+            pk = self._pk(conn, project_id)
+            return 0 if pk is None else reads.count_history(conn, pk, actor)
+
+        return self._read(work)
+
+    def history_actors(self, project_id: str) -> list[str]:
+        def work(conn: sqlite3.Connection) -> list[str]:
+            pk = self._pk(conn, project_id)
+            return [] if pk is None else reads.history_actors(conn, pk)
 
         return self._read(work)
 

@@ -252,28 +252,62 @@ def memory_history(conn: sqlite3.Connection, memory_id: str) -> list[AuditEvent]
     return [audit_from_row(row) for row in rows]
 
 
+def _history_where(
+    project_pk: int, actor: str | None, before_seq: int | None = None
+) -> tuple[str, list[Any]]:
+    """The scope's events (of one actor): a range of ``audit_by_project`` or, with an
+    actor, of ``audit_by_actor``."""
+    clauses, params = ["project_pk = ?"], [project_pk]
+    if actor is not None:
+        clauses.append("actor = ?")
+        params.append(actor)  # type: ignore[arg-type]
+    if before_seq is not None:
+        clauses.append("seq < ?")
+        params.append(before_seq)
+    return " AND ".join(clauses), params
+
+
 def project_history(
     conn: sqlite3.Connection,
     project_pk: int,
     *,
     limit: int,
+    offset: int = 0,
     before_seq: int | None = None,
     actor: str | None = None,
 ) -> list[AuditEvent]:
-    """Newest first; page with ``before_seq`` (the smallest seq already seen)."""
-    clauses, params = ["a.project_pk = ?"], [project_pk]
-    if before_seq is not None:
-        clauses.append("a.seq < ?")
-        params.append(before_seq)
-    if actor is not None:
-        clauses.append("a.actor = ?")
-        params.append(actor)  # type: ignore[arg-type]
+    """Newest first; page with ``offset`` or ``before_seq`` (the smallest seq already seen).
+
+    The page's seqs are found in the index alone, then only its events are read: a page
+    400,000 events down skips index entries, not events (with their before and after)."""
+    where, params = _history_where(project_pk, actor, before_seq)
     rows = conn.execute(
-        f"SELECT {AUDIT_COLUMNS} FROM {AUDIT_FROM} WHERE {' AND '.join(clauses)} "
-        "ORDER BY a.seq DESC LIMIT ?",
-        (*params, limit),
+        f"SELECT {AUDIT_COLUMNS} FROM (SELECT seq FROM audit WHERE {where} "
+        "ORDER BY seq DESC LIMIT ? OFFSET ?) AS page "
+        "CROSS JOIN audit AS a ON a.seq = page.seq JOIN projects AS p ON p.pk = a.project_pk "
+        "ORDER BY a.seq DESC",
+        (*params, limit, offset),
     ).fetchall()
     return [audit_from_row(row) for row in rows]
+
+
+def count_history(conn: sqlite3.Connection, project_pk: int, actor: str | None) -> int:
+    where, params = _history_where(project_pk, actor)
+    return int(conn.execute(f"SELECT count(*) FROM audit WHERE {where}", params).fetchone()[0])
+
+
+def history_actors(conn: sqlite3.Connection, project_pk: int) -> list[str]:
+    """Everyone with an event in the scope, by name: one step of ``audit_by_actor`` per
+    actor (however many events each has)."""
+    rows = conn.execute(
+        "WITH RECURSIVE who(actor) AS ("
+        " SELECT (SELECT min(actor) FROM audit WHERE project_pk = ?1)"
+        " UNION ALL SELECT (SELECT min(actor) FROM audit WHERE project_pk = ?1"
+        " AND actor > who.actor) FROM who WHERE who.actor IS NOT NULL"
+        ") SELECT actor FROM who WHERE actor IS NOT NULL",
+        (project_pk,),
+    ).fetchall()
+    return [str(row[0]) for row in rows]
 
 
 def last_events(
@@ -304,13 +338,28 @@ def events_after(conn: sqlite3.Connection, seq: int, limit: int) -> list[AuditEv
     return [audit_from_row(row) for row in rows]
 
 
+def _observations_where(project_pk: int, session: str | None) -> tuple[str, list[Any]]:
+    """The scope's listed observations (of one session): a range of
+    ``observations_listed`` or ``observations_by_session``, in time order."""
+    if session is None:
+        return "o.project_pk = ? AND o.disabled = 0", [project_pk]
+    return "o.project_pk = ? AND o.disabled = 0 AND o.session_id = ?", [project_pk, session]
+
+
 def list_observations(
-    conn: sqlite3.Connection, project_pk: int, limit: int, offset: int
+    conn: sqlite3.Connection, project_pk: int, limit: int, offset: int, session: str | None = None
 ) -> list[Observation]:
+    where, params = _observations_where(project_pk, session)
     rows = conn.execute(
-        f"SELECT {OBSERVATION_COLUMNS} FROM {OBSERVATION_FROM} WHERE o.project_pk = ? "
-        "AND o.disabled = 0 "
+        f"SELECT {OBSERVATION_COLUMNS} FROM {OBSERVATION_FROM} WHERE {where} "
         "ORDER BY o.created_at DESC, o.pk DESC LIMIT ? OFFSET ?",
-        (project_pk, limit, offset),
+        (*params, limit, offset),
     ).fetchall()
     return [observation_from_row(row) for row in rows]
+
+
+def count_observations(conn: sqlite3.Connection, project_pk: int, session: str | None) -> int:
+    where, params = _observations_where(project_pk, session)
+    return int(
+        conn.execute(f"SELECT count(*) FROM observations AS o WHERE {where}", params).fetchone()[0]
+    )

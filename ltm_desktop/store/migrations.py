@@ -263,6 +263,21 @@ V7_STATEMENTS = (
     ),
 )
 
+# The Activity and Observations tabs read a page at any depth too, and count their rows
+# up front: the scope's events of one actor, and its observations not forgotten (of one
+# session), each in an index in the tab's order, so that skipping to a far page and the
+# count read index entries, not rows (at 100,000 memories, 400,000 events and 100,000
+# observations: an actor's page 60,000 events down 300 -> 6 ms, the last observations
+# 330 -> 15 ms, their counts 175 -> 5-10 ms). The filter's actors are read off the actor
+# index, one step per actor. (Version 8.)
+V8_STATEMENTS = (
+    "CREATE INDEX audit_by_actor ON audit(project_pk, actor, seq)",
+    "DROP INDEX observations_by_project",
+    "CREATE INDEX observations_listed ON observations(project_pk, disabled, created_at)",
+    """CREATE INDEX observations_by_session
+        ON observations(project_pk, disabled, session_id, created_at)""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", V1_STATEMENTS),
     Migration(2, "observations can be forgotten", V2_STATEMENTS),
@@ -271,6 +286,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "chained audit history, erasure", V5_STATEMENTS, _chain_the_history),
     Migration(6, "memories name their files", V6_STATEMENTS),
     Migration(7, "the memory list pages fast in every order", V7_STATEMENTS),
+    Migration(8, "the activity and observations page fast at any depth", V8_STATEMENTS),
 )
 
 

@@ -367,10 +367,19 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
             pk = self._writable_pk(conn, project_id, now)
             return observations.insert_observation(conn, pk, project_id, payload, actor, now)
 
-    def list_observations(self, project_id: str, limit: int, offset: int) -> list[Observation]:
+    def list_observations(
+        self, project_id: str, limit: int, offset: int, session: str | None
+    ) -> list[Observation]:
         def work(conn: sqlite3.Connection) -> list[Observation]:
             pk = self._pk(conn, project_id)
-            return [] if pk is None else reads.list_observations(conn, pk, limit, offset)
+            return [] if pk is None else reads.list_observations(conn, pk, limit, offset, session)
+
+        return self._read(work)
+
+    def count_observations(self, project_id: str, session: str | None) -> int:
+        def work(conn: sqlite3.Connection) -> int:
+            pk = self._pk(conn, project_id)
+            return 0 if pk is None else reads.count_observations(conn, pk, session)
 
         return self._read(work)
 

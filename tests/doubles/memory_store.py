@@ -530,10 +530,22 @@ class InMemoryStore(InboxReads):
             self._t.observations[index] = after
         return after, True
 
-    def list_observations(self, project_id: str, limit: int, offset: int) -> list[Observation]:
-        found = self._observations([project_id])[::-1]
+    def _listed_observations(self, project_id: str, session: str | None) -> list[Observation]:
+        found = [
+            o
+            for o in self._observations([project_id])[::-1]
+            if session is None or o.session_id == session
+        ]
         found.sort(key=lambda o: -o.created_at)
-        return found[offset : offset + limit]
+        return found
+
+    def list_observations(
+        self, project_id: str, limit: int, offset: int, session: str | None
+    ) -> list[Observation]:
+        return self._listed_observations(project_id, session)[offset : offset + limit]
+
+    def count_observations(self, project_id: str, session: str | None) -> int:
+        return len(self._listed_observations(project_id, session))
 
     def search_observations(
         self, project_ids: Sequence[str], query: ParsedQuery, limit: int
@@ -557,7 +569,7 @@ class InMemoryStore(InboxReads):
         return events
 
     def project_history(
-        self, project_id: str, limit: int, before_seq: int | None, actor: str | None
+        self, project_id: str, limit: int, before_seq: int | None, actor: str | None, offset: int
     ) -> list[AuditEvent]:
         found = [
             e
@@ -566,7 +578,13 @@ class InMemoryStore(InboxReads):
             and (before_seq is None or e.seq < before_seq)
             and (actor is None or e.actor == actor)
         ]
-        return found[:limit]
+        return found[offset : offset + limit]
+
+    def count_history(self, project_id: str, actor: str | None) -> int:
+        return len(self.project_history(project_id, len(self._events()), None, actor, 0))
+
+    def history_actors(self, project_id: str) -> list[str]:
+        return sorted({e.actor for e in self._events() if e.project_id == project_id})
 
     def events_after(self, seq: int, limit: int) -> list[AuditEvent]:
         return [e for e in self._events() if e.seq > seq][:limit]

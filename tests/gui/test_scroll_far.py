@@ -1,4 +1,5 @@
-"""The memory list at depth: the whole list is there at once, its rows arrive where the view is."""
+"""The lists at depth (memories, Trash, Activity, Observations): the whole list is there at
+once, its rows arrive where the view is."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui.main_window import MainWindow
+from ltm_desktop.gui.main_window import TAB_ACTIVITY, TAB_OBSERVATIONS, MainWindow
+from ltm_desktop.gui.models.activity_model import COL_TITLE as ACTIVITY_TITLE
+from ltm_desktop.gui.models.activity_model import ActivityModel
 from ltm_desktop.gui.models.memory_model import COL_TITLE, MemoryQuery, MemoryTableModel
+from ltm_desktop.gui.models.observation_model import ObservationModel
 from ltm_desktop.gui.models.sparse import PLACEHOLDER
 from ltm_desktop.gui.tasks import TaskRunner
 from tests.gui.conftest import WindowFactory, add
@@ -176,3 +180,138 @@ def test_the_trash_is_random_access_too(
     qtbot.waitUntil(lambda: model.row_at(599) is not None)
     assert model.cached_pages() == [0, 11]
     qtmodeltester.check(model)
+
+
+def observe(service: MemoryService, project: str, count: int, per_session: int = 100) -> None:
+    """``count`` observations, oldest first: "Question 0" in sess-0, 100 to a session."""
+    for i in range(count):
+        session = f"sess-{i // per_session}"
+        service.observe(
+            project,
+            "agent_end",
+            session,
+            "claude-code",
+            user_text=f"Question {i}",
+            assistant_text="ok",
+        )
+
+
+def test_the_activity_is_random_access_too(
+    qtbot: QtBot,
+    qtmodeltester: ModelTester,
+    service: MemoryService,
+    billing: str,
+    runner: TaskRunner,
+) -> None:
+    """The Activity's count is there at once and its last page is read alone, as in the list;
+    an actor's events are counted and paged by the store, not by scanning everyone's."""
+    add(service, billing, "The very first fact", actor="claude-code")
+    fill(service, billing, 600)
+    events = service.count_project_history(billing)
+    assert events == 601
+    model = ActivityModel(service, runner, page_size=50, max_pages=3)
+    model.set_filter(billing, None)
+    qtbot.waitUntil(model.is_settled)
+    assert model.rowCount() == events
+    assert model.cached_pages() == [0]
+    assert model.index(600, 0).data() == PLACEHOLDER  # and asks for its page
+    qtbot.waitUntil(lambda: model.row_at(600) is not None)
+    assert model.cached_pages() == [0, 12]
+    assert model.row_at(600).title == "The very first fact"  # the oldest event is the last row
+    assert model.actors() == ["bench", "claude-code"]  # though the first page shows only bench
+    qtmodeltester.check(model)
+    model.set_filter(billing, "claude-code")
+    qtbot.waitUntil(model.is_settled)
+    assert model.rowCount() == 1
+    assert model.row_at(0).title == "The very first fact"
+
+
+def test_the_observations_are_random_access_too(
+    qtbot: QtBot,
+    qtmodeltester: ModelTester,
+    service: MemoryService,
+    billing: str,
+    runner: TaskRunner,
+) -> None:
+    """The Observations' count is there at once and their last page is read alone; a
+    session's are counted and paged by the store, not filtered out of everyone's."""
+    observe(service, billing, 600)
+    model = ObservationModel(service, runner, page_size=50, max_pages=3)
+    model.set_filter(billing, None, "")
+    qtbot.waitUntil(model.is_settled)
+    assert model.rowCount() == 600
+    assert model.cached_pages() == [0]
+    assert model.index(599, 0).data() == PLACEHOLDER  # and asks for its page
+    qtbot.waitUntil(lambda: model.row_at(599) is not None)
+    assert model.cached_pages() == [0, 11]
+    assert model.row_at(599).observation.title == "Question 0"  # oldest last
+    qtmodeltester.check(model)
+    model.set_filter(billing, "sess-0", "")  # the oldest session: 500 rows down before
+    qtbot.waitUntil(model.is_settled)
+    assert model.rowCount() == 100
+    assert model.cached_pages() == [0]
+    assert {r.observation.session_id for r in model.rows()} == {"sess-0"}
+    model.set_filter(billing, "sess-0", "Question")  # a search keeps to the session
+    qtbot.waitUntil(model.is_settled)
+    assert model.rowCount() > 0
+    assert {r.observation.session_id for r in model.rows()} == {"sess-0"}
+
+
+def test_the_activity_tab_reaches_its_oldest_event_and_follows_live_writes(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    first = add(service, billing, "The very first fact", actor="claude-code")
+    fill(service, billing, 600)
+    window = make_window(service, scope=billing)
+    window.center.setCurrentIndex(TAB_ACTIVITY)
+    panel, view, model = window.activity, window.activity.view, window.activity.model
+    qtbot.waitUntil(lambda: model.rowCount() == 601 and model.is_settled())
+    assert panel.actor.findData("claude-code") > 0  # its one event is 600 rows down
+    view.setFocus()
+    view.setCurrentIndex(model.index(0, 0))
+    qtbot.keyClick(view, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)  # to the last row
+    qtbot.waitUntil(lambda: model.row_at(600) is not None and view.currentIndex().row() == 600)
+    assert view.currentIndex().siblingAtColumn(ACTIVITY_TITLE).data() == "The very first fact"
+    assert 1 not in model.cached_pages()  # nothing in between was read
+    oldest = model.row_at(600).seq
+
+    add(service, billing, "A fresh fact from another agent", actor="codex")  # live, on top
+    qtbot.waitUntil(lambda: model.rowCount() == 602 and model.is_settled(), timeout=5000)
+    assert view.currentIndex().row() == 601 == model.row_of(oldest)  # still on the same event
+    assert panel.actor.findData("codex") > 0
+    panel.on_activated(view.currentIndex())  # what a double-click does
+    qtbot.waitUntil(lambda: window.editor.memory_id == first.id)
+
+    window.center.setCurrentIndex(TAB_ACTIVITY)
+    panel.actor.setCurrentIndex(panel.actor.findData("claude-code"))
+    qtbot.waitUntil(lambda: model.rowCount() == 1 and model.is_settled())
+    assert model.row_at(0).title == "The very first fact"
+
+
+def test_the_observations_tab_reaches_its_oldest_and_shows_it(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    observe(service, billing, 600)
+    window = make_window(service, scope=billing)
+    window.center.setCurrentIndex(TAB_OBSERVATIONS)
+    panel, view, model = window.observations, window.observations.view, window.observations.model
+    qtbot.waitUntil(lambda: model.rowCount() == 600 and model.is_settled())
+    assert panel.session.findData("sess-0") < 0  # offered once its rows are read
+    view.setFocus()
+    view.setCurrentIndex(model.index(0, 0))
+    qtbot.keyClick(view, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)  # to the last row
+    qtbot.waitUntil(lambda: "Question 0" in panel.detail.toPlainText())  # its page came in
+    assert view.currentIndex().row() == 599
+    assert 1 not in model.cached_pages()
+    assert panel.session.findData("sess-0") > 0
+
+    qtbot.waitUntil(lambda: panel.newest_seen is not None)
+    service.observe(billing, "agent_end", "sess-9", "codex", user_text="Later", assistant_text="ok")
+    panel.on_poll_due()  # what the panel's timer does every two seconds
+    qtbot.waitUntil(lambda: model.rowCount() == 601 and model.is_settled(), timeout=5000)
+    assert view.currentIndex().row() == 600  # still on the oldest
+    assert "Question 0" in panel.detail.toPlainText()
+
+    panel.session.setCurrentIndex(panel.session.findData("sess-0"))
+    qtbot.waitUntil(lambda: model.rowCount() == 100 and model.is_settled())
+    assert {r.observation.session_id for r in model.rows()} == {"sess-0"}

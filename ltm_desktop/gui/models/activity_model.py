@@ -11,7 +11,8 @@ from ltm_desktop.core.records import AuditEvent
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.formatting import absolute_time, relative_time
 from ltm_desktop.gui.models.history_model import changed_field_names
-from ltm_desktop.gui.models.paged import Fetcher, PagedTableModel
+from ltm_desktop.gui.models.paged import Fetcher
+from ltm_desktop.gui.models.sparse import SparseTableModel
 from ltm_desktop.gui.tasks import TaskRunner
 
 COL_TIME, COL_ACTOR, COL_ACTION, COL_TITLE, COL_FIELDS = range(5)
@@ -28,31 +29,28 @@ class ActivityRow:
 
 
 class ActivityFetcher:
-    """Pages by ``before_seq`` (keyset): cheap at any depth."""
+    """Pages at any offset (the store finds a far page's events by index) and their count."""
 
     def __init__(self, service: MemoryService, project_id: str, actor: str | None) -> None:
         self._service = service
         self._project_id = project_id
         self._actor = actor
-        self._titles: dict[str, str] = {}
+        self.actors: list[str] = []  # everyone in the scope's history, read with the count
 
     def page(self, offset: int, limit: int, last: Any | None) -> tuple[list[ActivityRow], bool]:
-        before = last.seq if isinstance(last, ActivityRow) else None
         events = self._service.project_history(
-            self._project_id, limit=limit, before_seq=before, actor=self._actor
+            self._project_id, limit=limit, offset=offset, actor=self._actor
         )
         recorded = [(e, _recorded_title(e)) for e in events]
-        missing = {e.memory_id for e, t in recorded if t is None} - set(self._titles)
-        if missing:  # one query for the titles this page's events do not carry themselves
-            found = self._service.get_many(sorted(missing))
-            self._titles.update({i: found[i].title if i in found else i for i in missing})
-        rows = [
-            ActivityRow(e, t if t is not None else self._titles[e.memory_id]) for e, t in recorded
-        ]
+        missing = sorted({e.memory_id for e, t in recorded if t is None})
+        found = self._service.get_many(missing) if missing else {}  # one query for the page
+        titles = {i: found[i].title if i in found else i for i in missing}
+        rows = [ActivityRow(e, t if t is not None else titles[e.memory_id]) for e, t in recorded]
         return rows, len(events) == limit
 
-    def total(self) -> None:
-        return None
+    def total(self) -> int:
+        self.actors = self._service.history_actors(self._project_id)
+        return self._service.count_project_history(self._project_id, actor=self._actor)
 
 
 def _recorded_title(event: AuditEvent) -> str | None:
@@ -63,13 +61,20 @@ def _recorded_title(event: AuditEvent) -> str | None:
     return None
 
 
-class ActivityModel(PagedTableModel):
+class ActivityModel(SparseTableModel):
+    """The scope's events, newest first: random access, like the memory list (the count up
+    front, pages read where the view is)."""
+
     COLUMNS = ("When", "Who", "What", "Memory", "Fields")
 
     def __init__(
-        self, service: MemoryService, runner: TaskRunner, parent: QObject | None = None
+        self,
+        service: MemoryService,
+        runner: TaskRunner,
+        parent: QObject | None = None,
+        **paging: int,
     ) -> None:
-        super().__init__(runner, parent)
+        super().__init__(runner, parent, **paging)
         self._service = service
         self.project_id: str | None = None
         self.actor: str | None = None
@@ -84,6 +89,11 @@ class ActivityModel(PagedTableModel):
         if self.project_id is None:
             return None
         return ActivityFetcher(self._service, self.project_id, self.actor)
+
+    def actors(self) -> list[str]:
+        """Everyone with an event in the scope, as of the last count (the filter's choices)."""
+        fetcher = self._fetcher
+        return list(fetcher.actors) if isinstance(fetcher, ActivityFetcher) else []
 
     def set_filter(self, project_id: str | None, actor: str | None) -> None:
         if (project_id, actor) != (self.project_id, self.actor):

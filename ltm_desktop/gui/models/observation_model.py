@@ -10,18 +10,17 @@ from PySide6.QtCore import QObject, Qt
 from ltm_desktop.core.records import Observation
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.formatting import absolute_time, plain_snippet, relative_time
-from ltm_desktop.gui.models.paged import Fetcher, PagedTableModel
+from ltm_desktop.gui.models.paged import Fetcher
+from ltm_desktop.gui.models.sparse import SparseTableModel
 from ltm_desktop.gui.tasks import TaskRunner
 
 COL_TIME, COL_SESSION, COL_KIND, COL_TITLE, COL_SOURCE = range(5)
-SCAN_LIMIT = 5_000  # raw observations read per page when filtering by session
 RECALL_LIMIT = 100
 
 
 @dataclass(frozen=True, slots=True)
 class ObservationRow:
     observation: Observation
-    raw_index: int  # position in the unfiltered, newest-first list (the paging cursor)
     snippet: str = ""
 
     @property
@@ -30,6 +29,9 @@ class ObservationRow:
 
 
 class ObservationFetcher:
+    """Pages at any offset of the scope's observations (of one session) and their count,
+    filtered by the store; or the observations a search finds (at most ``RECALL_LIMIT``)."""
+
     def __init__(
         self, service: MemoryService, project_id: str, session: str | None, text: str
     ) -> None:
@@ -40,24 +42,13 @@ class ObservationFetcher:
 
     def page(self, offset: int, limit: int, last: Any | None) -> tuple[list[ObservationRow], bool]:
         if self._text:
-            return self._recall(offset), False
-        start = last.raw_index + 1 if isinstance(last, ObservationRow) else 0
-        rows: list[ObservationRow] = []
-        scanned = 0
-        while len(rows) < limit and scanned < SCAN_LIMIT:
-            want = limit if self._session is None else min(1000, SCAN_LIMIT - scanned)
-            found = self._service.observations(self._project_id, limit=want, offset=start + scanned)
-            for i, observation in enumerate(found):
-                if self._session is None or observation.session_id == self._session:
-                    rows.append(ObservationRow(observation, start + scanned + i))
-            scanned += len(found)
-            if len(found) < want:
-                return rows[:limit], False
-        return rows[:limit], True
+            return self._recall()[offset : offset + limit], False
+        found = self._service.observations(
+            self._project_id, limit=limit, offset=offset, session=self._session
+        )
+        return [ObservationRow(o) for o in found], len(found) == limit
 
-    def _recall(self, offset: int) -> list[ObservationRow]:
-        if offset:
-            return []
+    def _recall(self) -> list[ObservationRow]:
         hits = self._service.recall(
             self._project_id,
             self._text,
@@ -66,26 +57,31 @@ class ObservationFetcher:
             include_global=False,
             reinforce=False,
         )
-        rows = [
-            ObservationRow(h.observation, i, h.snippet)
-            for i, h in enumerate(hits)
-            if h.observation is not None
-        ]
+        rows = [ObservationRow(h.observation, h.snippet) for h in hits if h.observation is not None]
         return [
             r for r in rows if self._session is None or r.observation.session_id == self._session
         ]
 
-    def total(self) -> None:
-        return None
+    def total(self) -> int:
+        if self._text:  # one full-text query of at most RECALL_LIMIT hits: cheap to repeat
+            return len(self._recall())
+        return self._service.count_observations(self._project_id, session=self._session)
 
 
-class ObservationModel(PagedTableModel):
+class ObservationModel(SparseTableModel):
+    """The scope's observations, newest first: random access, like the memory list (the
+    count up front, pages read where the view is)."""
+
     COLUMNS = ("When", "Session", "Kind", "Title", "Agent")
 
     def __init__(
-        self, service: MemoryService, runner: TaskRunner, parent: QObject | None = None
+        self,
+        service: MemoryService,
+        runner: TaskRunner,
+        parent: QObject | None = None,
+        **paging: int,
     ) -> None:
-        super().__init__(runner, parent)
+        super().__init__(runner, parent, **paging)
         self._service = service
         self.project_id: str | None = None
         self.session: str | None = None
@@ -105,9 +101,9 @@ class ObservationModel(PagedTableModel):
             self.reload()
 
     def sessions(self) -> list[str]:
-        """Sessions seen in the loaded rows, newest first."""
+        """Sessions seen in the rows read so far (the pages in memory), newest first."""
         seen: dict[str, None] = {}
-        for row in self._rows:
+        for row in self.rows():
             seen.setdefault(row.observation.session_id, None)
         return list(seen)
 
