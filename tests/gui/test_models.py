@@ -17,7 +17,7 @@ from ltm_desktop.gui.models.base import RowTableModel
 from ltm_desktop.gui.models.history_model import HistoryModel
 from ltm_desktop.gui.models.memory_model import COL_TITLE, MemoryQuery, MemoryTableModel
 from ltm_desktop.gui.models.observation_model import ObservationModel
-from ltm_desktop.gui.models.paged import PAGE_SIZE, PagedTableModel
+from ltm_desktop.gui.models.paged import PAGE_SIZE
 from ltm_desktop.gui.models.precis_model import CandidateRow, PrecisCandidatesModel
 from ltm_desktop.gui.models.projects_model import ProjectsModel, project_rows
 from ltm_desktop.gui.models.search_model import SearchResultsModel
@@ -59,7 +59,7 @@ def no_model_failures(qtlog: Any) -> Iterator[None]:
     assert not failures
 
 
-def settle(qtbot: QtBot, model: PagedTableModel | SparseTableModel) -> None:
+def settle(qtbot: QtBot, model: SparseTableModel) -> None:
     qtbot.waitUntil(model.is_settled, timeout=5000)
 
 
