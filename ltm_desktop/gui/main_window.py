@@ -273,9 +273,18 @@ class MainWindow(QMainWindow):
     def on_projects_loaded(self) -> None:
         self.table.has_projects = self.projects.has_any_memories()
         self.table.on_list_loaded()
-        total = self.table.model.total
+        total = self._scope_total()
         size = "" if total is None else f": {count_label(total, 'memory', 'memories')}"
         self.status.set_scope_text(f"{self.ctx.scope.name}{size}")
+
+    def _scope_total(self) -> int | None:
+        """The list's count when the list holds this scope; else (the list reloads only when
+        shown) the sidebar's count of the scope's active memories, never the last scope's."""
+        model, project_id = self.table.model, self.ctx.scope.project_id
+        if model.query.project_id == project_id and not model.is_loading():
+            return model.total
+        row = self.projects.model.project(project_id)
+        return None if row is None else row.active
 
     def on_undo_changed(self, label: str) -> None:
         self.menu_actions.undo.setEnabled(bool(label))

@@ -9,6 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.main_window import TAB_MEMORIES, TAB_OBSERVATIONS
 from tests.gui.conftest import WindowFactory
 
 
@@ -139,3 +140,22 @@ def test_usable_at_800_pixels_with_collapsible_side_panels(
     window.shutdown()
     assert gui_settings.value("panels/projects") in (False, "false")
     assert gui_settings.value("panels/details") in (True, "true")
+
+
+def test_the_status_names_the_count_of_the_scope_shown_from_any_tab(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    """The memory list reloads only when shown: switching projects on another tab must
+    not show the new project's name with the last project's count."""
+    first = fill(service, "/src/first", 4)
+    second = fill(service, "/src/second", 12)
+    window = make_window(service, scope=first)
+    label = window.status.scope_label
+    qtbot.waitUntil(lambda: label.text().endswith(": 4 memories"))
+    window.center.setCurrentIndex(TAB_OBSERVATIONS)
+    window.projects.select(second)
+    qtbot.waitUntil(lambda: window.ctx.scope.project_id == second and window.is_idle())
+    assert label.text() == f"{window.ctx.scope.name}: 12 memories"
+    window.center.setCurrentIndex(TAB_MEMORIES)
+    qtbot.waitUntil(lambda: window.table.model.total == 12)
+    assert label.text() == f"{window.ctx.scope.name}: 12 memories"
