@@ -14,7 +14,6 @@ from PySide6.QtGui import QAction, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
@@ -61,10 +60,7 @@ class InboxPanel(QWidget):
         self.model = InboxModel(ctx.service, self)
         self.view = QTableView(self)
         self.view.setModel(self.model)
-        configure_table(self.view)
-        header = self.view.horizontalHeader()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
+        configure_table(self.view, stretch=COL_TITLE)
         self.view.setColumnWidth(COL_PROJECT, 110)
         self.view.setColumnWidth(COL_SIMILAR, 200)
         self.fitter = ColumnFitter(self.view, (COL_KIND, COL_FROM, COL_WHEN))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QProgressBar,
@@ -94,10 +93,7 @@ class PrecisPanel(ScopedPanel):
         self.model = PrecisCandidatesModel(self)
         self.candidates = QTableView(self)
         self.candidates.setModel(self.model)
-        configure_table(self.candidates, multi=False)
-        header = self.candidates.horizontalHeader()
-        header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
-        header.setStretchLastSection(False)
+        configure_table(self.candidates, multi=False, stretch=COL_TITLE)
         self.fitter = ColumnFitter(
             self.candidates, (COL_RANK, COL_IMPORTANCE, COL_SCOPE, COL_STATUS)
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from PySide6.QtCore import QItemSelectionModel, QTimer, Signal
-from PySide6.QtWidgets import QHeaderView, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.gui.bridge import ChangeSet
@@ -47,11 +47,8 @@ class ProjectsPanel(QWidget):
         self.filter.setClearButtonEnabled(True)
         self.view = QTableView(self)
         self.view.setModel(self.model)
-        configure_table(self.view, multi=False)
+        configure_table(self.view, multi=False, stretch=COL_NAME)
         self.view.setAlternatingRowColors(False)
-        header = self.view.horizontalHeader()
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(COL_NAME, QHeaderView.ResizeMode.Stretch)
         self.fitter = ColumnFitter(self.view, (COL_COUNT, COL_STALE, COL_NEW))
         self.keeper = ViewKeeper(self.view, self.model)
         layout = QVBoxLayout(self)

@@ -6,7 +6,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QSpinBox,
@@ -99,10 +98,7 @@ class StalePanel(ScopedPanel):
         self.model = StaleModel(self)
         self.view = QTableView(self)
         self.view.setModel(self.model)
-        configure_table(self.view)
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(COL_REASON, QHeaderView.ResizeMode.Stretch)
-        header.setStretchLastSection(False)
+        configure_table(self.view, stretch=COL_REASON)
         self.view.setColumnWidth(COL_TITLE, 220)
         self.fitter = ColumnFitter(self.view, (COL_IMPORTANCE, COL_USES, COL_AGE))
         self.keeper = ViewKeeper(self.view, self.model)

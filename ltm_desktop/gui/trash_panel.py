@@ -5,7 +5,6 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QTableView,
@@ -40,11 +39,8 @@ class TrashPanel(ScopedPanel):
         self.model = TrashModel(ctx.service, ctx.runner, self)
         self.view = QTableView(self)
         self.view.setModel(self.model)
-        configure_table(self.view)
-        header = self.view.horizontalHeader()
-        header.setStretchLastSection(False)  # the title takes the room left: no sideways scroll
-        header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((1, 80), (COL_WHY, 240), (COL_WHEN, 90), (COL_WHEN + 1, 100)):
+        configure_table(self.view, stretch=COL_TITLE)
+        for column, width in ((1, 80), (COL_WHY, 160), (COL_WHEN, 90), (COL_WHEN + 1, 100)):
             self.view.setColumnWidth(column, width)
         self.view.horizontalHeader().setSortIndicator(COL_WHEN, Qt.SortOrder.DescendingOrder)
         self.view.setSortingEnabled(True)

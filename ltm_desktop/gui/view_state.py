@@ -26,8 +26,9 @@ def selected_versions(view: QTableView) -> dict[str, float]:
     return versions
 
 
-def configure_table(view: QTableView, *, multi: bool = True) -> None:
-    """The look and behaviour every list in the app shares."""
+def configure_table(view: QTableView, *, multi: bool = True, stretch: int | None = None) -> None:
+    """The look and behaviour every list in the app shares. ``stretch``: the column that
+    takes the room left (a title), so the list never scrolls sideways; else the last one."""
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(
         QAbstractItemView.SelectionMode.ExtendedSelection
@@ -45,7 +46,9 @@ def configure_table(view: QTableView, *, multi: bool = True) -> None:
     header.setDefaultSectionSize(view.fontMetrics().height() + 10)
     header.setSectionResizeMode(header.ResizeMode.Fixed)
     view.horizontalHeader().setHighlightSections(False)
-    view.horizontalHeader().setStretchLastSection(True)
+    view.horizontalHeader().setStretchLastSection(stretch is None)
+    if stretch is not None:
+        view.horizontalHeader().setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
 
 
 class ColumnFitter(QObject):

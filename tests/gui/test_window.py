@@ -342,3 +342,24 @@ def test_column_widths_are_remembered_and_bad_saved_widths_ignored(
     assert third.table.list_view.columnWidth(3) == 116
     assert third.trash.view.columnWidth(2) == 250
     assert third.activity.view.columnWidth(0) == 260
+
+
+def test_the_lists_fit_their_tab_without_scrolling_sideways(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    """Each list's title column takes the room left, as the memory list's does: at the
+    first window's size no tab scrolls sideways to show its last column."""
+    project = service.resolve_scope(cwd="/src/shop", register=True)
+    add(service, project, "A memory with a long title to list in every tab", title="T " * 40)
+    service.observe(project, "agent_end", "s1", "agent", user_text="Up?", assistant_text="Well.")
+    window = make_window(service, scope=project)
+    window.resize(1250, 750)
+    for index, panel in enumerate(
+        (window.trash, window.stale, window.observations, window.activity, window.inbox), 1
+    ):
+        window.center.setCurrentIndex(index)
+        view = panel.candidates if hasattr(panel, "candidates") else panel.view
+        qtbot.waitUntil(lambda v=view: v.isVisible() and v.viewport().width() > 0)
+        header = view.horizontalHeader()
+        qtbot.waitUntil(lambda h=header, v=view: h.length() <= v.viewport().width())
+        assert view.horizontalScrollBar().maximum() == 0, type(panel).__name__
