@@ -80,6 +80,7 @@ class TrashPanel(ScopedPanel):
 
     def on_total(self, total: int) -> None:
         self.summary.setText(count_label(total, "memory", "memories") + " in the Trash")
+        self.erase.empty_button.setEnabled(total > 0)  # nothing to empty: nothing to ask
 
     def selected_ids(self) -> list[str]:
         rows = sorted(i.row() for i in self.view.selectionModel().selectedRows())

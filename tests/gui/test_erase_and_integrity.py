@@ -72,6 +72,10 @@ def test_erase_permanently_asks_then_erases_the_selection(
     qtbot.waitUntil(lambda: trash.model.rowCount() == 0)
     assert gone(service, first.id)
     assert gone(service, second.id)
+    qtbot.waitUntil(lambda: not trash.erase.empty_button.isEnabled())  # an empty Trash
+    service.remove(add(service, billing, "A third, removed by an agent").id, "agent")
+    qtbot.waitUntil(lambda: trash.model.rowCount() == 1)
+    assert trash.erase.empty_button.isEnabled()
 
 
 @pytest.mark.parametrize("tampered", [False, True])

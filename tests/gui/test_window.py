@@ -354,12 +354,16 @@ def test_the_lists_fit_their_tab_without_scrolling_sideways(
     service.observe(project, "agent_end", "s1", "agent", user_text="Up?", assistant_text="Well.")
     window = make_window(service, scope=project)
     window.resize(1250, 750)
-    for index, panel in enumerate(
-        (window.trash, window.stale, window.observations, window.activity, window.inbox), 1
-    ):
+    views = (
+        window.trash.view,
+        window.stale.view,
+        window.observations.view,
+        window.activity.view,
+        window.inbox.view,
+    )
+    for index, view in enumerate(views, 1):
         window.center.setCurrentIndex(index)
-        view = panel.candidates if hasattr(panel, "candidates") else panel.view
-        qtbot.waitUntil(lambda v=view: v.isVisible() and v.viewport().width() > 0)
+        qtbot.waitUntil(view.isVisible)
         header = view.horizontalHeader()
-        qtbot.waitUntil(lambda h=header, v=view: h.length() <= v.viewport().width())
-        assert view.horizontalScrollBar().maximum() == 0, type(panel).__name__
+        qtbot.waitUntil(lambda: header.length() <= view.viewport().width())  # noqa: B023
+        assert view.horizontalScrollBar().maximum() == 0, index
