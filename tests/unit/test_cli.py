@@ -11,6 +11,7 @@ import pytest
 
 from ltm_desktop import __version__
 from ltm_desktop.cli import main
+from ltm_desktop.embedding.static import MODEL
 
 
 def test_status_reports_paths_and_scopes(
@@ -23,13 +24,13 @@ def test_status_reports_paths_and_scopes(
     assert report["schema_version"] >= 1
     assert [s["project_id"] for s in report["scopes"]] == ["global"]
     semantic = report["semantic_search"]
-    assert (semantic["model"], semantic["problem"]) == ("ltm-static-256-v1", None)
+    assert (semantic["model"], semantic["problem"]) == (MODEL, None)
 
 
 def test_status_says_how_search_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "config.toml"
     assert main(["--data-dir", str(tmp_path / "d"), "status"]) == 0
-    assert "search:    by words and meaning (ltm-static-256-v1); 0 of 0 memories" in (
+    assert f"search:    by words and meaning ({MODEL}); 0 of 0 memories" in (
         capsys.readouterr().out
     )
     config.write_text('[search]\nembedder = "none"\n')
