@@ -305,7 +305,8 @@ def main() -> int:
         "groups",
         nargs="+",
         metavar="SOURCES=COUNT",
-        help="comma-separated FILE:COLUMN (a TSV) or apt dumpavail files, then how many texts",
+        help="comma-separated sources, then how many texts: FILE:COLUMN (a TSV), a dictd "
+        "NAME.index, a WordNet data folder, or an `apt-cache dumpavail` file",
     )
     step = steps.add_parser("teach", help="the teacher's vectors for the corpus")
     step.add_argument("--work", type=Path, required=True)
