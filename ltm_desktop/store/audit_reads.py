@@ -19,7 +19,9 @@ class AuditReads:
     def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         raise NotImplementedError
 
-    def _pk(self, conn: sqlite3.Connection, project_id: str) -> int | None:
+    def _read_scope(
+        self, project_id: str, read: Callable[[sqlite3.Connection, int], T], empty: T
+    ) -> T:
         raise NotImplementedError
 
     def memory_history(self, memory_id: str) -> list[AuditEvent]:
@@ -39,29 +41,19 @@ class AuditReads:
         actor: str | None,
         offset: int,
     ) -> list[AuditEvent]:
-        def work(conn: sqlite3.Connection) -> list[AuditEvent]:
-            pk = self._pk(conn, project_id)
-            if pk is None:
-                return []
-            return reads.project_history(
-                conn, pk, limit=limit, offset=offset, before_seq=before_seq, actor=actor
-            )
-
-        return self._read(work)
+        return self._read_scope(
+            project_id,
+            lambda c, pk: reads.project_history(
+                c, pk, limit=limit, offset=offset, before_seq=before_seq, actor=actor
+            ),
+            [],
+        )
 
     def count_history(self, project_id: str, actor: str | None) -> int:
-        def work(conn: sqlite3.Connection) -> int:
-            pk = self._pk(conn, project_id)
-            return 0 if pk is None else reads.count_history(conn, pk, actor)
-
-        return self._read(work)
+        return self._read_scope(project_id, lambda c, pk: reads.count_history(c, pk, actor), 0)
 
     def history_actors(self, project_id: str) -> list[str]:
-        def work(conn: sqlite3.Connection) -> list[str]:
-            pk = self._pk(conn, project_id)
-            return [] if pk is None else reads.history_actors(conn, pk)
-
-        return self._read(work)
+        return self._read_scope(project_id, lambda c, pk: reads.history_actors(c, pk), [])
 
     def last_events(self, memory_ids: Sequence[str], actions: Sequence[str]) -> list[AuditEvent]:
         return self._read(lambda c: reads.last_events(c, list(memory_ids), list(actions)))

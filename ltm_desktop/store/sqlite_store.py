@@ -168,6 +168,18 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
         pks = (self._pk(conn, project_id) for project_id in project_ids)
         return [pk for pk in pks if pk is not None]
 
+    def _read_scope(
+        self, project_id: str, read: Callable[[sqlite3.Connection, int], T], empty: T
+    ) -> T:
+        """``read`` with the scope's key, on a reader; ``empty`` for a scope the database
+        has no row for (nothing was ever written to it)."""
+
+        def work(conn: sqlite3.Connection) -> T:
+            pk = self._pk(conn, project_id)
+            return empty if pk is None else read(conn, pk)
+
+        return self._read(work)
+
     def _writable_pk(self, conn: sqlite3.Connection, project_id: str, now: float) -> int:
         pk = self._pk(conn, project_id)
         if pk is None:
@@ -267,36 +279,26 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
         return self._read(lambda c: reads.get_memories(c, list(memory_ids)))
 
     def list_memories(self, project_id: str, query: ListQuery, now: float) -> list[Memory]:
-        def work(conn: sqlite3.Connection) -> list[Memory]:
-            pk = self._pk(conn, project_id)
-            return [] if pk is None else reads.list_memories(conn, pk, query, now)
-
-        return self._read(work)
+        return self._read_scope(
+            project_id, lambda c, pk: reads.list_memories(c, pk, query, now), []
+        )
 
     def count_memories(self, project_id: str, query: ListQuery, now: float) -> int:
-        def work(conn: sqlite3.Connection) -> int:
-            pk = self._pk(conn, project_id)
-            return 0 if pk is None else reads.count_memories(conn, pk, query, now)
-
-        return self._read(work)
+        return self._read_scope(
+            project_id, lambda c, pk: reads.count_memories(c, pk, query, now), 0
+        )
 
     def top_memories(self, project_id: str, importance: int, n: int, now: float) -> list[Memory]:
-        def work(conn: sqlite3.Connection) -> list[Memory]:
-            pk = self._pk(conn, project_id)
-            return [] if pk is None else reads.top_memories(conn, pk, importance, n, now)
-
-        return self._read(work)
+        return self._read_scope(
+            project_id, lambda c, pk: reads.top_memories(c, pk, importance, n, now), []
+        )
 
     def stale_memories(
         self, project_id: str, max_importance: int, cutoff: float, now: float
     ) -> list[Memory]:
-        def work(conn: sqlite3.Connection) -> list[Memory]:
-            pk = self._pk(conn, project_id)
-            if pk is None:
-                return []
-            return reads.stale_memories(conn, pk, max_importance, cutoff, now)
-
-        return self._read(work)
+        return self._read_scope(
+            project_id, lambda c, pk: reads.stale_memories(c, pk, max_importance, cutoff, now), []
+        )
 
     def memories_naming(
         self, project_ids: Sequence[str], path: str | None, limit: int, now: float
@@ -350,13 +352,11 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
     def scope_counts(
         self, project_id: str, max_importance: int, cutoff: float, now: float
     ) -> dict[str, int]:
-        def work(conn: sqlite3.Connection) -> dict[str, int]:
-            pk = self._pk(conn, project_id)
-            if pk is None:
-                return dict.fromkeys(("active", "disabled", "expired", "stale", "observations"), 0)
-            return reads.scope_counts(conn, pk, max_importance, cutoff, now)
-
-        return self._read(work)
+        return self._read_scope(
+            project_id,
+            lambda c, pk: reads.scope_counts(c, pk, max_importance, cutoff, now),
+            dict.fromkeys(("active", "disabled", "expired", "stale", "observations"), 0),
+        )
 
     # -- observations -----------------------------------------------------
 
@@ -370,18 +370,14 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
     def list_observations(
         self, project_id: str, limit: int, offset: int, session: str | None
     ) -> list[Observation]:
-        def work(conn: sqlite3.Connection) -> list[Observation]:
-            pk = self._pk(conn, project_id)
-            return [] if pk is None else reads.list_observations(conn, pk, limit, offset, session)
-
-        return self._read(work)
+        return self._read_scope(
+            project_id, lambda c, pk: reads.list_observations(c, pk, limit, offset, session), []
+        )
 
     def count_observations(self, project_id: str, session: str | None) -> int:
-        def work(conn: sqlite3.Connection) -> int:
-            pk = self._pk(conn, project_id)
-            return 0 if pk is None else reads.count_observations(conn, pk, session)
-
-        return self._read(work)
+        return self._read_scope(
+            project_id, lambda c, pk: reads.count_observations(c, pk, session), 0
+        )
 
     def search_observations(
         self, project_ids: Sequence[str], query: ParsedQuery, limit: int
