@@ -16,7 +16,7 @@ from ltm_desktop.gui.models.activity_model import COL_TITLE as ACTIVITY_TITLE
 from ltm_desktop.gui.models.activity_model import ActivityModel
 from ltm_desktop.gui.models.memory_model import COL_TITLE, MemoryQuery, MemoryTableModel
 from ltm_desktop.gui.models.observation_model import ObservationModel
-from ltm_desktop.gui.models.sparse import PLACEHOLDER
+from ltm_desktop.gui.models.sparse import PLACEHOLDER, SparseTableModel
 from ltm_desktop.gui.tasks import TaskRunner
 from tests.gui.conftest import WindowFactory, add
 
@@ -29,6 +29,18 @@ def fill(service: MemoryService, project: str, count: int = MEMORIES) -> None:
         for i in range(count)
     ]
     service.import_memories(project, drafts, "bench")
+
+
+def reads_the_last_page_alone(
+    qtbot: QtBot, model: SparseTableModel, rows: int, last_page: int, column: int = 0
+) -> None:
+    """The count is there from the first answer with only page 0 read; the last row shows
+    a placeholder, which asks for its page, and that page alone is read."""
+    assert model.rowCount() == model.total == rows
+    assert model.cached_pages() == [0]
+    assert model.index(rows - 1, column).data() == PLACEHOLDER  # and asks for its page
+    qtbot.waitUntil(lambda: model.row_at(rows - 1) is not None)
+    assert model.cached_pages() == [0, last_page]  # nothing in between was read
 
 
 def ids_at(service: MemoryService, project: str, offset: int, limit: int) -> list[str]:
@@ -48,13 +60,9 @@ def test_a_page_far_down_is_read_on_demand_and_memory_stays_bounded(
     model = MemoryTableModel(service, runner, page_size=100, max_pages=4)
     model.set_query(MemoryQuery(project_id=billing))
     qtbot.waitUntil(model.is_settled)
-    assert model.rowCount() == model.total == MEMORIES
-    assert model.cached_pages() == [0]
-    assert model.index(MEMORIES - 1, COL_TITLE).data() == PLACEHOLDER  # and asks for its page
-    qtbot.waitUntil(lambda: model.row_at(MEMORIES - 1) is not None)
+    reads_the_last_page_alone(qtbot, model, MEMORIES, 29, COL_TITLE)
     tail = [model.row_at(r).id for r in range(MEMORIES - 100, MEMORIES)]
     assert tail == ids_at(service, billing, MEMORIES - 100, 100)
-    assert model.cached_pages() == [0, 29]  # nothing in between was read
     qtmodeltester.check(model)
     for row in range(0, MEMORIES, 300):  # scroll through the whole list
         model.index(row, COL_TITLE).data()
@@ -174,11 +182,7 @@ def test_the_trash_is_random_access_too(
     model = TrashModel(service, runner, page_size=50, max_pages=3)
     model.set_project(billing)
     qtbot.waitUntil(model.is_settled)
-    assert model.rowCount() == 600
-    assert model.cached_pages() == [0]
-    assert model.index(599, TRASH_TITLE).data() == PLACEHOLDER
-    qtbot.waitUntil(lambda: model.row_at(599) is not None)
-    assert model.cached_pages() == [0, 11]
+    reads_the_last_page_alone(qtbot, model, 600, 11, TRASH_TITLE)
     qtmodeltester.check(model)
 
 
@@ -212,11 +216,7 @@ def test_the_activity_is_random_access_too(
     model = ActivityModel(service, runner, page_size=50, max_pages=3)
     model.set_filter(billing, None)
     qtbot.waitUntil(model.is_settled)
-    assert model.rowCount() == events
-    assert model.cached_pages() == [0]
-    assert model.index(600, 0).data() == PLACEHOLDER  # and asks for its page
-    qtbot.waitUntil(lambda: model.row_at(600) is not None)
-    assert model.cached_pages() == [0, 12]
+    reads_the_last_page_alone(qtbot, model, events, 12)
     assert model.row_at(600).title == "The very first fact"  # the oldest event is the last row
     assert model.actors() == ["bench", "claude-code"]  # though the first page shows only bench
     qtmodeltester.check(model)
@@ -239,11 +239,7 @@ def test_the_observations_are_random_access_too(
     model = ObservationModel(service, runner, page_size=50, max_pages=3)
     model.set_filter(billing, None, "")
     qtbot.waitUntil(model.is_settled)
-    assert model.rowCount() == 600
-    assert model.cached_pages() == [0]
-    assert model.index(599, 0).data() == PLACEHOLDER  # and asks for its page
-    qtbot.waitUntil(lambda: model.row_at(599) is not None)
-    assert model.cached_pages() == [0, 11]
+    reads_the_last_page_alone(qtbot, model, 600, 11)
     assert model.row_at(599).observation.title == "Question 0"  # oldest last
     qtmodeltester.check(model)
     model.set_filter(billing, "sess-0", "")  # the oldest session: 500 rows down before
