@@ -49,7 +49,7 @@ def add_parser(commands: Any, add_command: Any) -> None:
 def guess_agent(path: Path) -> str:
     """The agent that wrote the transcript: by its records, else by the home directory
     holding it (``~/.claude/...``)."""
-    from ltm_desktop.agent.extractor.transcript import sniff_agent
+    from ltm_desktop.agent.transcripts import sniff_agent
 
     sniffed = sniff_agent(path)
     if sniffed is not None:
@@ -62,7 +62,7 @@ def guess_agent(path: Path) -> str:
 
 def cmd_extract(args: argparse.Namespace) -> int:
     from ltm_desktop.agent.extractor.runner import run_extraction
-    from ltm_desktop.agent.extractor.transcript import sniff_cwd
+    from ltm_desktop.agent.transcripts import sniff_cwd
     from ltm_desktop.app import open_service
     from ltm_desktop.core.extraction import new_run_id
     from ltm_desktop.core.paths import resolve_config_path

@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ltm_desktop.agent.extract_command import guess_agent
-from ltm_desktop.agent.extractor.transcript import sniff_cwd
+from ltm_desktop.agent.transcripts import sniff_cwd
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.extraction import new_run_id
 from ltm_desktop.core.proposals import ExtractionRequest, ExtractionRun

@@ -7,6 +7,7 @@ the run recorded (failed ones with their reason).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from ltm_desktop.core.records import AuditAction, ReviewState
 from ltm_desktop.core.seams import ExtractorOff
 from ltm_desktop.core.service import MemoryService
 from tests.agent.fake_model import FakeModel, refused_url
+from tests.agent.hook_process import transcript as hook_transcript
 from tests.conftest import ServiceFactory
 
 CWD = "/home/dev/src/billing-api"
@@ -240,3 +242,42 @@ def test_the_key_is_read_from_the_named_environment_variable(
     run = run_extraction(service, request(service, transcript(tmp_path, "hi")))
     assert "TEST_LLM_KEY" in (run.reason or "")
     assert "is not set" in (run.reason or "")
+
+
+@pytest.mark.parametrize(
+    ("agent", "said", "left_out"),
+    [
+        (
+            "claude-code",
+            ["Write a function to calculate the factorial", "I added factorial() to mathutil.py"],
+            ["/clear", "a subagent's aside", "File created successfully", "Recursion is"],
+        ),
+        (
+            "codex",
+            ["Why does the checkout test fail on CI?", "The test raced the payment mock"],
+            ["environment_context"],
+        ),
+    ],
+)
+@pytest.mark.parametrize("named", [True, False], ids=["agent-named", "agent-recognised"])
+def test_the_model_reads_the_conversation_the_hooks_read(
+    make_service: ServiceFactory,
+    fake_model: FakeModel,
+    agent: str,
+    said: list[str],
+    left_out: list[str],
+    named: bool,
+) -> None:
+    """Not Claude Code's meta records (command caveats) or a subagent's aside, not Codex's
+    injected environment: what the user and the agent said, whether or not the request
+    names the agent (``extract`` without ``--agent``)."""
+    fake_model.behaviour.reply = "[]"
+    service = make_service(settings=fake_model.settings())
+    asked = replace(request(service, hook_transcript(agent)), agent=agent if named else "agent")
+    run = run_extraction(service, asked)
+    assert run.status is RunStatus.OK
+    sent = fake_model.received_text()
+    for text in said:
+        assert text in sent
+    for text in left_out:
+        assert text not in sent

@@ -1,7 +1,7 @@
 """The pre-compaction extractor: what a model finds worth remembering in a conversation.
 
-``transcript`` reads an agent's transcript, ``prompt`` bounds and redacts the text and
-words the request, ``generator`` sends it to an OpenAI-compatible chat endpoint (httpx2,
+``ltm_desktop.agent.transcripts`` reads an agent's transcript (as the hooks do), ``prompt``
+bounds and redacts the text and words the request, ``generator`` sends it to an OpenAI-compatible chat endpoint (httpx2,
 the client the MCP SDK brings in; no vendor SDK), ``reply`` finds the JSON array in the
 answer, ``runner`` runs one extraction and records it (never raising), and ``worker``
 runs them in the background of the app or ``serve``. Entries are judged by the core

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ltm_desktop.agent.extractor.transcript import Turn
+from ltm_desktop.agent.transcripts import Message
 from ltm_desktop.core.secrets import redact
 
 SYSTEM_PROMPT = """\
@@ -33,7 +33,7 @@ Write at most 10 memories."""
 ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
 
 
-def bounded_conversation(turns: Sequence[Turn], max_chars: int) -> str:
+def bounded_conversation(turns: Sequence[Message], max_chars: int) -> str:
     """The newest turns as ``User: ...`` / ``Assistant: ...`` text, credentials redacted,
     at most ``max_chars`` characters (a cut falls on a line boundary when one is near)."""
     chosen: list[str] = []

@@ -13,12 +13,7 @@ from pathlib import Path
 from ltm_desktop.agent.extractor.generator import Generator, generator_from
 from ltm_desktop.agent.extractor.prompt import bounded_conversation, build_messages
 from ltm_desktop.agent.extractor.reply import ReplyError, parse_reply
-from ltm_desktop.agent.extractor.transcript import (
-    Transcript,
-    TranscriptError,
-    Turn,
-    read_transcript,
-)
+from ltm_desktop.agent.transcripts import Message, read_conversation
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.proposals import ExtractionRequest, ExtractionRun
 from ltm_desktop.core.records import Provenance
@@ -27,22 +22,30 @@ from ltm_desktop.core.service import MemoryService
 
 log = logging.getLogger(__name__)
 
+READ_BYTES = 32 * 1024 * 1024  # the end of a longer transcript is what matters
+
 
 class Nothing(Exception):  # noqa: N818 - an outcome, not an error
     """There is no conversation to extract from (the reason is the message)."""
 
 
-def load_turns(service: MemoryService, request: ExtractionRequest) -> tuple[Turn, ...]:
+def load_turns(service: MemoryService, request: ExtractionRequest) -> tuple[Message, ...]:
+    """The conversation to extract from: the transcript read as the request's agent writes
+    it (as the hooks read it), an observation's narrative, or the request's text."""
     if request.transcript_path is not None:
-        transcript = read_transcript(Path(request.transcript_path))
+        path = Path(request.transcript_path)
+        try:
+            transcript = read_conversation(path, request.agent, tail_bytes=READ_BYTES)
+        except OSError as exc:
+            raise Nothing(f"cannot read the transcript {path}: {exc.strerror or exc}") from None
         if transcript.broken_lines:
             log.info("%s: %d broken lines skipped", request.source, transcript.broken_lines)
+        messages = transcript.messages
     elif request.observation_id is not None:
-        observation = service.get_observation(request.observation_id)
-        transcript = Transcript((Turn("user", observation.narrative),))
+        messages = (Message("user", service.get_observation(request.observation_id).narrative),)
     else:
-        transcript = Transcript((Turn("user", request.text or ""),))
-    turns = tuple(turn for turn in transcript.turns if turn.text.strip())
+        messages = (Message("user", request.text or ""),)
+    turns = tuple(message for message in messages if message.text.strip())
     if not turns:
         raise Nothing(f"no conversation text in {request.source}")
     return turns
@@ -76,7 +79,7 @@ def run_extraction(
         entries = parse_reply(reply)
     except ExtractorOff:
         raise
-    except (TranscriptError, ReplyError, Nothing, LtmError) as exc:
+    except (ReplyError, Nothing, LtmError) as exc:
         return _failed(service, request, provenance, str(exc), started)
     except Exception as exc:  # a bug: still recorded, the traceback in the log
         log.exception("extraction %s failed unexpectedly", request.run_id)

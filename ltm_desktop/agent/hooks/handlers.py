@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ltm_desktop.agent import transcripts
 from ltm_desktop.agent.access import MemoryAccess
-from ltm_desktop.agent.hooks import transcripts
 from ltm_desktop.agent.hooks.events import (
     PRE_COMPACT,
     SESSION_END,
@@ -81,7 +81,7 @@ class HookRun:
         if path is None:
             return []
         try:
-            return transcripts.read_messages(self.hook.agent, path)
+            return list(transcripts.read_conversation(path, self.hook.agent).messages)
         except OSError as exc:
             log.warning("transcript %s cannot be read: %s", path, exc.strerror or exc)
             return []

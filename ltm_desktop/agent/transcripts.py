@@ -1,0 +1,285 @@
+"""Reading the conversation out of an agent's transcript: what the user and the assistant
+wrote, in order. The hooks (the last exchange, the tail before compaction) and the
+extractor (the conversation to propose memories from) read through this one module, so
+both see the same conversation.
+
+Tolerant by design: a line that is not JSON is skipped and counted, a record of an
+unknown type and a content block of an unknown kind are skipped, never an error. Only
+the end of a long file is read.
+
+Formats (JSON lines unless said):
+- Claude Code: ``{"type": "user"|"assistant", "message": {"content": str | [blocks]}}``;
+  text blocks are ``{"type": "text", "text": ...}``; ``isMeta`` records (command
+  caveats, hook output) and ``isSidechain`` ones (a subagent's work) are not the
+  conversation.
+- Codex: ``{"type": ..., "payload": {...}}``; ``event_msg`` payloads ``user_message`` and
+  ``agent_message`` carry what the user typed and what the agent answered;
+  ``response_item`` payloads of type ``message`` carry ``role`` and ``content`` parts,
+  but also the instructions and environment Codex injects as user messages, so they
+  are read only when a rollout has no events.
+- Gemini CLI: records ``{"type": "user"|"gemini", "content": str | [{"text": ...}]}``, one
+  per line, or (older versions) one JSON object with those records under ``messages``;
+  the API's ``{"role": "user"|"model", "parts": [...]}`` is read too.
+- anything else (``generic``): ``{"role": "user"|"assistant", "content": ...}``, read
+  leniently (``human``/``model``/``ai`` roles, a ``message`` or ``payload`` wrapper).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ltm_desktop.agent.hooks.events import CLAUDE_CODE, CODEX, GEMINI
+
+TAIL_BYTES = 2 * 1024 * 1024  # enough for the last exchanges of any session
+WHOLE_JSON_BYTES = 16 * 1024 * 1024  # an older Gemini session file is one JSON object
+HEAD_BYTES = 256 * 1024  # where the agent and the working directory are recorded
+USER = "user"
+ASSISTANT = "assistant"
+USER_ROLES = frozenset({USER, "human"})
+ASSISTANT_ROLES = frozenset({ASSISTANT, "model", "gemini", "ai"})
+TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
+CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
+AGENT_NAMES = {  # the names hooks, the extract command and sniffing use for each format
+    CLAUDE_CODE: CLAUDE_CODE,
+    CODEX: CODEX,
+    GEMINI: GEMINI,
+    "gemini-cli": GEMINI,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: str  # "user" or "assistant"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    messages: tuple[Message, ...] = ()
+    broken_lines: int = 0  # lines that were not JSON (a line being written, a cut file)
+
+
+@dataclass(slots=True)
+class _Lines:
+    """A transcript's JSON-lines records, counting the lines that are not JSON."""
+
+    text: str
+    broken: int = field(default=0, init=False)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for line in self.text.splitlines():
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                self.broken += 1
+                continue
+            if isinstance(record, dict):
+                yield record
+
+
+def _tail(path: Path, limit: int) -> str:
+    """The last ``limit`` bytes of ``path`` as text, from the first whole line."""
+    with path.open("rb") as file:
+        size = os.fstat(file.fileno()).st_size
+        if size > limit:
+            file.seek(size - limit)
+            data = file.read()
+            data = data[data.find(b"\n") + 1 :]
+        else:
+            data = file.read()
+    return data.decode("utf-8", errors="replace")
+
+
+def _block_text(content: object, kinds: Iterable[str] = ("text",)) -> str:
+    """The text of a string, or of the text blocks of a list of content blocks."""
+    if isinstance(content, str):
+        return content.strip()
+    if not isinstance(content, list):
+        return ""
+    wanted = set(kinds)
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif (
+            isinstance(block, dict)
+            and isinstance(block.get("text"), str)
+            and block.get("type", "text") in wanted
+        ):
+            parts.append(block["text"])
+    return "\n".join(p.strip() for p in parts if p.strip())
+
+
+def _claude(records: Iterable[dict[str, Any]]) -> list[Message]:
+    found = []
+    for record in records:
+        role = record.get("type")
+        message = record.get("message")
+        if role not in (USER, ASSISTANT) or not isinstance(message, dict):
+            continue
+        if record.get("isMeta") or record.get("isSidechain"):
+            continue
+        text = _block_text(message.get("content"))
+        if text:
+            found.append(Message(role, text))
+    return found
+
+
+def _codex(records: Iterable[dict[str, Any]]) -> list[Message]:
+    events: list[Message] = []
+    items: list[Message] = []
+    for record in records:
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            continue
+        kind = payload.get("type")
+        if record.get("type") == "event_msg" and kind in ("user_message", "agent_message"):
+            text = payload.get("message")
+            if isinstance(text, str) and text.strip():
+                events.append(Message(USER if kind == "user_message" else ASSISTANT, text.strip()))
+        elif record.get("type") == "response_item" and kind == "message":
+            role = payload.get("role")
+            text = _block_text(payload.get("content"), TEXT_PARTS)
+            if role in (USER, ASSISTANT) and text:
+                items.append(Message(role, text))
+    return events or items  # the events are Codex's own view of the conversation
+
+
+def _lenient(record: object) -> Message | None:
+    """A message from any record that says who spoke and what they said."""
+    if not isinstance(record, dict):
+        return None
+    if record.get("type") == "response_item":  # a Codex item outside a Codex rollout
+        record = record.get("payload")
+        if not isinstance(record, dict):
+            return None
+    message = record.get("message")
+    body = message if isinstance(message, dict) else record
+    role = body.get("role") or record.get("type")
+    if role in USER_ROLES:
+        role = USER
+    elif role in ASSISTANT_ROLES:
+        role = ASSISTANT
+    else:
+        return None  # summaries, system prompts, tool records, events
+    text = _block_text(body.get("content", body.get("parts", body.get("text"))), TEXT_PARTS)
+    return Message(role, text) if text else None
+
+
+def _generic(records: Iterable[object]) -> list[Message]:
+    return [m for m in map(_lenient, records) if m is not None]
+
+
+def _gemini(path: Path, limit: int) -> Conversation:
+    if path.stat().st_size <= WHOLE_JSON_BYTES:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            whole = json.loads(text)
+        except ValueError:
+            whole = None
+        if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
+            return Conversation(tuple(_generic(whole["messages"])))
+    else:
+        text = _tail(path, limit)
+    lines = _Lines(text)
+    return Conversation(tuple(_generic(lines)), lines.broken)
+
+
+_JSON_LINES: dict[str, Callable[[Iterable[dict[str, Any]]], list[Message]]] = {
+    CLAUDE_CODE: _claude,
+    CODEX: _codex,
+}
+
+
+def read_conversation(
+    path: Path, agent: str | None = None, *, tail_bytes: int = TAIL_BYTES
+) -> Conversation:
+    """The conversation in the transcript at ``path`` (its last ``tail_bytes``), read as
+    ``agent`` writes it: ``claude-code``, ``codex``, ``gemini`` (or ``gemini-cli``), or
+    anything else for the lenient reader. Without an agent, it is recognised by the
+    file's first records (``sniff_agent``).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    name = AGENT_NAMES.get(agent or "") or AGENT_NAMES.get(sniff_agent(path) or "")
+    if name == GEMINI:
+        return _gemini(path, tail_bytes)
+    lines = _Lines(_tail(path, tail_bytes))
+    messages = _JSON_LINES.get(name or "", _generic)(lines)
+    return Conversation(tuple(messages), lines.broken)
+
+
+def last_exchange(messages: Iterable[Message]) -> tuple[str | None, str | None]:
+    """The last user message and the assistant's answer after it (None where missing)."""
+    answer: list[str] = []
+    for message in reversed(tuple(messages)):
+        if message.role == USER:
+            return message.text, "\n\n".join(reversed(answer)) or None
+        answer.append(message.text)
+    return None, "\n\n".join(reversed(answer)) or None
+
+
+def tail_text(messages: Iterable[Message], limit: int) -> str:
+    """The end of the conversation as ``role: text`` lines, at most ``limit`` characters."""
+    lines: list[str] = []
+    used = 0
+    for message in reversed(tuple(messages)):
+        line = f"{message.role}: {message.text}"
+        if used + len(line) + 1 > limit:
+            room = limit - used - 1
+            if room > 40 or not lines:  # the most recent part of a long message
+                lines.append(f"{message.role}: …{message.text[-max(room - 12, 1) :]}")
+            break
+        lines.append(line)
+        used += len(line) + 1
+    return "\n".join(reversed(lines))
+
+
+def _head(path: Path) -> str:
+    """The start of ``path`` (HEAD_BYTES); empty if it cannot be read."""
+    try:
+        with path.open("rb") as file:
+            return file.read(HEAD_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _first_records(head: str, lines: int) -> _Lines:
+    return _Lines("\n".join(head.splitlines()[:lines]))
+
+
+def sniff_cwd(path: Path, lines: int = 50) -> str | None:
+    """The working directory the transcript records (Claude Code: ``cwd`` in each record;
+    Codex: in its ``session_meta`` or ``turn_context``); None if it records none."""
+    for record in _first_records(_head(path), lines):
+        payload = record.get("payload")
+        for holder in (record, payload if isinstance(payload, dict) else {}):
+            cwd = holder.get("cwd")
+            if isinstance(cwd, str) and (
+                cwd.startswith(("/", "~")) or (len(cwd) > 2 and cwd[1] == ":")
+            ):
+                return cwd
+    return None
+
+
+def sniff_agent(path: Path, lines: int = 20) -> str | None:
+    """Which agent wrote the transcript (``claude-code``, ``codex``, ``gemini-cli``),
+    judging by its first records; None if unsure."""
+    head = _head(path)
+    if '"type": "gemini"' in head or '"type":"gemini"' in head:
+        return "gemini-cli"
+    for record in _first_records(head, lines):
+        if record.get("type") in CODEX_TYPES:
+            return CODEX
+        if "userType" in record or ("sessionId" in record and "message" in record):
+            return CLAUDE_CODE
+    return None
