@@ -10,6 +10,8 @@ from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.listing import check_page
 from ltm_desktop.core.records import AuditAction, AuditEvent, Observation
 
+SESSIONS_LISTED = 500  # a session filter offers the newest; older ones are found by search
+
 
 class HistoryReads:
     """The service's audit-history reads; the service provides ``store``."""
@@ -76,3 +78,8 @@ class ObservationReads:
     def count_observations(self, project_id: str, session: str | None = None) -> int:
         """How many observations ``observations`` pages through."""
         return self.store.count_observations(project_id, session)
+
+    def observation_sessions(self, project_id: str, limit: int = SESSIONS_LISTED) -> list[str]:
+        """The sessions ``observations`` can be narrowed to, the one active last first."""
+        check_page(limit, 0)
+        return self.store.observation_sessions(project_id, limit)

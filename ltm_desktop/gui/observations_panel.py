@@ -59,8 +59,6 @@ class ObservationsPanel(ScopedPanel):
         self._debounce.timeout.connect(self.on_filter_changed)
         self.search.textChanged.connect(self._debounce.start)
         self.session.currentIndexChanged.connect(self.on_filter_changed)
-        self.model.loaded.connect(self.on_rows_loaded)
-        self.model.dataChanged.connect(self.on_rows_loaded)  # a page arrived, or a refresh
         self.model.dataChanged.connect(self.on_rows_arrived)
         self.model.load_failed.connect(lambda exc: ctx.errors.report(exc, "load observations"))
         self.view.selectionModel().currentRowChanged.connect(self.on_current_changed)
@@ -75,12 +73,13 @@ class ObservationsPanel(ScopedPanel):
     def reload(self, scope_changed: bool) -> None:
         if scope_changed:
             self.session.blockSignals(True)
-            while self.session.count() > 1:
-                self.session.removeItem(1)
+            self.session.setCurrentIndex(0)  # all sessions: the others are the last scope's
             self.session.blockSignals(False)
+            self.offer_sessions(self.project_id, [])
             self.model.set_filter(self.project_id, None, self.search.text())
         else:
             self.model.refresh()
+        self.load_sessions()
         self._newest = None
         self._poll.start()
         self.on_poll_due()  # note the newest one now, so the next poll can tell what is new
@@ -108,16 +107,42 @@ class ObservationsPanel(ScopedPanel):
     def on_newest(self, newest: str | None) -> None:
         if self._newest is not None and newest != self._newest:
             self.model.refresh()
+            self.load_sessions()
         self._newest = newest
 
     def on_filter_changed(self, *_args: object) -> None:
         self.model.set_filter(self.project_id, self.session.currentData(), self.search.text())
 
-    def on_rows_loaded(self, *_args: object) -> None:
-        known = {self.session.itemData(i) for i in range(1, self.session.count())}
-        for session in self.model.sessions():
-            if session not in known:
-                self.session.addItem(session, session)
+    def load_sessions(self) -> None:
+        """Read the scope's sessions for the filter (all of them, not only those of the rows
+        read so far) in the background."""
+        service, project_id = self.ctx.service, self.project_id
+
+        def sessions() -> list[str]:
+            return service.observation_sessions(project_id)
+
+        self.ctx.runner.run(
+            sessions,
+            lambda found: self.offer_sessions(project_id, found),
+            lambda exc: None,  # the list itself reports a store that cannot be read
+            key=f"obs-sessions-{id(self)}",
+        )
+
+    def offer_sessions(self, project_id: str | None, sessions: list[str]) -> None:
+        """The filter's choices: all sessions, then ``sessions``; the chosen one stays
+        chosen (and listed) while the scope is the same."""
+        if project_id != self.project_id:
+            return  # read for a scope no longer shown
+        chosen = self.session.currentData()
+        self.session.blockSignals(True)
+        while self.session.count() > 1:
+            self.session.removeItem(1)
+        for session in sessions:
+            self.session.addItem(session, session)
+        if chosen is not None and self.session.findData(chosen) < 0:
+            self.session.addItem(chosen, chosen)  # forgotten since, or older than those listed
+        self.session.setCurrentIndex(max(self.session.findData(chosen), 0))
+        self.session.blockSignals(False)
 
     def on_rows_arrived(self, top: QModelIndex, bottom: QModelIndex, *_args: object) -> None:
         """The current row's page came in (End, a click on a row still being read): show it."""

@@ -358,6 +358,23 @@ def list_observations(
     return [observation_from_row(row) for row in rows]
 
 
+def observation_sessions(conn: sqlite3.Connection, project_pk: int, limit: int) -> list[str]:
+    """The sessions of the scope's listed observations, the one active last first: a step
+    of ``observations_by_session`` per session, and one more for its newest observation
+    (however many observations each session has)."""
+    rows = conn.execute(
+        "WITH RECURSIVE sessions(id) AS ("
+        " SELECT (SELECT min(session_id) FROM observations WHERE project_pk = ?1 AND disabled = 0)"
+        " UNION ALL SELECT (SELECT min(session_id) FROM observations WHERE project_pk = ?1"
+        " AND disabled = 0 AND session_id > sessions.id) FROM sessions WHERE id IS NOT NULL"
+        ") SELECT id, (SELECT max(created_at) FROM observations WHERE project_pk = ?1"
+        " AND disabled = 0 AND session_id = sessions.id) AS last"
+        " FROM sessions WHERE id IS NOT NULL ORDER BY last DESC, id LIMIT ?2",
+        (project_pk, limit),
+    ).fetchall()
+    return [str(row[0]) for row in rows]
+
+
 def count_observations(conn: sqlite3.Connection, project_pk: int, session: str | None) -> int:
     where, params = _observations_where(project_pk, session)
     return int(

@@ -379,6 +379,11 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
             project_id, lambda c, pk: reads.count_observations(c, pk, session), 0
         )
 
+    def observation_sessions(self, project_id: str, limit: int) -> list[str]:
+        return self._read_scope(
+            project_id, lambda c, pk: reads.observation_sessions(c, pk, limit), []
+        )
+
     def search_observations(
         self, project_ids: Sequence[str], query: ParsedQuery, limit: int
     ) -> list[search.ObservationHit]:

@@ -547,6 +547,12 @@ class InMemoryStore(InboxReads):
     def count_observations(self, project_id: str, session: str | None) -> int:
         return len(self._listed_observations(project_id, session))
 
+    def observation_sessions(self, project_id: str, limit: int) -> list[str]:
+        newest: dict[str, float] = {}
+        for o in self._listed_observations(project_id, None):
+            newest[o.session_id] = max(newest.get(o.session_id, o.created_at), o.created_at)
+        return sorted(newest, key=lambda s: (-newest[s], s))[:limit]
+
     def search_observations(
         self, project_ids: Sequence[str], query: ParsedQuery, limit: int
     ) -> list[ObservationHit]:

@@ -292,7 +292,9 @@ def test_the_observations_tab_reaches_its_oldest_and_shows_it(
     window.center.setCurrentIndex(TAB_OBSERVATIONS)
     panel, view, model = window.observations, window.observations.view, window.observations.model
     qtbot.waitUntil(lambda: model.rowCount() == 600 and model.is_settled())
-    assert panel.session.findData("sess-0") < 0  # offered once its rows are read
+    # every session is offered, though the oldest one's rows are 500 rows down, unread
+    qtbot.waitUntil(lambda: panel.session.findData("sess-0") > 0)
+    assert model.cached_pages() == [0]
     view.setFocus()
     view.setCurrentIndex(model.index(0, 0))
     qtbot.keyClick(view, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)  # to the last row
@@ -307,6 +309,7 @@ def test_the_observations_tab_reaches_its_oldest_and_shows_it(
     qtbot.waitUntil(lambda: model.rowCount() == 601 and model.is_settled(), timeout=5000)
     assert view.currentIndex().row() == 600  # still on the oldest
     assert "Question 0" in panel.detail.toPlainText()
+    qtbot.waitUntil(lambda: panel.session.itemData(1) == "sess-9")  # the one active last first
 
     panel.session.setCurrentIndex(panel.session.findData("sess-0"))
     qtbot.waitUntil(lambda: model.rowCount() == 100 and model.is_settled())

@@ -246,6 +246,32 @@ def test_observations_by_session_and_search(
     qtbot.waitUntil(lambda: panel.model.rowCount() == 2, timeout=5000)
 
 
+def test_the_chosen_session_stays_chosen_as_sessions_arrive_and_resets_with_the_scope(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    for session in ("sess-a", "sess-b"):
+        service.observe(billing, "agent_end", session, "codex", user_text=f"In {session}")
+    window = make_window(service, scope=billing)
+    window.center.setCurrentIndex(TAB_OBSERVATIONS)
+    panel = window.observations
+    qtbot.waitUntil(lambda: panel.session.findData("sess-a") > 0)
+    panel.session.setCurrentIndex(panel.session.findData("sess-a"))
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 1 and panel.model.is_settled())
+    qtbot.waitUntil(lambda: panel.newest_seen is not None)
+
+    service.observe(billing, "agent_end", "sess-c", "codex", user_text="A new session")
+    panel.on_poll_due()  # what the panel's timer does every two seconds
+    qtbot.waitUntil(lambda: panel.session.itemData(1) == "sess-c")  # the one active last first
+    assert panel.session.currentData() == "sess-a"
+    assert [r.observation.session_id for r in panel.model.rows()] == ["sess-a"]
+
+    window.projects.select(GLOBAL_PROJECT_ID)
+    qtbot.waitUntil(lambda: panel.session.count() == 1 and panel.session.currentIndex() == 0)
+    window.projects.select(billing)
+    qtbot.waitUntil(lambda: panel.session.count() == 4 and panel.model.rowCount() == 3)
+    assert panel.session.currentData() is None  # all sessions, in the scope shown again
+
+
 def test_scope_switch_scopes_every_view(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
 ) -> None:

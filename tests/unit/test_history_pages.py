@@ -13,7 +13,7 @@ from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store import memory_reads as reads
-from tests.conftest import make_draft
+from tests.conftest import FakeClock, make_draft
 
 pytestmark = pytest.mark.every_backend  # the pages are a contract of every store
 
@@ -100,6 +100,24 @@ def test_observation_pages_and_count_agree_with_the_session_filter(
         assert times == sorted(times, reverse=True)  # newest first
 
 
+def test_observation_sessions_are_the_scopes_the_one_active_last_first(
+    service: MemoryService, project: str, clock: FakeClock
+) -> None:
+    """Every session the filter can narrow to, not only those of the rows read so far."""
+    other = service.resolve_scope(cwd=SHOP, register=True)
+    for session in ("old", "middle", "old", "newest", "gone"):
+        clock.advance(60)
+        service.observe(project, "agent_end", session, "codex", user_text=f"in {session}")
+    service.observe(other, "agent_end", "elsewhere", "codex", user_text="another scope")
+    service.forget_observation(service.observations(project, 1, session="gone")[0].id, "gui")
+    # "old" was active again after "middle"; "gone" has nothing listed left
+    assert service.observation_sessions(project) == ["newest", "old", "middle"]
+    assert service.observation_sessions(project, limit=2) == ["newest", "old"]
+    assert service.observation_sessions(service.resolve_scope(cwd="/none", register=True)) == []
+    with pytest.raises(InvalidInput):
+        service.observation_sessions(project, limit=-1)
+
+
 @pytest.mark.parametrize(("limit", "offset"), [(-1, 0), (10_001, 0), (10, -1)])
 def test_a_page_outside_the_bounds_is_refused(
     service: MemoryService, project: str, limit: int, offset: int
@@ -156,3 +174,16 @@ def test_a_far_observation_page_and_the_count_walk_an_index(
     assert "TEMP B-TREE" not in page  # in the list's order: no sort of the scope per page
     count = plans(db, lambda c, pk: reads.count_observations(c, pk, session))
     assert f"USING COVERING INDEX {index}" in count
+
+
+@pytest.mark.sqlite_only
+def test_the_sessions_are_read_a_step_of_the_index_each(
+    service: MemoryService, project: str, tmp_path: Path
+) -> None:
+    service.observe(project, "agent_end", "s1", "claude-code", user_text="one")
+    db = DataPaths(tmp_path / "data").db_path
+    sessions = plans(db, lambda c, pk: reads.observation_sessions(c, pk, 500))
+    by_session = "USING COVERING INDEX observations_by_session"
+    assert f"{by_session} (project_pk=? AND disabled=? AND session_id>?)" in sessions
+    assert f"{by_session} (project_pk=? AND disabled=? AND session_id=?)" in sessions
+    assert "SCAN observations" not in sessions

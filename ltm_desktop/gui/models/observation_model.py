@@ -100,13 +100,6 @@ class ObservationModel(SparseTableModel):
             self.project_id, self.session, self.text = project_id, session, text
             self.reload()
 
-    def sessions(self) -> list[str]:
-        """Sessions seen in the rows read so far (the pages in memory), newest first."""
-        seen: dict[str, None] = {}
-        for row in self.rows():
-            seen.setdefault(row.observation.session_id, None)
-        return list(seen)
-
     def cell(self, row: ObservationRow, column: int, role: int) -> Any:
         observation = row.observation
         if role == Qt.ItemDataRole.DisplayRole:
