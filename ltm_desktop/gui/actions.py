@@ -71,8 +71,9 @@ class MemoryActions(QObject):
         self.conflicts = ConflictResolver(errors, self)
         # (memory id, a version in milliseconds) -> the version a write of ours made of it
         self._next: dict[tuple[str, int], float] = {}
-        # Undo entries whose writes are not memory writes (the inbox's), by write type.
+        # Undo and redo entries whose writes are not memory writes (the inbox's), by type.
         self.undo_handlers: dict[type, Callable[[UndoEntry], None]] = {}
+        self.redo_handlers: dict[type, Callable[[UndoEntry], None]] = {}
 
     # -- versions ---------------------------------------------------------
 
@@ -297,6 +298,10 @@ class MemoryActions(QObject):
         entry = self._undo.pop_redo()
         if entry is None:
             self.message.emit("Nothing to redo.")
+            return
+        handler = self.redo_handlers.get(type(entry.writes[0])) if entry.writes else None
+        if handler is not None:
+            handler(entry)
             return
         writes = [w for w in entry.writes if isinstance(w, ops.Write)]
 

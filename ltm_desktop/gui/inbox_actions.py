@@ -1,9 +1,10 @@
 """The person's inbox decisions: run off the UI thread, then record the undo and say
-what happened (Ctrl+Z reopens what was approved or rejected)."""
+what happened (Ctrl+Z reopens what was approved or rejected; Ctrl+Shift+Z decides again)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from PySide6.QtCore import QObject, Signal
 
@@ -19,6 +20,7 @@ from ltm_desktop.gui.undo import UndoEntry, UndoStack
 Versions = dict[str, float]  # item id -> the updated_at the person saw
 NoteWritten = Callable[[str, float, float], None]
 VERBS = {"approve": "Approved", "reject": "Rejected", "reopen": "Back in the Inbox:"}
+Mode = Literal["do", "undo", "redo"]
 
 
 def _what(done: list[Decision]) -> str:
@@ -26,7 +28,7 @@ def _what(done: list[Decision]) -> str:
 
 
 class InboxActions(QObject):
-    """Approve, edit-then-approve, reject, and their undo.
+    """Approve, edit-then-approve, reject, their undo and its redo.
 
     Signals:
         message(str): a one-line outcome for the status bar.
@@ -66,16 +68,23 @@ class InboxActions(QObject):
     def undo(self, entry: UndoEntry) -> None:
         """Run an undo entry of ours (reopen writes), from the window's Ctrl+Z."""
         writes = [w for w in entry.writes if isinstance(w, InboxWrite)]
-        self._run(writes, "reopen", undoing=entry.label)
+        self._run(writes, "reopen", "undo", entry.label)
 
-    def _run(self, writes: list[InboxWrite], action: str, undoing: str | None = None) -> None:
+    def redo(self, entry: UndoEntry) -> None:
+        """Run a redo entry of ours (the decisions again), from the window's Ctrl+Shift+Z."""
+        writes = [w for w in entry.writes if isinstance(w, InboxWrite)]
+        self._run(writes, writes[0].action if writes else "approve", "redo", entry.label)
+
+    def _run(
+        self, writes: list[InboxWrite], action: str, mode: Mode = "do", label: str = ""
+    ) -> None:
         if not writes:
             return
         service = self._service
-        doing = f"undo {undoing}" if undoing else f"{action} in the Inbox"
+        doing = f"{mode} {label}" if mode != "do" else f"{action} in the Inbox"
         self._runner.run(
             lambda: inbox_ops.run(service, writes),
-            lambda outcome: self._done(outcome, action, undoing),
+            lambda outcome: self._done(outcome, action, mode, label),
             lambda exc: self._failed(exc, doing),
         )
 
@@ -83,18 +92,22 @@ class InboxActions(QObject):
         self._errors.report(exc, doing)
         self.finished.emit()
 
-    def _done(self, outcome: InboxOutcome, action: str, undoing: str | None) -> None:
+    def _done(self, outcome: InboxOutcome, action: str, mode: Mode, label: str) -> None:
         for write, decision in zip(outcome.writes, outcome.done, strict=True):
             memory = decision.memory
             if self._note_written and decision.kind == "memory" and memory is not None:
                 self._note_written(memory.id, write.seen, memory.updated_at)
         text = ""
         if outcome.done:
-            if undoing:
-                text = f"Undone: {undoing}."
+            back = inbox_ops.inverse(outcome)
+            if mode == "undo":
+                self._undo.push_redo(UndoEntry(label, back))
+                text = f"Undone: {label}."
+            elif mode == "redo":
+                self._undo.push(UndoEntry(label, back), keep_redo=True)
+                text = f"Redone: {label}."
             else:
                 label = f"{action.capitalize()} {_what(outcome.done)}"
-                back = tuple(InboxWrite(d.item_id, "reopen", d.version) for d in outcome.done)
                 self._undo.push(UndoEntry(label, back))
                 text = f"{VERBS[action]} {_what(outcome.done)}. Ctrl+Z undoes it."
         if outcome.changed:

@@ -1,4 +1,5 @@
-"""The inbox's writes, run on a worker: approve, reject, reopen (the undo of either).
+"""The inbox's writes, run on a worker: approve, reject, reopen (the undo of either; its
+redo decides again).
 
 Like ``ops``, every write names the version of the item the person saw
 (``expected_updated_at``); an item changed since is not written but reported, and the
@@ -29,6 +30,7 @@ class InboxWrite:
     action: InboxAction
     seen: float
     changes: dict[str, Any] = field(default_factory=dict)  # edit, then approve
+    undoes: InboxAction | None = None  # a reopen: the decision it takes back (redo's)
 
 
 @dataclass
@@ -47,6 +49,22 @@ def perform(service: MemoryService, write: InboxWrite) -> Decision:
     if write.action == "reject":
         return service.reject(write.item_id, GUI_ACTOR, expected_updated_at=write.seen)
     return service.reopen(write.item_id, GUI_ACTOR, expected_updated_at=write.seen)
+
+
+def inverse(outcome: InboxOutcome) -> tuple[InboxWrite, ...]:
+    """The writes that take back what ``outcome`` did, as of the versions it left: a
+    decision's undo reopens the item; the redo of that decides again, with the same edits."""
+    back: list[InboxWrite] = []
+    for write, decision in zip(outcome.writes, outcome.done, strict=True):
+        if write.action != "reopen":
+            back.append(
+                InboxWrite(
+                    decision.item_id, "reopen", decision.version, write.changes, write.action
+                )
+            )
+        elif write.undoes is not None:
+            back.append(InboxWrite(decision.item_id, write.undoes, decision.version, write.changes))
+    return tuple(back)
 
 
 def run(service: MemoryService, writes: Iterable[InboxWrite]) -> InboxOutcome:

@@ -104,6 +104,7 @@ class MainWindow(QMainWindow):
             service, ctx.runner, ctx.undo, ctx.errors, self.memory_actions.note_written, self
         )
         self.memory_actions.undo_handlers[InboxWrite] = self.inbox_actions.undo
+        self.memory_actions.redo_handlers[InboxWrite] = self.inbox_actions.redo
         scope = str(settings.value("scope", GLOBAL_PROJECT_ID))
         self.projects = ProjectsPanel(ctx, scope, self)
         self.table = MemoryTable(ctx, self)

@@ -1,5 +1,6 @@
 """The Inbox: proposals and unreviewed memories with provenance and their nearest memory;
-approve, edit then approve, reject, in bulk, by key, undone with Ctrl+Z; MEMORY.md follows."""
+approve, edit then approve, reject, in bulk, by key, undone with Ctrl+Z and redone with
+Ctrl+Shift+Z; MEMORY.md follows."""
 
 from __future__ import annotations
 
@@ -107,6 +108,15 @@ def test_approve_by_key_selects_the_next_item_updates_memory_md_and_undoes(
     assert service.count_memories(billing) == 0
     assert set(run.item_ids) == {r.id for r in window.inbox.model.rows()}
 
+    window.menu_actions.redo.trigger()  # approved again, and undoable again
+    qtbot.waitUntil(lambda: state(service, first.id) is ProposalState.APPROVED)
+    qtbot.waitUntil(lambda: window.inbox.model.rowCount() == 2)
+    assert first.content in memory_md(qtbot, window, billing)
+    assert window.status.currentMessage().startswith("Redone: Approve")
+    window.menu_actions.undo.trigger()
+    qtbot.waitUntil(lambda: state(service, first.id) is ProposalState.PROPOSED)
+    qtbot.waitUntil(lambda: service.count_memories(billing) == 0)
+
 
 def test_edit_then_approve(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
@@ -133,6 +143,13 @@ def test_edit_then_approve(
     qtbot.waitUntil(lambda: window.inbox.model.rowCount() == 0)
     assert "make release" in memory_md(qtbot, window, billing)
 
+    window.menu_actions.undo.trigger()
+    qtbot.waitUntil(lambda: service.count_memories(billing) == 0)
+    window.menu_actions.redo.trigger()  # approved again with the same edits
+    qtbot.waitUntil(lambda: service.count_memories(billing) == 1)
+    [again] = service.list_memories(billing)
+    assert (again.content, again.importance) == ("Deploy with make release from main", 9)
+
 
 def test_reject_by_key_and_undo(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
@@ -149,6 +166,10 @@ def test_reject_by_key_and_undo(
     window.menu_actions.undo.trigger()
     qtbot.waitUntil(lambda: state(service, target.id) is ProposalState.PROPOSED)
     qtbot.waitUntil(lambda: window.inbox.model.rowCount() == 2)
+    assert window.menu_actions.redo.isEnabled()
+    window.menu_actions.redo.trigger()
+    qtbot.waitUntil(lambda: state(service, target.id) is ProposalState.REJECTED)
+    qtbot.waitUntil(lambda: window.inbox.model.rowCount() == 1)
 
 
 def test_bulk_approve_and_reject_are_one_undo_each(
