@@ -74,6 +74,7 @@ def _isolated_environment(
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "xdg-state"))  # the hooks' log dir
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "xdg-cache"))  # secret patterns
     (home / "xdg-runtime").mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(home / "xdg-runtime"))
     # Servers started by tests keep no warm MCP process (each imports the MCP SDK: half a

@@ -14,8 +14,8 @@ detect-secrets 1.5 filled here (EXTRA_PATTERNS):
   token's match stops after 36 characters;
 - a JSON Web Token's match stops before its signature.
 
-detect-secrets takes about 0.1 s to import (it pulls in ``requests``), so it is imported
-on first use, not with this module.
+detect-secrets takes about 0.1 s to import (it pulls in ``requests``): its patterns are
+read on first use, from a copy cached on disk when there is one (core/secret_patterns.py).
 """
 
 from __future__ import annotations
@@ -25,15 +25,12 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from ltm_desktop.core.secret_patterns import load_patterns
 
 REDACTED = "[redacted {kind}]"
 KEYWORD_HINTS = ("key", "pass", "pwd", "secret", "contrase")
 MIN_KEYWORD_SECRET = 6  # `secret: "x"` holds no credential worth a redaction
-# Plugins whose findings are guesses, not credentials (see the module docstring).
-SKIPPED_TYPES = frozenset(
-    {"Base64 High Entropy String", "Hex High Entropy String", "Public IP (ipv4)"}
-)
 PRIVATE_KEY_BLOCK = re.compile(
     r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
     r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
@@ -66,25 +63,20 @@ class _Detectors:
 
 @functools.cache
 def _detectors() -> _Detectors:
-    """detect-secrets' plugins, imported once (the first call pays the import)."""
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.plugins.base import RegexBasedDetector
-    from detect_secrets.plugins.keyword import KeywordDetector
-
-    patterns: list[tuple[str, re.Pattern[str]]] = []
-    plugins: dict[str, type] = get_mapping_from_secret_type_to_class()
-    for kind, plugin in sorted(plugins.items()):
-        if kind in SKIPPED_TYPES or not issubclass(plugin, RegexBasedDetector):
-            continue
-        denylist: Any = getattr(plugin, "denylist", ())  # a class attribute in each plugin
-        patterns += [(kind, pattern) for pattern in denylist]
-    keyword = KeywordDetector()
+    """detect-secrets' patterns, read once (the first call pays for them)."""
+    patterns = load_patterns()
 
     def keyword_values(line: str) -> Iterable[str]:
-        found: Any = keyword.analyze_line(filename="text", line=line, line_number=0)
-        return [s.secret_value for s in found if s.secret_value]
+        """What detect-secrets' KeywordDetector.analyze_line finds in ``line`` (without an
+        exclusion, its only option): the value group of each of its regexes that matches."""
+        values: set[str] = set()
+        for regex, group in patterns.keyword:
+            match = regex.search(line)
+            if match and match.group(group):
+                values.add(match.group(group))
+        return values
 
-    return _Detectors(tuple(patterns) + EXTRA_PATTERNS, keyword_values)
+    return _Detectors(patterns.kinds + EXTRA_PATTERNS, keyword_values)
 
 
 def _keyword_findings(text: str, values_in: Callable[[str], Iterable[str]]) -> list[Finding]:
