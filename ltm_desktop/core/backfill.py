@@ -70,7 +70,8 @@ class Backfill:
     def active(self) -> bool:
         """The worker runs: new memories' vectors can be left to it (batched, off the
         writer's path) instead of being made on write."""
-        return self._thread is not None and not self._stop.is_set()
+        thread = self._thread
+        return thread is not None and thread.is_alive() and not self._stop.is_set()
 
     def wake(self) -> None:
         """New memories lack vectors: fill them in shortly (a burst of writes is batched)."""

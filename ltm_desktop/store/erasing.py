@@ -17,6 +17,7 @@ from typing import Any
 
 from ltm_desktop.store.fts_tables import memory_table
 from ltm_desktop.store.indexing import unindex_memory
+from ltm_desktop.store.scope_index import next_seq
 
 SCRUB_PATIENCE_S = 1.0  # how long an erase waits for the WAL to be truncatable
 SCRUB_RETRY_S = 0.02
@@ -30,8 +31,14 @@ def trashed_ids(conn: sqlite3.Connection, project_pk: int) -> list[str]:
 
 
 def erase_memory(conn: sqlite3.Connection, pk: int, project_pk: int, fts: bool) -> None:
-    """Delete the row and what was derived from it (``fts``: the scope has a search table)."""
+    """Delete the row and what was derived from it (``fts``: the scope has a search table).
+    Its index row goes, and its pk is noted as erased (nothing else of it), so that
+    every process's token sets and vectors drop it (store/scope_index.py)."""
     conn.execute("DELETE FROM memory_tags WHERE memory_pk = ?", (pk,))
+    conn.execute(
+        "INSERT INTO memory_index_erased (memory_pk, project_pk, seq) VALUES (?, ?, ?)",
+        (pk, project_pk, next_seq(conn, project_pk)),
+    )
     conn.execute("DELETE FROM memory_index WHERE memory_pk = ?", (pk,))
     if fts:
         unindex_memory(conn, pk, project_pk)  # in the trash it is not indexed; to be sure

@@ -110,13 +110,20 @@ def get_memories(conn: sqlite3.Connection, memory_ids: list[str]) -> list[Memory
     return found
 
 
-def get_memories_by_pk(conn: sqlite3.Connection, pks: list[int]) -> list[tuple[int, Memory]]:
+def get_memories_by_pk(
+    conn: sqlite3.Connection, pks: list[int], project_pks: Sequence[int]
+) -> list[tuple[int, Memory]]:
+    """The memories of ``pks`` that are in one of the scopes ``project_pks`` (an in-memory
+    index that is behind never hands out another scope's memory)."""
     found: list[tuple[int, Memory]] = []
+    scopes = ",".join(str(int(pk)) for pk in project_pks) or "NULL"
     for start in range(0, len(pks), IDS_PER_QUERY):
         chunk = pks[start : start + IDS_PER_QUERY]
         marks = ",".join("?" * len(chunk))
         rows = conn.execute(
-            f"SELECT m.pk, {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.pk IN ({marks})", chunk
+            f"SELECT m.pk, {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.pk IN ({marks}) "
+            f"AND m.project_pk IN ({scopes})",
+            chunk,
         ).fetchall()
         found += [(int(row[0]), memory_from_row(row[1:])) for row in rows]
     return found

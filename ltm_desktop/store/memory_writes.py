@@ -192,17 +192,17 @@ def set_index(
     elif drop_vector:
         values["model"] = values["vector"] = None
     columns = "".join(f", {name} = ?" for name in values)
+    seq = next_seq(conn, project_pk)
     updated = conn.execute(
-        "UPDATE memory_index SET seq = (SELECT max(seq) + 1 FROM memory_index "
-        f"WHERE project_pk = ?){columns} WHERE memory_pk = ?",
-        (project_pk, *values.values(), pk),
+        f"UPDATE memory_index SET seq = ?{columns} WHERE memory_pk = ?",
+        (seq, *values.values(), pk),
     ).rowcount
     if not updated:  # a memory stored before its index row existed
         names = "".join(f", {name}" for name in values)
         marks = ", ?" * len(values)
         conn.execute(
             f"INSERT INTO memory_index (memory_pk, project_pk, seq{names}) VALUES (?, ?, ?{marks})",
-            (pk, project_pk, next_seq(conn, project_pk), *values.values()),
+            (pk, project_pk, seq, *values.values()),
         )
 
 

@@ -278,6 +278,20 @@ V8_STATEMENTS = (
         ON observations(project_pk, disabled, session_id, created_at)""",
 )
 
+# An erased memory's ``memory_index`` row goes, and a row of its pk and scope with the
+# next ``seq`` comes here (nothing of its content), so that every process's in-memory
+# token sets and vectors drop it: without it they kept the erased pk, and a new memory
+# that SQLite gave the same pk (in any scope) was taken for it. ``seq`` never goes back
+# either: the next one counts these rows too. (Version 9.)
+V9_STATEMENTS = (
+    """CREATE TABLE memory_index_erased (
+        memory_pk INTEGER NOT NULL,
+        project_pk INTEGER NOT NULL,
+        seq INTEGER NOT NULL
+    )""",
+    "CREATE INDEX memory_index_erased_by_scope ON memory_index_erased(project_pk, seq)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", V1_STATEMENTS),
     Migration(2, "observations can be forgotten", V2_STATEMENTS),
@@ -287,6 +301,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "memories name their files", V6_STATEMENTS),
     Migration(7, "the memory list pages fast in every order", V7_STATEMENTS),
     Migration(8, "the activity and observations page fast at any depth", V8_STATEMENTS),
+    Migration(9, "every process forgets an erased memory's vector", V9_STATEMENTS),
 )
 
 

@@ -1,10 +1,12 @@
 """Per-scope arrays in memory, for the two searches the full-text index cannot answer fast.
 
 ``memory_index`` holds one row per memory: a 256-bit set of its tokens (near-duplicate
-candidates) and its vector (semantic search), with ``seq`` raised on every change. A
-scope's arrays are loaded on first use and brought up to date from the rows whose
-``seq`` passed the last one seen (one index seek when nothing changed), so the writes
-of other processes are picked up. numpy is imported on first use only: entry points
+candidates) and its vector (semantic search), with ``seq`` raised on every change; an
+erased memory leaves a row in ``memory_index_erased`` (its pk, scope and the next
+``seq``). A scope's arrays are loaded on first use and brought up to date from the rows
+of both whose ``seq`` passed the last one seen (one index seek each when nothing
+changed), in ``seq`` order, so the writes and erasures of other processes are picked
+up. numpy is imported on first use only: entry points
 that never search stay light.
 """
 
@@ -33,10 +35,29 @@ def token_bits(tokens: Collection[str]) -> bytes:
 
 
 def next_seq(conn: sqlite3.Connection, project_pk: int) -> int:
+    """The scope's next ``seq``: past every change, erasures included (a seq handed out
+    again would be one the readers think they have seen)."""
     row = conn.execute(
-        "SELECT coalesce(max(seq), 0) + 1 FROM memory_index WHERE project_pk = ?", (project_pk,)
+        "SELECT max(coalesce((SELECT max(seq) FROM memory_index WHERE project_pk = ?1), 0), "
+        "coalesce((SELECT max(seq) FROM memory_index_erased WHERE project_pk = ?1), 0)) + 1",
+        (project_pk,),
     ).fetchone()
     return int(row[0])
+
+
+def changed_rows(
+    conn: sqlite3.Connection, project_pk: int, seq: int, columns: str
+) -> list[tuple[Any, ...]]:
+    """The scope's index rows changed after ``seq``, oldest change first: (memory_pk,
+    *``columns``, seq, erased); an erased memory's row has None for ``columns``."""
+    nothing = ", ".join("NULL" for _ in columns.split(","))
+    rows: list[tuple[Any, ...]] = conn.execute(
+        f"SELECT memory_pk, {columns}, seq, 0 FROM memory_index WHERE project_pk = ?1 AND seq > ?2 "
+        f"UNION ALL SELECT memory_pk, {nothing}, seq, 1 FROM memory_index_erased "
+        "WHERE project_pk = ?1 AND seq > ?2 ORDER BY seq",
+        (project_pk, seq),
+    ).fetchall()
+    return rows
 
 
 class _Grown:
@@ -79,16 +100,20 @@ class TokenSets:
         self.seq = 0
         self.grown = _Grown()
         self.pks = np.zeros(0, dtype=np.int64)
+        self.alive = np.zeros(0, dtype=bool)  # False: the memory was erased
         self.bits = np.zeros((WORDS, 0), dtype=np.uint64)  # word-major: fast per word
 
-    def update(self, rows: list[tuple[int, bytes | None, int]]) -> None:
+    def update(self, rows: list[tuple[Any, ...]]) -> None:
+        """Rows of ``changed_rows(..., "token_bits")``, in ``seq`` order."""
         import numpy as np
 
-        for pk, bits, seq in rows:
+        for pk, bits, seq, erased in rows:
             row, _ = self.grown.row_of(pk)
             self.pks = _grow(self.pks, row + 1)
+            self.alive = _grow(self.alive, row + 1)
             self.bits = _grow(self.bits, row + 1, axis=1)
             self.pks[row] = pk
+            self.alive[row] = not erased
             self.bits[:, row] = np.frombuffer(bits or ALL_TOKENS, dtype="<u8")
             self.seq = max(self.seq, seq)
 
@@ -106,7 +131,8 @@ class TokenSets:
         shared = np.zeros(size, dtype=np.int32)
         for word in range(WORDS):
             shared += np.bitwise_count(self.bits[word, :size] & mine[word])
-        return [int(pk) for pk in self.pks[:size][shared >= at_least - lost]]
+        chosen = (shared >= at_least - lost) & self.alive[:size]
+        return [int(pk) for pk in self.pks[:size][chosen]]
 
 
 class ScopeTokenSets:
@@ -126,10 +152,7 @@ class ScopeTokenSets:
             sets = self._scopes.get(project_pk)
             if sets is None:
                 sets = self._scopes[project_pk] = TokenSets()
-        rows = conn.execute(
-            "SELECT memory_pk, token_bits, seq FROM memory_index WHERE project_pk = ? AND seq > ?",
-            (project_pk, sets.seq),
-        ).fetchall()
+        rows = changed_rows(conn, project_pk, sets.seq, "token_bits")
         if rows:
             sets.update(rows)
         return sets

@@ -184,18 +184,18 @@ def search_observations(
 
 
 def near_duplicate_candidates(
-    conn: sqlite3.Connection, pks: list[int], band: tuple[float, float]
+    conn: sqlite3.Connection, project_pk: int, pks: list[int], band: tuple[float, float]
 ) -> list[tuple[str, str]]:
-    """(id, content) of the active memories among ``pks`` (those whose token sets may hold
-    enough of the new text's tokens: ``scope_index.TokenSets.holding``) whose token count
-    is strictly inside ``band``."""
+    """(id, content) of the active memories of the scope among ``pks`` (those whose token
+    sets may hold enough of the new text's tokens: ``scope_index.TokenSets.holding``)
+    whose token count is strictly inside ``band``."""
     low, high = band
     candidates: list[tuple[str, str]] = []
     for start in range(0, len(pks), 500):
         chunk = pks[start : start + 500]
         candidates += conn.execute(
             f"SELECT id, content FROM memories WHERE pk IN ({','.join('?' * len(chunk))}) "
-            "AND disabled = 0 AND token_count > ? AND token_count < ?",
-            (*chunk, low, high),
+            "AND project_pk = ? AND disabled = 0 AND token_count > ? AND token_count < ?",
+            (*chunk, project_pk, low, high),
         ).fetchall()
     return [(row[0], row[1]) for row in candidates]

@@ -58,7 +58,7 @@ def search_vectors(
         found.sort(key=lambda hit: -hit[2])
         live = {
             pk: memory
-            for pk, memory in get_memories_by_pk(conn, [pk for pk, _, _ in found])
+            for pk, memory in get_memories_by_pk(conn, [pk for pk, _, _ in found], project_pks)
             if admits.admits(memory, now)
         }
         hits = [(live[pk], score) for pk, score, _ in found if pk in live][: asked.limit]

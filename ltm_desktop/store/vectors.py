@@ -25,7 +25,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ltm_desktop.store.scope_index import _grow, _Grown
+from ltm_desktop.store.scope_index import _grow, _Grown, changed_rows
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -61,8 +61,10 @@ class ScopeVectors:
         self.total: NDArray[Any] | None = None  # (dim,) float64: sum of the present rows
         self.count = 0  # present rows
 
-    def update(self, rows: list[tuple[int, str | None, bytes | None, int]]) -> None:
-        for pk, model, blob, seq in rows:
+    def update(self, rows: list[tuple[Any, ...]]) -> None:
+        """Rows of ``changed_rows(..., "model, vector")``, in ``seq`` order (an erased
+        memory's has no vector: its row is no longer present)."""
+        for pk, model, blob, seq, _erased in rows:
             self.seq = max(self.seq, seq)
             row, _ = self.grown.row_of(pk)
             self.pks = _grow(self.pks, row + 1)
@@ -190,11 +192,7 @@ class VectorIndex:
         scope = self._scopes.get((project_pk, model))
         if scope is None:
             scope = self._scopes[(project_pk, model)] = ScopeVectors(model)
-        rows = conn.execute(
-            "SELECT memory_pk, model, vector, seq FROM memory_index "
-            "WHERE project_pk = ? AND seq > ?",
-            (project_pk, scope.seq),
-        ).fetchall()
+        rows = changed_rows(conn, project_pk, scope.seq, "model, vector")
         if rows:
             scope.update(rows)
         return scope

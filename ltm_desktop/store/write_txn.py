@@ -97,7 +97,7 @@ class SqliteWriteTxn:
             return []
         sets = self._token_sets.current(self._conn, project_pk)
         return near_duplicate_candidates(
-            self._conn, sets.holding(tokens, at_least), (min_tokens, max_tokens)
+            self._conn, project_pk, sets.holding(tokens, at_least), (min_tokens, max_tokens)
         )
 
     def insert_memory(

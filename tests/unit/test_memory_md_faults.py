@@ -6,7 +6,6 @@ import errno
 import os
 import shutil
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,17 +15,10 @@ from ltm_desktop.core import memory_md_files, memory_md_sync
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ChangeEvent
 from ltm_desktop.core.service import MemoryService
+from tests.api.conftest import wait_until
 from tests.conftest import ServiceFactory, make_draft
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    tick = threading.Event()
-    while not predicate():
-        assert time.monotonic() < deadline, f"condition not met within {timeout} s"
-        tick.wait(0.01)
 
 
 def precis_dir(service: MemoryService, project_id: str) -> Path:
