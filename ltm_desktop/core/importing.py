@@ -111,10 +111,7 @@ def _parse_jsonl(parsed: ParsedFile, text: str) -> None:
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
-        try:
-            values = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise fail(parsed, number, f"invalid JSON ({exc.msg})") from None
+        values = _json_line(parsed, number, raw)
         if not isinstance(values, dict):
             raise fail(parsed, number, "each line must be a JSON object")
         try:
@@ -132,6 +129,19 @@ def _parse_jsonl(parsed: ParsedFile, text: str) -> None:
             raise fail(parsed, number, str(exc)) from None
     if not seen_header:
         raise ImportFailed(f"{parsed.path}: empty (no {transfer_format.FORMAT_NAME} header)")
+
+
+def _json_line(parsed: ParsedFile, number: int, raw: str) -> Any:
+    """The line's JSON value; ImportFailed for what JSON cannot hold in Python too: a
+    number of more than 4,300 digits, arrays or objects nested thousands deep."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise fail(parsed, number, f"invalid JSON ({exc.msg})") from None
+    except ValueError:  # int() refuses the digits (sys.get_int_max_str_digits)
+        raise fail(parsed, number, "invalid JSON (a number with too many digits)") from None
+    except RecursionError:
+        raise fail(parsed, number, "invalid JSON (nested too deeply)") from None
 
 
 def _parse_export_markdown(parsed: ParsedFile, text: str) -> None:
@@ -163,7 +173,7 @@ def _export_entry(
         meta = json.loads(marker[len(MARKER) :].removesuffix("-->").strip())
         if not isinstance(meta, dict):
             raise ValueError("not an object")
-    except ValueError:
+    except (ValueError, RecursionError):
         raise fail(parsed, number, "the metadata comment is not valid JSON") from None
     try:
         draft = rules.validate_draft(

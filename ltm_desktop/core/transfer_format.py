@@ -4,6 +4,13 @@ Line 1 is the header (``type: header``: format name and version, app and schema 
 time). Then, per scope, a ``project`` line followed by its ``memory`` lines (every field
 of the record; with ``--with-history``, its audit events under ``history``). Importing
 checks the header first: a file of a newer format version is refused, not guessed at.
+
+A record's times are seconds since 1970 up to ``MAX_TIME`` (the year 2900): a time in
+milliseconds or nanoseconds, or any other number no clock function can turn into a date,
+is refused at import instead of breaking every later list, search and export of its scope.
+The bound leaves room for an expiry 100 years later in any time zone on every platform
+(Windows' clock functions stop at the year 3000). Counts are whole numbers up to
+``MAX_COUNT``, the largest every JSON reader (JavaScript's included) keeps exact.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import math
 from typing import Any
 
 from ltm_desktop.core import rules
+from ltm_desktop.core.errors import echoed
 from ltm_desktop.core.records import (
     AuditEvent,
     Memory,
@@ -23,6 +31,9 @@ from ltm_desktop.core.records import (
 
 FORMAT_NAME = "ltm-desktop-export"
 FORMAT_VERSION = 1
+MAX_TIME = 29_348_006_400  # 2900-01-01T00:00:00Z
+MAX_COUNT = 2**53 - 1
+PROVENANCE_TEXTS = ("run_id", "agent", "session_id", "source", "model")
 
 
 class RecordError(ValueError):
@@ -106,22 +117,58 @@ def memory_record(memory: Memory, history: list[AuditEvent] | None = None) -> di
     return values
 
 
+def check_time(value: object, name: str) -> float:
+    """``value`` as seconds since 1970, if it is a time from 1970 to ``MAX_TIME``."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise RecordError(f"{name} must be a number of seconds, not {rules.describe(value)}")
+    if not 0 <= value <= MAX_TIME:
+        raise RecordError(
+            f"{name} must be seconds since 1970, from 0 to {MAX_TIME:,} (the year 2900); "
+            f"got {echoed(value)}{' (milliseconds or nanoseconds?)' if value > MAX_TIME else ''}"
+        )
+    return float(value)
+
+
 def _time(values: dict[str, Any], name: str, *, optional: bool = False) -> float | None:
     value = values.get(name)
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise RecordError(f"{name} must be a number of seconds, not {rules.describe(value)}")
-    return float(value)
+    return check_time(value, name)
 
 
 def _text(values: dict[str, Any], name: str, *, optional: bool = False) -> str | None:
+    """A non-empty string that can be stored (no lone surrogate, no NUL)."""
     value = values.get(name)
     if value is None and optional:
         return None
     if not isinstance(value, str) or not value:
         raise RecordError(f"{name} must be a non-empty string, not {rules.describe(value)}")
+    return rules.check_text(value, name)
+
+
+def _count(values: dict[str, Any], name: str) -> int:
+    value = values.get(name, 0)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise RecordError(
+            f"{name} must be a whole number from 0 to {MAX_COUNT:,}, not {rules.describe(value)}"
+        )
     return value
+
+
+def _provenance(value: object) -> Provenance | None:
+    """Where an extracted memory came from: texts that can be stored, a time."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise RecordError("provenance must be an object or null")
+    texts = {}
+    for name in PROVENANCE_TEXTS:
+        text = value.get(name, "")
+        if not isinstance(text, str):
+            raise RecordError(f"provenance.{name} must be a string, not {rules.describe(text)}")
+        texts[name] = rules.check_text(text, f"provenance.{name}", allow_empty=True)
+    extracted_at = check_time(value.get("extracted_at", 0.0), "provenance.extracted_at")
+    return Provenance(**texts, extracted_at=extracted_at)
 
 
 def memory_from_record(values: dict[str, Any]) -> Memory:
@@ -139,16 +186,11 @@ def memory_from_record(values: dict[str, Any]) -> Memory:
             files=values.get("files") or [],
         )
     )
-    use_count = values.get("use_count", 0)
-    if isinstance(use_count, bool) or not isinstance(use_count, int) or use_count < 0:
-        raise RecordError(f"use_count must be a whole number >= 0, not {rules.describe(use_count)}")
+    use_count = _count(values, "use_count")
     disabled = values.get("disabled", False)
     if not isinstance(disabled, bool):
         raise RecordError(f"disabled must be true or false, not {rules.describe(disabled)}")
     state = values.get("review_state")
-    provenance = values.get("provenance")
-    if provenance is not None and not isinstance(provenance, dict):
-        raise RecordError("provenance must be an object or null")
     try:
         review_state = None if state is None else ReviewState(state)
     except ValueError:
@@ -176,7 +218,7 @@ def memory_from_record(values: dict[str, Any]) -> Memory:
         disabled_at=_time(values, "disabled_at", optional=True),
         reviewed_at=_time(values, "reviewed_at", optional=True),
         review_state=review_state,
-        provenance=None if provenance is None else Provenance.from_dict(provenance),
+        provenance=_provenance(values.get("provenance")),
     )
 
 
