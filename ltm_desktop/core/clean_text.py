@@ -21,6 +21,18 @@ _NEWLINES = re.compile("\r\n?")
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
+def unstorable(text: str) -> str | None:
+    """Why ``text`` cannot be stored, or None: a lone surrogate (JSON can carry one; it is
+    no UTF-8, so neither SQLite nor a file system takes it) or a NUL (it ends C strings)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains invalid Unicode (a lone surrogate)"
+    if "\x00" in text:
+        return "contains a NUL character"
+    return None
+
+
 def clean_text(text: str) -> str:
     """``text`` without control characters (newline and tab kept) and bidi overrides."""
     return _UNWANTED.sub("", _NEWLINES.sub("\n", text))

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ltm_desktop.core.clean_text import unstorable
 from ltm_desktop.core.errors import InvalidInput, echoed
 
 MAX_FILES = 50
@@ -55,7 +56,10 @@ def check_files(value: object, root: str | None) -> tuple[str, ...]:
 def _relative(raw: object, root: str | None) -> str:
     if not isinstance(raw, str) or not raw.strip():
         raise InvalidInput(f"files must be non-empty paths; got {echoed(raw)}", "files")
-    if len(raw) > MAX_PATH_CHARS or "\x00" in raw:
+    problem = unstorable(raw)  # before any use: the file system takes no lone surrogate
+    if problem is not None:
+        raise InvalidInput(f"files: {echoed(raw)} {problem}", "files")
+    if len(raw) > MAX_PATH_CHARS:
         raise InvalidInput(f"files: {echoed(raw)} is not a usable path", "files")
     text = raw.strip()
     if posixpath.isabs(text):
@@ -91,13 +95,20 @@ def _inside(path: str, root: str) -> str | None:
 
 
 def split_file_filter(text: object) -> tuple[str | None, object]:
-    """(the path of a ``file:`` filter, the query without it); (None, text) without one."""
+    """(the path of a ``file:`` filter, the query without it); (None, text) without one.
+
+    Raises:
+        InvalidInput: the filter's path is not storable text (as ``check_files``).
+    """
     if not isinstance(text, str):
         return None, text
     found = _FILE_FILTER_RE.search(text)
     if found is None:
         return None, text
     path = posixpath.normpath((found.group(1) or found.group(2) or "").strip())
+    problem = unstorable(path)  # no stored path can match it, and SQLite takes no surrogate
+    if problem is not None:
+        raise InvalidInput(f"query: the file: filter {echoed(path)} {problem}", "query")
     rest = (text[: found.start()] + " " + text[found.end() :]).strip()
     return (path if path not in ("", ".") else None), rest
 

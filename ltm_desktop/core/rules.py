@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ltm_desktop.core import records
-from ltm_desktop.core.clean_text import clean_text, is_invisible, nfc
+from ltm_desktop.core.clean_text import clean_text, is_invisible, nfc, unstorable
 from ltm_desktop.core.errors import InvalidInput, clipped, echoed
 from ltm_desktop.core.files import check_files
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, MemoryDraft
@@ -86,12 +86,9 @@ def check_text(value: object, field: str, *, allow_empty: bool = False) -> str:
     """Return ``value`` if it is storable text, else raise InvalidInput naming ``field``."""
     if not isinstance(value, str):
         raise InvalidInput(f"{field} must be a string, not {describe(value)}", field)
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidInput(f"{field} contains invalid Unicode (a lone surrogate)", field) from None
-    if "\x00" in value:
-        raise InvalidInput(f"{field} contains a NUL character", field)
+    problem = unstorable(value)
+    if problem is not None:
+        raise InvalidInput(f"{field} {problem}", field)
     if not allow_empty and not value.strip():
         raise InvalidInput(f"{field} must not be empty or whitespace only", field)
     return value

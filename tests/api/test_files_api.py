@@ -72,3 +72,21 @@ def test_stale_reasons_and_file_search(
     stale = client.call("memory.stale", {"cwd": cwd})
     assert [m["id"] for m in stale["memories"]] == [added["id"]]
     assert stale["reasons"] == {added["id"]: ["a file it names no longer exists: src/app.py"]}
+
+
+def test_a_lone_surrogate_in_a_path_is_invalid_params(client: Client, project_dir: Path) -> None:
+    """As in content: a path that is no UTF-8 text is the caller's error, named."""
+    cwd = str(project_dir)
+    for files in (["\ud800"], [f"{cwd}/src/\udcff.py"]):
+        with pytest.raises(InvalidParams, match="invalid Unicode") as caught:
+            client.call("memory.add", {"cwd": cwd, "content": "Odd path", "files": files})
+        assert caught.value.data == {"param": "files"}
+    added = client.call("memory.add", {"cwd": cwd, "content": "Fine", "files": ["a.py"]})
+    memory_id = added["memory"]["id"]
+    with pytest.raises(InvalidParams, match="invalid Unicode"):
+        client.call("memory.update", {"id": memory_id, "files": ["src/\ud800"]})
+    assert client.call("memory.get", {"id": memory_id})["memory"]["files"] == ["a.py"]
+    assert [m["id"] for m in client.call("memory.list", {"cwd": cwd})["memories"]] == [memory_id]
+    with pytest.raises(InvalidParams, match="invalid Unicode") as caught:
+        client.call("memory.search", {"cwd": cwd, "query": "file:\ud800 fine"})
+    assert caught.value.data == {"param": "query"}

@@ -138,6 +138,9 @@ def test_remember_takes_files_and_the_designs_memory_types(
     unknown = api.post("remember", {"cwd": CWD, "content": "Odd", "type": "gossip"})
     assert unknown.status == 400
     assert unknown.body["field"] == "type"
+    surrogate = api.post("remember", {"cwd": CWD, "content": "Odd", "files": ["\ud800"]})
+    assert surrogate.status == 400
+    assert surrogate.body["field"] == "files"
     assert service.count_memories(service.resolve_scope(cwd=CWD)) == 2
 
 

@@ -73,6 +73,7 @@ def console(*args: str) -> subprocess.CompletedProcess[str]:
         ({"id": "mem\x00"}, {}, "line 3: id contains a NUL"),
         ({"source": SURROGATE}, {}, "line 3: source contains invalid Unicode"),
         ({"superseded_by": SURROGATE}, {}, "line 3: superseded_by contains invalid Unicode"),
+        ({"files": ["src/" + SURROGATE]}, {}, "line 3: files: "),
         ({}, {"path": SURROGATE}, "line 2: path contains invalid Unicode"),
         ({}, {"name": SURROGATE}, "line 2: name contains invalid Unicode"),
     ],
