@@ -1,9 +1,17 @@
-"""Mapping between SQLite rows and core records."""
+"""Mapping between SQLite rows and core records.
+
+Decoding never raises on a JSON column: one damaged row (edited by hand, or by another
+tool) must not make every list, export or check that reads it fail. A column that is not
+what it should be reads as empty (``None`` for provenance and an event's values), and is
+logged once per row; ``verify`` names it (``bad_json_columns``).
+"""
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
+import threading
 from typing import Any
 
 from ltm_desktop.core.records import (
@@ -25,6 +33,11 @@ MEMORY_COLUMNS = (
     " m.use_heat, m.files"
 )
 MEMORY_FROM = "memories AS m JOIN projects AS p ON p.pk = m.project_pk"
+
+log = logging.getLogger(__name__)
+WARNED_ROWS_LIMIT = 10_000  # rows remembered as logged (then each is logged again)
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
 
 OBSERVATION_COLUMNS = (
     "o.id, p.project_id, o.session_id, o.kind, o.title, o.narrative, o.created_at, o.source, "
@@ -55,7 +68,82 @@ def narrowing(
     return clauses, params
 
 
+def _parsed(text: object) -> tuple[Any, bool]:
+    """(the JSON value, True), or (None, False) when ``text`` is not JSON text."""
+    if not isinstance(text, str | bytes):
+        return None, False
+    try:
+        return json.loads(text), True
+    except (ValueError, RecursionError):
+        return None, False
+
+
+def decode_strings(text: object) -> tuple[tuple[str, ...], bool]:
+    """A list-of-strings column (tags, files): (the strings, True), or ((), False)."""
+    value, ok = _parsed(text)
+    if ok and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value), True
+    return (), False
+
+
+def decode_provenance(text: object) -> tuple[Provenance | None, bool]:
+    """The provenance column (NULL: none): (the value, True), or (None, False)."""
+    if text is None:
+        return None, True
+    value, ok = _parsed(text)
+    if ok and isinstance(value, dict):
+        try:
+            return Provenance.from_dict(value), True
+        except (TypeError, ValueError, OverflowError):
+            pass
+    return None, False
+
+
+def _decode_values(text: object) -> tuple[dict[str, Any] | None, bool]:
+    """An audit event's ``before`` or ``after`` (NULL or empty: none)."""
+    if not text:
+        return None, True
+    value, ok = _parsed(text)
+    return (value, True) if ok and isinstance(value, dict) else (None, False)
+
+
+def bad_json_columns(tags: object, files: object, provenance: object) -> list[str]:
+    """The JSON columns of a memory row that do not decode (what ``memory_from_row``
+    reads as empty), in column order."""
+    checks = (
+        ("tags", decode_strings(tags)[1]),
+        ("files", decode_strings(files)[1]),
+        ("provenance", decode_provenance(provenance)[1]),
+    )
+    return [name for name, ok in checks if not ok]
+
+
+def _warn_once(what: str, bad: list[str]) -> None:
+    """Log a damaged row the first time it is read (a list reads it again and again)."""
+    with _warned_lock:
+        if what in _warned:
+            return
+        if len(_warned) >= WARNED_ROWS_LIMIT:
+            _warned.clear()
+        _warned.add(what)
+    columns = ", ".join(bad)
+    noun = "column is" if len(bad) == 1 else "columns are"
+    log.warning(
+        "%s: its %s %s not valid JSON of the right shape; read as empty "
+        "(`ltm-desktop verify` names it)",
+        what,
+        columns,
+        noun,
+    )
+
+
 def memory_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
+    tags, tags_ok = decode_strings(row[6])
+    provenance, provenance_ok = decode_provenance(row[19])
+    files, files_ok = decode_strings(row[21])
+    if not (tags_ok and provenance_ok and files_ok):
+        checks = (("tags", tags_ok), ("files", files_ok), ("provenance", provenance_ok))
+        _warn_once(f"memory {row[0]}", [name for name, ok in checks if not ok])
     return Memory(
         id=row[0],
         project_id=row[1],
@@ -63,7 +151,7 @@ def memory_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
         content=row[3],
         category=Category(row[4]),
         importance=row[5],
-        tags=tuple(json.loads(row[6])),
+        tags=tags,
         signature=row[7],
         created_at=row[8],
         updated_at=row[9],
@@ -76,9 +164,9 @@ def memory_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Memory:
         disabled_at=row[16],
         reviewed_at=row[17],
         review_state=None if row[18] is None else ReviewState(row[18]),
-        provenance=provenance_from_json(row[19]),
+        provenance=provenance,
         use_heat=row[20],
-        files=tuple(json.loads(row[21])),
+        files=files,
     )
 
 
@@ -87,7 +175,8 @@ def provenance_json(provenance: Provenance | None) -> str | None:
 
 
 def provenance_from_json(text: str | None) -> Provenance | None:
-    return None if text is None else Provenance.from_dict(json.loads(text))
+    """None for NULL, and for a value that does not decode."""
+    return decode_provenance(text)[0]
 
 
 def observation_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Observation:
@@ -105,6 +194,11 @@ def observation_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Observation:
 
 
 def audit_from_row(row: sqlite3.Row | tuple[Any, ...]) -> AuditEvent:
+    before, before_ok = _decode_values(row[6])
+    after, after_ok = _decode_values(row[7])
+    if not (before_ok and after_ok):
+        checks = (("before", before_ok), ("after", after_ok))
+        _warn_once(f"audit event #{row[0]}", [name for name, ok in checks if not ok])
     return AuditEvent(
         seq=row[0],
         at=row[1],
@@ -112,8 +206,8 @@ def audit_from_row(row: sqlite3.Row | tuple[Any, ...]) -> AuditEvent:
         project_id=row[3],
         actor=row[4],
         action=AuditAction(row[5]),
-        before=json.loads(row[6]) if row[6] else None,
-        after=json.loads(row[7]) if row[7] else None,
+        before=before,
+        after=after,
     )
 
 

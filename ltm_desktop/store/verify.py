@@ -1,5 +1,6 @@
 """What ``ltm-desktop verify`` asks of SQLite: the file's integrity, the append-only
-triggers, the audit chain, and each scope's search index against its rows."""
+triggers, the audit chain, each scope's search index against its rows, and the JSON
+columns of every memory (which reads tolerate, so only this check tells)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ import sqlite3
 from ltm_desktop.core.backend import Verification
 from ltm_desktop.store import audit_chain
 from ltm_desktop.store.fts_tables import memory_table
+from ltm_desktop.store.rows import bad_json_columns
 
 QUICK_EVENTS = 1_000  # the quick check follows the chain over the newest events only
+NAMED_ROWS = 20  # damaged rows named one by one; the rest are counted
+JSON_SHAPES = {"tags": "a list of strings", "files": "a list of strings", "provenance": "an object"}
 
 
 def _normal(sql: str) -> str:
@@ -53,6 +57,27 @@ def _search_index(conn: sqlite3.Connection) -> list[str]:
     return problems
 
 
+def _json_columns(conn: sqlite3.Connection) -> list[str]:
+    """The memories whose tags, files or provenance do not decode (read as empty)."""
+    problems = []
+    damaged = 0
+    rows = conn.execute("SELECT id, tags, files, provenance FROM memories ORDER BY id")
+    for memory_id, tags, files, provenance in rows:
+        bad = bad_json_columns(tags, files, provenance)
+        if not bad:
+            continue
+        damaged += 1
+        if damaged <= NAMED_ROWS:
+            problems += [
+                f"memory {memory_id} has a {column} column that is not valid JSON "
+                f"({JSON_SHAPES[column]}); it reads as empty"
+                for column in bad
+            ]
+    if damaged > NAMED_ROWS:
+        problems.append(f"... and {damaged - NAMED_ROWS:,} more memories with such columns")
+    return problems
+
+
 def verify(conn: sqlite3.Connection, quick: bool) -> Verification:
     check = "quick_check" if quick else "integrity_check"
     result = [row[0] for row in conn.execute(f"PRAGMA {check}")]
@@ -63,5 +88,6 @@ def verify(conn: sqlite3.Connection, quick: bool) -> Verification:
         problems.append(broken.describe())
     if not quick:
         problems += _search_index(conn)
+        problems += _json_columns(conn)
     events = int(conn.execute("SELECT count(*) FROM audit").fetchone()[0])
     return Verification(tuple(problems), head, events, quick)
