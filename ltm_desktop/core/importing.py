@@ -8,12 +8,15 @@ line stops the import of that file with its name and line number (ImportFailed).
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ltm_desktop.core import rules, transfer_format
+from ltm_desktop.core.atomic_files import file_kind
 from ltm_desktop.core.errors import InvalidInput, LtmError
 from ltm_desktop.core.exporting import MARKER
 from ltm_desktop.core.format_names import IMPORT_FORMATS
@@ -68,19 +71,42 @@ def detect_format(path: Path, text: str) -> str:
 
 
 def read_text(path: Path) -> str:
-    """The file's text; ImportFailed (naming the file) if it is too big or not UTF-8."""
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise ImportFailed(
-            f"{path}: {size:,} bytes is more than an import takes "
-            f"({MAX_FILE_BYTES:,}); split the file"
-        )
-    data = path.read_bytes()
+    """The file's text; ImportFailed (naming the file) if it is not a regular file, too big
+    or not UTF-8."""
+    data = _read_bounded(path)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ImportFailed(f"{path} line {line}: not UTF-8 text") from None
+
+
+def _read_bounded(path: Path) -> bytes:
+    """At most ``MAX_FILE_BYTES`` of a regular file. Anything else is refused before it is
+    read: a FIFO would wait for a writer, /dev/zero never ends. The read itself is bounded
+    too, as a file may hold more than its stated size (/proc's say 0)."""
+    _check_regular(path, path.stat().st_mode)
+    # O_NONBLOCK: should a FIFO take the file's place meanwhile, opening it does not wait
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        _check_regular(path, info.st_mode)
+        if info.st_size > MAX_FILE_BYTES:
+            raise ImportFailed(
+                f"{path}: {info.st_size:,} bytes is more than an import takes "
+                f"({MAX_FILE_BYTES:,}); split the file"
+            )
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ImportFailed(
+            f"{path}: holds more than an import takes ({MAX_FILE_BYTES:,} bytes); split the file"
+        )
+    return data
+
+
+def _check_regular(path: Path, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise ImportFailed(f"{path}: not a regular file ({file_kind(mode)}); import reads files")
 
 
 def parse_file(path: Path, fmt: str = "auto") -> ParsedFile:

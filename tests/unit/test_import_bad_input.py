@@ -5,12 +5,14 @@ no record that later breaks listing, search or export)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ltm_desktop.core import importing
 from ltm_desktop.core.importing import ImportFailed, parse_file
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
 
@@ -130,3 +132,38 @@ def test_the_import_command_refuses_the_line_and_writes_nothing(
     assert exported.returncode == 0, exported.stderr
     assert '"type": "memory"' not in exported.stdout
     assert '"type":"memory"' not in exported.stdout
+
+
+# -- what is read -----------------------------------------------------------------------
+
+
+def test_a_fifo_is_refused_at_once_not_waited_on(tmp_path: Path) -> None:
+    fifo = tmp_path / "memories.jsonl"
+    os.mkfifo(fifo)
+    result = console("--data-dir", str(tmp_path / "data"), "import", str(fifo))
+    assert_one_error_line(result, str(fifo), "not a regular file (a FIFO)")
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_an_endless_device_is_refused_not_read(tmp_path: Path) -> None:
+    result = console("--data-dir", str(tmp_path / "data"), "import", "/dev/zero")
+    assert_one_error_line(result, "/dev/zero", "not a regular file (a character device)")
+
+
+def test_a_directory_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(ImportFailed, match=rf"{tmp_path}: not a regular file \(a directory\)"):
+        parse_file(tmp_path)
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="no /proc")
+def test_the_limit_holds_for_a_file_that_states_a_wrong_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """/proc's files say they are empty; what is read is bounded all the same."""
+    maps = Path("/proc/self/maps")
+    assert maps.stat().st_size == 0
+    monkeypatch.setattr(importing, "MAX_FILE_BYTES", 100)
+    with pytest.raises(
+        ImportFailed, match=rf"{maps}: holds more than an import takes \(100 bytes\)"
+    ):
+        parse_file(maps, "claude-md")
