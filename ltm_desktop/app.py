@@ -68,13 +68,16 @@ def open_service_briefly(
 ) -> OpenedService:
     """The service for a process that lives for one event (an agent hook).
 
-    No startup housekeeping (expiring, regenerating every MEMORY.md: the app's job), and
-    writes wait at most ``busy_timeout_ms`` for another process's lock, not the store's 10 s.
+    No startup housekeeping (expiring, regenerating every MEMORY.md: the app's job),
+    writes wait at most ``busy_timeout_ms`` for another process's lock, not the store's 10 s,
+    and no database is created (an empty file or another SQLite file is refused).
     """
     config = resolve_config_path(config_path)
     settings, warnings = load_settings(config)
     paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
-    store = open_store(paths.db_path, paths.backup_dir, busy_timeout_ms=busy_timeout_ms)
+    store = open_store(
+        paths.db_path, paths.backup_dir, busy_timeout_ms=busy_timeout_ms, create=False
+    )
     service = MemoryService(store, paths, settings)
     service.config_path, service.config_problems = config, tuple(warnings)
     return OpenedService(service, settings, config, warnings)

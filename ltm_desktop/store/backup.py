@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.errors import NotADatabase
+from ltm_desktop.store.connection import refuse_symlink
 from ltm_desktop.store.migrations import latest_version
 
 BACKUP_PREFIX = "ltm-backup-"
@@ -83,7 +84,9 @@ def check_database_file(path: Path) -> DatabaseFileInfo:
 
 
 def backup_database(db_path: Path, target: Path) -> DatabaseFileInfo:
-    """Copy the live database at ``db_path`` to ``target`` (replaced if it exists)."""
+    """Copy the live database at ``db_path`` to ``target`` (replaced if it exists); a
+    symbolic link in place of the database is refused, never followed."""
+    refuse_symlink(db_path)
     temp = target.with_name(f".{target.name}.{os.getpid()}.part")
     temp.unlink(missing_ok=True)
     try:

@@ -1,5 +1,5 @@
-"""Opening SQLite files safely: refuse what is not ours, never overwrite it, and never
-open the database file except through SQLite."""
+"""Opening SQLite files safely: refuse what is not ours, never overwrite it, never follow
+a symbolic link to it, and never open the database file except through SQLite."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ltm_desktop.core.errors import DatabaseBusy, DatabaseReadOnly, NotADatabase, StorageError
+from ltm_desktop.core.errors import (
+    DatabaseBusy,
+    DatabaseReadOnly,
+    NotADatabase,
+    StorageError,
+    UnsafePath,
+)
 
 BUSY_TIMEOUT_MS = 10_000
 # NORMAL: a commit survives any process crashing; a power cut may lose the commits since
@@ -23,6 +29,37 @@ SYNCHRONOUS_SETTINGS = ("NORMAL", "FULL")
 JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024
 
 
+def journals(path: Path) -> tuple[Path, Path]:
+    """The database's ``-wal`` and ``-shm`` files (SQLite names them after it)."""
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def refuse_symlink(path: Path) -> None:
+    """Refuse a database, ``-wal`` or ``-shm`` that is a symbolic link, before SQLite opens
+    it (SQLite follows links): whatever the link points to, outside the data dir or into
+    someone else's file, would be read and written as ours. ``lstat`` opens nothing."""
+    for candidate in (path, *journals(path)):
+        try:
+            info = os.lstat(candidate)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise StorageError(f"cannot read {candidate}: {exc.strerror}") from exc
+        if stat.S_ISLNK(info.st_mode):
+            raise UnsafePath(
+                f"{candidate} is a symbolic link; ltm-desktop does not follow links inside "
+                f"{path.parent}. Replace it with the file itself (or move it away)"
+            )
+
+
+def is_missing_or_empty(path: Path) -> bool:
+    """No database yet: no file, or an empty one (SQLite writes a new database into it)."""
+    try:
+        return path.stat().st_size == 0
+    except FileNotFoundError:
+        return True
+
+
 def existing_version(path: Path) -> int | None:
     """``user_version`` of the database at ``path``; None when there is none yet (no file, or
     an empty one). Raises NotADatabase for anything that is not an SQLite database.
@@ -32,8 +69,10 @@ def existing_version(path: Path) -> int | None:
     the locks of SQLite connections already open on it here (another store, the GUI, a
     harness). SQLite's connections in one process share one lock table per file, and
     SQLite keeps a closing connection's descriptor open while others still hold locks,
-    so a connection of our own for this check is harmless.
+    so a connection of our own for this check is harmless. A symbolic link is refused
+    (``refuse_symlink``).
     """
+    refuse_symlink(path)
     try:
         info = path.stat()  # stat() opens nothing
     except FileNotFoundError:
@@ -101,13 +140,15 @@ def connect(
 ) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit) with our pragmas.
 
-    Only ``create`` may make a new file (owner-only): a connection opened later must not
-    silently start an empty database where ours was removed. ``busy_timeout_ms``: how long
-    a statement waits for another process's lock (short for agent hooks, which must not wait).
+    Only ``create`` may make a new file (owner-only, and so is an empty file it fills): a
+    connection opened later must not silently start an empty database where ours was
+    removed. A symbolic link is refused. ``busy_timeout_ms``: how long a statement waits
+    for another process's lock (short for agent hooks, which must not wait).
     """
     if synchronous.upper() not in SYNCHRONOUS_SETTINGS:
         raise ValueError(f"synchronous must be one of {SYNCHRONOUS_SETTINGS}, not {synchronous!r}")
-    new = create and not path.exists()
+    refuse_symlink(path)
+    new = create and is_missing_or_empty(path)
     try:
         conn = sqlite3.connect(
             _uri(path, "rwc" if create else "rw"),

@@ -1,8 +1,10 @@
 """Opening the database for writing: every refusal happens here, before anything is served.
 
-A file that is not an SQLite database, a database newer than this code, and one that
-cannot be written are refused with a message that names the path; nothing is served
-that would fail every write later. The database file is only ever opened through
+A file that is not an SQLite database, a database newer than this code, one that cannot
+be written, and a symbolic link are refused with a message that names the path; nothing
+is served that would fail every write later. A process that must not create a database
+(an agent hook: ``create=False``) also refuses an empty file or an SQLite file without our
+schema, which it would otherwise fill. The database file is only ever opened through
 SQLite (see ``connection.existing_version`` for why).
 """
 
@@ -13,13 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ltm_desktop.core.errors import StorageError
+from ltm_desktop.core.errors import NotADatabase, StorageError
 from ltm_desktop.store.connection import (
     BUSY_TIMEOUT_MS,
     check_writable,
     check_write_access,
     connect,
     existing_version,
+    refuse_symlink,
 )
 from ltm_desktop.store.file_guard import FileGuard
 from ltm_desktop.store.migrations import Migration, check_not_too_new, migrate
@@ -39,18 +42,32 @@ def open_database(
     migrations: Sequence[Migration],
     synchronous: str,
     busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    *,
+    create: bool = True,
 ) -> OpenedDatabase:
-    """The writer connection on an up-to-date, writable database at ``path``."""
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError as exc:
-        message = f"cannot create the data directory {path.parent}: {exc.strerror}"
-        raise StorageError(message) from exc
+    """The writer connection on an up-to-date, writable database at ``path``.
+
+    ``create``: make a new database when there is none (no file, or an empty one);
+    without it, only an existing ltm-desktop database is opened (and migrated).
+    """
+    refuse_symlink(path)
+    if create:
+        _make_data_dir(path)
+    elif not path.exists():
+        raise _not_created(f"there is no database at {path}")
     check_writable(path)  # first: SQLite cannot even read a WAL database it cannot write
     version = existing_version(path)
     if version is not None:
         check_not_too_new(version, path, migrations)
-    writer = connect(path, create=True, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms)
+    if not create and version is None:
+        raise _not_created(
+            f"{path} is empty (0 bytes), not an ltm-desktop database (left untouched)"
+        )
+    if not create and version == 0:  # every migration sets user_version: not our schema
+        raise _not_created(
+            f"{path} is an SQLite database, but not an ltm-desktop one (left untouched)"
+        )
+    writer = connect(path, create=create, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms)
     try:
         check_write_access(writer, path)
         backup = migrate(writer, path, backup_dir, migrations)
@@ -61,3 +78,19 @@ def open_database(
         writer.close()
         raise
     return OpenedDatabase(writer, schema_version, backup, guard)
+
+
+def _make_data_dir(path: Path) -> None:
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        message = f"cannot create the data directory {path.parent}: {exc.strerror}"
+        raise StorageError(message) from exc
+
+
+def _not_created(found: str) -> NotADatabase:
+    """Why a process that must not create a database opens none (it would fill the file)."""
+    return NotADatabase(
+        f"{found}; this process never creates a database: start ltm-desktop (the app or "
+        "`ltm-desktop serve`) to make one, or pass the right --data-dir"
+    )

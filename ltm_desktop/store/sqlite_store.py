@@ -63,14 +63,18 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
         *,
         synchronous: str = SYNCHRONOUS,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        create: bool = True,
     ) -> None:
         """Refuses what ``opening.open_database`` refuses, before serving anything.
 
         ``busy_timeout_ms``: how long a write waits for another process's lock.
+        ``create``: make a new database if there is none (False: refuse, for agent hooks).
         """
         self._path = path
         self._synchronous = synchronous.lower()
-        opened = open_database(path, backup_dir, migrations, synchronous, busy_timeout_ms)
+        opened = open_database(
+            path, backup_dir, migrations, synchronous, busy_timeout_ms, create=create
+        )
         self._writer = opened.writer
         self.migration_backup = opened.migration_backup
         self._schema_version = opened.schema_version
@@ -411,8 +415,14 @@ def open_store(
     *,
     synchronous: str = SYNCHRONOUS,
     busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    create: bool = True,
 ) -> SqliteStore:
-    """Open (creating and migrating as needed) the database at ``db_path``."""
+    """Open (migrating as needed, and creating unless ``create`` is False) the database at
+    ``db_path``."""
     return SqliteStore(
-        db_path, backup_dir, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms
+        db_path,
+        backup_dir,
+        synchronous=synchronous,
+        busy_timeout_ms=busy_timeout_ms,
+        create=create,
     )
