@@ -3,8 +3,10 @@
 Memories written before semantic search existed, imported in bulk, written while the
 embedder could not run (or by one that does not embed inline, like a remote endpoint),
 or stored under another model get theirs here, a batch at a time, each batch one short
-transaction. It is resumable by nature: what is done is stored, and the next start
-picks up whatever still lacks them. Progress goes to listeners (the app's status bar)
+transaction. It is woken after every write, and each pass asks the store for whatever
+still lacks them (found by index: about a millisecond when nothing does, at any size),
+so an edit, an import or a restore is never missed, and it is resumable by nature: what
+is done is stored. After the embedder failed it tries again by itself. Progress goes to listeners (the app's status bar)
 and to ``MemoryService.index_status`` (``ltm-desktop status``).
 """
 
@@ -20,14 +22,13 @@ from ltm_desktop.core.errors import EmbedderUnavailable, LtmError
 from ltm_desktop.core.records import IndexStatus, Memory
 from ltm_desktop.core.rules import similarity_tokens
 from ltm_desktop.core.seams import Embedder
-from ltm_desktop.core.writing import embedding_text, ids_since
+from ltm_desktop.core.writing import embedding_text
 
 log = logging.getLogger(__name__)
 BATCH = 256
 RETRY_SECONDS = 60.0  # after the embedder failed, before trying again
 COUNT_SECONDS = 10.0  # how long a count of memories with vectors is reused
 DEBOUNCE_SECONDS = 0.05
-RESUME_MARGIN = 10.0  # seconds of ids looked at again by a pass that resumes
 ProgressListener = Callable[[IndexStatus], None]
 
 
@@ -53,10 +54,6 @@ class Backfill:
         self._done_total: tuple[int, int] | None = None
         self._counted_at = 0.0
         self._last: IndexStatus | None = None
-        # Ids grow with time: after a whole pass, new memories are those after the last id
-        # seen. (A memory whose text changed is embedded by its writer.)
-        self._resume = ""
-        self._passes = 0
 
     def subscribe(self, listener: ProgressListener) -> None:
         self._listeners.append(listener)
@@ -74,7 +71,7 @@ class Backfill:
         return thread is not None and thread.is_alive() and not self._stop.is_set()
 
     def wake(self) -> None:
-        """New memories lack vectors: fill them in shortly (a burst of writes is batched)."""
+        """Something was written: fill in what lacks shortly (a burst of writes is batched)."""
         self._wake.set()
 
     def close(self) -> None:
@@ -109,7 +106,6 @@ class Backfill:
             if not batch:
                 break
             after = batch[-1].id
-            self._resume = max(self._resume, after)
             filled += self._fill(batch)
             self._done_total = self._store.index_progress(model)
             self._counted_at = time.monotonic()
@@ -164,8 +160,7 @@ class Backfill:
             self._stop.wait(DEBOUNCE_SECONDS)  # let a burst of writes gather into one batch
             self._running = True
             try:
-                self.run_once(ids_since(self._resume, RESUME_MARGIN) if self._passes else "")
-                self._passes += 1
+                self.run_once()
             except LtmError as exc:  # the store is failing: report, retry later
                 log.warning("backfill of token sets and vectors paused: %s", exc)
                 self._stop.wait(RETRY_SECONDS)
@@ -174,4 +169,5 @@ class Backfill:
                 self._running = False
                 self._publish()
             if self._embedder.problem() is not None and not self._stop.is_set():
-                self._stop.wait(RETRY_SECONDS)  # a remote endpoint may come back
+                self._stop.wait(RETRY_SECONDS)  # a remote endpoint may come back:
+                self._wake.set()  # what it could not embed is tried again

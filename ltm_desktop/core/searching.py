@@ -74,7 +74,7 @@ class SearchReads:
         that does not embed inline (remote), or one that cannot run.
 
         Args:
-            now: embed now even when the backfill runs (an edit: it only fills new ids).
+            now: embed now even when the backfill runs (an edit: found by meaning at once).
         """
         if not self._embedder.inline or (self.backfill.active and not now):
             return None

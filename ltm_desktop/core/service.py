@@ -214,6 +214,7 @@ class MemoryService(
         """
         if changed:
             self.views.after_write(changed)
+            self.backfill.wake()  # an edit, import or restore may have left it work
 
     def _event(self, memory: Memory, action: str, actor: str) -> ChangeEvent:
         return ChangeEvent(memory.id, memory.project_id, action, actor, self.now())

@@ -51,16 +51,6 @@ def new_memory_id(now: float) -> str:
     return f"mem_{int(now * 1000):011x}{secrets.token_hex(5)}"
 
 
-def ids_since(memory_id: str, seconds: float) -> str:
-    """An id below every id made from ``seconds`` before ``memory_id`` was on: ids of one
-    millisecond are not in creation order, and clocks of processes differ a little."""
-    try:
-        made = int(memory_id[4:15], 16)
-    except ValueError:
-        return ""
-    return f"mem_{max(0, made - int(seconds * 1000)):011x}"
-
-
 def _audit(
     txn: WriteTxn,
     memory: Memory,

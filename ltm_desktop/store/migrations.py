@@ -292,6 +292,14 @@ V9_STATEMENTS = (
     "CREATE INDEX memory_index_erased_by_scope ON memory_index_erased(project_pk, seq)",
 )
 
+# What the backfill has left to do is found by index, not by reading every memory (0.4 -
+# 0.9 s at 100,000, on every burst of writes): the rows without a token set, and the rows
+# by model (without a vector, or of another model). (Version 10.)
+V10_STATEMENTS = (
+    "CREATE INDEX memory_index_without_tokens ON memory_index(memory_pk) WHERE token_bits IS NULL",
+    "CREATE INDEX memory_index_by_model ON memory_index(model)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", V1_STATEMENTS),
     Migration(2, "observations can be forgotten", V2_STATEMENTS),
@@ -302,6 +310,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "the memory list pages fast in every order", V7_STATEMENTS),
     Migration(8, "the activity and observations page fast at any depth", V8_STATEMENTS),
     Migration(9, "every process forgets an erased memory's vector", V9_STATEMENTS),
+    Migration(10, "the backfill finds what it has left by index", V10_STATEMENTS),
 )
 
 

@@ -67,21 +67,31 @@ def search_vectors(
         want *= 4
 
 
+# Index rows without a vector of the model ?1 (none, or another model's): three ranges of
+# ``memory_index_by_model``; and rows without a token set (``memory_index_without_tokens``).
+WITHOUT_VECTOR = "SELECT memory_pk FROM memory_index WHERE model IS NULL OR model < ?1 OR model > ?1"
+WITHOUT_TOKENS = "SELECT memory_pk FROM memory_index WHERE token_bits IS NULL"
+
+
 def unindexed(conn: sqlite3.Connection, model: str, after_id: str, limit: int) -> list[Memory]:
+    """Found by index: as cheap as nothing when nothing is left to do, at any size."""
+    lacking = f"{WITHOUT_TOKENS} UNION {WITHOUT_VECTOR}" if model else WITHOUT_TOKENS
     rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} "
-        "LEFT JOIN memory_index AS i ON i.memory_pk = m.pk "
-        "WHERE m.id > ? AND m.disabled = 0 AND (i.memory_pk IS NULL OR i.token_bits IS NULL "
-        "OR (? != '' AND i.model IS NOT ?)) ORDER BY m.id LIMIT ?",
-        (after_id, model, model, limit),
+        f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.pk IN ({lacking}) "
+        "AND m.disabled = 0 AND m.id > ?2 ORDER BY m.id LIMIT ?3",
+        (model, after_id, limit),
     ).fetchall()
     return [memory_from_row(row) for row in rows]
 
 
 def index_progress(conn: sqlite3.Connection, model: str) -> tuple[int, int]:
-    row = conn.execute(
-        "SELECT count(*), coalesce(sum(i.model = ?), 0) FROM memories AS m "
-        "LEFT JOIN memory_index AS i ON i.memory_pk = m.pk WHERE m.disabled = 0",
+    """(active memories with a vector of ``model``, active memories): a count of the
+    active ones, less those of them found without one by index."""
+    (total,) = conn.execute("SELECT count(*) FROM memories WHERE disabled = 0").fetchone()
+    if not model:
+        return 0, int(total)
+    (lacking,) = conn.execute(
+        f"SELECT count(*) FROM memories WHERE pk IN ({WITHOUT_VECTOR}) AND disabled = 0",
         (model,),
     ).fetchone()
-    return int(row[1]), int(row[0])
+    return int(total) - int(lacking), int(total)

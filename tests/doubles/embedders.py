@@ -83,3 +83,24 @@ class TableEmbedder:
 
     def problem(self) -> str | None:
         return None
+
+
+class EndpointEmbedder(WordHashEmbedder):
+    """Like a remote endpoint: never inline (writes leave vectors to the backfill), and it
+    can be ``down`` (every call fails, and ``problem`` says so) and come back."""
+
+    inline = False
+
+    def __init__(
+        self, synonyms: dict[str, str] | None = None, model: str = "test-endpoint"
+    ) -> None:
+        super().__init__(synonyms, model)
+        self.down = False
+
+    def embed(self, texts: Sequence[str]) -> list[bytes]:
+        if self.down:
+            raise EmbedderUnavailable("semantic search is off: the endpoint is down")
+        return super().embed(texts)
+
+    def problem(self) -> str | None:
+        return "semantic search is off: the endpoint is down" if self.down else None
