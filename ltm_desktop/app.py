@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ltm_desktop.agent.extractor.worker import ExtractionWorker
+from ltm_desktop.core.atomic_files import check_replaceable
 from ltm_desktop.core.config import Settings, load_settings
 from ltm_desktop.core.paths import (
     DataPaths,
@@ -107,6 +108,8 @@ def backup_data_dir(
     paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
     if not paths.db_path.exists():
         raise FileNotFoundError(2, "no database yet", str(paths.db_path))
+    if output is not None:
+        check_replaceable(output)  # the store renames its copy over it
     target = output or backup.new_backup_path(paths.backup_dir, time.time() if now is None else now)
     info = backup.backup_database(paths.db_path, target)
     removed = () if output else tuple(backup.prune_backups(paths.backup_dir, keep))

@@ -1,4 +1,10 @@
-"""Replacing a text file so that a reader, a crash or a power cut never sees half of it."""
+"""Replacing a text file so that a reader, a crash or a power cut never sees half of it.
+
+A file is replaced by writing a temporary file beside it and renaming it over the old one.
+That is only right for a regular file: renamed over a FIFO or a device (``-o /dev/stdout``,
+``-o /dev/full``) it would put a regular file in its place, and over a symlink it would
+replace the link instead of writing where it points. ``check_replaceable`` refuses them.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,8 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
+
+from ltm_desktop.core.errors import InvalidInput
 
 
 def replace_text(
@@ -56,3 +64,25 @@ def file_kind(mode: int) -> str:
         (stat.S_ISSOCK, "a socket"),
     ]
     return next((name for test, name in kinds if test(mode)), "a file of another kind")
+
+
+def check_replaceable(path: Path, field: str = "output", hint: str = "") -> None:
+    """Refuse (InvalidInput naming ``field``, ``hint`` added) a ``path`` that a temporary
+    file must not be renamed over: anything but a regular file or nothing. A symlink is
+    refused too, whatever it names: replacing the link would leave its target as it was,
+    and following it is no better for links such as /dev/stdout (``>> log``: renaming
+    over the log would drop what it held)."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(mode):
+        problem = f"is a symbolic link (to {os.readlink(path)}); name the file itself"
+    elif not stat.S_ISREG(mode):
+        problem = (
+            f"is {file_kind(mode)}, not a regular file; give the name of a new file or of a "
+            "regular file to replace"
+        )
+    else:
+        return
+    raise InvalidInput(f"{path} {problem}{f' ({hint})' if hint else ''}", field)

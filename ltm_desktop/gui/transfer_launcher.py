@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from ltm_desktop import __version__
 from ltm_desktop.core import exporting, importing
+from ltm_desktop.core.atomic_files import check_replaceable
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.import_writes import ImportReport
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
@@ -134,6 +135,7 @@ def export_all(
 ) -> int:
     """Worker side: write the export to a temporary file, then rename it into place."""
     scopes = [project for project, _ in service.projects()]
+    check_replaceable(path)  # never renamed over a symlink, a FIFO or a device
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:

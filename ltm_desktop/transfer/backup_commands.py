@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.errors import InvalidInput, LtmError
 from ltm_desktop.core.filelock import FileLock
 from ltm_desktop.core.paths import prepare_data_dir, resolve_data_dir
 
@@ -29,7 +29,13 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
         "while the app or a server keeps writing), check the copy's integrity, and write it "
         "to FILE, or into the data dir's backups/ folder keeping the newest [backup] keep.",
     )
-    backup.add_argument("-o", "--output", metavar="FILE", help="where to write the copy")
+    backup.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="where to write the copy: a new file, or a regular file replaced (a symlink, "
+        "FIFO, device, directory or - for standard output is refused)",
+    )
     restore = add_command(
         commands,
         "restore",
@@ -48,6 +54,12 @@ def _say(line: str) -> None:
 def cmd_backup(args: argparse.Namespace) -> int:
     from ltm_desktop.app import backup_data_dir
 
+    if args.output == "-":
+        raise InvalidInput(
+            "backup writes a database file, not standard output; give a file name "
+            "(./- for a file called -)",
+            "output",
+        )
     output = None if args.output is None else Path(args.output).expanduser().absolute()
     made = backup_data_dir(args.data_dir, args.config, output)
     _say(f"backed up {made.memories} memories (schema v{made.schema_version}) to {made.path}")

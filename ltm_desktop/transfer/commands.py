@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ltm_desktop import __version__
+from ltm_desktop.core.atomic_files import check_replaceable
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.format_names import EXPORT_FORMATS, IMPORT_FORMATS
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:  # the core loads only when a command runs
 
 AddCommand = Callable[..., argparse.ArgumentParser]
 IMPORT_ACTOR = "import"
+STDOUT = "-"  # -o - : standard output (./- names a file called -)
 
 
 def add_parsers(commands: Any, add_command: AddCommand) -> None:
@@ -44,7 +46,13 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
     export.add_argument(
         "--with-history", action="store_true", help="JSONL: each memory's audit events too"
     )
-    export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
+    export.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write FILE whole or not at all: a new file, or a regular file replaced (a "
+        "symlink, FIFO, device or directory is refused); - or none: standard output",
+    )
     imp = add_command(
         commands,
         "import",
@@ -84,11 +92,13 @@ def _open(args: argparse.Namespace) -> MemoryService:
 
 @contextlib.contextmanager
 def _output(path: str | None) -> Iterator[TextIO]:
-    """Standard output, or FILE written whole or not at all (a temporary file renamed)."""
-    if path is None:
+    """Standard output, or FILE written whole or not at all (a temporary file renamed over
+    it; never over a symlink, FIFO or device: ``atomic_files.check_replaceable``)."""
+    if path is None or path == STDOUT:
         yield sys.stdout
         return
     target = Path(path).expanduser().absolute()
+    check_replaceable(target, hint="-o - writes to standard output")
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
@@ -146,7 +156,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                 )
     finally:
         service.close()
-    if args.output is not None:
+    if args.output not in (None, STDOUT):
         _say(f"exported {count} memories of {len(scopes)} scopes to {args.output}")
     return 0
 
