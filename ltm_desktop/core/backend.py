@@ -394,6 +394,11 @@ class MemoryStore(Protocol):
         ...
 
     def last_event_seq(self) -> int: ...
+    def index_version(self, project_ids: Sequence[str]) -> int:
+        """A number that grows whenever a token set or vector of one of the scopes changes,
+        in any process (what a cached search by meaning depends on besides the events)."""
+        ...
+
 
     # the review inbox and extraction runs
     def get_proposal(self, proposal_id: str) -> Proposal:

@@ -40,12 +40,10 @@ class Backfill:
         store: MemoryStore,
         embedder: Embedder,
         write_lock: threading.RLock,
-        on_batch: Callable[[], None],
     ) -> None:
         self._store = store
         self._embedder = embedder
         self._write_lock = write_lock
-        self._on_batch = on_batch
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -109,7 +107,6 @@ class Backfill:
             filled += self._fill(batch)
             self._done_total = self._store.index_progress(model)
             self._counted_at = time.monotonic()
-            self._on_batch()
             self._publish()
         return filled
 

@@ -50,11 +50,7 @@ class SearchReads:
     _uses: UseCounter
     _embedder: Embedder
     _provider: ExternalProvider
-    _index_generation: int
     backfill: Backfill
-
-    def _vectors_moved(self) -> None:
-        self._index_generation += 1
 
     def check_embedder(self) -> IndexStatus:
         """``index_status`` after making sure the embedder works (it loads the model)."""
@@ -158,7 +154,7 @@ class SearchReads:
         key = self._key(scopes, parse_query(text), count, text)
         if not self._cache.holds(key):
             return None  # a first search: do not even read the version
-        hits = self._cache.cached(self.store, key, self._version(), self.now())
+        hits = self._cache.cached(self.store, key, self._version(scopes), self.now())
         return None if hits is None else self._deliver(hits, count, reinforce)
 
     def _deliver(self, hits: list[SearchHit], count: int, reinforce: bool) -> list[SearchHit]:
@@ -179,11 +175,12 @@ class SearchReads:
         meaning = f"{model}\n{text}" if model and isinstance(text, str) else None
         return search_key(scopes, query, count, meaning)
 
-    def _version(self) -> Hashable:
+    def _version(self, scopes: Sequence[str]) -> Hashable:
         # Every change to a memory, in any process, adds an audit event; use counts do not,
         # so searches stay cached while agents (here or in other workers) keep reading.
-        # Vectors written by the backfill are not events: it moves ``_index_generation``.
-        return (self.store.last_event_seq(), self._index_generation)
+        # Token sets and vectors written by a backfill (this process's or another
+        # worker's) are not events: the scopes' index version follows them.
+        return (self.store.last_event_seq(), self.store.index_version(scopes))
 
     def _hits(
         self,
@@ -212,7 +209,7 @@ class SearchReads:
             semantic = [] if exact >= count else self._by_meaning(scopes, text, count, now, where)
             return fuse(lexical, semantic, self._embedder.floor)
 
-        hits = self._cache.search(self.store, key, self._version(), now, run)
+        hits = self._cache.search(self.store, key, self._version(scopes), now, run)
         return merge_external(self._provider, hits, scopes, text, len(hits))
 
     def _by_meaning(

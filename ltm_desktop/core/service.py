@@ -91,7 +91,6 @@ class MemoryService(
         self.events = EventHub()
         self._clock = clock
         self._embedder = embedder or NoEmbedder()
-        self._index_generation = 0  # moves when the backfill stores vectors (search cache)
         self._provider = provider or NoExternalProvider()
         self._consolidator = consolidator or NoConsolidator()
         self._write_lock = threading.RLock()
@@ -108,7 +107,7 @@ class MemoryService(
             include_flagged=self.settings.privacy_flagged_in_precis,
         )
         self.views = MemoryMdSync(store, self.precis_manager, paths.data_dir / ".lock", clock)
-        self.backfill = Backfill(store, self._embedder, self._write_lock, self._vectors_moved)
+        self.backfill = Backfill(store, self._embedder, self._write_lock)
         self.backend = make_backend(self)  # [memory] backend (core.memory_backend)
         self._missing_files = MissingFiles(clock)  # stale: files that are gone (core.files)
 

@@ -347,6 +347,9 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
 
         return self._read(work)
 
+    def index_version(self, project_ids: Sequence[str]) -> int:
+        return self._read(lambda c: vector_reads.index_version(c, self._pks(c, project_ids)))
+
     def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
         return self._read(lambda c: vector_reads.unindexed(c, model, after_id, limit))
 

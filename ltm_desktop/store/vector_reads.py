@@ -84,6 +84,20 @@ def unindexed(conn: sqlite3.Connection, model: str, after_id: str, limit: int) -
     return [memory_from_row(row) for row in rows]
 
 
+def index_version(conn: sqlite3.Connection, project_pks: Sequence[int]) -> int:
+    """The scopes' change numbers added up (each only grows; an erasure moves it too):
+    an index seek per scope."""
+    total = 0
+    for pk in project_pks:
+        (seq,) = conn.execute(
+            "SELECT max(coalesce((SELECT max(seq) FROM memory_index WHERE project_pk = ?1), 0), "
+            "coalesce((SELECT max(seq) FROM memory_index_erased WHERE project_pk = ?1), 0))",
+            (pk,),
+        ).fetchone()
+        total += int(seq)
+    return total
+
+
 def index_progress(conn: sqlite3.Connection, model: str) -> tuple[int, int]:
     """(active memories with a vector of ``model``, active memories): a count of the
     active ones, less those of them found without one by index."""

@@ -61,6 +61,7 @@ class Tables:
     audit: list[AuditEvent] = field(default_factory=list)
     proposals: dict[str, Proposal] = field(default_factory=dict)
     runs: list[ExtractionRun] = field(default_factory=list)
+    index_writes: int = 0  # token sets and vectors written (the index version)
 
     def copy(self) -> Tables:
         return Tables(
@@ -72,6 +73,7 @@ class Tables:
             list(self.audit),
             dict(self.proposals),
             list(self.runs),
+            self.index_writes,
         )
 
 
@@ -172,10 +174,12 @@ class MemoryTxn(InboxTxn):
     def set_vector(self, memory_id: str, model: str, vector: bytes) -> None:
         self.get_memory(memory_id)
         self._t.vectors[memory_id] = (model, vector)
+        self._t.index_writes += 1
 
     def set_tokens(self, memory_id: str, tokens: Collection[str]) -> None:
         self.get_memory(memory_id)
         self._t.token_counts[memory_id] = len(tokens)
+        self._t.index_writes += 1
 
     def record(self, entry: AuditEntry) -> None:
         seq = len(self._t.audit) + 1
@@ -601,6 +605,9 @@ class InMemoryStore(InboxReads):
             if event.memory_id in wanted and event.action.value in actions:
                 newest[event.memory_id] = event
         return list(newest.values())
+
+    def index_version(self, project_ids: Sequence[str]) -> int:
+        return self._t.index_writes  # of every scope: a coarser version, as good for a cache
 
     def last_event_seq(self) -> int:
         events = self._events()

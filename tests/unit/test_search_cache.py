@@ -110,3 +110,19 @@ def test_the_cache_can_be_turned_off_in_settings(
     service.add(project, make_draft("nomad jobs run on the batch cluster"), "a")
     assert len(service.search(project, "nomad")) == 1
     assert service.search_if_cached(project, "nomad") is None  # nothing was kept
+
+
+def test_vectors_another_worker_stores_invalidate(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    """``serve --workers N``: one worker's backfill stores a vector (no audit event); a
+    search cached in another worker before it must not stay without the hit it gives."""
+    synonyms = {"failures": "crash", "logged": "report", "reported": "report"}
+    reader = make_service(tmp_path / "d", embedder=WordHashEmbedder(synonyms))
+    writer = make_service(tmp_path / "d", embedder=WordHashEmbedder(synonyms))
+    project = reader.resolve_scope(cwd="/srv/shop", register=True)
+    writer.import_memories(project, [make_draft("Crashes are reported to Sentry")], "agent")
+    assert reader.search(project, "failures logged") == []  # no vector yet: cached empty
+    assert writer.backfill.run_once() == 1  # the other worker's backfill
+    [hit] = reader.search(project, "failures logged")
+    assert hit.memory.content == "Crashes are reported to Sentry"
