@@ -12,6 +12,7 @@ from pathlib import Path
 from ltm_desktop.agent.extractor.worker import ExtractionWorker
 from ltm_desktop.core.atomic_files import check_replaceable
 from ltm_desktop.core.config import Settings, load_settings
+from ltm_desktop.core.errors import NotADatabase
 from ltm_desktop.core.paths import (
     DataPaths,
     prepare_data_dir,
@@ -111,9 +112,22 @@ def backup_data_dir(
     if output is not None:
         check_replaceable(output)  # the store renames its copy over it
     target = output or backup.new_backup_path(paths.backup_dir, time.time() if now is None else now)
-    info = backup.backup_database(paths.db_path, target)
+    try:
+        info = backup.backup_database(paths.db_path, target)
+    except Exception:  # SQLite fails inside the copy on a damaged database: say what is wrong
+        _refuse_unsound(paths.db_path)
+        raise
     removed = () if output else tuple(backup.prune_backups(paths.backup_dir, keep))
     return BackupMade(info.path, info.schema_version, info.memories, removed)
+
+
+def _refuse_unsound(db_path: Path) -> None:
+    """NotADatabase, saying what is wrong, if the database at ``db_path`` is not sound
+    (checked read only); otherwise nothing, and the caller's error stands."""
+    try:
+        backup.check_database_file(db_path)
+    except NotADatabase as exc:
+        raise NotADatabase(f"cannot back up: {exc}") from None
 
 
 def backup_if_due(

@@ -17,6 +17,7 @@ from ltm_desktop.cli import main
 from ltm_desktop.core.errors import DatabaseReplaced
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft
 from tests.conftest import ServiceFactory
+from tests.console import assert_one_error_line
 
 WRITERS = 8
 ALL = ListQuery(include_disabled=True, include_expired=True, limit=10_000)
@@ -201,3 +202,27 @@ def test_a_process_that_kept_the_old_database_open_is_stopped_not_lost(
     capsys.readouterr()
     with pytest.raises(DatabaseReplaced):
         holder.add(GLOBAL_PROJECT_ID, MemoryDraft("lost?", importance=3), "t")
+
+
+@pytest.mark.parametrize("damage", ["not a database", "cut short"])
+def test_a_database_that_cannot_be_read_is_one_clear_line_and_no_copy(
+    make_service: ServiceFactory, tmp_path: Path, damage: str
+) -> None:
+    """SQLite fails inside the copy; the error says what is wrong with the database."""
+    service = make_service(tmp_path / "data")
+    for n in range(200):
+        service.add(GLOBAL_PROJECT_ID, MemoryDraft(f"note {n} " + "x" * 500), "t")
+    service.close()
+    db = tmp_path / "data" / "ltm.sqlite"
+    whole = db.read_bytes()
+    db.write_bytes(b"\x13" * len(whole) if damage == "not a database" else whole[: len(whole) // 2])
+    damaged = db.read_bytes()
+    out = tmp_path / "copy.sqlite"
+    result = subprocess.run(
+        [ltm_desktop(), "--data-dir", str(tmp_path / "data"), "backup", "-o", str(out)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert_one_error_line(result, "cannot back up", str(db), "not an ltm-desktop database")
+    assert "(a bug" not in result.stderr
+    assert db.read_bytes() == damaged
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
