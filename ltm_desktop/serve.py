@@ -19,9 +19,10 @@ from ltm_desktop import __version__
 from ltm_desktop.api import runtime
 from ltm_desktop.api.http.options import HttpOptions, http_options
 from ltm_desktop.api.listeners import Listeners, open_listeners
-from ltm_desktop.api.runtime import Endpoint, default_data_dir, socket_for
+from ltm_desktop.api.runtime import Endpoint, EndpointError, default_data_dir, socket_for
 from ltm_desktop.api.server import ApiServer, ServerOptions
 from ltm_desktop.app import open_service
+from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import LtmError
 
 ENV_WARM_MCP = "LTM_DESKTOP_MCP_WARM"  # "0": no warm MCP process (ltm_desktop.agent.mcp_warm)
@@ -74,7 +75,7 @@ def serve(
     data_path = service.paths.data_dir
     try:
         options = server_options(data_path, socket, tcp, opened.config_path)
-        web = http_options(http, opened.settings)
+        web = _http_options(http, opened.settings, warn)
         if web is not None and workers > 1:
             raise LtmError("the HTTP API is served with --workers 1 only (--http, [http] listen)")
         if workers <= 1:
@@ -83,6 +84,20 @@ def serve(
     finally:
         service.close()  # before forking: children open their own connections
     return _serve_forked(data_path, config, options, workers)
+
+
+def _http_options(
+    http: str | None, settings: Settings, warn: Callable[[Sequence[str]], None]
+) -> HttpOptions | None:
+    """``--http`` (a bad one is an error) or ``[http] listen`` (a bad one is a warning:
+    the agent API is served without HTTP, as the app does; a config file never stops it)."""
+    if http is not None:
+        return http_options(http, settings)
+    try:
+        return http_options(None, settings)
+    except EndpointError as exc:
+        warn([f"warning: the HTTP API is not served ([http] listen): {exc}"])
+        return None
 
 
 def _announce(data_dir: Path, endpoint: Endpoint, workers: int = 1, http: str = "") -> None:

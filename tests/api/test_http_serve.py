@@ -208,3 +208,32 @@ def test_memory_switched_off_in_the_config(serve_http: Any, tmp_path: Path) -> N
         assert answer.status == 503
         assert answer.body == {"error": "ltm_disabled", "detail": answer.body["detail"]}
     assert served.stop() == 0
+
+
+def test_a_bad_listen_in_the_config_is_a_warning_and_the_socket_api_is_served(
+    tmp_path: Path, short_dir: Path
+) -> None:
+    """A config file never stops the server (the app warns the same way)."""
+    config = tmp_path / "config.toml"
+    config.write_text('[http]\nlisten = "0.0.0.0:80"\n', encoding="utf-8")
+    process = subprocess.Popen(
+        [CONSOLE_SCRIPT, "--data-dir", str(tmp_path / "data"), "--config", str(config),
+         "serve", "--socket", str(short_dir / "s.sock")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert "unix:" in line
+        assert "http" not in line.replace("unix:", "")
+        assert (short_dir / "s.sock").exists()
+        process.send_signal(signal.SIGTERM)
+        _, errors = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0
+    assert "the HTTP API is not served ([http] listen)" in errors
+    assert "Traceback" not in errors
+    assert not list(runtime.runtime_dir().glob("http-*.token"))
