@@ -11,12 +11,13 @@ import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from ltm_desktop.core.config import Settings
+from tests.doubles.json_handler import JsonHandler
 
 
 @dataclass
@@ -31,7 +32,7 @@ class Behaviour:
     arrived: threading.Event = field(default_factory=threading.Event)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JsonHandler):
     server: _Server
 
     def do_POST(self) -> None:  # noqa: N802 - the http.server hook
@@ -54,19 +55,6 @@ class _Handler(BaseHTTPRequestHandler):
             "choices": [{"index": 0, "message": {"role": "assistant", "content": behaviour.reply}}],
         }
         self._send(behaviour.status, json.dumps(answer).encode())
-
-    def _send(self, status: int, body: bytes) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (timed out) first
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 class _Server(ThreadingHTTPServer):

@@ -8,10 +8,12 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
+
+from tests.doubles.json_handler import JsonHandler
 
 DIM = 64
 # How the endpoint answers: "ok"; "down" (503); "not_http" (bytes that are no HTTP reply);
@@ -36,7 +38,7 @@ class EndpointState:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JsonHandler):
     server: _Server
 
     def do_POST(self) -> None:  # noqa: N802 - the http.server hook
@@ -59,19 +61,6 @@ class _Handler(BaseHTTPRequestHandler):
             rows = rows[:-1]
         answer = b"{not json" if mode == "not_json" else json.dumps({"data": rows}).encode()
         self._send(200, answer)
-
-    def _send(self, status: int, body: bytes) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
 
 
 class _Server(ThreadingHTTPServer):
