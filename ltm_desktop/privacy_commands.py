@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ltm_desktop.transfer.commands import _open, _say, _scope_arguments
 
 if TYPE_CHECKING:  # the CLI imports every command's module; the service loads on use
+    from ltm_desktop.core.backend import SearchRepair
     from ltm_desktop.core.erasing_service import Erased
     from ltm_desktop.core.service import MemoryService
 
@@ -40,12 +41,20 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
         "verify",
         help="check the database: integrity, search index, audit history chain and replay",
         description="Check the database file's integrity, that each scope's search index "
-        "matches its memories, that the audit history's hash chain and append-only guard "
-        "are intact, and that replaying the history gives the memories as stored. Names the "
-        "first event that does not check out; exit status 1 if anything does not.",
+        "is sound and matches its memories, that the audit history's hash chain and "
+        "append-only guard are intact, and that replaying the history gives the memories as "
+        "stored. Names the first event that does not check out; exit status 1 if anything "
+        "does not. With --repair, search indexes that are damaged or out of step are first "
+        "rebuilt from the memories (after a backup into the data dir's backups/).",
     )
-    verify.add_argument(
+    how = verify.add_mutually_exclusive_group()
+    how.add_argument(
         "--quick", action="store_true", help="only the bounded check the app runs at start"
+    )
+    how.add_argument(
+        "--repair",
+        action="store_true",
+        help="rebuild damaged search indexes from the memories (backed up first), then check",
     )
 
 
@@ -83,9 +92,20 @@ def cmd_empty_trash(args: argparse.Namespace) -> int:
     return _with_service(args, empty)
 
 
+def _report_repair(repair: SearchRepair) -> None:
+    if repair.backup is None:
+        _say("repair: no search index needed rebuilding")
+        return
+    _say(f"repair: backed up the database to {repair.backup}")
+    for label in repair.rebuilt:
+        _say(f"repair: rebuilt {label} from its rows")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     service = _open(args)
     try:
+        if args.repair:
+            _report_repair(service.repair_search())
         found = service.verify(quick=args.quick)
     finally:
         service.close()

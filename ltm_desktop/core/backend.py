@@ -52,8 +52,8 @@ USE_HEAT_HALF_LIFE = 60 * 86_400.0
 
 @dataclass(frozen=True, slots=True)
 class StoreHealth:
-    """What the store knows about itself. ``problems`` are sentences for a person: each one
-    means writes are failing, or would be lost, until it is fixed (some need a restart).
+    """What the store knows about itself. ``problems`` are sentences for a person: each one means
+    writes are failing or would be lost, or searches fail, until it is fixed (some need a restart).
     ``synchronous`` says when a write is durable: "full" (on disk when acknowledged) or
     "normal" (a power cut may lose the last writes, never the database)."""
 
@@ -78,6 +78,14 @@ class Verification:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRepair:
+    """What ``repair_search`` rebuilt ("the search index of proj_…"); its backup, if any."""
+
+    rebuilt: tuple[str, ...] = ()
+    backup: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +268,10 @@ class MemoryStore(Protocol):
         bounded (the newest events, a quick integrity check), for every start."""
         ...
 
+    def repair_search(self) -> SearchRepair:
+        """Rebuild the search indexes ``verify`` finds damaged from their rows, backed up first."""
+        ...
+
     def scrub(self) -> str | None:
         """After an erase: make sure no old copy of erased data is left in the backend's
         files (SQLite: copy the WAL into the database and empty it). None when done, else
@@ -398,7 +410,6 @@ class MemoryStore(Protocol):
         """A number that grows whenever a token set or vector of one of the scopes changes,
         in any process (what a cached search by meaning depends on besides the events)."""
         ...
-
 
     # the review inbox and extraction runs
     def get_proposal(self, proposal_id: str) -> Proposal:

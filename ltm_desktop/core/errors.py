@@ -101,6 +101,11 @@ class NotADatabase(StorageError):
     """The file is not an SQLite database or is corrupt; it is never overwritten."""
 
 
+class SearchIndexDamaged(StorageError):
+    """A search (full-text) index is damaged: searches of its scope fail until it is
+    rebuilt from the rows, which ``ltm-desktop verify --repair`` does."""
+
+
 class DatabaseReplaced(StorageError):
     """The database file (or its WAL) was removed or replaced while open: what the store
     writes would go to a file nobody can find again, so it writes nothing until a restart."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ltm_desktop.core.backend import MemoryStore, Verification
+from ltm_desktop.core.backend import MemoryStore, SearchRepair, Verification
 from ltm_desktop.core.records import AuditAction, AuditEvent, Memory
 
 REPLAYED = ("title", "content", "category", "importance", "tags", "ttl_days", "disabled")
@@ -86,3 +86,8 @@ class VerifyingService:
             return found
         problems = tuple(check_replay(self.store))
         return Verification(problems, found.head, found.events, quick)
+
+    def repair_search(self) -> SearchRepair:
+        """Rebuild the search indexes ``verify`` finds damaged or out of step with their
+        rows (the store backs the files up first); the rows are left as they are."""
+        return self.store.repair_search()

@@ -3,11 +3,14 @@
 A backup is read by SQLite from the live database (a consistent snapshot, whatever other
 connections write meanwhile), written to a temporary file, checked (``integrity_check``)
 and only then renamed into place: a backup file that exists is a good one. The copy is a
-single self-contained file (journal mode DELETE), so it can be copied anywhere.
+single self-contained file (journal mode DELETE), so it can be copied anywhere. A restored
+copy whose search index is damaged gets it rebuilt (``search_integrity``) before it is put
+in place; ``backup_before`` is the copy taken before a repair changes the database.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import time
@@ -15,8 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.errors import NotADatabase
+from ltm_desktop.store import search_integrity
 from ltm_desktop.store.connection import refuse_symlink
 from ltm_desktop.store.migrations import latest_version
+
+log = logging.getLogger(__name__)
 
 BACKUP_PREFIX = "ltm-backup-"
 BUSY_TIMEOUT_MS = 10_000
@@ -127,6 +133,59 @@ def prune_backups(backup_dir: Path, keep: int) -> list[Path]:
     return removed
 
 
+def backup_before(conn: sqlite3.Connection, backup_dir: Path, why: str) -> Path:
+    """A copy of the live database behind ``conn`` taken before ``why`` changes it, as
+    migrations take theirs (online, private): ``backups/ltm-before-<why>-<time>.sqlite``.
+    Not checked: the database it copies may be the damaged one about to be repaired."""
+    backup_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = backup_dir / f"ltm-before-{why}-{stamp}.sqlite"
+    counter = 1
+    while target.exists():
+        target = backup_dir / f"ltm-before-{why}-{stamp}-{counter}.sqlite"
+        counter += 1
+    _private_new_file(target)
+    dest = sqlite3.connect(str(target))
+    try:
+        conn.backup(dest)
+    finally:
+        dest.close()
+    return target
+
+
+def _repair_search(path: Path, version: int, source: Path) -> None:
+    """Rebuild the damaged search indexes of the copy at ``path`` (never of ``source``),
+    when it has this version's schema (the rebuild knows no other); else, or if the
+    rebuild fails, say how to repair them once restored. The restore goes on either way."""
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        tables = [table.name for table in search_integrity.search_tables(conn)]
+        damage = search_integrity.find_damage(conn, tables)  # FTS5's check: any schema
+        for found in damage:
+            label, reason = found.table.label, found.reason
+            log.warning("%s: %s %s", source, label, reason)
+        if damage and (version != latest_version() or not _rebuilt(conn, damage)):
+            log.warning("run `%s` after the restore", search_integrity.REPAIR_COMMAND)
+        elif damage:
+            log.warning("so it was rebuilt in the restored copy (%s is unchanged)", source)
+    finally:
+        conn.close()
+
+
+def _rebuilt(conn: sqlite3.Connection, damage: list[search_integrity.Damage]) -> bool:
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        for found in damage:
+            search_integrity.rebuild(conn, found.table)
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        log.warning("the search indexes could not be rebuilt in the restored copy: %s", exc)
+        return False
+    return True
+
+
 def restore_database(db_path: Path, source: Path, aside: Path) -> DatabaseFileInfo:
     """Put the database in ``source`` in place of ``db_path``; the current one is first
     copied (online, verified) to ``aside``. No connection may have ``db_path`` open (the
@@ -138,6 +197,7 @@ def restore_database(db_path: Path, source: Path, aside: Path) -> DatabaseFileIn
     temp.unlink(missing_ok=True)
     try:
         _copy(source, temp)
+        _repair_search(temp, info.schema_version, source)
         for suffix in ("-wal", "-shm"):  # the old database's log must not replay onto the new
             db_path.with_name(db_path.name + suffix).unlink(missing_ok=True)
         os.replace(temp, db_path)

@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from ltm_desktop.store.fts_text import TOKENIZER
 
 RANK = "bm25(4.0, 1.0, 2.0)"  # title weighs 4x, tags 2x, content 1x
+OBSERVATION_TABLE = "observation_fts"  # the one table of every scope's observations
+OBSERVATION_RANK = "bm25(2.0, 1.0, 0.0)"  # as migration 1 set it: title 2x, the scope tag 0
 
 
 def memory_table(project_pk: int) -> str:

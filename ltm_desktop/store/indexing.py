@@ -7,14 +7,36 @@ import sqlite3
 from ltm_desktop.core.records import Memory
 from ltm_desktop.store.fts_tables import memory_table
 from ltm_desktop.store.fts_text import index_text
+from ltm_desktop.store.rows import decode_strings
+
+
+def _index(
+    conn: sqlite3.Connection, table: str, pk: int, title: str, content: str, tags: tuple[str, ...]
+) -> None:
+    conn.execute(
+        f"INSERT INTO {table} (rowid, title, content, tags) VALUES (?, ?, ?, ?)",
+        (pk, index_text(title), index_text(content), " ".join(tags)),
+    )
 
 
 def index_memory(conn: sqlite3.Connection, pk: int, memory: Memory, project_pk: int) -> None:
     """Add to the scope's FTS table (which the store creates with the scope's first write)."""
-    conn.execute(
-        f"INSERT INTO {memory_table(project_pk)} (rowid, title, content, tags) VALUES (?, ?, ?, ?)",
-        (pk, index_text(memory.title), index_text(memory.content), " ".join(memory.tags)),
+    _index(conn, memory_table(project_pk), pk, memory.title, memory.content, memory.tags)
+
+
+def reindex_scope(conn: sqlite3.Connection, project_pk: int) -> int:
+    """Fill the scope's (new, empty) FTS table from its memories, as ``index_memory`` does
+    (the trash is not indexed); returns how many were indexed."""
+    rows = conn.execute(
+        "SELECT pk, title, content, tags FROM memories WHERE project_pk = ? AND disabled = 0",
+        (project_pk,),
     )
+    table = memory_table(project_pk)
+    count = 0
+    for pk, title, content, tags in rows:  # a cursor: one row in memory at a time
+        _index(conn, table, pk, title, content, decode_strings(tags)[0])
+        count += 1
+    return count
 
 
 def unindex_memory(conn: sqlite3.Connection, pk: int, project_pk: int) -> None:

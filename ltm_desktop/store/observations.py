@@ -46,16 +46,29 @@ def insert_observation(
             actor,
         ),
     )
+    pk = int(cursor.lastrowid or 0)
+    _index(conn, pk, project_pk, observation.title, observation.narrative)
+    return observation
+
+
+def _index(conn: sqlite3.Connection, pk: int, project_pk: int, title: str, narrative: str) -> None:
     conn.execute(
         "INSERT INTO observation_fts (rowid, title, narrative, scope) VALUES (?, ?, ?, ?)",
-        (
-            cursor.lastrowid,
-            index_text(observation.title),
-            index_text(observation.narrative),
-            scope_token(project_pk),
-        ),
+        (pk, index_text(title), index_text(narrative), scope_token(project_pk)),
     )
-    return observation
+
+
+def reindex_observations(conn: sqlite3.Connection) -> int:
+    """Fill the (new, empty) observation FTS table from the observations not forgotten, as
+    ``insert_observation`` does; returns how many were indexed."""
+    rows = conn.execute(
+        "SELECT pk, project_pk, title, narrative FROM observations WHERE disabled = 0"
+    )
+    count = 0
+    for pk, project_pk, title, narrative in rows:  # a cursor: one row in memory at a time
+        _index(conn, pk, project_pk, title, narrative)
+        count += 1
+    return count
 
 
 def load_observation(conn: sqlite3.Connection, observation_id: str) -> tuple[int, Observation]:

@@ -13,10 +13,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
-from ltm_desktop.core.backend import StoreHealth, Verification, WriteTxn
+from ltm_desktop.core.backend import SearchRepair, StoreHealth, Verification, WriteTxn
 from ltm_desktop.core.errors import NotFound, StorageError, echoed
 from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.query import ParsedQuery
@@ -40,12 +41,13 @@ from ltm_desktop.store.connection import (
     transaction,
 )
 from ltm_desktop.store.count_reads import CountReads
-from ltm_desktop.store.fts_tables import MemoryTables
+from ltm_desktop.store.fts_tables import OBSERVATION_TABLE, MemoryTables
 from ltm_desktop.store.inbox_reads import InboxReads
 from ltm_desktop.store.migrations import MIGRATIONS, Migration
 from ltm_desktop.store.opening import open_database
 from ltm_desktop.store.readers import Readers
 from ltm_desktop.store.scope_index import ScopeTokenSets
+from ltm_desktop.store.search_damage import SearchDamage
 from ltm_desktop.store.vectors import VectorIndex
 from ltm_desktop.store.write_txn import SqliteWriteTxn
 
@@ -89,6 +91,7 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
         self._write_lock = threading.RLock()
         self._readers = Readers(path, self._guard)
         self._project_pks: dict[str, int] = {}
+        self._search_damage = SearchDamage(self._on_writer, self._write, backup_dir)
         self._closed = False
 
     # -- plumbing ---------------------------------------------------------
@@ -107,6 +110,7 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
             str(self._guard.error()) if lost is not None else None,
             self._checkpointer.problem(),
             self._write_failure,
+            *self._search_damage.problems(),
         )
         return StoreHealth(tuple(p for p in problems if p), self._synchronous)
 
@@ -152,6 +156,16 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
                     at = time.strftime("%H:%M:%S")
                     self._write_failure = f"the last write failed (at {at}): {exc}"
                 raise
+
+    def _on_writer(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work`` on the writer between writes, each statement its own (FTS5's checks)."""
+        with self._write_lock:
+            if self._closed:
+                raise StorageError("the store is closed")
+            try:
+                return work(self._writer)
+            except sqlite3.Error as exc:
+                raise describe_error(exc, self._path) from exc
 
     def _pk(self, conn: sqlite3.Connection, project_id: str) -> int | None:
         """The project's key. Only committed rows are cached: readers share the cache, and
@@ -260,7 +274,13 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
             txn.finish()
 
     def verify(self, quick: bool) -> Verification:
-        return self._read(lambda conn: verify.verify(conn, quick))
+        found = self._read(lambda conn: verify.verify(conn, quick))
+        searches = () if quick else tuple(self._search_damage.verify())
+        return replace(found, problems=found.problems + searches)
+
+    def repair_search(self) -> SearchRepair:
+        with self._write_lock:
+            return self._search_damage.repair()
 
     def scrub(self) -> str | None:
         with self._write_lock:
@@ -319,15 +339,17 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
         now: float,
         where: SearchFilter | None = None,
     ) -> list[search.MemoryHit]:
+        searched: list[str] = []  # the tables searched, to tell why a search failed
+
         def work(conn: sqlite3.Connection) -> list[search.MemoryHit]:
             pks = self._pks(conn, project_ids)
-            tables = [name for _, name in self._tables.existing(conn, pks)]
-            hits = search.search_memories(conn, tables, query, limit, now, where)
+            searched[:] = [name for _, name in self._tables.existing(conn, pks)]
+            hits = search.search_memories(conn, searched, query, limit, now, where)
             if where is not None and where.include_disabled:
                 hits += search.removed_matches(conn, pks, query, limit, where)
             return hits
 
-        return self._read(work)
+        return self._search_damage.searched(lambda: self._read(work), searched)
 
     def search_vectors(
         self,
@@ -394,9 +416,10 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
     def search_observations(
         self, project_ids: Sequence[str], query: ParsedQuery, limit: int
     ) -> list[search.ObservationHit]:
-        return self._read(
-            lambda c: search.search_observations(c, self._pks(c, project_ids), query, limit)
-        )
+        def work(c: sqlite3.Connection) -> list[search.ObservationHit]:
+            return search.search_observations(c, self._pks(c, project_ids), query, limit)
+
+        return self._search_damage.searched(lambda: self._read(work), [OBSERVATION_TABLE])
 
     # -- the review inbox and extraction runs -------------------------------
 
@@ -420,12 +443,7 @@ def open_store(
     busy_timeout_ms: int = BUSY_TIMEOUT_MS,
     create: bool = True,
 ) -> SqliteStore:
-    """Open (migrating as needed, and creating unless ``create`` is False) the database at
-    ``db_path``."""
+    """Open (migrating as needed, creating unless not ``create``) the database at ``db_path``."""
     return SqliteStore(
-        db_path,
-        backup_dir,
-        synchronous=synchronous,
-        busy_timeout_ms=busy_timeout_ms,
-        create=create,
+        db_path, backup_dir, synchronous=synchronous, busy_timeout_ms=busy_timeout_ms, create=create
     )

@@ -1,6 +1,7 @@
-"""What ``ltm-desktop verify`` asks of SQLite: the file's integrity, the append-only
-triggers, the audit chain, each scope's search index against its rows, and the JSON
-columns of every memory (which reads tolerate, so only this check tells)."""
+"""What ``ltm-desktop verify`` asks of SQLite on a reader: the file's integrity, the
+append-only triggers, the audit chain, and the JSON columns of every memory (which reads
+tolerate, so only this check tells). The search indexes are checked on the writer
+(``search_integrity``: FTS5's own check is a write statement)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import sqlite3
 
 from ltm_desktop.core.backend import Verification
 from ltm_desktop.store import audit_chain
-from ltm_desktop.store.fts_tables import memory_table
 from ltm_desktop.store.rows import bad_json_columns
 
 QUICK_EVENTS = 1_000  # the quick check follows the chain over the newest events only
@@ -29,31 +29,6 @@ def _triggers(conn: sqlite3.Connection) -> list[str]:
             problems.append(f"the trigger {name} is missing: the audit history can be rewritten")
         elif _normal(found[name]) != _normal(sql):
             problems.append(f"the trigger {name} was changed")
-    return problems
-
-
-def _search_index(conn: sqlite3.Connection) -> list[str]:
-    problems = []
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    for project_pk, project_id in conn.execute("SELECT pk, project_id FROM projects"):
-        rows = {
-            pk
-            for (pk,) in conn.execute(
-                "SELECT pk FROM memories WHERE project_pk = ? AND disabled = 0", (project_pk,)
-            )
-        }
-        table = memory_table(project_pk)
-        indexed = (
-            {rowid for (rowid,) in conn.execute(f"SELECT rowid FROM {table}")}
-            if table in tables
-            else set()
-        )
-        if rows != indexed:
-            missing, extra = len(rows - indexed), len(indexed - rows)
-            problems.append(
-                f"the search index of {project_id} is out of step with its memories "
-                f"({missing} missing, {extra} that should not be there)"
-            )
     return problems
 
 
@@ -87,7 +62,6 @@ def verify(conn: sqlite3.Connection, quick: bool) -> Verification:
     if broken is not None:
         problems.append(broken.describe())
     if not quick:
-        problems += _search_index(conn)
         problems += _json_columns(conn)
     events = int(conn.execute("SELECT count(*) FROM audit").fetchone()[0])
     return Verification(tuple(problems), head, events, quick)

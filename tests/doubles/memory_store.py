@@ -27,6 +27,7 @@ from ltm_desktop.core.backend import (
     AuditEntry,
     MemoryHit,
     ObservationHit,
+    SearchRepair,
     StoreHealth,
     Verification,
 )
@@ -292,6 +293,9 @@ class InMemoryStore(InboxReads):
 
     def verify(self, quick: bool) -> Verification:
         return Verification(events=len(self._t.audit), quick=quick)  # no files to check
+
+    def repair_search(self) -> SearchRepair:
+        return SearchRepair()  # no search index of its own to damage
 
     def reinforce(self, uses: dict[str, tuple[int, float, float]]) -> None:
         if not uses:
