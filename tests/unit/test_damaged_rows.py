@@ -128,3 +128,20 @@ def test_a_damaged_audit_event_reads_as_no_values_and_verify_names_it(
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert f"(created of {sound}) was changed after it was written" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "value", ["notjson", "[1, 2]", '["a", null]', '{"a": 1}', "5", 5, b"\x00", "[" * 5_000]
+)
+@pytest.mark.parametrize("column", ["tags", "files"])
+def test_verify_finds_every_list_that_does_not_decode(
+    make_service: ServiceFactory, tmp_path: Path, column: str, value: object
+) -> None:
+    service = make_service(tmp_path / "data")
+    damaged, sound = _filled(service)
+    with sqlite3.connect(service.store.location) as conn:
+        conn.execute(f"UPDATE memories SET {column} = ? WHERE id = ?", (value, damaged))
+    conn.close()
+    problems = service.store.verify(quick=False).problems
+    assert f"memory {damaged} has a {column} column that is not valid JSON" in "\n".join(problems)
+    assert sound not in "\n".join(problems)
