@@ -3,9 +3,11 @@ wrote, in order. The hooks (the last exchange, the tail before compaction) and t
 extractor (the conversation to propose memories from) read through this one module, so
 both see the same conversation.
 
-Tolerant by design: a line that is not JSON is skipped and counted, a record of an
-unknown type and a content block of an unknown kind are skipped, never an error. Only
-the end of a long file is read.
+Tolerant by design: a line that is not JSON (or nested too deep to decode) is skipped and
+counted, a record of an unknown type (or one whose type or role is not a string) and a
+content block of an unknown kind are skipped, never an error. Only the end of a long
+file is read, and never more than that even from a file that grows meanwhile; anything
+but a regular file (a FIFO, /dev/zero, a directory) is refused, without waiting.
 
 Formats (JSON lines unless said):
 - Claude Code: ``{"type": "user"|"assistant", "message": {"content": str | [blocks]}}``;
@@ -31,9 +33,10 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ltm_desktop.agent.hooks.events import CLAUDE_CODE, CODEX, GEMINI
+from ltm_desktop.agent.regular_files import open_regular
 
 TAIL_BYTES = 2 * 1024 * 1024  # enough for the last exchanges of any session
 WHOLE_JSON_BYTES = 16 * 1024 * 1024  # an older Gemini session file is one JSON object
@@ -78,23 +81,37 @@ class _Lines:
                 continue
             try:
                 record = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested too deep
                 self.broken += 1
                 continue
             if isinstance(record, dict):
                 yield record
 
 
+def _open(path: Path) -> BinaryIO:
+    """``path`` to read, if it is a regular file (OSError otherwise)."""
+    return os.fdopen(open_regular(path), "rb")
+
+
 def _tail(path: Path, limit: int) -> str:
     """The last ``limit`` bytes of ``path`` as text, from the first whole line."""
-    with path.open("rb") as file:
-        size = os.fstat(file.fileno()).st_size
-        if size > limit:
-            file.seek(size - limit)
-            data = file.read()
-            data = data[data.find(b"\n") + 1 :]
-        else:
-            data = file.read()
+    with _open(path) as file:
+        return _end(file, limit)
+
+
+def _end(file: BinaryIO, limit: int) -> str:
+    """The last ``limit`` bytes of ``file`` as text, from the first whole line when cut.
+
+    At most ``limit + 1`` bytes are read: a file that grew past its size at ``fstat``
+    (or is endless) is cut like a long one.
+    """
+    size = os.fstat(file.fileno()).st_size
+    if size > limit:
+        file.seek(size - limit)
+    data = file.read(limit + 1)
+    if size > limit or len(data) > limit:
+        data = data[len(data) - limit :]
+        data = data[data.find(b"\n") + 1 :]
     return data.decode("utf-8", errors="replace")
 
 
@@ -109,12 +126,10 @@ def _block_text(content: object, kinds: Iterable[str] = ("text",)) -> str:
     for block in content:
         if isinstance(block, str):
             parts.append(block)
-        elif (
-            isinstance(block, dict)
-            and isinstance(block.get("text"), str)
-            and block.get("type", "text") in wanted
-        ):
-            parts.append(block["text"])
+        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+            kind = block.get("type", "text")
+            if isinstance(kind, str) and kind in wanted:
+                parts.append(block["text"])
     return "\n".join(p.strip() for p in parts if p.strip())
 
 
@@ -164,6 +179,8 @@ def _lenient(record: object) -> Message | None:
     message = record.get("message")
     body = message if isinstance(message, dict) else record
     role = body.get("role") or record.get("type")
+    if not isinstance(role, str):  # e.g. a list: not hashable, and no role anyway
+        return None
     if role in USER_ROLES:
         role = USER
     elif role in ASSISTANT_ROLES:
@@ -179,18 +196,24 @@ def _generic(records: Iterable[object]) -> list[Message]:
 
 
 def _gemini(path: Path, limit: int) -> Conversation:
-    if path.stat().st_size <= WHOLE_JSON_BYTES:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            whole = json.loads(text)
-        except ValueError:
-            whole = None
-        if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
-            return Conversation(tuple(_generic(whole["messages"])))
-    else:
-        text = _tail(path, limit)
+    with _open(path) as file:
+        if os.fstat(file.fileno()).st_size > WHOLE_JSON_BYTES:
+            text = _end(file, limit)
+        else:
+            text = _end(file, WHOLE_JSON_BYTES)
+            whole = _json(text)
+            if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
+                return Conversation(tuple(_generic(whole["messages"])))
     lines = _Lines(text)
     return Conversation(tuple(_generic(lines)), lines.broken)
+
+
+def _json(text: str) -> object:
+    """``text`` decoded, or None when it is not JSON (or nested too deep to decode)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
 
 
 _JSON_LINES: dict[str, Callable[[Iterable[dict[str, Any]]], list[Message]]] = {
@@ -208,7 +231,7 @@ def read_conversation(
     file's first records (``sniff_agent``).
 
     Raises:
-        OSError: the file cannot be read.
+        OSError: the file cannot be read, or is not a regular file.
     """
     name = AGENT_NAMES.get(agent or "") or AGENT_NAMES.get(sniff_agent(path) or "")
     if name == GEMINI:
@@ -247,7 +270,7 @@ def tail_text(messages: Iterable[Message], limit: int) -> str:
 def _head(path: Path) -> str:
     """The start of ``path`` (HEAD_BYTES); empty if it cannot be read."""
     try:
-        with path.open("rb") as file:
+        with _open(path) as file:
             return file.read(HEAD_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return ""
@@ -278,7 +301,8 @@ def sniff_agent(path: Path, lines: int = 20) -> str | None:
     if '"type": "gemini"' in head or '"type":"gemini"' in head:
         return "gemini-cli"
     for record in _first_records(head, lines):
-        if record.get("type") in CODEX_TYPES:
+        kind = record.get("type")
+        if isinstance(kind, str) and kind in CODEX_TYPES:
             return CODEX
         if "userType" in record or ("sessionId" in record and "message" in record):
             return CLAUDE_CODE

@@ -3,6 +3,8 @@ on stdout (and nothing else), never exit 2, and a line in the log saying why."""
 
 from __future__ import annotations
 
+import json
+import os
 import socket
 import subprocess
 import sys
@@ -22,6 +24,7 @@ from tests.agent.hook_process import (
     payload,
     payloads,
     run_hook,
+    transcript,
 )
 from tests.agent.hook_schemas import check_output
 
@@ -203,3 +206,36 @@ def test_the_nudge_needs_no_database(tmp_path: Path) -> None:
     result = check_output("codex", "user-prompt", done.stdout)
     assert result["hookSpecificOutput"]["additionalContext"] == "Save it with memory_write."
     assert "relevant memories skipped: no database at" in hook_log()
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "gemini", "generic"])
+@pytest.mark.parametrize("kind", ["fifo", "endless device"])
+def test_a_transcript_that_is_not_a_regular_file_is_neither_waited_for_nor_read(
+    agent: str, kind: str, service: MemoryService, tmp_path: Path
+) -> None:
+    """Opening a FIFO waits for a writer; /dev/zero never ends (a hook grew to 0.9 GB)."""
+    path = Path("/dev/zero")
+    if kind == "fifo":
+        path = tmp_path / "transcript.jsonl"
+        os.mkfifo(path)
+    stdin = payload(agent, "pre-compact", tmp_path, path)
+    done = run_hook(agent, "pre-compact", stdin, service.paths.data_dir)
+    assert_failed_open(done, agent, "pre-compact", f"transcript {path} cannot be read: not a")
+    assert "no result within the deadline" not in hook_log()
+
+
+@pytest.mark.parametrize("agent", ["gemini", "generic"])
+def test_an_odd_transcript_line_loses_only_itself(
+    agent: str, service: MemoryService, tmp_path: Path
+) -> None:
+    """A line nested too deep to decode, a record whose role is a list: skipped, the rest of
+    the transcript is recorded (it was all lost)."""
+    odd = tmp_path / "odd.jsonl"
+    odd_lines = ["[" * 100_000, json.dumps({"role": ["user"], "content": "a list"})]
+    odd.write_text("\n".join([transcript(agent).read_text(), *odd_lines]) + "\n")
+    done = run_hook(agent, "pre-compact", payload(agent, "pre-compact", tmp_path, odd),
+                    service.paths.data_dir)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [observation] = service.observations(service.resolve_scope(cwd=str(tmp_path)))
+    assert observation.kind.value == "pre_compact"
+    assert "a list" not in observation.narrative

@@ -3,13 +3,20 @@ tolerant of anything unexpected."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import resource
+import subprocess
+import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from ltm_desktop.agent.transcripts import (
+    Conversation,
     Message,
     last_exchange,
     read_conversation,
@@ -252,3 +259,116 @@ def test_the_agent_is_recognised_by_its_records(
 )
 def test_the_working_directory_is_read_from_the_records(agent: str, cwd: str | None) -> None:
     assert sniff_cwd(transcript(agent)) == cwd
+
+
+DEEP = "[" * 100_000 + "]" * 100_000  # JSON nested deeper than Python's recursion limit
+ODD_RECORDS = [
+    {"type": ["user"], "message": {"content": "type is a list"}},
+    {"role": ["user"], "content": "role is a list"},
+    {"role": {"is": "user"}, "content": "role is an object"},
+    {"type": "user", "message": {"content": [{"type": ["text"], "text": "a list kind"}]}},
+    {"role": "user", "content": [{"type": {"text": 1}, "text": "an object kind"}]},
+]
+
+
+@pytest.mark.parametrize("agent", [*sorted(EXPECTED), None])
+def test_an_odd_line_or_record_is_skipped_the_rest_is_read(
+    agent: str | None, tmp_path: Path
+) -> None:
+    """A line nested too deep to decode is broken; a record whose type or role (or a block's
+    kind) is a list or an object is no message: neither makes the transcript unreadable."""
+    good = transcript(agent or "claude-code").read_text(encoding="utf-8")
+    odd = "\n".join([DEEP, *(json.dumps(r) for r in ODD_RECORDS)])
+    path = tmp_path / "odd.jsonl"
+    for text in (odd + "\n" + good, good + "\n" + odd + "\n"):
+        path.write_text(text, encoding="utf-8")
+        conversation = read_conversation(path, agent)
+        assert conversation.broken_lines >= 1
+        assert last_exchange(conversation.messages) == EXPECTED[agent or "claude-code"]
+        assert not any("list" in m.text or "object" in m.text for m in conversation.messages)
+
+
+@pytest.mark.parametrize("agent", ["gemini", "generic", None])
+def test_a_whole_file_nested_too_deep_is_no_conversation(agent: str | None, tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_text(DEEP, encoding="utf-8")
+    assert read_conversation(path, agent) == Conversation((), broken_lines=1)
+
+
+def read_fifo_in_a_thread(fifo: Path, agent: str | None) -> BaseException | Conversation | None:
+    """What reading ``fifo`` gave within 5 s (None: it was still waiting for a writer;
+    then it is let go, by a writer that opens and closes the FIFO until it ends)."""
+    outcome: list[BaseException | Conversation] = []
+
+    def read() -> None:
+        try:
+            outcome.append(read_conversation(fifo, agent))
+        except BaseException as exc:  # noqa: BLE001 - handed to the test to judge
+            outcome.append(exc)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    thread.join(timeout=5)
+    waited = not outcome
+    for _ in range(100):
+        if not thread.is_alive():
+            break
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join(timeout=0.1)
+    return None if waited else outcome[0]
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "gemini", None])
+def test_a_fifo_is_refused_without_waiting_for_a_writer(agent: str | None, tmp_path: Path) -> None:
+    fifo = tmp_path / "transcript.jsonl"
+    os.mkfifo(fifo)
+    outcome = read_fifo_in_a_thread(fifo, agent)
+    assert isinstance(outcome, OSError), outcome
+    assert "not a regular file but a FIFO" in str(outcome)
+
+
+def limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (2 * 1024**3, 2 * 1024**3))
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_an_endless_device_is_refused_without_reading_it(agent: str) -> None:
+    """/dev/zero says it holds 0 bytes and never ends: a hook read it to 0.9 GB in 1.5 s
+    (here, in a process of at most 2 GB, reading it would end in a MemoryError)."""
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from ltm_desktop.agent.transcripts import read_conversation\n"
+        "try:\n"
+        "    read_conversation(Path('/dev/zero'), sys.argv[1], tail_bytes=1024)\n"
+        "except OSError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, agent],
+        capture_output=True, text=True, timeout=60, preexec_fn=limit_memory,
+    )  # fmt: skip
+    assert "not a regular file but a character device" in done.stdout, done.stderr[-500:]
+
+
+def test_no_more_than_the_tail_is_read_whatever_size_the_file_states(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that grows while it is read, or one in /proc, holds more than fstat says:
+    no more than the limit is read from it all the same."""
+    path = tmp_path / "long.jsonl"
+    old = '{"role": "user", "content": "old question"}\n' * 50
+    path.write_text(
+        old + '{"role": "user", "content": "new"}\n{"role": "assistant", "content": "ok"}\n'
+    )
+    real_fstat = os.fstat
+
+    def understated(fd: int) -> os.stat_result:
+        info = real_fstat(fd)
+        return os.stat_result((*info[:6], 0, *info[7:]))  # st_size 0
+
+    monkeypatch.setattr(os, "fstat", understated)
+    conversation = read_conversation(path, "generic", tail_bytes=300)
+    assert 0 < len(conversation.messages) < 10
+    assert conversation.broken_lines <= 1  # the line cut at the limit
