@@ -69,7 +69,9 @@ def search_vectors(
 
 # Index rows without a vector of the model ?1 (none, or another model's): three ranges of
 # ``memory_index_by_model``; and rows without a token set (``memory_index_without_tokens``).
-WITHOUT_VECTOR = "SELECT memory_pk FROM memory_index WHERE model IS NULL OR model < ?1 OR model > ?1"
+WITHOUT_VECTOR = (
+    "SELECT memory_pk FROM memory_index WHERE model IS NULL OR model < ?1 OR model > ?1"
+)
 WITHOUT_TOKENS = "SELECT memory_pk FROM memory_index WHERE token_bits IS NULL"
 
 
