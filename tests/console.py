@@ -20,3 +20,14 @@ def assert_one_error_line(result: subprocess.CompletedProcess[str], *expected: s
     for text in expected:
         assert text in lines[0]
     return lines[0]
+
+
+def ltm(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real console script, on this data dir."""
+    return subprocess.run(
+        [CONSOLE_SCRIPT, *args, "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )

@@ -20,7 +20,7 @@ from pathlib import Path
 from ltm_desktop.core.errors import NotADatabase
 from ltm_desktop.store import search_integrity
 from ltm_desktop.store.connection import refuse_symlink
-from ltm_desktop.store.migrations import latest_version
+from ltm_desktop.store.migrations import copy_aside, latest_version
 
 log = logging.getLogger(__name__)
 
@@ -137,20 +137,7 @@ def backup_before(conn: sqlite3.Connection, backup_dir: Path, why: str) -> Path:
     """A copy of the live database behind ``conn`` taken before ``why`` changes it, as
     migrations take theirs (online, private): ``backups/ltm-before-<why>-<time>.sqlite``.
     Not checked: the database it copies may be the damaged one about to be repaired."""
-    backup_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = backup_dir / f"ltm-before-{why}-{stamp}.sqlite"
-    counter = 1
-    while target.exists():
-        target = backup_dir / f"ltm-before-{why}-{stamp}-{counter}.sqlite"
-        counter += 1
-    _private_new_file(target)
-    dest = sqlite3.connect(str(target))
-    try:
-        conn.backup(dest)
-    finally:
-        dest.close()
-    return target
+    return copy_aside(conn, backup_dir, f"before-{why}")
 
 
 def _repair_search(path: Path, version: int, source: Path) -> None:

@@ -339,16 +339,22 @@ def check_not_too_new(version: int, path: Path, migrations: Sequence[Migration])
 
 
 def backup_database(conn: sqlite3.Connection, backup_dir: Path, version: int) -> Path:
-    """A consistent copy of the live database (SQLite's online backup, so the database file
-    is only ever read by SQLite). The copy is a brand-new file (O_EXCL) that no connection
-    has open yet, so creating it with os.open/os.close cannot drop any SQLite lock."""
+    """The copy a migration from ``version`` takes first: ``backups/ltm-v<version>-<time>``."""
+    return copy_aside(conn, backup_dir, f"v{version}")
+
+
+def copy_aside(conn: sqlite3.Connection, backup_dir: Path, label: str) -> Path:
+    """A consistent copy of the live database, ``backups/ltm-<label>-<time>.sqlite``
+    (SQLite's online backup, so the database file is only ever read by SQLite). The copy
+    is a brand-new file (O_EXCL) that no connection has open yet, so creating it with
+    os.open/os.close cannot drop any SQLite lock."""
     backup_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = backup_dir / f"ltm-v{version}-{stamp}.sqlite"
+    target = backup_dir / f"ltm-{label}-{stamp}.sqlite"
     backup_dir.chmod(0o700)
     counter = 1
     while target.exists():
-        target = backup_dir / f"ltm-v{version}-{stamp}-{counter}.sqlite"
+        target = backup_dir / f"ltm-{label}-{stamp}-{counter}.sqlite"
         counter += 1
     os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # private
     dest = sqlite3.connect(str(target))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 from pathlib import Path
 
 from ltm_desktop.core.paths import DataPaths
@@ -15,18 +14,7 @@ from ltm_desktop.store import open_store
 from ltm_desktop.store.audit_chain import content_hash
 from ltm_desktop.store.migrations import MIGRATIONS, latest_version, migrate
 from tests.conftest import ServiceFactory
-from tests.console import CONSOLE_SCRIPT, assert_one_error_line
-
-
-def ltm(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The real console script, on this data dir."""
-    return subprocess.run(
-        [CONSOLE_SCRIPT, *args, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+from tests.console import assert_one_error_line, ltm
 
 
 def _filled(service: MemoryService) -> list[str]:

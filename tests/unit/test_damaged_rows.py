@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,20 +12,9 @@ import pytest
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import ServiceFactory
-from tests.console import CONSOLE_SCRIPT
+from tests.console import ltm
 
 DAMAGE = "UPDATE memories SET tags = 'notjson', files = '{', provenance = '[1]' WHERE id = ?"
-
-
-def ltm(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The real console script, on this data dir."""
-    return subprocess.run(
-        [CONSOLE_SCRIPT, *args, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
 
 
 def _damage(db: Path, memory_id: str, sql: str = DAMAGE) -> None:

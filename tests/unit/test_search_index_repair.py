@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sqlite3
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,21 +17,10 @@ from ltm_desktop.core.query import parse_query
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import ServiceFactory
-from tests.console import CONSOLE_SCRIPT
+from tests.console import ltm
 
 REPAIR = "`ltm-desktop verify --repair` rebuilds it"
 SEGMENTS_LOST = "DELETE FROM {table}_data WHERE id > 10"  # what the fuzzer did
-
-
-def ltm(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The real console script, on this data dir."""
-    return subprocess.run(
-        [CONSOLE_SCRIPT, *args, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
 
 
 def _fill(service: MemoryService) -> None:
