@@ -8,11 +8,12 @@ nothing heavy is imported until a command runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 FORMATS = ("json", "openai", "anthropic", "mcp")
 INTEGRATED = ("claude-code", "codex", "gemini")
@@ -142,16 +143,20 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_hook(args: argparse.Namespace) -> int:
-    """Runs the hook, then ends the process at once: everything is written and closed,
-    and an agent waits on every hook, so the interpreter's teardown is not worth waiting
-    for (nor is any thread a failure left behind)."""
-    import logging
-
     from ltm_desktop.agent.hooks.runner import run
 
-    code = run(args.agent, args.event, args.data_dir, args.config)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    _exit_now(run(args.agent, args.event, args.data_dir, args.config))
+
+
+def _exit_now(code: int) -> NoReturn:
+    """Ends a hook's process at once: everything is written and closed, and an agent waits
+    on every hook, so the interpreter's teardown is not worth waiting for (nor is any
+    thread a failure left behind). A closed stdout or stderr is None here: no error."""
+    import logging
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
     logging.shutdown()
     os._exit(code)
 

@@ -65,18 +65,33 @@ def run_hook(
     *,
     config: Path | None = None,
     env: dict[str, str] | None = None,
+    closed: int | None = None,
 ) -> HookResult:
     """``ltm-desktop --data-dir DATA [--config FILE] hook AGENT EVENT`` with ``stdin``."""
-    args = [str(EXECUTABLE), "--data-dir", str(data_dir)]
+    args = ["--data-dir", str(data_dir)]
     if config is not None:
         args += ["--config", str(config)]
+    return run_ltm_desktop([*args, "hook", agent, event], stdin, env=env, closed=closed)
+
+
+def run_ltm_desktop(
+    args: list[str],
+    stdin: bytes,
+    *,
+    env: dict[str, str] | None = None,
+    closed: int | None = None,
+) -> HookResult:
+    """``ltm-desktop ARGS`` with ``stdin``; started with descriptor ``closed`` (0, 1 or 2)
+    closed, as a shell's ``<&-``, ``>&-`` or ``2>&-`` would (its output is then empty)."""
     started = time.monotonic()
     done = subprocess.run(
-        [*args, "hook", agent, event],
-        input=stdin,
+        [str(EXECUTABLE), *args],
+        input=None if closed == 0 else stdin,
+        stdin=subprocess.DEVNULL if closed == 0 else None,
         capture_output=True,
         timeout=20,
         env={**os.environ, **(env or {})},
+        preexec_fn=None if closed is None else lambda: os.close(closed),
     )
     return HookResult(
         done.returncode,
@@ -86,7 +101,12 @@ def run_hook(
     )
 
 
-def hook_log() -> str:
+def hook_log_path() -> Path:
     """The hooks' log file (in the test's own XDG_STATE_HOME)."""
-    path = Path(platformdirs.user_log_dir("ltm-desktop", appauthor=False)) / "hooks.log"
-    return path.read_text(encoding="utf-8") if path.exists() else ""
+    return Path(platformdirs.user_log_dir("ltm-desktop", appauthor=False)) / "hooks.log"
+
+
+def hook_log() -> str:
+    """What the hooks' log file holds ("" when there is none)."""
+    path = hook_log_path()
+    return path.read_text(encoding="utf-8") if path.is_file() else ""

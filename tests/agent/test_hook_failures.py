@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from tests.agent.hook_process import (
     EXECUTABLE,
     HookResult,
     hook_log,
+    hook_log_path,
     payload,
     payloads,
     run_hook,
@@ -239,3 +241,73 @@ def test_an_odd_transcript_line_loses_only_itself(
     [observation] = service.observations(service.resolve_scope(cwd=str(tmp_path)))
     assert observation.kind.value == "pre_compact"
     assert "a list" not in observation.narrative
+
+
+@pytest.mark.parametrize(("closed", "expected"), [(0, "{}\n"), (1, ""), (2, "{}\n")])
+def test_a_hook_started_with_stdin_stdout_or_stderr_closed(
+    closed: int, expected: str, tmp_path: Path
+) -> None:
+    """``2>&-`` printed "unexpected AttributeError" after the result (Codex then rejects
+    it) and exited 1; ``>&-`` exited 1 too."""
+    done = run_hook("codex", "stop", payload("codex", "stop", tmp_path), tmp_path / "absent",
+                    closed=closed)  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, expected), done.stderr
+    assert "error" not in done.stderr
+    assert "done in" in hook_log()
+
+
+def fill_log_dir(kind: str) -> Path:
+    """The hooks' log file made ``kind``: a FIFO, or a symlink to /dev/full."""
+    path = hook_log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/full")
+    return path
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/full"])
+@pytest.mark.parametrize("agent", ["claude-code", "codex"])
+def test_a_log_file_that_is_not_a_regular_file_is_left_alone(
+    kind: str, agent: str, tmp_path: Path
+) -> None:
+    """A FIFO held every hook forever (it was opened before the watchdog started); a
+    symlink to /dev/full printed logging's "--- Logging error ---" traceback each time."""
+    fill_log_dir(kind)
+    done = run_hook(agent, "stop", payload(agent, "stop", tmp_path), tmp_path / "absent")
+    assert (done.returncode, done.stdout, done.stderr) == (0, EMPTY[agent], "")
+    assert done.seconds < 2
+
+
+def test_a_log_file_that_cannot_be_written_prints_nothing(tmp_path: Path) -> None:
+    """A full disk (here: the process may not make any file larger) fails every write."""
+    path = hook_log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("an earlier line\n")
+
+    def no_bigger_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (path.stat().st_size,) * 2)
+
+    done = subprocess.run(
+        [str(EXECUTABLE), "--data-dir", str(tmp_path / "absent"), "hook", "codex", "stop"],
+        input=payload("codex", "stop", tmp_path), capture_output=True, timeout=20,
+        preexec_fn=no_bigger_files,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"{}\n", b"")
+    assert hook_log() == "an earlier line\n"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "endless device"])
+def test_a_config_file_that_is_not_a_regular_file_is_refused_at_once(
+    kind: str, service: MemoryService, tmp_path: Path
+) -> None:
+    """Reading a FIFO waits for a writer; /dev/zero never ends."""
+    config = Path("/dev/zero")
+    if kind == "fifo":
+        config = tmp_path / "config.toml"
+        os.mkfifo(config)
+    done = run_hook("gemini", "session-start", payload("gemini", "session-start", tmp_path),
+                    service.paths.data_dir, config=config)  # fmt: skip
+    assert_failed_open(done, "gemini", "session-start", f"config file {config} is not a regular")
+    assert "no result within the deadline" not in hook_log()

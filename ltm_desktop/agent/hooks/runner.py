@@ -4,7 +4,10 @@ Any error (a missing or locked database, a server that is down, stdin that is no
 agent's JSON, a transcript that cannot be read, a bug) becomes the agent's empty result
 and a line in the log file; nothing else is ever printed on stdout, and exit 2 (which
 blocks the agent) never happens. A watchdog answers for the hook and exits 0 at the
-deadline if anything hangs.
+deadline if anything hangs; it starts first, before even the log file is opened.
+
+Nothing else is written to stderr either (the agent may show it): the log's own errors
+are silent, and a closed stdin, stdout or stderr (``>&-``) is no error.
 """
 
 from __future__ import annotations
@@ -12,16 +15,18 @@ from __future__ import annotations
 import logging
 import os
 import select
+import stat
 import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from ltm_desktop.agent.hooks import output
 from ltm_desktop.agent.hooks.events import AGENTS, CLIENT_NAMES, EVENTS, SESSION_END
 from ltm_desktop.agent.hooks.hook_log import start_logging
-from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.errors import ConfigError, LtmError
 
 if TYPE_CHECKING:
     from ltm_desktop.agent.access import MemoryAccess
@@ -41,7 +46,7 @@ class UnknownHook(LtmError):
 class Result:
     """Writes the one result to stdout, exactly once, from whichever thread comes first."""
 
-    def __init__(self, stream: TextIO, empty: str) -> None:
+    def __init__(self, stream: TextIO | None, empty: str) -> None:
         self._stream = stream
         self._empty = empty
         self._lock = threading.Lock()
@@ -52,6 +57,8 @@ class Result:
             if self.done:
                 return
             self.done = True
+            if self._stream is None:  # started with stdout closed: nobody to answer
+                return
             try:
                 self._stream.write(text + "\n" if text else "")
                 self._stream.flush()
@@ -71,10 +78,12 @@ def _watchdog(deadline: float, result: Result) -> None:
     os._exit(0)  # a hook that hangs (or a shutdown that does) must not hold the agent up
 
 
-def read_stdin(stream: BinaryIO, deadline: float) -> bytes:
+def read_stdin(stream: BinaryIO | None, deadline: float) -> bytes:
     """What the agent wrote, up to EOF, a complete JSON object, or the deadline."""
     import json
 
+    if stream is None:  # started with stdin closed
+        return b""
     try:
         fd = stream.fileno()
     except (OSError, ValueError, AttributeError):
@@ -110,12 +119,15 @@ def run(
     """Handle one hook event; always 0."""
     started = time.monotonic()
     deadline = started + DEADLINES.get(event, DEADLINE)
-    start_logging(f"{agent} {event}")
-    result = Result(stdout or sys.stdout, output.empty(agent))
+    result = Result(stdout if stdout is not None else sys.stdout, output.empty(agent))
     threading.Thread(target=_watchdog, args=(deadline, result), daemon=True).start()
+    logging.raiseExceptions = False  # a log that cannot be written prints no traceback
+    start_logging(f"{agent or '?'} {event or '?'}")
     saved, sys.stdout = sys.stdout, sys.stderr  # a stray print must not reach the agent
+    if stdin is None:
+        stdin = sys.stdin.buffer if sys.stdin is not None else None
     try:
-        context = _handle(agent, event, data_dir, config, stdin or sys.stdin.buffer, started)
+        context = _handle(agent, event, data_dir, config, stdin, started)
         result.write(output.render(agent, event, context))
     except BaseException as exc:  # the edge: every failure ends as the empty result
         if isinstance(exc, LtmError | OSError):
@@ -130,7 +142,7 @@ def run(
 
 
 def _handle(
-    agent: str, event: str, data_dir: str | None, config: str | None, stdin: BinaryIO,
+    agent: str, event: str, data_dir: str | None, config: str | None, stdin: BinaryIO | None,
     started: float,
 ) -> str | None:  # fmt: skip
     from ltm_desktop.agent.hooks.handlers import HANDLERS, HookRun
@@ -144,7 +156,9 @@ def _handle(
             f"no hook for agent {agent!r} and event {event!r}; agents: {', '.join(AGENTS)}; "
             f"events: {', '.join(EVENTS)}"
         )
-    settings, warnings = load_settings(resolve_config_path(config))
+    config_path = resolve_config_path(config)
+    _check_config(config_path)
+    settings, warnings = load_settings(config_path)
     for warning in warnings:
         log.warning("%s", warning)
     if not settings.memory_enabled:
@@ -161,6 +175,20 @@ def _handle(
         return HANDLERS[event](run)
     finally:
         run.close()
+
+
+def _check_config(path: Path) -> None:
+    """Refuse a config file that is not a regular file before anything opens it: reading a
+    FIFO waits for a writer (and the database's opening reads the file again), /dev/zero
+    never ends. Raises ConfigError."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # absent (defaults) or unreadable: load_settings says which
+    if not stat.S_ISREG(mode):
+        from ltm_desktop.core.atomic_files import file_kind
+
+        raise ConfigError(f"the config file {path} is not a regular file but {file_kind(mode)}")
 
 
 def _opener(data_dir: str | None, config: str | None, client: str) -> Callable[[], MemoryAccess]:
