@@ -12,6 +12,7 @@ from typing import Any
 
 from ltm_desktop import __version__, privacy_commands
 from ltm_desktop.agent import commands as agent_commands
+from ltm_desktop.cli_parser import HookUsageError, Parser, parse
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR, resolve_data_dir
 from ltm_desktop.transfer import backup_commands
@@ -53,7 +54,7 @@ def global_options(*, after_command: bool) -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="ltm-desktop",
         description="Long-term memory for AI coding agents, curated by a human.",
         parents=[global_options(after_command=False)],
@@ -392,7 +393,11 @@ COMMANDS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parse(parser, words)
+    except HookUsageError as exc:  # a hook always answers its agent, and exits 0
+        return agent_commands.hook_usage_error(str(exc), words)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

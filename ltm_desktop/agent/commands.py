@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -63,14 +64,14 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
     hook = add_command(
         commands,
         "hook",
+        fails_open=True,  # a malformed command line answers empty: exit 2 blocks the agent
         help="run as an agent's command hook (reads its JSON on stdin, prints its result)",
         description="The hook an agent runs per lifecycle event: AGENT is claude-code, codex, "
         "gemini or generic; EVENT is session-start, user-prompt, pre-compact, stop or "
         "session-end. It always exits 0 with a valid result for the agent; what went wrong "
         "is in hooks.log in the user log dir.",
     )
-    # Plain strings, checked by the hook itself: a usage error would exit 2, which blocks
-    # the agent.
+    # Plain strings, checked by the hook itself.
     hook.add_argument("agent", metavar="AGENT")
     hook.add_argument("event", metavar="EVENT")
     integrate = add_command(
@@ -146,6 +147,19 @@ def cmd_hook(args: argparse.Namespace) -> int:
     from ltm_desktop.agent.hooks.runner import run
 
     _exit_now(run(args.agent, args.event, args.data_dir, args.config))
+
+
+def hook_usage_error(message: str, words: list[str]) -> int:
+    """``hook`` with a malformed command line (``words``): exit 0 with the empty result
+    of the agent named, if one is (else ``{}``), and the reason in the hook log."""
+    from ltm_desktop.agent.hooks.events import AGENTS
+    from ltm_desktop.agent.hooks.runner import run
+
+    after = words[words.index("hook") + 1 :] if "hook" in words else []
+    agent = after[0] if after and after[0] in AGENTS else ""
+    _exit_now(
+        run(agent, "", None, None, usage_error=f"{message} in `ltm-desktop {shlex.join(words)}`")
+    )
 
 
 def _exit_now(code: int) -> NoReturn:

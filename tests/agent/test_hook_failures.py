@@ -26,6 +26,7 @@ from tests.agent.hook_process import (
     payload,
     payloads,
     run_hook,
+    run_ltm_desktop,
     transcript,
 )
 from tests.agent.hook_schemas import check_output
@@ -241,6 +242,35 @@ def test_an_odd_transcript_line_loses_only_itself(
     [observation] = service.observations(service.resolve_scope(cwd=str(tmp_path)))
     assert observation.kind.value == "pre_compact"
     assert "a list" not in observation.narrative
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["hook", "claude-code"], ""),
+        (["hook", "claude-code", "stop", "extra"], ""),
+        (["hook", "claude-code", "stop", "--bogus"], ""),
+        (["hook", "claude-code", "stop", "--data-dir"], ""),
+        (["hook", "codex", "stop", "--config"], "{}\n"),
+        (["hook"], "{}\n"),
+        (["-v", "hook", "gemini", "--no-such-option", "stop"], "{}\n"),
+    ],
+)
+def test_a_malformed_hook_command_line_answers_empty_and_exits_0(
+    words: list[str], expected: str, tmp_path: Path
+) -> None:
+    """argparse would print its usage and exit 2, which blocks the agent."""
+    done = run_ltm_desktop(words, payload("codex", "stop", tmp_path))
+    assert (done.returncode, done.stdout, done.stderr) == (0, expected, "")
+    assert "failed open (empty result): bad command line (" in hook_log()
+    assert f"`ltm-desktop {' '.join(words)}`" in hook_log()
+
+
+@pytest.mark.parametrize("words", [["status", "--bogus"], ["integrate"], ["tools", "--format"]])
+def test_other_commands_still_exit_2_on_bad_usage(words: list[str]) -> None:
+    done = run_ltm_desktop(words, b"")
+    assert done.returncode == 2
+    assert "usage: ltm-desktop" in done.stderr
 
 
 @pytest.mark.parametrize(("closed", "expected"), [(0, "{}\n"), (1, ""), (2, "{}\n")])

@@ -43,6 +43,10 @@ class UnknownHook(LtmError):
     """The command line names an agent or an event there is no hook for."""
 
 
+class BadCommandLine(LtmError):
+    """The hook's command line is malformed (argparse's complaint is the message)."""
+
+
 class Result:
     """Writes the one result to stdout, exactly once, from whichever thread comes first."""
 
@@ -115,8 +119,10 @@ def run(
     *,
     stdin: BinaryIO | None = None,
     stdout: TextIO | None = None,
+    usage_error: str | None = None,
 ) -> int:
-    """Handle one hook event; always 0."""
+    """Handle one hook event; always 0. With ``usage_error`` (the command line was
+    malformed), only the agent's stdin is read, and the reason logged."""
     started = time.monotonic()
     deadline = started + DEADLINES.get(event, DEADLINE)
     result = Result(stdout if stdout is not None else sys.stdout, output.empty(agent))
@@ -127,6 +133,9 @@ def run(
     if stdin is None:
         stdin = sys.stdin.buffer if sys.stdin is not None else None
     try:
+        if usage_error is not None:
+            read_stdin(stdin, started + STDIN_WAIT)  # the agent's write must not fail
+            raise BadCommandLine(f"bad command line ({usage_error}); nothing done")
         context = _handle(agent, event, data_dir, config, stdin, started)
         result.write(output.render(agent, event, context))
     except BaseException as exc:  # the edge: every failure ends as the empty result
