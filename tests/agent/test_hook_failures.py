@@ -341,3 +341,27 @@ def test_a_config_file_that_is_not_a_regular_file_is_refused_at_once(
                     service.paths.data_dir, config=config)  # fmt: skip
     assert_failed_open(done, "gemini", "session-start", f"config file {config} is not a regular")
     assert "no result within the deadline" not in hook_log()
+
+
+def test_stdin_is_read_no_further_than_16_mib(tmp_path: Path) -> None:
+    """An endless stdin (/dev/zero) grew a hook to 0.8 GB in its half second of reading."""
+    code = (
+        "import resource, subprocess, sys\n"
+        "with open('/dev/zero', 'rb') as zero:\n"
+        "    done = subprocess.run(sys.argv[1:], stdin=zero, capture_output=True, timeout=20)\n"
+        "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024\n"
+        "print(done.returncode, repr(done.stdout), peak)\n"
+    )
+    hook = [str(EXECUTABLE), "--data-dir", str(tmp_path / "absent"), "hook", "codex", "stop"]
+    done = subprocess.run([sys.executable, "-c", code, *hook], capture_output=True, text=True,
+                          timeout=60, check=True)  # fmt: skip
+    code_, stdout, megabytes = done.stdout.split()
+    assert (code_, stdout) == ("0", "b'{}\\n'")
+    assert int(megabytes) < 200
+    assert "stdin holds more than 16,777,216 bytes; not read further" in hook_log()
+
+
+def test_stdin_nested_too_deep_is_a_bad_payload(tmp_path: Path) -> None:
+    done = run_hook("gemini", "stop", b"[" * 100_000, tmp_path / "absent")
+    assert_failed_open(done, "gemini", "stop", "stdin is JSON nested too deep to read")
+    assert "unexpected error" not in hook_log()

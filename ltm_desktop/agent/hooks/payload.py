@@ -25,6 +25,7 @@ from ltm_desktop.agent.hooks.events import GEMINI, GENERIC
 from ltm_desktop.core.errors import LtmError
 
 DEFAULT_SESSION = "default"
+MAX_PAYLOAD = 16 * 1024 * 1024  # bytes of stdin read; an agent's payload is far smaller
 
 
 class BadPayload(LtmError):
@@ -48,11 +49,16 @@ def _text(data: dict[str, Any], key: str) -> str | None:
 
 
 def parse(agent: str, event: str, raw: bytes) -> HookInput:
-    """The payload of ``agent``'s ``event``; raises BadPayload when it is not a JSON object."""
+    """The payload of ``agent``'s ``event``; raises BadPayload when it is not a JSON object
+    (or more than ``MAX_PAYLOAD`` bytes: stdin was not read further)."""
+    if len(raw) > MAX_PAYLOAD:
+        raise BadPayload(f"stdin holds more than {MAX_PAYLOAD:,} bytes; not read further")
     try:
         data = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else None
     except ValueError as exc:
         raise BadPayload(f"stdin is not JSON ({exc}); {len(raw)} bytes") from None
+    except RecursionError:
+        raise BadPayload(f"stdin is JSON nested too deep to read; {len(raw)} bytes") from None
     if not isinstance(data, dict):
         raise BadPayload(f"stdin is not a JSON object but {type(data).__name__}")
     cwd = _text(data, "cwd") or os.getcwd()

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, BinaryIO, TextIO
 from ltm_desktop.agent.hooks import output
 from ltm_desktop.agent.hooks.events import AGENTS, CLIENT_NAMES, EVENTS, SESSION_END
 from ltm_desktop.agent.hooks.hook_log import start_logging
+from ltm_desktop.agent.hooks.payload import MAX_PAYLOAD
 from ltm_desktop.core.errors import ConfigError, LtmError
 
 if TYPE_CHECKING:
@@ -82,8 +83,9 @@ def _watchdog(deadline: float, result: Result) -> None:
     os._exit(0)  # a hook that hangs (or a shutdown that does) must not hold the agent up
 
 
-def read_stdin(stream: BinaryIO | None, deadline: float) -> bytes:
-    """What the agent wrote, up to EOF, a complete JSON object, or the deadline."""
+def read_stdin(stream: BinaryIO | None, deadline: float, limit: int = MAX_PAYLOAD + 1) -> bytes:
+    """What the agent wrote, up to EOF, a complete JSON object, ``limit`` bytes (stdin may
+    be /dev/zero: 0.8 GB in the half second), or the deadline."""
     import json
 
     if stream is None:  # started with stdin closed
@@ -93,20 +95,22 @@ def read_stdin(stream: BinaryIO | None, deadline: float) -> bytes:
     except (OSError, ValueError, AttributeError):
         return b""
     chunks: list[bytes] = []
-    while (remaining := deadline - time.monotonic()) > 0:
+    room = limit
+    while (remaining := deadline - time.monotonic()) > 0 and room > 0:
         try:
             ready, _, _ = select.select([fd], [], [], remaining)
-            data = os.read(fd, 65536) if ready else b""
+            data = os.read(fd, min(65536, room)) if ready else b""
         except OSError:
             break
         if not data:
             break
         chunks.append(data)
+        room -= len(data)
         if data.rstrip().endswith(b"}"):
             try:
                 json.loads(b"".join(chunks))
                 break
-            except ValueError:
+            except (ValueError, RecursionError):
                 pass
     return b"".join(chunks)
 
