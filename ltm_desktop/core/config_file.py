@@ -2,17 +2,19 @@
 
 tomlkit keeps comments, order and layout; the file is replaced atomically (a reader
 sees the old file or the new one, whole), and a file that is not valid TOML is never
-rewritten: the person's text is not ours to lose.
+rewritten: the person's text is not ours to lose. Nor is anything but a regular file
+read: a FIFO would wait for a writer, /dev/zero never ends.
 """
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from ltm_desktop.core.atomic_files import replace_text
+from ltm_desktop.core.atomic_files import file_kind, replace_text
 from ltm_desktop.core.config import CONFIG_KEYS
 from ltm_desktop.core.errors import ConfigError, InvalidInput
 
@@ -24,7 +26,8 @@ def set_config_value(path: Path, section: str, name: str, value: ConfigValue) ->
 
     Raises:
         InvalidInput: not a known key, or a value of the wrong type.
-        ConfigError: the file cannot be read or is not valid TOML (it is left as it is).
+        ConfigError: the file cannot be read, is not a regular file or is not valid TOML
+            (it is left as it is).
         OSError: the file cannot be written (it is left as it was).
     """
     key = next((k for k in CONFIG_KEYS if (k.section, k.name) == (section, name)), None)
@@ -32,12 +35,7 @@ def set_config_value(path: Path, section: str, name: str, value: ConfigValue) ->
         raise InvalidInput(f"[{section}] {name} is not a setting", "name")
     if key.kind is bool and not isinstance(value, bool):
         raise InvalidInput(f"[{section}] {name} must be true or false", "value")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc}); it was not changed") from None
+    text = _read(path)
     try:
         document = tomlkit.parse(text)
     except TOMLKitError as exc:
@@ -50,6 +48,22 @@ def set_config_value(path: Path, section: str, name: str, value: ConfigValue) ->
         raise ConfigError(f"{path}: [{section}] is not a table; it was not changed")
     table[name] = value
     _replace(path, tomlkit.dumps(document))
+
+
+def _read(path: Path) -> str:
+    """The file's text, "" if there is none; a file that is not a regular one is refused
+    before it is opened."""
+    try:
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):
+            raise ConfigError(
+                f"{path}: is not a regular file but {file_kind(mode)}; it was not changed"
+            )
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc}); it was not changed") from None
 
 
 def _replace(path: Path, text: str) -> None:

@@ -4,10 +4,13 @@ switches (the real console script)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -119,3 +122,33 @@ def test_status_shows_the_switches(tmp_path: Path) -> None:
     assert len(report["config_problems"]) == 2
     assert "[memory] backend must be one of" in done.stderr  # and said on stderr
     assert "Traceback" not in done.stderr
+
+
+def test_set_config_value_refuses_a_fifo_at_once(tmp_path: Path) -> None:
+    """Reading a FIFO waits for a writer (the switch bar's worker hung). Anything but a
+    regular file (/dev/zero never ends) is refused by the same check; the FIFO stays."""
+    path = tmp_path / "config.toml"
+    os.mkfifo(path)
+    outcome: list[BaseException | None] = []
+
+    def write() -> None:
+        try:
+            set_config_value(path, "memory", "enabled", False)
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test to judge
+            outcome.append(exc)
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    thread.join(timeout=5)
+    waited = not outcome
+    for _ in range(100):  # the old code: let it go (a writer that closes at once)
+        if not thread.is_alive():
+            break
+        with contextlib.suppress(OSError):
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        thread.join(timeout=0.1)
+    assert not waited, "still waiting for a writer after 5 s"
+    assert isinstance(outcome[0], ConfigError)
+    assert f"{path}: is not a regular file but a FIFO; it was not changed" in str(outcome[0])
+    assert stat.S_ISFIFO(path.stat().st_mode)
