@@ -140,15 +140,18 @@ def _spawn(command: list[str], data_dir: Path) -> None:
 
 
 def _open_log(data_dir: Path) -> int | None:
-    """The log's descriptor (append, 0600, never through a symlink); None when the data
-    dir does not exist yet (the child creates it) or the log cannot be opened."""
+    """The log's descriptor (append, 0600, never through a symlink, only a regular file
+    and without waiting: a FIFO there held the hook); None when the data dir does not
+    exist yet (the child creates it) or the log cannot be opened."""
+    from ltm_desktop.agent.regular_files import open_regular
+
     if not data_dir.is_dir():
         return None
     path = data_dir / LOG_FILE
     try:
         path.parent.mkdir(mode=0o700, exist_ok=True)
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        return os.open(path, flags, 0o600)
+        return open_regular(path, flags, 0o600)
     except OSError as exc:
         log.info("no extraction log at %s: %s", path, exc)
         return None

@@ -4,9 +4,12 @@ extractor configured, nothing connects and nothing starts."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -133,3 +136,30 @@ def test_it_never_raises(
     request_extraction(
         transcript=None, agent="x", cwd=CWD, session_id="s", data_dir=None, config=None
     )
+
+
+def test_a_fifo_as_the_extraction_log_holds_nothing_up(
+    tmp_path: Path, fake_model: FakeModel, make_service: ServiceFactory, children: list[Any]
+) -> None:
+    """Opening a FIFO to append waits for a reader: the hook waited until its deadline
+    and no extraction started. Now the child runs, its stderr to /dev/null."""
+    fake_model.behaviour.reply = REPLY
+    config = config_file(tmp_path / "c.toml", fake_model)
+    log = tmp_path / "data" / "logs" / "extract.log"
+    log.parent.mkdir(parents=True, mode=0o700)
+    os.mkfifo(log)
+    took: list[float] = []
+    asking = threading.Thread(target=lambda: took.append(ask(tmp_path, config)), daemon=True)
+    asking.start()
+    asking.join(timeout=5)
+    for _ in range(100):  # the old code: let it go (a reader that closes at once)
+        if not asking.is_alive():
+            break
+        with contextlib.suppress(OSError):
+            os.close(os.open(log, os.O_RDONLY | os.O_NONBLOCK))
+        asking.join(timeout=0.1)
+    assert took, "still waiting after 5 s"
+    assert took[0] < 1.0
+    assert children[-1].wait(60) == 0
+    [run] = make_service(tmp_path / "data").extraction_runs()
+    assert (run.status, run.proposed) == (RunStatus.OK, 1)
