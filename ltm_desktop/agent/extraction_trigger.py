@@ -143,7 +143,7 @@ def _open_log(data_dir: Path) -> int | None:
     """The log's descriptor (append, 0600, never through a symlink, only a regular file
     and without waiting: a FIFO there held the hook); None when the data dir does not
     exist yet (the child creates it) or the log cannot be opened."""
-    from ltm_desktop.agent.regular_files import open_regular
+    from ltm_desktop.core.regular_files import open_regular
 
     if not data_dir.is_dir():
         return None

@@ -6,10 +6,14 @@ and produces a warning that names the file and the key.
 
 from __future__ import annotations
 
+import errno
+import os
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
+
+from ltm_desktop.core.regular_files import open_regular
 
 DEFAULT_NUDGE = (
     "You have a long-term memory that persists across sessions. Search it with "
@@ -28,6 +32,7 @@ DEFAULT_TURN_NUDGE = (
 # [search] embedder: "static" (token embeddings shipped in a package, the default),
 # "openai" (any OpenAI-compatible /embeddings endpoint: Ollama, llama.cpp, vLLM), "none".
 EMBEDDERS = ("static", "openai", "none")
+MAX_CONFIG_BYTES = 1024 * 1024  # a settings file is a few hundred bytes
 # [memory] backend: "sqlite" (this data dir's database, the default) or "agentmemory" (the
 # second design's remote service; a placeholder that answers "not implemented").
 BACKENDS = ("sqlite", "agentmemory")
@@ -187,10 +192,25 @@ def parse_settings(data: dict[str, Any], source: str) -> tuple[Settings, list[st
     return replace(Settings(), **values), warnings
 
 
+def _read_config(path: Path) -> bytes:
+    """The file's bytes: a regular file only (a FIFO would be waited on, ``/dev/zero``
+    never ends), at most MAX_CONFIG_BYTES.
+
+    Raises:
+        OSError: it cannot be read, is not a regular file, or is too large (EFBIG).
+    """
+    fd = open_regular(path)
+    with os.fdopen(fd, "rb") as file:
+        raw = file.read(MAX_CONFIG_BYTES + 1)
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise OSError(errno.EFBIG, f"larger than {MAX_CONFIG_BYTES // 1024} KiB", str(path))
+    return raw
+
+
 def load_settings(path: Path) -> tuple[Settings, list[str]]:
     """Read ``path``; a missing file means defaults, a broken one means defaults + warnings."""
     try:
-        raw = path.read_bytes()
+        raw = _read_config(path)
     except FileNotFoundError:
         return Settings(), []
     except OSError as exc:
@@ -201,6 +221,8 @@ def load_settings(path: Path) -> tuple[Settings, list[str]]:
         return Settings(), [f"{path}: is not UTF-8 text; using defaults"]
     except tomllib.TOMLDecodeError as exc:
         return Settings(), [f"{path}: is not valid TOML ({exc}); using defaults"]
+    except RecursionError:
+        return Settings(), [f"{path}: is nested too deeply to read; using defaults"]
     return parse_settings(data, str(path))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 
@@ -172,3 +173,33 @@ def test_bad_extractor_keys_fall_back(tmp_path: Path, text: str, expected: str) 
     assert len(warnings) == 1
     assert expected in warnings[0]
     assert settings.extractor_timeout_s == 60.0
+
+
+def test_a_fifo_or_a_device_as_the_config_file_means_defaults_at_once(tmp_path: Path) -> None:
+    """Not waited on (a FIFO without a writer), not read without end (/dev/zero)."""
+    fifo = tmp_path / "config.toml"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        settings, warnings = load_settings(path)
+        assert settings == Settings()
+        assert len(warnings) == 1
+        assert "not a regular file" in warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("x = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+        ("# " + "a" * (1024 * 1024 + 10) + "\n", "larger than 1024 KiB"),
+    ],
+    ids=["deep", "huge"],
+)
+def test_a_pathological_config_file_means_defaults_and_a_warning(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    settings, warnings = load_settings(path)
+    assert settings == Settings()
+    assert len(warnings) == 1
+    assert expected in warnings[0]

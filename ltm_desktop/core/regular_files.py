@@ -1,5 +1,5 @@
-"""Opening a file someone else named (a transcript, the hooks' log) only if it is a
-regular file, and never waiting to open it.
+"""Opening a file someone else named (a transcript, the hooks' log, the config file) only
+if it is a regular file, and never waiting to open it.
 
 A FIFO in its place would make ``open()`` wait for the other end (forever, in a hook),
 ``/dev/zero`` never ends and ``/dev/full`` fails every write; so the file is opened
