@@ -4,12 +4,10 @@ extractor configured, nothing connects and nothing starts."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import socket
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +24,7 @@ from tests.agent.fake_model import FakeModel
 from tests.api.conftest import ServerFactory, short_dir  # noqa: F401 - fixtures
 from tests.api.conftest import start_server as start_server  # a fixture
 from tests.conftest import ServiceFactory
+from tests.fifo import call_beside_fifo
 
 FIXTURE = Path(__file__).parent / "fixtures" / "claude-code-transcript.jsonl"
 CWD = "/home/dev/src/billing-api"
@@ -148,18 +147,10 @@ def test_a_fifo_as_the_extraction_log_holds_nothing_up(
     log = tmp_path / "data" / "logs" / "extract.log"
     log.parent.mkdir(parents=True, mode=0o700)
     os.mkfifo(log)
-    took: list[float] = []
-    asking = threading.Thread(target=lambda: took.append(ask(tmp_path, config)), daemon=True)
-    asking.start()
-    asking.join(timeout=5)
-    for _ in range(100):  # the old code: let it go (a reader that closes at once)
-        if not asking.is_alive():
-            break
-        with contextlib.suppress(OSError):
-            os.close(os.open(log, os.O_RDONLY | os.O_NONBLOCK))
-        asking.join(timeout=0.1)
-    assert took, "still waiting after 5 s"
-    assert took[0] < 1.0
+    waited, took = call_beside_fifo(lambda: ask(tmp_path, config), log, os.O_RDONLY)
+    assert not waited, "still waiting for a reader after 5 s"
+    assert isinstance(took, float)
+    assert took < 1.0
     assert children[-1].wait(60) == 0
     [run] = make_service(tmp_path / "data").extraction_runs()
     assert (run.status, run.proposed) == (RunStatus.OK, 1)

@@ -3,13 +3,11 @@ tolerant of anything unexpected."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import resource
 import subprocess
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from ltm_desktop.agent.transcripts import (
     tail_text,
 )
 from tests.agent.hook_process import FIXTURES, transcript, uncommented
+from tests.fifo import call_beside_fifo
 
 CLAUDE_CODE = [
     {"type": "summary", "summary": "Earlier work", "leafUuid": "x"},
@@ -298,25 +297,9 @@ def test_a_whole_file_nested_too_deep_is_no_conversation(agent: str | None, tmp_
 def read_fifo_in_a_thread(fifo: Path, agent: str | None) -> BaseException | Conversation | None:
     """What reading ``fifo`` gave within 5 s (None: it was still waiting for a writer;
     then it is let go, by a writer that opens and closes the FIFO until it ends)."""
-    outcome: list[BaseException | Conversation] = []
-
-    def read() -> None:
-        try:
-            outcome.append(read_conversation(fifo, agent))
-        except BaseException as exc:  # noqa: BLE001 - handed to the test to judge
-            outcome.append(exc)
-
-    thread = threading.Thread(target=read, daemon=True)
-    thread.start()
-    thread.join(timeout=5)
-    waited = not outcome
-    for _ in range(100):
-        if not thread.is_alive():
-            break
-        with contextlib.suppress(OSError):
-            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        thread.join(timeout=0.1)
-    return None if waited else outcome[0]
+    waited, outcome = call_beside_fifo(lambda: read_conversation(fifo, agent), fifo, os.O_WRONLY)
+    assert outcome is None or isinstance(outcome, BaseException | Conversation)
+    return None if waited else outcome
 
 
 @pytest.mark.parametrize("agent", ["claude-code", "gemini", None])

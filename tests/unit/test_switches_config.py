@@ -4,13 +4,11 @@ switches (the real console script)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import stat
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ import pytest
 from ltm_desktop.core.config import Settings, load_settings
 from ltm_desktop.core.config_file import set_config_value
 from ltm_desktop.core.errors import ConfigError, InvalidInput
+from tests.fifo import call_beside_fifo
 
 EXECUTABLE = Path(sys.executable).with_name("ltm-desktop")
 
@@ -129,26 +128,10 @@ def test_set_config_value_refuses_a_fifo_at_once(tmp_path: Path) -> None:
     regular file (/dev/zero never ends) is refused by the same check; the FIFO stays."""
     path = tmp_path / "config.toml"
     os.mkfifo(path)
-    outcome: list[BaseException | None] = []
-
-    def write() -> None:
-        try:
-            set_config_value(path, "memory", "enabled", False)
-            outcome.append(None)
-        except BaseException as exc:  # noqa: BLE001 - handed to the test to judge
-            outcome.append(exc)
-
-    thread = threading.Thread(target=write, daemon=True)
-    thread.start()
-    thread.join(timeout=5)
-    waited = not outcome
-    for _ in range(100):  # the old code: let it go (a writer that closes at once)
-        if not thread.is_alive():
-            break
-        with contextlib.suppress(OSError):
-            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
-        thread.join(timeout=0.1)
+    waited, outcome = call_beside_fifo(
+        lambda: set_config_value(path, "memory", "enabled", False), path, os.O_WRONLY
+    )
     assert not waited, "still waiting for a writer after 5 s"
-    assert isinstance(outcome[0], ConfigError)
-    assert f"{path}: is not a regular file but a FIFO; it was not changed" in str(outcome[0])
+    assert isinstance(outcome, ConfigError)
+    assert f"{path}: is not a regular file but a FIFO; it was not changed" in str(outcome)
     assert stat.S_ISFIFO(path.stat().st_mode)
