@@ -10,17 +10,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ltm_desktop.core import rules, transfer_format
-from ltm_desktop.core.atomic_files import file_kind
 from ltm_desktop.core.errors import InvalidInput, LtmError
 from ltm_desktop.core.exporting import MARKER
 from ltm_desktop.core.format_names import IMPORT_FORMATS
 from ltm_desktop.core.records import Category, Memory, MemoryDraft, Project
+from ltm_desktop.core.regular_files import NotRegularFile, open_regular
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 AGENT_FILES = {"CLAUDE.md": "claude-md", "AGENTS.md": "agents-md", "GEMINI.md": "gemini-md"}
@@ -83,17 +82,21 @@ def read_text(path: Path) -> str:
 
 def _read_bounded(path: Path) -> bytes:
     """At most ``MAX_FILE_BYTES`` of a regular file. Anything else is refused before it is
-    read: a FIFO would wait for a writer, /dev/zero never ends. The read itself is bounded
-    too, as a file may hold more than its stated size (/proc's say 0)."""
-    _check_regular(path, path.stat().st_mode)
-    # O_NONBLOCK: should a FIFO take the file's place meanwhile, opening it does not wait
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        _check_regular(path, info.st_mode)
-        if info.st_size > MAX_FILE_BYTES:
+    read (``open_regular``): a FIFO would wait for a writer, /dev/zero never ends. The read
+    itself is bounded too, as a file may hold more than its stated size (/proc's say 0)."""
+    try:
+        handle = os.fdopen(open_regular(path), "rb")
+    except IsADirectoryError:
+        raise ImportFailed(
+            f"{path}: not a regular file (a directory); import reads files"
+        ) from None
+    except NotRegularFile as exc:
+        raise ImportFailed(f"{path}: not a regular file ({exc.kind}); import reads files") from None
+    with handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_FILE_BYTES:
             raise ImportFailed(
-                f"{path}: {info.st_size:,} bytes is more than an import takes "
+                f"{path}: {size:,} bytes is more than an import takes "
                 f"({MAX_FILE_BYTES:,}); split the file"
             )
         data = handle.read(MAX_FILE_BYTES + 1)
@@ -102,11 +105,6 @@ def _read_bounded(path: Path) -> bytes:
             f"{path}: holds more than an import takes ({MAX_FILE_BYTES:,} bytes); split the file"
         )
     return data
-
-
-def _check_regular(path: Path, mode: int) -> None:
-    if not stat.S_ISREG(mode):
-        raise ImportFailed(f"{path}: not a regular file ({file_kind(mode)}); import reads files")
 
 
 def parse_file(path: Path, fmt: str = "auto") -> ParsedFile:

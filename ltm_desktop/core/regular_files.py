@@ -25,6 +25,8 @@ ALWAYS = (
 class NotRegularFile(OSError):
     """The path names a FIFO, a device, a socket... not a file to read or append to."""
 
+    kind = "a file of another kind"  # for messages: "a FIFO", "a character device"...
+
 
 def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o600) -> int:
     """A blocking descriptor on ``path`` opened with ``flags`` (``mode`` if created).
@@ -40,8 +42,9 @@ def open_regular(path: Path, flags: int = os.O_RDONLY, mode: int = 0o600) -> int
         if stat.S_ISDIR(kind):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         if not stat.S_ISREG(kind):
-            reason = f"not a regular file but {file_kind(kind)}"
-            raise NotRegularFile(errno.EINVAL, reason, str(path))
+            refused = NotRegularFile(errno.EINVAL, f"not a regular file but {file_kind(kind)}")
+            refused.filename, refused.kind = str(path), file_kind(kind)
+            raise refused
         if NONBLOCK:
             os.set_blocking(fd, True)
     except BaseException:
