@@ -8,15 +8,16 @@ read: a FIFO would wait for a writer, /dev/zero never ends.
 
 from __future__ import annotations
 
-import stat
+import os
 from pathlib import Path
 
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 
-from ltm_desktop.core.atomic_files import file_kind, replace_text
+from ltm_desktop.core.atomic_files import replace_text
 from ltm_desktop.core.config import CONFIG_KEYS
 from ltm_desktop.core.errors import ConfigError, InvalidInput
+from ltm_desktop.core.regular_files import NotRegularFile, open_regular
 
 ConfigValue = bool | int | float | str
 
@@ -54,14 +55,12 @@ def _read(path: Path) -> str:
     """The file's text, "" if there is none; a file that is not a regular one is refused
     before it is opened."""
     try:
-        mode = path.stat().st_mode
-        if not stat.S_ISREG(mode):
-            raise ConfigError(
-                f"{path}: is not a regular file but {file_kind(mode)}; it was not changed"
-            )
-        return path.read_text(encoding="utf-8")
+        with os.fdopen(open_regular(path), "rb") as file:
+            return file.read().decode("utf-8")
     except FileNotFoundError:
         return ""
+    except NotRegularFile as exc:
+        raise ConfigError(f"{path}: is {exc.strerror}; it was not changed") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read ({exc}); it was not changed") from None
 
