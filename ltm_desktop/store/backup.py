@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ltm_desktop.core.errors import NotADatabase
 from ltm_desktop.store import search_integrity
-from ltm_desktop.store.connection import refuse_symlink
+from ltm_desktop.store.connection import copy_failure, refuse_symlink
 from ltm_desktop.store.migrations import copy_aside, latest_version
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,9 @@ def _private_new_file(path: Path) -> None:
 
 
 def _copy(source: Path, target: Path) -> None:
-    """The online copy of ``source`` into the new file ``target`` (verified)."""
+    """The online copy of ``source`` into the new file ``target`` (verified). A copy that
+    cannot be written (a full disk, a directory not writable) is a StorageError naming the
+    target; the caller removes what was written of it."""
     src = sqlite3.connect(str(source), timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         _private_new_file(target)
@@ -51,6 +53,11 @@ def _copy(source: Path, target: Path) -> None:
             _verify(dest, target)
         finally:
             dest.close()
+    except (sqlite3.Error, OSError) as exc:
+        failure = copy_failure(exc, target)
+        if failure is None:
+            raise
+        raise failure from None
     finally:
         src.close()
 

@@ -251,6 +251,20 @@ def describe_error(exc: sqlite3.Error, path: Path) -> StorageError:
     return StorageError(f"database error on {path}: {text}")
 
 
+def copy_failure(exc: BaseException, target: Path) -> StorageError | None:
+    """What a failed write of the new copy ``target`` (a backup) means to a person, when
+    the target is at fault: its disk full, or its directory not writable. None for any
+    other failure, which the caller lets stand."""
+    if isinstance(exc, sqlite3.Error) and exc.sqlite_errorcode == sqlite3.SQLITE_FULL:
+        return StorageError(
+            f"the disk holding {target.parent} is full, so the copy could not be written; "
+            "free some space and try again"
+        )
+    if isinstance(exc, OSError) and not isinstance(exc, sqlite3.Error):
+        return StorageError(f"cannot write the copy {target}: {exc.strerror or exc}")
+    return None
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection, path: Path) -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; sqlite errors become StorageError."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from ltm_desktop.core.backend import USE_HEAT_EPOCH, USE_HEAT_HALF_LIFE
 from ltm_desktop.core.errors import DatabaseTooNew, StorageError
 from ltm_desktop.store import audit_chain
+from ltm_desktop.store.connection import copy_failure
 from ltm_desktop.store.fts_text import TOKENIZER
 
 
@@ -356,12 +357,19 @@ def copy_aside(conn: sqlite3.Connection, backup_dir: Path, label: str) -> Path:
     while target.exists():
         target = backup_dir / f"ltm-{label}-{stamp}-{counter}.sqlite"
         counter += 1
-    os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # private
-    dest = sqlite3.connect(str(target))
     try:
-        conn.backup(dest)
-    finally:
-        dest.close()
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # private
+        dest = sqlite3.connect(str(target))
+        try:
+            conn.backup(dest)
+        finally:
+            dest.close()
+    except (sqlite3.Error, OSError) as exc:
+        target.unlink(missing_ok=True)  # a partial copy is no backup
+        failure = copy_failure(exc, target)
+        if failure is None:
+            raise
+        raise failure from None
     return target
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from ltm_desktop.app import backup_data_dir
 from ltm_desktop.core import rules, writing
 from ltm_desktop.core.errors import DatabaseReplaced, StorageError
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
@@ -346,6 +347,55 @@ def test_a_full_disk_fails_writes_clearly_and_they_resume_once_space_is_freed(
         assert check.execute("SELECT count(*) FROM memories").fetchone()[0] == added
     finally:
         check.close()
+
+
+def fill(disk: Path, leave: int = 0) -> Path:
+    """A ballast file taking all but ``leave`` bytes of the free space of ``disk``."""
+    ballast = disk / "ballast"
+    free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+    ballast.write_bytes(b"\0" * max(0, free - leave))
+    return ballast
+
+
+def test_a_backup_onto_a_full_disk_is_a_clear_error_and_leaves_no_partial_copy(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    store = SqliteStore(data / "ltm.sqlite", data / "backups")
+    store.close()
+    fill(small_disk)
+
+    with pytest.raises(StorageError, match="is full") as failure:
+        backup_data_dir(data, tmp_path / "config.toml", output=small_disk / "copy.sqlite")
+
+    assert "a bug" not in str(failure.value)
+    assert str(small_disk) in str(failure.value)
+    assert [p.name for p in small_disk.iterdir()] == ["ballast"]
+
+
+def test_a_migration_whose_backup_cannot_be_written_changes_nothing_until_there_is_room(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    db, backups = tmp_path / "ltm.sqlite", small_disk / "backups"
+    SqliteStore(db, backups).close()
+    note = Migration(
+        latest_version() + 1, "a note column", ("ALTER TABLE memories ADD COLUMN note TEXT",)
+    )
+    backups.mkdir(exist_ok=True)
+    ballast = fill(small_disk)
+
+    with pytest.raises(StorageError, match="is full"):
+        SqliteStore(db, backups, (*MIGRATIONS, note))
+
+    assert list(backups.iterdir()) == []  # no partial copy posing as a backup
+    check = sqlite3.connect(db)
+    try:
+        assert check.execute("PRAGMA user_version").fetchone()[0] == latest_version()
+    finally:
+        check.close()
+    ballast.unlink()
+    SqliteStore(db, backups, (*MIGRATIONS, note)).close()
+    assert [p.name.startswith(f"ltm-v{latest_version()}-") for p in backups.iterdir()] == [True]
 
 
 # -- this process's SQLite locks ---------------------------------------------
