@@ -17,9 +17,11 @@ Closing stdin ends the server with exit status 0.
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import re
+import sys
 import urllib.parse
 from typing import Any
 
@@ -37,6 +39,7 @@ from pydantic import Field
 from ltm_desktop import __version__
 from ltm_desktop.agent.access import AccessError, Unavailable
 from ltm_desktop.agent.catalogue import DEFAULT_TOOLS, ToolSpec
+from ltm_desktop.agent.mcp_stdin import DamagedRequests, RepairingReader
 from ltm_desktop.agent.toolbox import DISABLED, UNAVAILABLE, Toolbox
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import InvalidInput, MemoryDisabled
@@ -189,10 +192,30 @@ def instructions(toolbox: Toolbox, cwd: str) -> str:
     return text
 
 
-def build_server(toolbox: Toolbox, cwd: str | None, fallback: str) -> MCPServer[Any]:
+def lone_surrogate_refusal(ctx: ServerRequestContext[Any, Any], where: str) -> Any:
+    """The answer to a tool call whose arguments held a lone surrogate (``mcp_stdin``),
+    as the toolbox answers invalid arguments; None lets any other request go on."""
+    if ctx.method != "tools/call":
+        return None
+    tool = ctx.params.get("name") if isinstance(ctx.params, dict) else None
+    text = (
+        f"Invalid arguments for {tool}: {where} contains invalid Unicode (a lone "
+        "surrogate); nothing was done."
+    )
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
+def build_server(
+    toolbox: Toolbox, cwd: str | None, fallback: str, damaged: DamagedRequests | None = None
+) -> MCPServer[Any]:
+    """``damaged``: the requests ``mcp_stdin`` found a lone surrogate in (stdio only)."""
     connection = Connection(toolbox, cwd, fallback)
 
     async def prepare(ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
+        where = damaged.take(ctx.request_id) if damaged and ctx.request_id is not None else None
+        refusal = lone_surrogate_refusal(ctx, where) if where else None
+        if refusal is not None:
+            return refusal
         if ctx.method in ("tools/call", "resources/read"):
             await connection.prepare(ctx)
         elif ctx.method == "notifications/roots/list_changed":
@@ -233,10 +256,16 @@ def serve_stdio(
     (default: this process's working directory).
     """
     toolbox = Toolbox(data_dir=data_dir, config=config, client_name=DEFAULT_CLIENT, tools=tools)
+    damaged = DamagedRequests()
+    stdin = sys.stdin
+    sys.stdin = io.TextIOWrapper(
+        io.BufferedReader(RepairingReader(stdin.buffer, damaged)), encoding="utf-8"
+    )
     try:
-        server = build_server(toolbox, cwd, fallback_cwd or os.getcwd())
+        server = build_server(toolbox, cwd, fallback_cwd or os.getcwd(), damaged)
         server.run("stdio")
     finally:
+        sys.stdin = stdin
         toolbox.close()
     return 0
 

@@ -10,6 +10,7 @@ import functools
 import json
 import os
 import re
+import select
 import subprocess
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -302,3 +303,80 @@ def test_closing_stdin_ends_it_with_status_0_and_stdout_is_only_mcp(
     messages = [json.loads(line) for line in process.stdout.splitlines()]
     assert [(m["jsonrpc"], m["id"]) for m in messages] == [("2.0", 1)]
     assert messages[0]["result"]["serverInfo"]["name"] == "ltm-desktop"
+
+
+class RawMcp:
+    """``ltm-desktop mcp`` spoken to line by line, for messages the SDK's client cannot
+    send (a JSON string escaping a lone surrogate, as JavaScript's JSON.stringify does)."""
+
+    def __init__(self, data_dir: Path, cwd: Path, stderr: Path) -> None:
+        env = {key: os.environ[key] for key in PASSED_ENV if key in os.environ}
+        self._errors = stderr.open("a", encoding="utf-8")
+        self.process = subprocess.Popen(
+            [EXECUTABLE, "--data-dir", data_dir, "mcp", "--cwd", cwd],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._errors,
+            env={"PATH": os.environ["PATH"], **env},
+        )
+
+    def ask(self, line: str, timeout: float = 30) -> dict[str, Any]:
+        """Send one line; the next message the server writes (within ``timeout``)."""
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
+        self.process.stdin.write(line.encode("utf-8") + b"\n")
+        self.process.stdin.flush()
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        assert ready, f"no answer to {line[:80]} within {timeout} s"
+        answer: dict[str, Any] = json.loads(self.process.stdout.readline())
+        return answer
+
+    def tell(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode("utf-8") + b"\n")
+        self.process.stdin.flush()
+
+    def close(self) -> int:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            return self.process.wait(timeout=30)
+        finally:
+            assert self.process.stdout is not None
+            self.process.stdout.close()
+            self._errors.close()
+
+
+def test_a_tool_call_with_a_lone_surrogate_is_answered_and_stores_nothing(
+    service: MemoryService,
+    mode: ServerThread | None,
+    project_dir: Path,
+    stderr: Path,
+) -> None:
+    raw = RawMcp(service.paths.data_dir, project_dir, stderr)
+    try:
+        init = raw.ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw \\ud83d client", "version": "1"}}}))  # fmt: skip
+        assert init["result"]["serverInfo"]["name"] == "ltm-desktop"
+        raw.tell('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        call = ('{"jsonrpc": "2.0", "id": "w-1", "method": "tools/call", "params": {"name": '
+                '"memory_write", "arguments": {"action": "add", "content": "half \\ud83d an emoji"}}}')  # fmt: skip
+
+        refused = raw.ask(call)
+
+        assert refused["id"] == "w-1"
+        assert refused["result"]["isError"] is True
+        text = refused["result"]["content"][0]["text"]
+        assert "content contains invalid Unicode (a lone surrogate)" in text
+        good = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "memory_write", "arguments": {"action": "add", "content": "whole 😀 emoji"}}}  # fmt: skip
+        written = raw.ask(json.dumps(good))
+        assert written["id"] == 3
+        assert written["result"]["isError"] is False, written
+    finally:
+        assert raw.close() == 0
+    contents = [
+        m.content for m in service.list_memories(service.resolve_scope(cwd=str(project_dir)))
+    ]
+    assert contents == ["whole 😀 emoji"]
