@@ -108,6 +108,7 @@ def test_approve_by_key_selects_the_next_item_updates_memory_md_and_undoes(
     assert service.count_memories(billing) == 0
     assert set(run.item_ids) == {r.id for r in window.inbox.model.rows()}
 
+    qtbot.waitUntil(window.menu_actions.redo.isEnabled)  # once the undo has been done
     window.menu_actions.redo.trigger()  # approved again, and undoable again
     qtbot.waitUntil(lambda: state(service, first.id) is ProposalState.APPROVED)
     qtbot.waitUntil(lambda: window.inbox.model.rowCount() == 2)
@@ -145,6 +146,7 @@ def test_edit_then_approve(
 
     window.menu_actions.undo.trigger()
     qtbot.waitUntil(lambda: service.count_memories(billing) == 0)
+    qtbot.waitUntil(window.menu_actions.redo.isEnabled)  # the store is undone before the GUI hears
     window.menu_actions.redo.trigger()  # approved again with the same edits
     qtbot.waitUntil(lambda: service.count_memories(billing) == 1)
     [again] = service.list_memories(billing)

@@ -45,6 +45,7 @@ def test_stale_rows_open_count_in_the_sidebar_and_keep_is_undoable(
     qtbot.waitUntil(lambda: stale.model.rowCount() == 2)
     assert {m.id for m in service.stale(billing)} >= {dusty.id}
     qtbot.waitUntil(lambda: stale_in_sidebar(billing) == "2")
+    qtbot.waitUntil(window.menu_actions.redo.isEnabled)
     window.menu_actions.redo.trigger()  # and kept again
     qtbot.waitUntil(lambda: stale.model.rowCount() == 0)
 
