@@ -83,7 +83,10 @@ class Backfill:
         """Counted at most every COUNT_SECONDS (a count over every memory), or by the backfill."""
         now = time.monotonic()
         if self._done_total is None or now - self._counted_at > COUNT_SECONDS:
-            self._done_total = self._store.index_progress(self._embedder.model)
+            try:
+                self._done_total = self._store.index_progress(self._embedder.model)
+            except LtmError:  # the store's health says why; health must still answer
+                self._done_total = self._done_total or (0, 0)
             self._counted_at = now
         done, total = self._done_total
         return IndexStatus(

@@ -261,7 +261,7 @@ def copy_failure(exc: BaseException, target: Path) -> StorageError | None:
             "free some space and try again"
         )
     if isinstance(exc, OSError) and not isinstance(exc, sqlite3.Error):
-        return StorageError(f"cannot write the copy {target}: {exc.strerror or exc}")
+        return StorageError(f"cannot write a copy into {target.parent}: {exc.strerror or exc}")
     return None
 
 

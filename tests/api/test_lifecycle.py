@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -20,6 +21,7 @@ from ltm_desktop.api.client import Client, Unauthorized
 from ltm_desktop.api.runtime import EndpointError, parse_tcp
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
+from ltm_desktop.core import backfill
 from ltm_desktop.core.service import MemoryService
 from tests.api.conftest import RawConnection, ServerFactory, wait_until
 from tests.conftest import ServiceFactory, make_draft
@@ -314,3 +316,20 @@ def test_a_dying_worker_stops_the_server_with_an_error(tmp_path: Path, short_dir
         f"ltm-desktop: error: worker process {children[0]} was killed by signal 9 (SIGKILL); "
         "stopping the server"
     ]
+
+
+def test_health_answers_not_ok_long_after_the_database_was_removed(
+    service: MemoryService, client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Health is what a user asks when writes fail: it must answer then, also once the
+    semantic index's counts (cached for a while) are due to be read again."""
+    client.memory_add("kept while the data dir was there", cwd="/srv/app")
+    counted = client.health()["semantic_search"]
+    monkeypatch.setattr(backfill, "COUNT_SECONDS", 0.0)  # every health counts anew
+    shutil.rmtree(service.paths.data_dir)
+
+    health = client.health()
+
+    assert health["ok"] is False
+    assert any("removed" in problem for problem in health["problems"])
+    assert health["semantic_search"]["memories"] == counted["memories"]  # the last known
