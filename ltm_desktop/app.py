@@ -39,17 +39,24 @@ def open_service(
     clock: Callable[[], float] = time.time,
     *,
     background: bool = False,
+    create: bool = True,
 ) -> OpenedService:
     """Open the data directory's database, run startup housekeeping, return the service.
 
     Args:
         background: a long-lived process (the app, ``serve``): fill in missing vectors and
             token sets in the background. Short-lived commands leave that to those.
+        create: make the data dir and database when there are none. Commands that only
+            look or take away (status, verify, export, erase) pass False: a mistyped
+            ``--data-dir`` is an error, not a new empty database found sound.
     """
     config = resolve_config_path(config_path)
     settings, warnings = load_settings(config)
-    paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
-    store = open_store(paths.db_path, paths.backup_dir)
+    data = resolve_data_dir(data_dir)
+    if not create and not DataPaths(data).db_path.exists():
+        open_store(DataPaths(data).db_path, DataPaths(data).backup_dir, create=False)  # raises
+    paths = DataPaths(prepare_data_dir(data))
+    store = open_store(paths.db_path, paths.backup_dir, create=create)
     embedder = make_embedder(settings)  # loads nothing until it first embeds
     service = MemoryService(store, paths, settings, clock=clock, embedder=embedder)
     service.config_path, service.config_problems = config, tuple(warnings)

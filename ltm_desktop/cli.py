@@ -8,6 +8,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ltm_desktop import __version__, privacy_commands
@@ -163,8 +164,21 @@ def _warn(lines: Sequence[str]) -> None:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from ltm_desktop.api import serialize
+    from ltm_desktop.api.runtime import socket_for
     from ltm_desktop.app import open_service
+    from ltm_desktop.core.paths import (
+        DataPaths,
+        check_data_dir,
+        data_dir_exists,
+        resolve_data_dir,
+    )
 
+    socket = str(socket_for(args.data_dir))
+    data = resolve_data_dir(args.data_dir)
+    if data_dir_exists(data):
+        check_data_dir(data)  # an unsafe one is refused here, as by every command
+    if not os.path.lexists(DataPaths(data).db_path):
+        return _status_without_database(args, socket)
     opened = open_service(args.data_dir, args.config)
     _warn(opened.warnings)
     service = opened.service
@@ -191,6 +205,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             "version": __version__,
             "data_dir": str(service.paths.data_dir),
             "db_path": service.store.location,
+            "database_exists": True,
+            "socket": socket,
             "schema_version": service.store.schema_version,
             "synchronous": state.synchronous,
             "problems": list(state.problems),
@@ -215,7 +231,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"writes:    synchronous={state.synchronous.upper()} ({durability})")
     for problem in state.problems:
         print(f"problem:   {problem}")
-    print(f"config:    {report['config_path']}")
+    print(f"socket:    {socket} (agents and `ltm-desktop call` reach the app or serve here)")
+    print(f"config:    {_config_line(opened.config_path)}")
     print(f"memory:    {describe_switches(report['switches'])}")
     print(f"search:    {describe_search(report['semantic_search'])}")
     print(f"backup:    {report['last_backup'] or 'none yet (ltm-desktop backup)'}")
@@ -226,6 +243,47 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"{scope['stale']:>6} {scope['observations']:>5}  {scope['path'] or '-'}"
         )
     return EXIT_OK
+
+
+def _status_without_database(args: argparse.Namespace, socket: str) -> int:
+    """``status`` of a data dir with no database yet (a new install, or a mistyped
+    ``--data-dir``): what would be used, and nothing created."""
+    from ltm_desktop.core.config import load_settings
+    from ltm_desktop.core.paths import DataPaths, resolve_config_path, resolve_data_dir
+
+    config = resolve_config_path(args.config)
+    settings, warnings = load_settings(config)
+    _warn(warnings)
+    paths = DataPaths(resolve_data_dir(args.data_dir))
+    report: dict[str, Any] = {
+        "version": __version__,
+        "data_dir": str(paths.data_dir),
+        "db_path": str(paths.db_path),
+        "database_exists": False,
+        "socket": socket,
+        "config_path": str(config),
+        "config_problems": warnings,
+        "switches": switches(settings),
+        "scopes": [],
+    }
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(f"ltm-desktop {__version__}")
+    print(f"data dir:  {paths.data_dir}")
+    print(
+        f"database:  none yet at {paths.db_path} (the app or `ltm-desktop serve` creates it; "
+        "if you expected one, check --data-dir or $LTM_DESKTOP_DATA_DIR)"
+    )
+    print(f"socket:    {socket}")
+    print(f"config:    {_config_line(config)}")
+    print(f"memory:    {describe_switches(report['switches'])}")
+    return EXIT_OK
+
+
+def _config_line(config: Path) -> str:
+    """The config file, and whether it is there (defaults apply when it is not)."""
+    return str(config) if config.exists() else f"{config} (not present; defaults apply)"
 
 
 def switches(settings: Any) -> dict[str, Any]:

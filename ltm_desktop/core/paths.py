@@ -8,6 +8,7 @@ from pathlib import Path
 
 import platformdirs
 
+from ltm_desktop.core.errors import UnsafePath
 from ltm_desktop.core.private_dirs import check_own_dir, check_private_dir, make_missing_dirs
 
 APP_NAME = "ltm-desktop"
@@ -56,6 +57,25 @@ def prepare_data_dir(data_dir: Path) -> Path:
     ``backups`` must not be symlinks; otherwise UnsafePath says what to fix.
     """
     make_missing_dirs(data_dir)
+    return check_data_dir(data_dir)
+
+
+def data_dir_exists(data_dir: Path) -> bool:
+    """Whether ``data_dir`` is there, without creating it: False when it is missing, True
+    for anything in its place (``check_data_dir`` then says what is wrong with it); a
+    path that cannot exist (a file as a parent) is UnsafePath."""
+    try:
+        os.lstat(data_dir)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise UnsafePath(f"the data dir {data_dir} cannot be used: {exc.strerror}") from None
+    return True
+
+
+def check_data_dir(data_dir: Path) -> Path:
+    """``data_dir`` if it is safe to use as it is (``prepare_data_dir``'s checks, with
+    nothing created); otherwise UnsafePath says what to fix."""
     check_private_dir(data_dir, "the data dir")
     paths = DataPaths(data_dir)
     for inside in (paths.precis_dir, paths.backup_dir):

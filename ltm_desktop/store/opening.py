@@ -91,6 +91,6 @@ def _make_data_dir(path: Path) -> None:
 def _not_created(found: str) -> NotADatabase:
     """Why a process that must not create a database opens none (it would fill the file)."""
     return NotADatabase(
-        f"{found}; this process never creates a database: start ltm-desktop (the app or "
+        f"{found}; this command does not create one: start ltm-desktop (the app or "
         "`ltm-desktop serve`) to make one, or pass the right --data-dir"
     )

@@ -81,10 +81,12 @@ def _say(line: str) -> None:
     sys.stdout.write(line + "\n")
 
 
-def _open(args: argparse.Namespace) -> MemoryService:
+def _open(args: argparse.Namespace, *, create: bool = False) -> MemoryService:
+    """The service of ``--data-dir``; ``create``: make its database if there is none (an
+    import may start a data dir; looking or erasing must not)."""
     from ltm_desktop.app import open_service
 
-    opened = open_service(args.data_dir, args.config)
+    opened = open_service(args.data_dir, args.config, create=create)
     for line in opened.warnings:
         sys.stderr.write(f"ltm-desktop: warning: {line}\n")
     return opened.service
@@ -193,7 +195,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     parsed_files = [
         importing.parse_file(Path(name).expanduser().absolute(), args.format) for name in args.files
     ]  # every file is checked before the first one is written
-    service = _open(args)
+    service = _open(args, create=True)
     reports = []
     try:
         for parsed in parsed_files:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from ltm_desktop.api.client import Client, InternalError
+from ltm_desktop.app import open_service
 
 LTM = Path(sys.executable).with_name("ltm-desktop")
 
@@ -136,6 +137,7 @@ def test_status_and_health_say_how_durable_a_write_is(
     short_dir: Path,
 ) -> None:
     data = tmp_path / "data"
+    open_service(data).service.close()
     report = json.loads(ltm("--data-dir", data, "status", "--json").stdout)
     assert report["synchronous"] == "normal"
     assert report["problems"] == []

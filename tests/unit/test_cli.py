@@ -10,17 +10,27 @@ from pathlib import Path
 import pytest
 
 from ltm_desktop import __version__
+from ltm_desktop.api.runtime import socket_for
+from ltm_desktop.app import open_service
 from ltm_desktop.cli import main
 from ltm_desktop.embedding.static import MODEL
+
+
+def made(data_dir: Path) -> Path:
+    """A data dir with its database, as the app or ``serve`` leaves it."""
+    open_service(data_dir).service.close()
+    return data_dir
 
 
 def test_status_reports_paths_and_scopes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["--data-dir", str(tmp_path / "d"), "status", "--json"]) == 0
+    assert main(["--data-dir", str(made(tmp_path / "d")), "status", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["data_dir"] == str(tmp_path / "d")
     assert report["db_path"] == str(tmp_path / "d" / "ltm.sqlite")
+    assert report["database_exists"] is True
+    assert report["socket"] == str(socket_for(tmp_path / "d"))
     assert report["schema_version"] >= 1
     assert [s["project_id"] for s in report["scopes"]] == ["global"]
     semantic = report["semantic_search"]
@@ -29,7 +39,7 @@ def test_status_reports_paths_and_scopes(
 
 def test_status_says_how_search_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "config.toml"
-    assert main(["--data-dir", str(tmp_path / "d"), "status"]) == 0
+    assert main(["--data-dir", str(made(tmp_path / "d")), "status"]) == 0
     assert f"search:    by words and meaning ({MODEL}); 0 of 0 memories" in (
         capsys.readouterr().out
     )
@@ -41,10 +51,44 @@ def test_status_says_how_search_runs(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_data_dir_from_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("LTM_DESKTOP_DATA_DIR", str(tmp_path / "env"))
+    monkeypatch.setenv("LTM_DESKTOP_DATA_DIR", str(made(tmp_path / "env")))
     assert main(["status"]) == 0
-    assert str(tmp_path / "env") in capsys.readouterr().out
-    assert (tmp_path / "env" / "ltm.sqlite").exists()
+    out = capsys.readouterr().out
+    assert f"database:  {tmp_path / 'env' / 'ltm.sqlite'} (schema v" in out
+
+
+@pytest.mark.parametrize("command", [[], ["--json"]])
+def test_status_of_a_data_dir_without_a_database_creates_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """A new install, or a mistyped --data-dir: said so, and no empty database made."""
+    typo = tmp_path / "dta"
+    assert main(["--data-dir", str(typo), "--config", str(tmp_path / "none.toml"), "status",
+                 *command]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert not typo.exists()
+    if command:
+        report = json.loads(out)
+        assert (report["database_exists"], report["scopes"]) == (False, [])
+        assert report["db_path"] == str(typo / "ltm.sqlite")
+    else:
+        assert f"database:  none yet at {typo / 'ltm.sqlite'}" in out
+        assert "check --data-dir" in out
+        assert f"config:    {tmp_path / 'none.toml'} (not present; defaults apply)" in out
+
+
+@pytest.mark.parametrize(
+    "command", [["verify"], ["export"], ["erase", "mem_0"], ["empty-trash", "--project", "global"]]
+)
+def test_commands_that_look_or_erase_refuse_a_data_dir_without_a_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    typo = tmp_path / "dta"
+    assert main(["--data-dir", str(typo), *command]) == 1
+    err = capsys.readouterr().err
+    assert f"there is no database at {typo / 'ltm.sqlite'}" in err
+    assert "pass the right --data-dir" in err
+    assert not typo.exists()
 
 
 def test_corrupt_database_is_a_clear_error(

@@ -134,7 +134,9 @@ def test_a_data_dir_of_another_user_is_one_clear_line(tmp_path: Path) -> None:
 
 def test_missing_parents_of_the_data_dir_are_private_with_umask_000(tmp_path: Path) -> None:
     data = tmp_path / "new" / "deeper" / "data"
-    result = run("--data-dir", str(data), "status", umask=0)
+    notes = tmp_path / "notes.md"
+    notes.write_text("- The first fact of a new data dir\n")
+    result = run("--data-dir", str(data), "import", "--project", "global", str(notes), umask=0)
     assert result.returncode == 0, result.stderr
     for path in (tmp_path / "new", tmp_path / "new" / "deeper", data):
         assert stat.S_IMODE(path.stat().st_mode) == 0o700, path

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from ltm_desktop.app import open_service
 from ltm_desktop.core import importing
 from ltm_desktop.core.importing import ImportFailed, parse_file
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
@@ -126,6 +127,7 @@ def test_the_import_command_refuses_the_line_and_writes_nothing(
     tmp_path: Path, memory: dict[str, Any], expected: str
 ) -> None:
     path = export_file(tmp_path / "x.jsonl", memory=memory)
+    open_service(tmp_path / "data").service.close()
     data = ["--data-dir", str(tmp_path / "data")]
     assert_one_error_line(console(*data, "import", str(path)), f"{path} {expected}")
     exported = console(*data, "export")
