@@ -74,7 +74,17 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
 
 def _scope_arguments(group: Any) -> None:
     group.add_argument("--project", metavar="ID", help="a scope id (proj_... or global)")
-    group.add_argument("--cwd", metavar="DIR", help="the scope of a project directory")
+    group.add_argument(
+        "--cwd",
+        metavar="DIR",
+        type=_absolute,
+        help="the scope of a project directory (relative to the working directory)",
+    )
+
+
+def _absolute(path: str) -> str:
+    """A directory as typed (``.``, ``~/src/shop``) as the absolute path scopes are keyed by."""
+    return os.path.abspath(os.path.expanduser(path))
 
 
 def _say(line: str) -> None:
@@ -125,10 +135,17 @@ def _stopped_reader() -> Iterator[None]:
 def _scopes(service: MemoryService, args: argparse.Namespace) -> list[Project]:
     if args.project is None and args.cwd is None:
         return [project for project, _ in service.projects()]
-    if args.cwd is not None:
-        return [service.resolve_cwd(args.cwd)]
-    project_id = service.resolve_scope(project_id=args.project)
     known = {p.project_id: p for p, _ in service.projects()}
+    if args.cwd is not None:
+        project_id = service.resolve_scope(cwd=args.cwd)
+        if project_id not in known:
+            raise InvalidInput(
+                f"no project scope for {args.cwd}: no agent has used memory there "
+                "(`ltm-desktop status` lists the scopes)",
+                "cwd",
+            )
+        return [known[project_id]]
+    project_id = service.resolve_scope(project_id=args.project)
     if project_id not in known:
         raise InvalidInput(f"no scope has the id {project_id}", "project")
     return [known[project_id]]

@@ -329,19 +329,22 @@ def test_a_huge_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 # -- the commands -----------------------------------------------------------------------
 
 
-def test_import_and_export_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_import_and_export_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "CLAUDE.md").write_text(CLAUDE_MD)
     data = ["--data-dir", str(tmp_path / "d")]
     assert main([*data, "import", str(repo / "CLAUDE.md"), "--dry-run"]) == 0
     assert "would import 5 created" in capsys.readouterr().out
-    assert main([*data, "export", "--cwd", str(repo)]) == 0
-    assert len(capsys.readouterr().out.splitlines()) == 2  # header and project: nothing yet
+    assert main([*data, "export", "--cwd", str(repo)]) == 1  # no scope: not a made-up one
+    assert f"no project scope for {repo}" in capsys.readouterr().err
     assert main([*data, "import", str(repo / "CLAUDE.md")]) == 0  # into the file's directory
     assert "imported 5 created" in capsys.readouterr().out
     out = tmp_path / "out.jsonl"
-    assert main([*data, "export", "--cwd", str(repo), "-o", str(out)]) == 0
+    monkeypatch.chdir(repo)
+    assert main([*data, "export", "--cwd", ".", "-o", str(out)]) == 0  # relative, as typed
     assert f"exported 5 memories of 1 scopes to {out}" in capsys.readouterr().out
     header = json.loads(out.read_text().splitlines()[0])
     assert (header["format_version"], header["app_version"]) == (1, __version__)
