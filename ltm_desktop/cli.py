@@ -183,7 +183,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     _warn(opened.warnings)
     service = opened.service
     problems = service.memory_md_problems()
-    _warn([f"warning: {p.describe()}" for p in problems])
+    _warn([p.describe() for p in problems])
     try:
         state = service.store.health()
         scopes: list[dict[str, Any]] = []

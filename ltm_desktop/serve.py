@@ -71,13 +71,17 @@ def serve(
     opened = open_service(data_dir, config, background=workers <= 1)
     warn(opened.warnings)
     service = opened.service
-    warn([f"warning: {p.describe()}" for p in service.memory_md_problems()])
+    warn([p.describe() for p in service.memory_md_problems()])
     data_path = service.paths.data_dir
     try:
         options = server_options(data_path, socket, tcp, opened.config_path)
         web = _http_options(http, opened.settings, warn)
         if web is not None and workers > 1:
-            raise LtmError("the HTTP API is served with --workers 1 only (--http, [http] listen)")
+            if http is not None:
+                raise LtmError("the HTTP API is served with --workers 1 only (--http)")
+            warn([f"the HTTP API ([http] listen) is not served with --workers {workers}; "
+                  "--workers 1 serves it"])  # fmt: skip
+            web = None
         if workers <= 1:
             asyncio.run(_run(ApiServer(service, data_path, options), announce=True, http=web))
             return 0
@@ -96,7 +100,7 @@ def _http_options(
     try:
         return http_options(None, settings)
     except EndpointError as exc:
-        warn([f"warning: the HTTP API is not served ([http] listen): {exc}"])
+        warn([f"the HTTP API is not served ([http] listen): {exc}"])
         return None
 
 
@@ -131,10 +135,17 @@ async def _run(server: ApiServer, *, announce: bool, http: HttpOptions | None = 
 def _serve_forked(data_dir: Path, config: str | None, options: ServerOptions, workers: int) -> int:
     listeners = open_listeners(data_dir, options.socket_path, options.tcp)
     children: list[int] = []
+    stopper = _Stopper(children)
     try:
         for index in range(workers):
+            if stopper.stopping:
+                return 0
+            # held over the fork: the child must not run the parent's handler, and the
+            # parent must know the child's pid before it handles a signal
+            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
             pid = os.fork()
             if pid == 0:  # the worker: never returns into the parent's code
+                _worker_signals()
                 code = WORKER_REPORTED
                 try:
                     code = _worker(data_dir, config, options, listeners, index)
@@ -143,8 +154,9 @@ def _serve_forked(data_dir: Path, config: str | None, options: ServerOptions, wo
                 finally:
                     os._exit(code)
             children.append(pid)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         _announce(data_dir, listeners.endpoint, workers)
-        return _supervise(children)
+        return _supervise(stopper)
     finally:
         for pid in children:
             with contextlib.suppress(ProcessLookupError):
@@ -171,20 +183,32 @@ def _describe_end(status: int) -> str:
     return f"was killed by signal {-code}"
 
 
-def _supervise(children: list[int]) -> int:
-    """Wait for SIGINT/SIGTERM (then stop the workers, exit 0) or a worker's death (exit 1)."""
-    stopping = False
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
-    def on_signal(signum: int, frame: object) -> None:
-        nonlocal stopping
-        stopping = True
-        for pid in children:
+
+class _Stopper:
+    """SIGINT/SIGTERM for the parent of the workers: installed before the first fork, so
+    a signal at any moment (even right after the ready line) stops every worker, and none
+    is left serving as an orphan."""
+
+    def __init__(self, children: list[int]) -> None:
+        self.children = children
+        self.stopping = False
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self.stop)
+
+    def stop(self, signum: int = signal.SIGTERM, frame: object = None) -> None:
+        self.stopping = True
+        for pid in self.children:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
 
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, on_signal)
-    alive = set(children)
+
+def _supervise(stopper: _Stopper) -> int:
+    """Wait for SIGINT/SIGTERM (then stop the workers, exit 0) or a worker's death (exit 1)."""
+    if stopper.stopping:  # a signal came while a worker was being forked
+        stopper.stop()
+    alive = set(stopper.children)
     failed = False
     while alive:
         try:
@@ -192,19 +216,25 @@ def _supervise(children: list[int]) -> int:
         except ChildProcessError:
             break
         alive.discard(pid)
-        if not stopping:  # a worker died on its own: stop the others, report it
+        if not stopper.stopping:  # a worker died on its own: stop the others, report it
             failed = True
             if os.waitstatus_to_exitcode(status) != WORKER_REPORTED:
                 _report(f"worker process {pid} {_describe_end(status)}; stopping the server")
-            on_signal(signal.SIGTERM, None)
+            stopper.stop()
     return 1 if failed else 0
+
+
+def _worker_signals() -> None:
+    """A new worker's signals: SIGINT ignored (the parent decides; it sends SIGTERM), and
+    SIGTERM ends it, also one that came while it was being forked."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
 def _worker(
     data_dir: Path, config: str | None, options: ServerOptions, listeners: Listeners, index: int
 ) -> int:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it sends SIGTERM
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     opened = open_service(data_dir, config, background=index == 0)  # one backfill
     try:
         worker_options = replace(

@@ -210,22 +210,30 @@ def test_memory_switched_off_in_the_config(serve_http: Any, tmp_path: Path) -> N
     assert served.stop() == 0
 
 
-def test_a_bad_listen_in_the_config_is_a_warning_and_the_socket_api_is_served(
-    tmp_path: Path, short_dir: Path
+@pytest.mark.parametrize(
+    ("listen", "workers", "warning"),
+    [
+        ("0.0.0.0:80", "1", "the HTTP API is not served ([http] listen): cannot serve"),
+        ("127.0.0.1:0", "2", "the HTTP API ([http] listen) is not served with --workers 2"),
+    ],
+    ids=["bad-listen", "several-workers"],
+)
+def test_an_http_listen_in_the_config_that_cannot_be_served_is_a_warning(
+    tmp_path: Path, short_dir: Path, listen: str, workers: str, warning: str
 ) -> None:
     """A config file never stops the server (the app warns the same way)."""
     config = tmp_path / "config.toml"
-    config.write_text('[http]\nlisten = "0.0.0.0:80"\n', encoding="utf-8")
+    config.write_text(f'[http]\nlisten = "{listen}"\n', encoding="utf-8")
     process = subprocess.Popen(
         [CONSOLE_SCRIPT, "--data-dir", str(tmp_path / "data"), "--config", str(config),
-         "serve", "--socket", str(short_dir / "s.sock")],
+         "serve", "--socket", str(short_dir / "s.sock"), "--workers", workers],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
         assert "unix:" in line
-        assert "http" not in line.replace("unix:", "")
+        assert "http://" not in line
         assert (short_dir / "s.sock").exists()
         process.send_signal(signal.SIGTERM)
         _, errors = process.communicate(timeout=30)
@@ -234,6 +242,7 @@ def test_a_bad_listen_in_the_config_is_a_warning_and_the_socket_api_is_served(
             process.kill()
             process.communicate()
     assert process.returncode == 0
-    assert "the HTTP API is not served ([http] listen)" in errors
+    assert f"ltm-desktop: warning: {warning}" in errors
+    assert "warning: warning" not in errors
     assert "Traceback" not in errors
     assert not list(runtime.runtime_dir().glob("http-*.token"))

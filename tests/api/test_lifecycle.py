@@ -293,6 +293,25 @@ def test_serve_with_worker_processes(tmp_path: Path, short_dir: Path) -> None:
     assert not sock.exists()
 
 
+def test_a_signal_right_after_the_ready_line_stops_every_worker(
+    tmp_path: Path, short_dir: Path
+) -> None:
+    """The parent's handlers are in place before it forks: no worker is left serving (and
+    holding the pipes) because the signal came before the parent began to supervise."""
+    sock = short_dir / "early.sock"
+    for attempt in range(3):
+        process = serve(tmp_path / "data", sock, "--workers", "2")
+        try:
+            assert process.stdout is not None
+            assert "with 2 worker processes" in process.stdout.readline()
+            process.send_signal(signal.SIGTERM)  # at once
+            out, _ = process.communicate(timeout=30)  # EOF: no worker holds stdout
+            assert process.returncode == 0, attempt
+        finally:
+            reap(process)
+        assert not sock.exists()
+
+
 @pytest.mark.skipif(
     not Path("/proc/self/task").exists(), reason="finds the workers via Linux /proc"
 )
