@@ -467,6 +467,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return command(args)
     except LtmError as exc:
         _error(str(exc))
+    except BrokenPipeError:  # the reader stopped early (`ltm-desktop tools | head -1`)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that flushing at exit does not fail too
+        os.close(devnull)
+        return EXIT_OK
     except OSError as exc:  # a file or directory the command needs cannot be used
         where = f" {exc.filename}" if exc.filename else ""
         _error(f"cannot use{where}: {exc.strerror or exc}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -176,3 +177,21 @@ def test_an_option_after_the_command_wins_and_absence_resets_nothing(
     assert "budget_bytes" in err
     assert main(["--data-dir", "x", "status", "--data-dir", str(tmp_path / "d2"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["data_dir"] == str(tmp_path / "d2")
+
+
+def test_a_reader_that_stops_early_is_not_an_error(tmp_path: Path) -> None:
+    """``ltm-desktop tools | head -1``: the pipe closes before the output is written."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before a byte is written
+    try:
+        result = subprocess.run(
+            [Path(sys.executable).with_name("ltm-desktop"), "tools"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert (result.returncode, result.stderr) == (0, "")
