@@ -180,6 +180,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     if not os.path.lexists(DataPaths(data).db_path):
         return _status_without_database(args, socket)
     opened = open_service(args.data_dir, args.config)
+    opened.warnings.extend(_unservable_http(opened.settings))
     _warn(opened.warnings)
     service = opened.service
     problems = service.memory_md_problems()
@@ -253,6 +254,7 @@ def _status_without_database(args: argparse.Namespace, socket: str) -> int:
 
     config = resolve_config_path(args.config)
     settings, warnings = load_settings(config)
+    warnings.extend(_unservable_http(settings))
     _warn(warnings)
     paths = DataPaths(resolve_data_dir(args.data_dir))
     report: dict[str, Any] = {
@@ -279,6 +281,19 @@ def _status_without_database(args: argparse.Namespace, socket: str) -> int:
     print(f"config:    {_config_line(config)}")
     print(f"memory:    {describe_switches(report['switches'])}")
     return EXIT_OK
+
+
+def _unservable_http(settings: Any) -> list[str]:
+    """``[http] listen`` as the app and ``serve`` would find it: a warning if they could
+    not serve it (they serve the socket API without HTTP then)."""
+    from ltm_desktop.api.http.options import http_options
+    from ltm_desktop.api.runtime import EndpointError
+
+    try:
+        http_options(None, settings)
+    except EndpointError as exc:
+        return [f"the HTTP API would not be served ([http] listen): {exc}"]
+    return []
 
 
 def _config_line(config: Path) -> str:

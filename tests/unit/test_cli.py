@@ -195,3 +195,17 @@ def test_a_reader_that_stops_early_is_not_an_error(tmp_path: Path) -> None:
     finally:
         os.close(write_end)
     assert (result.returncode, result.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("listen", ["0.0.0.0:80", "127.0.0.1"])
+def test_status_warns_of_an_http_listen_the_app_could_not_serve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], listen: str
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[http]\nlisten = "{listen}"\n')
+    data = made(tmp_path / "d")
+    assert main(["--data-dir", str(data), "--config", str(config), "status", "--json"]) == 0
+    captured = capsys.readouterr()
+    [problem] = json.loads(captured.out)["config_problems"]
+    assert problem.startswith("the HTTP API would not be served ([http] listen): ")
+    assert f"ltm-desktop: warning: {problem}" in captured.err
