@@ -95,7 +95,7 @@ def _add_commands(commands: Any) -> None:
     config = add_command(commands, "config", help="show the config file path and its defaults")
     config.add_argument("--defaults", action="store_true", help="print a config file with defaults")
     serve = add_command(commands, "serve", help="run the agent API in the foreground (no window)")
-    _endpoint_arguments(serve)
+    _endpoint_arguments(serve, serving=True)
     serve.add_argument(
         "--workers",
         type=_positive_int,
@@ -122,7 +122,7 @@ def _add_commands(commands: Any) -> None:
     call.add_argument(
         "--client", default="ltm-desktop-cli", help="client name for the audit history"
     )
-    _endpoint_arguments(call)
+    _endpoint_arguments(call, serving=False)
     entry = add_command(
         commands,
         "install-desktop-entry",
@@ -144,7 +144,7 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _endpoint_arguments(parser: argparse.ArgumentParser) -> None:
+def _endpoint_arguments(parser: argparse.ArgumentParser, *, serving: bool) -> None:
     parser.add_argument(
         "--socket",
         metavar="PATH",
@@ -153,7 +153,9 @@ def _endpoint_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tcp",
         metavar="127.0.0.1:PORT",
-        help="also listen on / connect to loopback TCP (port 0: any)",
+        help="also listen on loopback TCP (port 0: any free port)"
+        if serving
+        else "connect over loopback TCP instead of the socket (with the server's token file)",
     )
 
 
