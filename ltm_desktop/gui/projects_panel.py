@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QItemSelectionModel, QTimer, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
@@ -49,6 +49,7 @@ class ProjectsPanel(QWidget):
         self.view.setModel(self.model)
         configure_table(self.view, multi=False, stretch=COL_NAME)
         self.view.setAlternatingRowColors(False)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a name's end tells apart
         self.fitter = ColumnFitter(self.view, (COL_COUNT, COL_STALE, COL_NEW))
         self.keeper = ViewKeeper(self.view, self.model)
         layout = QVBoxLayout(self)
