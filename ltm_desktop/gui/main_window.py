@@ -215,7 +215,7 @@ class MainWindow(QMainWindow):
         for action, index in ((a.go_memories, TAB_MEMORIES), (a.go_trash, TAB_TRASH), (a.go_stale, TAB_STALE),
                               (a.go_observations, TAB_OBSERVATIONS), (a.go_activity, TAB_ACTIVITY),
                               (a.go_inbox, TAB_INBOX)):  # fmt: skip
-            action.triggered.connect(lambda _=False, i=index: self.center.setCurrentIndex(i))
+            action.triggered.connect(lambda _=False, i=index: self.focus_tab(i))
         a.go_editor.triggered.connect(self.focus_editor)
         for action, index in ((a.go_history, TAB_HISTORY), (a.go_precis, TAB_PRECIS)):
             action.triggered.connect(lambda _=False, i=index: self.details.setCurrentIndex(i))
@@ -327,6 +327,17 @@ class MainWindow(QMainWindow):
     def focus_projects(self) -> None:
         self.side_panels.reveal("projects")
         self.projects.view.setFocus()
+
+    def focus_tab(self, index: int) -> None:
+        """Ctrl+1…6: the tab, with the keyboard in its list (arrows move in it, not in the
+        sidebar where they were)."""
+        self.center.setCurrentIndex(index)
+        if index == TAB_MEMORIES:
+            view = self.table.stack.currentWidget()
+        else:
+            view = getattr(self.center.widget(index), "view", None)
+        if isinstance(view, QWidget):
+            view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def focus_editor(self) -> None:
         """Ctrl+E: the editor's tab, with the cursor in the memory's text."""

@@ -159,3 +159,23 @@ def test_the_status_names_the_count_of_the_scope_shown_from_any_tab(
     window.center.setCurrentIndex(TAB_MEMORIES)
     qtbot.waitUntil(lambda: window.table.model.total == 12)
     assert label.text() == f"{window.ctx.scope.name}: 12 memories"
+
+
+def test_the_tab_shortcuts_put_the_keyboard_in_the_tabs_list(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    """After Ctrl+0 (the sidebar), Ctrl+2 then Down moves in the Trash, not the sidebar."""
+    project = fill(service, "/src/shop", 3)
+    window = make_window(service, scope=project)
+    window.activateWindow()
+    window.menu_actions.go_projects.trigger()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.projects.view)
+    cases = (
+        (window.menu_actions.go_trash, window.trash.view),
+        (window.menu_actions.go_inbox, window.inbox.view),
+        (window.menu_actions.go_memories, window.table.list_view),
+    )
+    for action, view in cases:
+        action.trigger()
+        qtbot.waitUntil(lambda v=view: QApplication.focusWidget() is v)  # type: ignore[misc]
+    assert window.ctx.scope.project_id == project  # no arrow went to the sidebar
