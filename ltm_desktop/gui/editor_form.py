@@ -214,6 +214,8 @@ class EditorForm(QWidget):
             self.ttl.setValue(values.ttl_days or 0)
             self.tags.setText(tags_text(values.tags))
             self.files.setText(tags_text(values.files))
+            for field in (self.title, self.tags, self.files):
+                field.setCursorPosition(0)  # a long one shows its start, not its end
             if self.content.toPlainText() != values.content:
                 self.content.setPlainText(values.content)
         finally:

@@ -296,3 +296,15 @@ def test_compare_shows_both_versions_and_takes_either_per_field(
         "Deploys run on Tuesday evenings",
         8,
     )
+
+
+def test_a_long_title_shows_its_start(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    title = "Deploying the billing service " + "with every step spelled out " * 5
+    memory = add(service, billing, "How we deploy", title=title.strip())
+    window = make_window(service, scope=billing)
+    open_in_editor(qtbot, window, memory.id)
+    form = window.editor.form
+    assert form.title.text() == title.strip()
+    assert form.title.cursorPosition() == 0
