@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,11 +102,7 @@ def launch(
     )
     warn(opened.warnings)
     service = opened.service
-    if demo_dir is None:
-        try:
-            backup_if_due(service.paths.data_dir, opened.config_path)
-        except (LtmError, OSError) as exc:  # the app still opens; the next start tries again
-            warn([f"the automatic backup failed: {exc}"])
+    backing_up = None if demo_dir else start_backup_if_due(service, opened.config_path, warn)
     api = ServerThread(
         service,
         service.paths.data_dir,
@@ -128,9 +125,29 @@ def launch(
         if web is not None:
             web.stop()
         api.stop()
+        if backing_up is not None:
+            backing_up.join()  # a backup cut short would be no backup
         service.close()
         if demo_dir is not None:
             shutil.rmtree(demo_dir, ignore_errors=True)
+
+
+def start_backup_if_due(
+    service: MemoryService, config_path: Path, warn: Callable[[Sequence[str]], None]
+) -> threading.Thread:
+    """The automatic backup at start, on a thread of its own: SQLite's online backup reads
+    a snapshot while the app works, so the window need not wait (a large database takes
+    tens of seconds). A failure is a warning; the next start tries again."""
+
+    def work() -> None:
+        try:
+            backup_if_due(service.paths.data_dir, config_path)
+        except (LtmError, OSError) as exc:
+            warn([f"the automatic backup failed: {exc}"])
+
+    thread = threading.Thread(target=work, name="ltm-backup", daemon=True)
+    thread.start()
+    return thread
 
 
 def start_http(service: MemoryService, warn: Callable[[Sequence[str]], None]) -> HttpServer | None:

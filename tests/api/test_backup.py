@@ -3,6 +3,7 @@ acknowledged before it started; restore refuses while a server runs on the data 
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import backup_data_dir, backup_if_due, open_service
+from ltm_desktop.app import backup_data_dir, backup_if_due, last_backup, open_service
 from ltm_desktop.cli import main
 from ltm_desktop.core.errors import DatabaseReplaced
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft
+from ltm_desktop.desktop import start_backup_if_due
 from tests.conftest import ServiceFactory
 from tests.console import assert_one_error_line
 
@@ -187,6 +189,34 @@ def test_the_app_backs_up_at_start_when_the_last_backup_is_old(
     assert second.path != first.path
     config.write_text("[backup]\nevery_days = 0\n")
     assert backup_if_due(tmp_path / "data", config, now=later * 2) is None
+
+
+def test_the_apps_backup_at_start_runs_beside_writes_and_says_when_it_fails(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    """The window does not wait for it: it runs on its own thread while the app writes,
+    and a failure is one warning (the app goes on)."""
+    service = make_service(tmp_path / "data")
+    project = service.resolve_scope(cwd="/srv/app", register=True)
+    config = tmp_path / "config.toml"
+    warnings: list[str] = []
+    thread = start_backup_if_due(service, config, warnings.extend)
+    service.add(project, MemoryDraft("written while the backup runs"), "gui")
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert warnings == []
+    assert last_backup(tmp_path / "data") is not None
+
+    backups = service.paths.backup_dir
+    shutil.rmtree(backups)
+    (tmp_path / "elsewhere").mkdir()
+    backups.symlink_to(tmp_path / "elsewhere")  # refused, never followed
+    failing = start_backup_if_due(service, config, warnings.extend)
+    failing.join(timeout=60)
+    assert len(warnings) == 1
+    assert warnings[0].startswith("the automatic backup failed: ")
+    assert "symbolic link" in warnings[0]
+    assert list((tmp_path / "elsewhere").iterdir()) == []
 
 
 def test_a_process_that_kept_the_old_database_open_is_stopped_not_lost(
