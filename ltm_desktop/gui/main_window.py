@@ -282,7 +282,8 @@ class MainWindow(QMainWindow):
         """The list's count when the list holds this scope; else (the list reloads only when
         shown) the sidebar's count of the scope's active memories, never the last scope's."""
         model, project_id = self.table.model, self.ctx.scope.project_id
-        if model.query.project_id == project_id and not model.is_loading():
+        shown = self.center.currentIndex() == TAB_MEMORIES  # a hidden list is not refreshed
+        if shown and model.query.project_id == project_id and not model.is_loading():
             return model.total
         row = self.projects.model.project(project_id)
         return None if row is None else row.active

@@ -9,7 +9,7 @@ from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui.main_window import TAB_MEMORIES, TAB_OBSERVATIONS
+from ltm_desktop.gui.main_window import TAB_MEMORIES, TAB_OBSERVATIONS, TAB_TRASH
 from tests.gui.conftest import WindowFactory
 
 
@@ -159,6 +159,11 @@ def test_the_status_names_the_count_of_the_scope_shown_from_any_tab(
     window.center.setCurrentIndex(TAB_MEMORIES)
     qtbot.waitUntil(lambda: window.table.model.total == 12)
     assert label.text() == f"{window.ctx.scope.name}: 12 memories"
+
+    window.center.setCurrentIndex(TAB_TRASH)  # the list is hidden, so not refreshed
+    for memory in service.list_memories(second)[:3]:
+        service.remove(memory.id, "an-agent")
+    qtbot.waitUntil(lambda: label.text() == f"{window.ctx.scope.name}: 9 memories")
 
 
 def test_the_tab_shortcuts_put_the_keyboard_in_the_tabs_list(
