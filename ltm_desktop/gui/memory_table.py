@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from ltm_desktop.core.errors import InvalidInput
-from ltm_desktop.core.records import Category, SearchFilter
+from ltm_desktop.core.records import MATCHED_MEANING, Category, SearchFilter
 from ltm_desktop.core.rules import normalize_tag
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
@@ -32,6 +32,7 @@ from ltm_desktop.gui.models.search_model import (
     COL_MATCH,
     COL_TITLE,
     SEARCH_LIMIT,
+    HitRow,
     SearchResultsModel,
 )
 from ltm_desktop.gui.new_since import NewSince
@@ -41,6 +42,20 @@ from ltm_desktop.gui.search_box import SearchBox
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_versions
 
 PAGE_EMPTY, PAGE_LIST, PAGE_SEARCH = range(3)
+
+
+def describe_hits(rows: list[HitRow]) -> str:
+    """The count under the results: how many match the words and how many only their
+    meaning (a hundred "matches" of which seventy share no word would mislead)."""
+    meaning = sum(1 for row in rows if row.matched == MATCHED_MEANING)
+    words = len(rows) - meaning
+    parts = [count_label(words, "match", "matches")] if words else []
+    if meaning:
+        parts.append(f"{meaning:,} similar in meaning")
+    text = " and ".join(parts)
+    if len(rows) >= SEARCH_LIMIT:
+        return f"The best {len(rows)} are shown: {text} (add a word to narrow the search)"
+    return f"{text}, best first"
 
 
 class MemoryTable(ScopedPanel):
@@ -250,12 +265,7 @@ class MemoryTable(ScopedPanel):
             count = self.search_model.rowCount()
             if count:
                 self.stack.setCurrentIndex(PAGE_SEARCH)
-                self.count_label.setText(
-                    f"The best {count} matches are shown (more may match: add a word to narrow "
-                    "the search)"
-                    if count >= SEARCH_LIMIT
-                    else f"{count_label(count, 'match', 'matches')}, best first"
-                )
+                self.count_label.setText(describe_hits(self.search_model.rows()))
             elif not self.search_model.pending:
                 self.empty.show_text(
                     "No matches", f"No memory matches “{html.escape(text)}” in this scope."

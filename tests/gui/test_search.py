@@ -105,6 +105,7 @@ def test_a_hit_found_by_meaning_says_so(
     assert "<b>" in model.index(0, COL_MATCH).data(HtmlRole)  # words: highlighted
     assert model.index(1, COL_MATCH).data().startswith("similar meaning — Crashes")
     assert "none of the words" in model.index(1, COL_MATCH).data(Qt.ItemDataRole.ToolTipRole)
+    assert table.count_label.text() == "1 match and 1 similar in meaning, best first"
 
 
 def test_the_status_bar_shows_indexing_and_why_search_is_by_words_only(
@@ -168,7 +169,9 @@ def test_long_titles_and_snippets_end_in_an_ellipsis_and_the_cap_is_said(
     table.search_box.flush()
     qtbot.waitUntil(lambda: table.stack.currentIndex() == PAGE_SEARCH)
     assert table.search_model.rowCount() == 100
-    assert table.count_label.text().startswith("The best 100 matches are shown (more may match")
+    assert table.count_label.text() == (
+        "The best 100 are shown: 100 matches (add a word to narrow the search)"
+    )
     assert table.search_view.columnWidth(COL_MATCH) >= 200
     table.search_box.setText("gateway rotation")
     table.search_box.flush()
