@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.records import MATCHED_MEANING, Category, SearchFilter
 from ltm_desktop.core.rules import normalize_tag
+from ltm_desktop.gui import theme
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.delegates import HtmlDelegate
@@ -204,8 +205,11 @@ class MemoryTable(ScopedPanel):
         try:
             tag_value = normalize_tag(tag) if tag else None
             self.tag.setToolTip("")
-        except InvalidInput as exc:
+            self.tag.setStyleSheet("")
+        except InvalidInput as exc:  # said where the eye is: under the list, the box in red
             self.tag.setToolTip(str(exc))
+            self.tag.setStyleSheet(f"color: {theme.css(theme.error_color())};")
+            self.count_label.setText(f"Not filtered by tag: {exc}")
             return
         self.model.update_query(
             category=self.category.currentData(),
@@ -219,6 +223,7 @@ class MemoryTable(ScopedPanel):
             None if q.category is None else str(q.category), q.tag, q.include_disabled,
             q.include_expired, q.new_since,
         ))  # fmt: skip
+        self._show_page()  # the count again, also when the query did not change
 
     def on_query_changed(self, text: str) -> None:
         self.search_model.search(self.project_id, text)

@@ -187,3 +187,18 @@ def test_long_titles_and_snippets_end_in_an_ellipsis_and_the_cap_is_said(
         kept = shown[:-1]
         assert full.startswith(kept)
         assert full[len(kept)] == " "  # cut between words, not inside one
+
+
+def test_a_tag_the_filter_cannot_take_is_said_under_the_list(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    add(service, billing, "Something to list")
+    window = make_window(service, scope=billing)
+    table = window.table
+    qtbot.waitUntil(lambda: table.model.total == 1)
+    table.tag.setText("x" * 41)
+    table.tag.editingFinished.emit()
+    assert table.count_label.text().startswith("Not filtered by tag: ")
+    assert "at most 40 characters" in table.count_label.text()
+    table.tag.setText("")  # cleared: filtered (by nothing) again, the count is back
+    qtbot.waitUntil(lambda: table.count_label.text() == "1 memory")
