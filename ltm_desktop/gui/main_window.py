@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
@@ -51,6 +52,8 @@ from ltm_desktop.gui.transfer_launcher import TransferLauncher
 from ltm_desktop.gui.trash_panel import TrashPanel
 from ltm_desktop.gui.undo import UndoStack
 from ltm_desktop.gui.view_state import column_widths, restore_column_widths
+
+log = logging.getLogger(__name__)
 
 TAB_MEMORIES, TAB_TRASH, TAB_STALE, TAB_OBSERVATIONS, TAB_ACTIVITY, TAB_INBOX = range(6)
 TAB_EDITOR, TAB_HISTORY, TAB_PRECIS = range(3)
@@ -161,6 +164,7 @@ class MainWindow(QMainWindow):
         self._restore_settings()
         ctx.bridge.start()
         self.projects.reload()
+        self.warm_search(ctx.scope.project_id)  # the first scope's; later ones on a switch
         self.context_menus = ContextMenus(self)
         self.side_panels = SidePanels(self)
         self.bulk = BulkCuration(self)
@@ -270,6 +274,18 @@ class MainWindow(QMainWindow):
     def on_scope_changed(self, project_id: str) -> None:
         self.ctx.settings.setValue("scope", project_id)
         self.on_projects_loaded()
+        self.warm_search(project_id)
+
+    def warm_search(self, project_id: str) -> None:
+        """The scope's first search by meaning, prepared on a worker (the model loaded, the
+        vectors read), so that the first query typed does not wait seconds for it."""
+        service = self.ctx.service
+        self.ctx.runner.run(
+            lambda: service.warm_search(project_id),
+            lambda _result: None,
+            lambda exc: log.info("preparing search failed: %s", exc),  # the search will say
+            key="warm-search",
+        )
 
     def on_projects_loaded(self) -> None:
         self.table.has_projects = self.projects.has_any_memories()

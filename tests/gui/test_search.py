@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QStyleOptionViewItem
@@ -14,6 +15,7 @@ from ltm_desktop.gui.delegates import HtmlDelegate
 from ltm_desktop.gui.memory_table import PAGE_LIST, PAGE_SEARCH
 from ltm_desktop.gui.models.base import HtmlRole
 from ltm_desktop.gui.models.search_model import COL_MATCH, COL_TITLE
+from ltm_desktop.store import SqliteStore
 from tests.conftest import ServiceFactory
 from tests.doubles.embedders import BrokenEmbedder, WordHashEmbedder
 from tests.gui.conftest import WindowFactory, add
@@ -202,3 +204,18 @@ def test_a_tag_the_filter_cannot_take_is_said_under_the_list(
     assert "at most 40 characters" in table.count_label.text()
     table.tag.setText("")  # cleared: filtered (by nothing) again, the count is back
     qtbot.waitUntil(lambda: table.count_label.text() == "1 memory")
+
+
+def test_opening_a_scope_prepares_its_search_by_meaning(
+    qtbot: QtBot, make_window: WindowFactory, make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    """The model is loaded and the scope's vectors read on a worker when a scope opens,
+    not when the first query is typed (seconds at 60,000 memories)."""
+    embedder = WordHashEmbedder()
+    service = make_service(tmp_path / "warm", embedder=embedder)
+    scope = service.resolve_scope(cwd="/home/dev/src/shop", register=True)
+    add(service, scope, "Crashes are reported to Sentry")
+    embedder.calls = 0
+    make_window(service, scope=scope)
+    qtbot.waitUntil(lambda: embedder.calls >= 1)  # nothing was typed
+    assert cast(SqliteStore, service.store).vector_memory_bytes() > 0
