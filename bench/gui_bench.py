@@ -1,7 +1,11 @@
 """GUI benchmark on a 100,000-memory project: first page, search latency, scroll to end
-(End key) and scroll-bar jumps, the longest UI-thread pass while typing, scrolling and switching projects, peak RSS.
+(End key) and scroll-bar jumps, the longest UI-thread pass while typing, scrolling and switching
+projects, what live writes (an agent adding memories) cost the window, peak RSS.
 
-    .venv/bin/python bench/gui_bench.py [--memories 100000] [--keep DIR]
+    .venv/bin/python bench/gui_bench.py [--memories 100000] [--keep DIR] [--only live]
+
+``--only live`` runs the live-write part alone (with ``--keep``, quick to repeat: run it on
+an older checkout too, with this file copied in, to compare the figures).
 
 The database is built in a child process (so this process's peak RSS is the GUI's),
 or reused from ``--keep DIR``. Each figure is printed next to a baseline measured in
@@ -23,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from functools import partial
@@ -84,10 +89,13 @@ def row(label: str, ours: float, base: float, unit: str, target: str = "") -> No
 
 
 class Passes:
-    """The longest event-loop pass (ms) in wall and UI-thread CPU time, and how many.
+    """The longest event-loop pass (ms) in wall and UI-thread CPU time, and how many; the
+    passes longer than ``SLOW_MS`` (wall), what they add up to, and the UI thread's CPU time.
 
     Kept as running figures, not a list: millions of passes stored as tuples took
     hundreds of MB and slowed the garbage collector (and so the GUI being measured)."""
+
+    SLOW_MS = 40.0  # a pause a person notices (typing, scrolling)
 
     def __init__(self) -> None:
         self.clear()
@@ -95,10 +103,16 @@ class Passes:
     def clear(self) -> None:
         self.wall = self.cpu = 0.0
         self.count = 0
+        self.slow = 0
+        self.slow_wall = self.total_cpu = 0.0
 
     def add(self, wall: float, cpu: float) -> None:
         self.wall, self.cpu = max(self.wall, wall), max(self.cpu, cpu)
         self.count += 1
+        self.total_cpu += cpu
+        if wall > self.SLOW_MS:
+            self.slow += 1
+            self.slow_wall += wall
 
 
 STALLS = Passes()
@@ -182,11 +196,98 @@ def switching(app: object, window: Any, service: MemoryService, project: str) ->
     longest("while switching")
 
 
+class CountingFetcher:
+    """Wraps a model's fetcher: counts the rows its page reads return (worker side)."""
+
+    def __init__(self, inner: Any, counter: list[int], lock: threading.Lock) -> None:
+        self._inner, self._counter, self._lock = inner, counter, lock
+
+    def page(self, offset: int, limit: int, last: Any) -> Any:
+        rows, more = self._inner.page(offset, limit, last)
+        with self._lock:
+            self._counter[0] += len(rows)
+        return rows, more
+
+    def total(self) -> Any:
+        return self._inner.total()
+
+
+def live_writes(app: object, window: Any, service: MemoryService, project: str) -> None:
+    """An agent writes memories into the project shown (from another thread, as the agent
+    API server does), with the MEMORY.md tab open: at 1 write/s and 5 writes/s, the list
+    at the top and then scrolled to the middle. Per write: the rows the list re-read and
+    the UI thread's CPU time beyond what the same time idle costs (the event loop turning);
+    the pauses a person notices (> 40 ms), what they add up to, and the longest."""
+    from ltm_desktop.gui.main_window import TAB_PRECIS
+
+    model, view = window.table.model, window.table.list_view
+    counter, lock = [0], threading.Lock()
+    make_fetcher = model.make_fetcher
+
+    def counting() -> Any:
+        made = make_fetcher()
+        return None if made is None else CountingFetcher(made, counter, lock)
+
+    model.make_fetcher = counting  # the list's reads from here on are counted
+    model.reload()
+    window.details.setCurrentIndex(TAB_PRECIS)
+    wait(app, window.is_idle)
+    STALLS.clear()
+    started = time.perf_counter()
+    run_for(app, 3.0)
+    idle = STALLS.total_cpu / (time.perf_counter() - started)  # ms of UI CPU a second, idle
+    print(f"\nlive writes into the project shown ({model.total:,} memories), MEMORY.md tab open")
+    print(f"  {'':<34} {'rows read':>10} {'UI CPU':>9} {'pauses':>7} {'paused':>9} {'longest':>9}")
+    print(f"  {'':<34} {'per write':>10} {'per write':>9} {'>40 ms':>7} {'in all':>9} {'pause':>9}")
+    facts = iter(generate(1_000, seed=int(time.time())))  # new ones: not near-duplicates
+
+    def agent(rate: float, seconds: float) -> None:
+        start = time.perf_counter()
+        for i in range(int(rate * seconds)):
+            time.sleep(max(0.0, start + i / rate - time.perf_counter()))
+            fact = next(facts)
+            service.add(project, MemoryDraft(fact.content, fact.title, fact.category,
+                                             fact.importance, fact.tags), "bench-agent")  # fmt: skip
+
+    for where, rate, seconds in (("top", 1.0, 8.0), ("top", 5.0, 10.0),
+                                 ("middle", 1.0, 8.0), ("middle", 5.0, 10.0)):  # fmt: skip
+        if where == "top":
+            view.scrollToTop()
+        else:
+            bar = view.verticalScrollBar()
+            bar.setValue(bar.maximum() // 2)
+        wait(app, lambda: window.is_idle() and shown_at(model, view.rowAt(0)))
+        run_for(app, 0.5)
+        wait(app, window.is_idle)
+        with lock:
+            counter[0] = 0
+        STALLS.clear()
+        writer = threading.Thread(target=agent, args=(rate, seconds), name="bench-agent")
+        writes = int(rate * seconds)
+        started = time.perf_counter()
+        writer.start()
+        while writer.is_alive():
+            run_for(app, 0.05)
+        writer.join()
+        run_for(app, 0.5)  # the last write shows
+        wait(app, window.is_idle)
+        with lock:
+            rows = counter[0]
+        busy = STALLS.total_cpu - idle * (time.perf_counter() - started)
+        print(f"  {f'{rate:g} write/s for {seconds:g} s, view at the {where}':<34} "
+              f"{rows / writes:>10,.0f} {busy / writes:>6.1f} ms {STALLS.slow:>7} "
+              f"{STALLS.slow_wall:>6.0f} ms {STALLS.wall:>6.0f} ms")  # fmt: skip
+    model.make_fetcher = make_fetcher
+    model.reload()
+    wait(app, window.is_idle)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", metavar="DIR", help="build into / reuse this data dir")
+    parser.add_argument("--only", choices=["live"], help="run only this part")
     parser.add_argument("--build-only", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.build_only:
@@ -212,13 +313,13 @@ def main() -> int:
         print(
             f"database ready in {time.perf_counter() - started:.1f} s ({args.memories:,} memories, one project)"
         )
-        return run(data_dir)
+        return run(data_dir, only=args.only)
     finally:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def run(data_dir: Path) -> int:
+def run(data_dir: Path, only: str | None = None) -> int:
     service = open_service(data_dir)
     project = service.resolve_scope(cwd=PROJECT_CWD)
     rss_service = rss_mb()
@@ -269,6 +370,11 @@ def run(data_dir: Path) -> int:
               f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")  # fmt: skip
         print("  (baseline = the same data through MemoryService alone, same run)")
         row("launch -> first page painted", first_page, base_first, "ms", "target < 1500 ms")
+        if only == "live":
+            live_writes(app, window, service, project)
+            window.close()
+            service.close()
+            return 0
 
         # search as you type: from the settled keystroke (debounce fired) to results painted
         search_watch = PaintWatch()
@@ -369,6 +475,7 @@ def run(data_dir: Path) -> int:
         model.sort(COL_IMPORTANCE, Qt.SortOrder.DescendingOrder)
         wait(app, window.is_idle)
         switching(app, window, service, project)
+        live_writes(app, window, service, project)
         window.close()
     peak = rss_mb()
     print(

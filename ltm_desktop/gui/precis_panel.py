@@ -62,7 +62,9 @@ def load_precis(service: MemoryService, project_id: str) -> tuple[PrecisInfo, li
 
 
 class PrecisPanel(ScopedPanel):
-    """Reloads whenever the scope or global changes, whoever changed it.
+    """Reloads whenever the scope or global changes, whoever changed it: one load at a time
+    (changes arriving meanwhile are read by one more load after it), and what did not change
+    (the text, the candidates, the meter's colour) is not rendered or laid out again.
 
     Signals:
         memory_activated(str): the person clicked a candidate.
@@ -75,6 +77,9 @@ class PrecisPanel(ScopedPanel):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
         self.info: PrecisInfo | None = None
+        self._shown_text: str | None = None
+        self._loading = False
+        self._load_again = False
         self.meter = QProgressBar(self)
         self.meter.setTextVisible(True)
         self.warning = QLabel(self)
@@ -121,27 +126,47 @@ class PrecisPanel(ScopedPanel):
         return changes.touches_precis(self.project_id)
 
     def reload(self, scope_changed: bool) -> None:
+        if self._loading and not scope_changed:
+            self._load_again = True  # read once the load under way is in
+            return
+        self._loading, self._load_again = True, False
         service, project_id = self.ctx.service, self.project_id
         self.ctx.runner.run(
             lambda: load_precis(service, project_id),
             lambda result: self._on_loaded(project_id, *result),
-            lambda exc: self.ctx.errors.report(exc, "render MEMORY.md"),
+            self._on_failed,
             key=f"precis-{id(self)}",
         )
 
+    def _load_done(self) -> None:
+        self._loading = False
+        if self._load_again:
+            self.reload(scope_changed=False)
+
+    def _on_failed(self, exc: BaseException) -> None:
+        self._load_done()
+        self.ctx.errors.report(exc, "render MEMORY.md")
+
     def _on_loaded(self, project_id: str, info: PrecisInfo, rows: list[CandidateRow]) -> None:
-        if project_id != self.project_id:
-            return
+        try:
+            if project_id == self.project_id:
+                self._show(info, rows)
+        finally:
+            self._load_done()
+
+    def _show(self, info: PrecisInfo, rows: list[CandidateRow]) -> None:
         self.info = info
         self.meter.setRange(0, max(1, info.budget))
         self.meter.setValue(min(info.bytes, info.budget))
         self.meter.setFormat(budget_label(info.bytes, info.budget))
         full = info.truncated or info.bytes >= info.budget  # the meter says so in colour too
-        self.meter.setStyleSheet(
+        style = (
             f"QProgressBar::chunk {{ background-color: {theme.css(theme.warning_color())}; }}"
             if full
             else ""
         )
+        if self.meter.styleSheet() != style:  # setting one re-polishes, even the same one
+            self.meter.setStyleSheet(style)
         cut = len(info.candidate_ids) - len(info.memory_ids)
         if info.truncated:
             self.warning.setText(
@@ -149,24 +174,31 @@ class PrecisPanel(ScopedPanel):
                 f"truncated and {cut} more did not fit. Lower the importance of memories agents "
                 "do not need, or raise [precis] budget_bytes in the config."
             )
-            self.warning.setStyleSheet(f"color: {theme.css(theme.warning_color())};")
+            self._warning_style(f"color: {theme.css(theme.warning_color())};")
             self.warning.show()
         elif not info.text:
             self.warning.setText("Nothing to inject yet: this scope and global have no memories.")
-            self.warning.setStyleSheet("")
+            self._warning_style("")
             self.warning.show()
         else:
             self.warning.hide()
-        scroll = self.rendered.verticalScrollBar().value()
-        self.rendered.setMarkdown(info.text)
-        self.rendered.verticalScrollBar().setValue(scroll)
+        if info.text != self._shown_text:  # rendering Markdown is the costly part
+            self._shown_text = info.text
+            scroll = self.rendered.verticalScrollBar().value()
+            self.rendered.setMarkdown(info.text)
+            self.rendered.verticalScrollBar().setValue(scroll)
         if self.raw.toPlainText() != info.text:
             raw_scroll = self.raw.verticalScrollBar().value()
             self.raw.setPlainText(info.text)
             self.raw.verticalScrollBar().setValue(raw_scroll)
         self.path.setText(f"File: {info.path} (regenerated after every change; do not edit)")
-        self.model.set_rows(rows)
+        if rows != self.model.rows():  # else no patch, no keeper pass, no column fit
+            self.model.set_rows(rows)
         self.precis_loaded.emit(info)
+
+    def _warning_style(self, style: str) -> None:
+        if self.warning.styleSheet() != style:
+            self.warning.setStyleSheet(style)
 
     def on_candidate_clicked(self, index: QModelIndex) -> None:
         memory_id = index.data(MemoryIdRole)

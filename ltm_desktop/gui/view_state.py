@@ -9,6 +9,7 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, QOb
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from ltm_desktop.gui.models.base import RowRole, RowTableModel
+from ltm_desktop.gui.models.sparse import SparseTableModel
 
 Flag = QItemSelectionModel.SelectionFlag
 
@@ -56,7 +57,9 @@ class ColumnFitter(QObject):
 
     Qt's own ResizeToContents fits a column when the header is laid out, not when
     rows arrive later from a worker: the Stale tab's idle days were cut to "9…" at
-    the header's width. A child of the view, so its connections end with it.
+    the header's width. A child of the view, so its connections end with it. A model's
+    refresh (``refresh_started`` .. ``refresh_finished``) is fitted once, at its end,
+    however many rows it inserted or changed on the way, and not at all if it changed none.
     """
 
     ROOM = 12  # pixels beyond the widest text: Qt's fit leaves 3 on each side
@@ -68,12 +71,28 @@ class ColumnFitter(QObject):
         header = view.horizontalHeader()
         for section in self._sections:
             header.setSectionResizeMode(section, QHeaderView.ResizeMode.Interactive)
+        self._refreshing = self._stale = False
         model = view.model()
         for signal in (model.rowsInserted, model.modelReset, model.dataChanged):
             signal.connect(self.fit)
+        if isinstance(model, RowTableModel):
+            model.refresh_started.connect(self.on_refresh_started)
+            model.refresh_finished.connect(self.on_refresh_finished)
         self.fit()
 
+    def on_refresh_started(self) -> None:
+        self._refreshing = True
+
+    def on_refresh_finished(self) -> None:
+        self._refreshing = False
+        if self._stale:
+            self.fit()
+
     def fit(self, *_: Any) -> None:
+        if self._refreshing:
+            self._stale = True
+            return
+        self._stale = False
         header = self._view.horizontalHeader()
         for section in self._sections:
             text = max(self._view.sizeHintForColumn(section), header.sectionSizeHint(section))
@@ -103,6 +122,8 @@ class ViewKeeper(QObject):
         model.refresh_finished.connect(self.on_rows_changed)
         model.modelAboutToBeReset.connect(self.on_rows_changing)
         model.modelReset.connect(self.on_reset)
+        if isinstance(model, SparseTableModel):
+            model.watch_view(view)  # a refresh re-reads what this view shows and holds
 
     def _key_at(self, row: int) -> Any:
         item = self._model.row_at(row)
@@ -110,8 +131,14 @@ class ViewKeeper(QObject):
 
     def on_rows_changing(self) -> None:
         self.busy = True
-        view, selection = self._view, self._view.selectionModel()
-        self._selected = [self._key_at(i.row()) for i in selection.selectedRows()]
+        view, selection = self._view, self._view.selectionModel().selection()
+        key_at = self._key_at
+        self._selected = [  # by the selection's row spans: no QModelIndex per selected row
+            key
+            for span in (selection.at(i) for i in range(selection.size()))
+            for key in map(key_at, range(span.top(), span.bottom() + 1))
+            if key is not None
+        ]
         current = view.currentIndex()
         self._current = self._key_at(current.row()) if current.isValid() else None
         self._current_column = max(0, current.column())
@@ -132,14 +159,12 @@ class ViewKeeper(QObject):
     def _restore(self, reset: bool = False) -> None:
         model, view = self._model, self._view
         selection_model = view.selectionModel()
-        rows = sorted(
-            r for r in (model.row_of(k) for k in self._selected if k is not None) if r >= 0
-        )
-        wanted = QItemSelection()
-        last = model.columnCount() - 1
-        for row in rows:
-            wanted.select(model.index(row, 0), model.index(row, last))
-        if sorted(i.row() for i in selection_model.selectedRows()) != rows:
+        rows = sorted({r for r in map(model.row_of, self._selected) if r >= 0})
+        if row_spans(selection_model.selection()) != spans_of(rows):
+            wanted = QItemSelection()
+            last = model.columnCount() - 1
+            for first, final in spans_of(rows):
+                wanted.select(model.index(first, 0), model.index(final, last))
             selection_model.select(wanted, Flag.ClearAndSelect | Flag.Rows)
         current_row = model.row_of(self._current) if self._current is not None else -1
         if current_row >= 0 and view.currentIndex().row() != current_row:
@@ -158,6 +183,31 @@ class ViewKeeper(QObject):
             bar.setValue(bar.value() + view.rowViewportPosition(top_row) - self._top_offset)
         elif reset:  # other rows (another scope, filter or sort): start from the top
             view.scrollToTop()
+
+
+def spans_of(rows: list[int]) -> list[tuple[int, int]]:
+    """Sorted row numbers as (first, last) runs of consecutive rows."""
+    spans: list[tuple[int, int]] = []
+    for row in rows:
+        if spans and spans[-1][1] + 1 == row:
+            spans[-1] = (spans[-1][0], row)
+        elif not spans or spans[-1][1] < row:
+            spans.append((row, row))
+    return spans
+
+
+def row_spans(selection: QItemSelection) -> list[tuple[int, int]]:
+    """The rows a selection holds, as (first, last) runs: what it selects, however split."""
+    found = sorted(
+        (r.top(), r.bottom()) for r in (selection.at(i) for i in range(selection.size()))
+    )
+    spans: list[tuple[int, int]] = []
+    for first, last in found:
+        if spans and first <= spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], last))
+        else:
+            spans.append((first, last))
+    return spans
 
 
 MIN_COLUMN_WIDTH = 24

@@ -6,51 +6,47 @@ ask for the last page only. A cell whose page is not in yet answers a placeholde
 and asks for that page; pages are read on the task runner, a bounded number is
 kept (least recently used go first), so memory stays flat however far one scrolls.
 
-A live refresh re-reads the count and the pages in memory on a worker and swaps
-them in with inserts/removals at the end plus one dataChanged, never a reset, so
-the views' keepers (``ViewKeeper``) put selection, current row and scroll back by key.
+A live refresh re-reads the count and the pages the views need on a worker (what each
+view shows and half a page either side, its current row, its selected rows: see
+``views_need``) and swaps them in with inserts/removals at the end plus dataChanged for
+the pages that changed, never a reset, so the views' keepers (``ViewKeeper``) put
+selection, current row and scroll back by key. Other pages are dropped: a paint there asks
+for them again. Refreshes asked for while writes stream in are coalesced (the next starts
+``REFRESH_GAP_MS`` after the last ended at the earliest, and the last write always shows),
+so a busy agent costs the window a few page reads a second, not a read of every page in
+memory per write.
 """
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
+from collections.abc import Iterable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QTableView
 
 from ltm_desktop.gui.models.base import NEVER_ANSWERED, AnyIndex, RowTableModel
-from ltm_desktop.gui.models.paged import PAGE_SIZE, Fetcher
+from ltm_desktop.gui.models.paged import (
+    PAGE_SIZE,
+    Fetcher,
+    Pages,
+    read_pages,
+    runs,
+    view_needs,
+    with_neighbours,
+)
 from ltm_desktop.gui.tasks import TaskRunner
 
 MAX_PAGES = 25  # pages kept in memory (5,000 rows): several screens either way of the view
+REFRESH_GAP_MS = 200  # a live refresh starts at least this long after the last one ended
 PLACEHOLDER = "…"
 
-Pages = dict[int, list[Any]]
-
-
-def runs(pages: list[int]) -> list[tuple[int, int]]:
-    """Consecutive page numbers as (first page, page count): one query per run."""
-    found: list[tuple[int, int]] = []
-    for page in sorted(pages):
-        if found and found[-1][0] + found[-1][1] == page:
-            found[-1] = (found[-1][0], found[-1][1] + 1)
-        else:
-            found.append((page, 1))
-    return found
-
-
-def read_pages(fetcher: Fetcher, pages: list[int], page_size: int) -> Pages:
-    """Read ``pages`` again (worker side), a run of consecutive ones per query, each run
-    with a page either side: rows a write shifted out of a page are still found by key."""
-    read: Pages = {}
-    for start, length in runs(pages):
-        first, count = max(0, start - 1), length + 1 + min(1, start)
-        rows, _more = fetcher.page(first * page_size, count * page_size, None)
-        for i in range(count):
-            chunk = rows[i * page_size : (i + 1) * page_size]
-            if chunk or i == 0:
-                read[first + i] = chunk
-    return read
+# a refresh's answer: the count, the pages read, those to keep (None: what the views need
+# once their keepers are done), those needed when it started
+Refreshed = tuple[int, Pages, set[int] | None, set[int]]
 
 
 class SparseTableModel(RowTableModel):
@@ -75,6 +71,7 @@ class SparseTableModel(RowTableModel):
         *,
         page_size: int = PAGE_SIZE,
         max_pages: int = MAX_PAGES,
+        refresh_gap_ms: int = REFRESH_GAP_MS,
     ) -> None:
         super().__init__(parent)
         self._runner = runner
@@ -91,6 +88,12 @@ class SparseTableModel(RowTableModel):
         self._loading = False
         self._refresh_pending = False
         self._refresh_again = False
+        self._refresh_gap = max(0, refresh_gap_ms) / 1000
+        self._refreshed_at = -float("inf")  # when the last refresh was swapped in (monotonic)
+        self._refresh_due = QTimer(self)
+        self._refresh_due.setSingleShot(True)
+        self._refresh_due.timeout.connect(self._start_refresh)
+        self._views: list[QTableView] = []
         self._key = f"sparse-{id(self)}"
         self._dispatch = QTimer(self)
         self._dispatch.setSingleShot(True)
@@ -112,11 +115,44 @@ class SparseTableModel(RowTableModel):
 
     def is_settled(self) -> bool:
         """No count, page or refresh in flight or asked for (tests and benchmarks wait on it)."""
-        return not (self._loading or self._refresh_pending or self._in_flight or self._wanted)
+        return not (
+            self._loading
+            or self._refresh_pending
+            or self._refresh_due.isActive()
+            or self._in_flight
+            or self._wanted
+        )
 
     def cached_pages(self) -> list[int]:
         """The page numbers held in memory (bounded by ``max_pages``)."""
         return sorted(self._pages)
+
+    # -- the views --------------------------------------------------------
+
+    def watch_view(self, view: QTableView) -> None:
+        """``view`` shows this model: a live refresh re-reads what it needs (``pages_in_use``)
+        and keeps only that. Without a view a refresh re-reads every page in memory."""
+        if view not in self._views:
+            self._views.append(view)
+
+    def pages_in_use(self) -> set[int] | None:
+        """The pages the views need (see ``views_need``); None when no view watches."""
+        need = self.views_need()
+        return None if need is None else need[0]
+
+    def views_need(self) -> tuple[set[int], set[int]] | None:
+        """The pages the views need kept after a refresh, and those it reads to find their
+        rows again (``paged.view_needs``); None when no view watches the model."""
+        self._views = [v for v in self._views if shiboken6.isValid(v)]
+        if not self._views:
+            return None
+        keep, read = set[int](), set[int]()
+        for view in self._views:
+            if view.model() is self:
+                kept, wanted = view_needs(view, self._page_size, self._total, self._pages)
+                keep |= kept
+                read |= wanted
+        return keep, read
 
     def _set_loading(self, loading: bool) -> None:
         if loading != self._loading:
@@ -194,6 +230,7 @@ class SparseTableModel(RowTableModel):
         """Run the current query from the start (new scope, sort or filter)."""
         self._generation += 1
         self._refresh_pending = self._refresh_again = False
+        self._refresh_due.stop()
         self._wanted.clear()
         self._in_flight.clear()
         self._runner.cancel(self._key + ":refresh")
@@ -281,10 +318,7 @@ class SparseTableModel(RowTableModel):
             self.load_failed.emit(exc)
 
     def _page_changed(self, page_no: int) -> None:
-        first = page_no * self._page_size
-        last = min(self._total, first + self._page_size) - 1
-        if last >= first:
-            self.dataChanged.emit(self.index(first, 0), self.index(last, self.columnCount() - 1))
+        self._pages_changed([page_no])
 
     def _evict(self, keep: int) -> None:
         """Drop the least recently read pages beyond the bound."""
@@ -299,23 +333,46 @@ class SparseTableModel(RowTableModel):
     # -- live refresh -----------------------------------------------------
 
     def refresh(self) -> None:
-        """Re-read the count and the pages in memory; swap them in keeping the view's place."""
+        """Re-read the count and the pages in use; swap them in keeping the view's place.
+
+        At most one refresh runs at a time, and the next starts ``refresh_gap_ms`` after
+        the last one ended at the earliest: changes streaming in are coalesced, and the
+        refresh after the last of them always runs."""
         if self._fetcher is None:
             return
         if self._loading or self._refresh_pending:
             self._refresh_again = True
             return
+        if self._refresh_due.isActive():
+            return  # the coming refresh reads this change too
+        wait = self._refreshed_at + self._refresh_gap - time.monotonic()
+        if wait > 0:
+            self._refresh_due.start(max(1, round(wait * 1000)))
+            return
+        self._start_refresh()
+
+    def _start_refresh(self) -> None:
+        if self._fetcher is None or self._loading or self._refresh_pending:
+            if self._fetcher is not None:
+                self._refresh_again = True
+            return
         self._refresh_again = False
         self._refresh_pending = True
         fetcher, generation, size = self._fetcher, self._generation, self._page_size
-        pages = list(self._pages) or [0]
+        need = self.views_need()
+        keep: set[int] | None = None  # None: what the views need once the keeper is done
+        if need is None:  # no view: the pages in memory, and where a write shifts their rows
+            keep = set(self._pages) or {0}
+            wanted, needed = with_neighbours(keep), keep
+        else:  # what the views show and hold, and where a write may shift those rows
+            needed, wanted = need
 
-        def work() -> tuple[int, Pages]:
-            read = read_pages(fetcher, pages, size)
+        def work() -> Refreshed:
+            read = read_pages(fetcher, wanted, size)
             total = fetcher.total()
             if total is None:
                 total = max((p * size + len(r) for p, r in read.items() if r), default=0)
-            return total, read
+            return total, read, keep, needed
 
         self._runner.run(
             work,
@@ -324,11 +381,11 @@ class SparseTableModel(RowTableModel):
             key=self._key + ":refresh",
         )
 
-    def _on_refreshed(self, generation: int, result: tuple[int, Pages]) -> None:
+    def _on_refreshed(self, generation: int, result: Refreshed) -> None:
         if generation != self._generation:
             return
         self._refresh_pending = False
-        total, read = result
+        total, read, keep, needed = result
         self.refresh_started.emit()
         self._version += 1  # page reads started before this are stale
         old = self._total
@@ -340,16 +397,39 @@ class SparseTableModel(RowTableModel):
             self.beginRemoveRows(QModelIndex(), total, old - 1)
             self._total = total
             self.endRemoveRows()
+        changed = set(self._pages) | set(read)
+        # every page read is in for the keeper to find rows by key (a neighbouring page
+        # holds the rows a write shifted out of a page); what no view needs goes after.
+        # The pages needed come last: should the bound bite, they go last.
         self._pages = OrderedDict(
-            (p, rows) for p, rows in read.items() if rows and p * self._page_size < total
+            (p, read[p])
+            for p in sorted(read, key=lambda p: (p in needed, p))
+            if read[p] and p * self._page_size < total
         )
         self._positions = None
-        self._evict(keep=-1)
-        if total:
-            self.dataChanged.emit(self.index(0, 0), self.index(total - 1, self.columnCount() - 1))
+        self._pages_changed(changed)
         if total != old or self._known_total != total:
             self._known_total = total
             self.total_changed.emit(total)
         self.refresh_finished.emit()
+        if keep is None:
+            keep = self.pages_in_use()
+        if keep is not None:
+            dropped = set(self._pages) - keep
+            for page_no in dropped:
+                del self._pages[page_no]
+            if dropped:
+                self._positions = None
+                self._pages_changed(dropped)
+        self._evict(keep=-1)
+        self._refreshed_at = time.monotonic()
         if self._refresh_again:
             self.refresh()
+
+    def _pages_changed(self, pages: Iterable[int]) -> None:
+        """One dataChanged per run of consecutive pages (those within the list)."""
+        size, columns = self._page_size, self.columnCount()
+        for start, count in runs(list(pages)):
+            first, last = start * size, min(self._total, (start + count) * size) - 1
+            if last >= first:
+                self.dataChanged.emit(self.index(first, 0), self.index(last, columns - 1))
