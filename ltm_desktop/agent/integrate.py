@@ -54,6 +54,7 @@ class Change:
     path: Path
     before: str | None
     after: str | None
+    restored: bool = False  # an uninstall that gives the file back as it was before install
 
     def diff(self) -> str:
         before = _lines(self.before)
@@ -179,8 +180,34 @@ def plan(
             result.unchanged.append(path)
             continue
         _check_writable(path)
-        result.changes.append(Change(path, before, after))
+        restored = uninstall and (after is None or after in _backed_up_texts(path))
+        result.changes.append(Change(path, before, after, restored))
     return result
+
+
+def _backed_up_texts(path: Path) -> list[str]:
+    texts = []
+    for backup in backups(path):
+        try:
+            texts.append(backup.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return texts
+
+
+def _tidy_project(change: Change) -> list[str]:
+    """After an uninstall gave a project's file back as it was: the backups of it go too
+    (they would be committed by mistake), and so does the folder install made if it is
+    empty now; lines saying so."""
+    removed = [backup for backup in backups(change.path) if backup.is_file()]
+    for backup in removed:
+        backup.unlink(missing_ok=True)
+    lines = [f"removed {len(removed)} backup(s) of {change.path}"] if removed else []
+    folder = change.path.parent
+    if folder.name.startswith(".") and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        lines.append(f"removed the empty folder {folder}")
+    return lines
 
 
 def _write(path: Path, text: str, mode: int | None) -> None:
@@ -241,6 +268,9 @@ def apply(plan: Plan, clock: Callable[[], float] = time.time) -> list[str]:
         raise ConfigRefused(
             f"cannot write {where}: {exc.strerror or exc}; nothing was changed"
         ) from None
+    if plan.scope == "project":
+        for change in (c for c in done if c.restored):
+            lines += _tidy_project(change)
     lines += [f"{path}: already as it should be" for path in plan.unchanged]
     if plan.note:
         lines.append(plan.note)

@@ -237,3 +237,32 @@ def test_refuses_what_cannot_be_written(home: Path) -> None:
     done = integrate(blocked, "claude-code")
     assert_one_error_line(done, "cannot be written")
     assert snapshot(blocked) == before
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+@pytest.mark.parametrize("had_settings", [False, True])
+def test_uninstalling_from_a_project_leaves_it_as_it_was(
+    home: Path, tmp_path: Path, agent: str, had_settings: bool
+) -> None:
+    """No backup files or empty folders are left behind to be committed by mistake."""
+    project = tmp_path / "shop"
+    project.mkdir()
+    (project / "README.md").write_text("# shop\n")
+    if had_settings:
+        name = {"claude-code": ".claude/settings.json", "codex": ".codex/config.toml",
+                "gemini": ".gemini/settings.json"}[agent]  # fmt: skip
+        (project / name).parent.mkdir()
+        (project / name).write_text('model = "x"\n' if agent == "codex" else '{"a": 1}\n')
+    before = {
+        str(p.relative_to(project)): p.read_bytes() for p in project.rglob("*") if p.is_file()
+    }
+    folders = sorted(str(p.relative_to(project)) for p in project.rglob("*") if p.is_dir())
+    assert integrate(home, agent, "--scope", "project", cwd=project).returncode == 0
+    assert list(project.rglob("*.bak")) == [] or had_settings  # install backs up what it changes
+
+    done = integrate(home, agent, "--scope", "project", "--uninstall", cwd=project)
+
+    assert done.returncode == 0, done.stderr
+    after = {str(p.relative_to(project)): p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    assert after == before
+    assert sorted(str(p.relative_to(project)) for p in project.rglob("*") if p.is_dir()) == folders
