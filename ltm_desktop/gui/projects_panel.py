@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
@@ -24,6 +25,7 @@ from ltm_desktop.gui.new_since import last_look
 from ltm_desktop.gui.view_state import ColumnFitter, ViewKeeper, configure_table
 
 MIN_RELOAD_MS = 500  # agents writing in a burst: recount at most twice a second
+COUNTS_EVERY_MS = 2_000  # the stale and new counts, which read every memory: less often
 
 
 class ProjectsPanel(QWidget):
@@ -57,6 +59,9 @@ class ProjectsPanel(QWidget):
         layout.addWidget(self.filter)
         layout.addWidget(self.view, 1)
         self._throttle = QTimer(self, singleShot=True, interval=MIN_RELOAD_MS)
+        self._counted_at = -COUNTS_EVERY_MS / 1000  # the first counts are read at once
+        self._counts_later = QTimer(self, singleShot=True)
+        self._counts_later.timeout.connect(self._load_counts)
         self._throttle.timeout.connect(self.reload)
         self.filter.textChanged.connect(self.model.set_filter)
         self.view.selectionModel().currentRowChanged.connect(self.on_current_row_changed)
@@ -77,7 +82,14 @@ class ProjectsPanel(QWidget):
 
     def _load_counts(self) -> None:
         """Stale and new counts come second: they read every memory (tens of ms at 100k)
-        and the list of the chosen scope must not wait for them."""
+        and the list of the chosen scope must not wait for them. While agents write in a
+        burst they are read at most every COUNTS_EVERY_MS (the last write always counts)."""
+        wait = COUNTS_EVERY_MS - (time.monotonic() - self._counted_at) * 1000
+        if wait > 0:
+            if not self._counts_later.isActive():
+                self._counts_later.start(int(wait))
+            return
+        self._counted_at = time.monotonic()
         service, since = self.ctx.service, last_look(self.ctx)
         self.ctx.runner.run(
             lambda: (service.stale_counts(), service.new_counts(since)),

@@ -59,3 +59,28 @@ def test_new_holds_for_a_search_in_the_list(
     qtbot.waitUntil(lambda: [r.memory.id for r in table.search_model.rows()] == [fresh.id])
     table.new_since.toggle.setChecked(False)
     qtbot.waitUntil(lambda: table.search_model.rowCount() == 3)
+
+
+def test_a_burst_of_agent_writes_recounts_the_sidebar_a_few_times_and_ends_right(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: FakeClock
+) -> None:
+    """The stale and new counts read every memory (tens of ms at 100,000): a burst of writes
+    recounts them now and then, not on every write, and the last write always counts."""
+    window = make_window(service, scope=billing)
+    projects = window.projects.model
+    counted: list[float] = []
+    real = service.new_counts
+
+    def counting(since: float) -> dict[str, int]:
+        counted.append(since)
+        return real(since)
+
+    service.new_counts = counting  # type: ignore[method-assign]
+    clock.advance(1)
+    for i in range(30):  # agents writing in a burst, each change heard by the window
+        add(service, billing, f"Burst fact {i} about module b{i}q", actor="codex")
+        qtbot.wait(100)  # the burst's pace (3 s in all), not a wait for an outcome
+    qtbot.waitUntil(
+        lambda: projects.index(projects.row_of(billing), COL_NEW).data() == "30", timeout=10_000
+    )
+    assert 1 <= len(counted) <= 3, counted  # every 2 s; a recount per 0.5 s made it 6-7
