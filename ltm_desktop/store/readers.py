@@ -20,6 +20,7 @@ from ltm_desktop.store.file_guard import FileGuard
 T = TypeVar("T")
 SCHEMA_RACE_RETRIES = 10
 SCHEMA_RACE_PAUSE = 0.001  # doubled at each retry, at most 64 ms: about 0.3 s in all
+LOOK_SECONDS = 0.1  # how stale a reader's knowledge that the files are still ours may be
 
 
 def is_schema_race(exc: sqlite3.OperationalError) -> bool:
@@ -39,6 +40,7 @@ class Readers:
         self._open: list[tuple[threading.Thread, sqlite3.Connection]] = []
         self._local = threading.local()
         self._closed = False
+        self._looked_at = -LOOK_SECONDS
 
     def connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -66,7 +68,7 @@ class Readers:
     def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` on this thread's connection, retrying the rare read that races a
         schema change (another connection creating a scope's search table)."""
-        if self._guard.lost is not None:  # found by a write, health or the checkpointer
+        if self._files_lost():
             raise self._guard.error()
         for attempt in range(SCHEMA_RACE_RETRIES + 1):
             try:
@@ -81,6 +83,19 @@ class Readers:
             except sqlite3.Error as exc:
                 raise describe_error(exc, self._path) from exc
         raise AssertionError("unreachable")
+
+    def _files_lost(self) -> bool:
+        """Whether the files are no longer the data dir's: known from a write, health or
+        the checkpointer, or looked at (a few stat calls) at most every LOOK_SECONDS, so
+        that a process that only reads (an ``mcp`` after a ``restore``) does not answer
+        from replaced files, and a burst of reads costs no more than one look."""
+        if self._guard.lost is not None:
+            return True
+        now = time.monotonic()
+        if now - self._looked_at < LOOK_SECONDS:
+            return False
+        self._looked_at = now
+        return self._guard.look().lost is not None
 
     def close(self) -> None:
         with self._lock:

@@ -236,6 +236,29 @@ def test_writes_are_refused_once_the_files_are_not_the_ones_open(
         service.get(kept.memory.id)
 
 
+@pytest.mark.parametrize("damage", DAMAGE, ids=[d.__name__ for d in DAMAGE])
+def test_reads_are_refused_once_the_files_are_not_the_ones_open_without_any_write(
+    service: MemoryService, project: str, damage: Callable[[Path], None]
+) -> None:
+    """A process that only reads (an ``mcp`` serving searches, after a ``restore``) must
+    not answer from files that are no longer the data dir's."""
+    kept = service.add(project, make_draft("read while the files were in place"), "a")
+    assert service.flush_views()
+    assert service.get(kept.memory.id).content == "read while the files were in place"
+    damage(service.paths.data_dir)
+
+    def refused() -> bool:  # readers look at the files at most every LOOK_SECONDS
+        try:
+            service.get(kept.memory.id)
+        except DatabaseReplaced:
+            return True
+        return False
+
+    wait_until(refused, timeout=5)
+    with pytest.raises(DatabaseReplaced):  # and from then on, every read
+        service.list_memories(project)
+
+
 def test_health_notices_a_removed_database_without_any_write(service: MemoryService) -> None:
     assert service.store.health().ok
     remove_database(service.paths.data_dir)
