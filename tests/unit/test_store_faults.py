@@ -22,6 +22,7 @@ import pytest
 from ltm_desktop.app import backup_data_dir
 from ltm_desktop.core import rules, writing
 from ltm_desktop.core.errors import DatabaseReplaced, StorageError
+from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.screening import Screen
 from ltm_desktop.core.service import MemoryService
@@ -238,25 +239,34 @@ def test_writes_are_refused_once_the_files_are_not_the_ones_open(
 
 @pytest.mark.parametrize("damage", DAMAGE, ids=[d.__name__ for d in DAMAGE])
 def test_reads_are_refused_once_the_files_are_not_the_ones_open_without_any_write(
-    service: MemoryService, project: str, damage: Callable[[Path], None]
+    make_service: ServiceFactory,
+    tmp_path: Path,
+    damage: Callable[[Path], None],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A process that only reads (an ``mcp`` serving searches, after a ``restore``) must
-    not answer from files that are no longer the data dir's."""
-    kept = service.add(project, make_draft("read while the files were in place"), "a")
-    assert service.flush_views()
-    assert service.get(kept.memory.id).content == "read while the files were in place"
-    damage(service.paths.data_dir)
+    not answer from files that are no longer the data dir's: the readers find out by
+    themselves, not only when the checkpointer (here: asleep) happens to look."""
+    monkeypatch.setattr(checkpointer, "INTERVAL_SECONDS", 3600.0, raising=False)
+    writer = make_service(tmp_path / "data")
+    project = writer.resolve_scope(cwd="/srv/app", register=True)
+    kept = writer.add(project, make_draft("read while the files were in place"), "a")
+    writer.close()
+    reader = SqliteStore(DataPaths(tmp_path / "data").db_path, tmp_path / "data" / "backups")
+    try:
+        assert reader.get_memory(kept.memory.id).content == "read while the files were in place"
+        damage(tmp_path / "data")
 
-    def refused() -> bool:  # readers look at the files at most every LOOK_SECONDS
-        try:
-            service.get(kept.memory.id)
-        except DatabaseReplaced:
-            return True
-        return False
+        def refused() -> bool:  # readers look at the files at most every LOOK_SECONDS
+            try:
+                reader.get_memory(kept.memory.id)
+            except DatabaseReplaced:
+                return True
+            return False
 
-    wait_until(refused, timeout=5)
-    with pytest.raises(DatabaseReplaced):  # and from then on, every read
-        service.list_memories(project)
+        wait_until(refused, timeout=5)
+    finally:
+        reader.close()
 
 
 def test_health_notices_a_removed_database_without_any_write(service: MemoryService) -> None:
