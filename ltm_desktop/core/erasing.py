@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
-from ltm_desktop.core.errors import Conflict
+from ltm_desktop.core.errors import Conflict, LtmError, StorageError
 from ltm_desktop.core.records import AuditAction, Memory
 
 
@@ -46,3 +46,21 @@ def erase_memory(txn: WriteTxn, memory_id: str, actor: str, now: float) -> Memor
 def empty_trash(txn: WriteTxn, project_id: str, actor: str, now: float) -> list[Memory]:
     """Erase every memory in the scope's trash; returns them as they were."""
     return [erase_memory(txn, memory_id, actor, now) for memory_id in txn.trashed_ids(project_id)]
+
+
+def erase_each(
+    txn: WriteTxn, memory_ids: list[str], actor: str, now: float
+) -> tuple[list[Memory], list[tuple[str, LtmError]]]:
+    """Erase each memory of the trash: (erased as they were, refused with why). One that
+    is not in the trash (restored meanwhile) or is gone is refused alone, before anything
+    of it is written; a storage error propagates (the caller's transaction rolls back)."""
+    erased: list[Memory] = []
+    refused: list[tuple[str, LtmError]] = []
+    for memory_id in memory_ids:
+        try:
+            erased.append(erase_memory(txn, memory_id, actor, now))
+        except StorageError:
+            raise
+        except LtmError as exc:
+            refused.append((memory_id, exc))
+    return erased, refused

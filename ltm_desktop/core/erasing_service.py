@@ -1,4 +1,4 @@
-"""Erasing, as part of MemoryService: one memory of the trash, or a scope's whole trash."""
+"""Erasing, as part of MemoryService: one memory of the trash, many, or a scope's whole trash."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from ltm_desktop.core import erasing, rules
 from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.bulk import BATCH_SIZE, Progress
+from ltm_desktop.core.errors import LtmError, StorageError
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.records import ChangeEvent, Memory
 
@@ -18,11 +20,18 @@ BACKUP_NOTE = "backups taken before still hold it (ltm-desktop backup, backups/)
 
 @dataclass(frozen=True, slots=True)
 class Erased:
-    """What an erase did: the ids erased, and whether the files are already clean."""
+    """What an erase did: the ids erased, and whether the files are already clean.
+
+    For ``erase_many`` also what it did not erase: ``refused`` (not in the trash, or gone,
+    each with why) and, when a storage error ended it part-way, ``stopped`` and the ids
+    ``not_done`` (those erased before it stay erased)."""
 
     ids: tuple[str, ...]
     scrubbed: bool
     note: str  # for a person: what is left (backups; a checkpoint still to come)
+    refused: tuple[tuple[str, LtmError], ...] = ()
+    stopped: LtmError | None = None
+    not_done: tuple[str, ...] = ()
 
 
 class ErasingService:
@@ -48,6 +57,56 @@ class ErasingService:
         actor = rules.check_actor(actor)
         project_id = rules.check_project_id(project_id)
         return self._erase(lambda txn, now: erasing.empty_trash(txn, project_id, actor, now), actor)
+
+    def erase_many(
+        self,
+        memory_ids: Sequence[str],
+        actor: str,
+        *,
+        progress: Progress | None = None,
+        batch_size: int = BATCH_SIZE,
+    ) -> Erased:
+        """Erase these memories of the trash for good, ``batch_size`` to a transaction.
+
+        Every id is checked first: one that is not an id (None, empty) erases nothing
+        (InvalidInput). A memory that is not in the trash, or is gone, is refused alone.
+        A storage error once some batches are committed ends the work (``stopped``); one
+        before anything was erased is raised. The files are scrubbed once, at the end.
+
+        Args:
+            progress: called after each batch with (ids settled so far, of how many).
+        """
+        actor = rules.check_actor(actor)
+        ids = [rules.check_text(memory_id, "id").strip() for memory_id in memory_ids]
+        erased: list[str] = []
+        refused: list[tuple[str, LtmError]] = []
+        stopped: LtmError | None = None
+        not_done: tuple[str, ...] = ()
+        for start in range(0, len(ids), max(1, batch_size)):
+            batch = ids[start : start + batch_size]
+            try:
+                with self._write_lock:
+                    now = self.now()
+                    with self.store.write() as txn:
+                        gone, no = erasing.erase_each(txn, batch, actor, now)
+            except StorageError as exc:
+                if not erased:
+                    raise
+                stopped, not_done = exc, tuple(ids[start:])
+                break
+            erased += [m.id for m in gone]
+            refused += no
+            self.events.publish(
+                [ChangeEvent(m.id, m.project_id, "erased", actor, now) for m in gone]
+            )
+            if progress is not None:
+                progress(len(erased) + len(refused), len(ids))
+        with self._write_lock:
+            problem = self.store.scrub() if erased else None
+        if problem:
+            log.warning("erased memories may linger in the database files: %s", problem)
+        note = BACKUP_NOTE if problem is None else f"{problem}; {BACKUP_NOTE}"
+        return Erased(tuple(erased), problem is None, note, tuple(refused), stopped, not_done)
 
     def _erase(self, work: Callable[..., list[Memory]], actor: str) -> Erased:
         with self._write_lock:

@@ -19,6 +19,7 @@ from typing import Any
 from ltm_desktop.core import ranking, rules, writing
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.backfill import Backfill
+from ltm_desktop.core.bulk_service import BulkWrites
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.curation import Curation
 from ltm_desktop.core.errors import Conflict, InvalidInput
@@ -68,7 +69,7 @@ SYSTEM_ACTOR = "system"
 
 class MemoryService(
     SearchReads, HistoryReads, ObservationReads, InboxService, TransferService, Curation,
-    Switches, FileAware, PrivacyService,
+    Switches, FileAware, PrivacyService, BulkWrites,
 ):  # fmt: skip
     """Thread-safe access to one data directory's memories."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 
 from ltm_desktop.core.records import AddResult, AddStatus, Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService
@@ -48,9 +48,13 @@ class MemoryActions(QObject):
         added(object): an AddResult of a memory created here.
         saved(object): the Memory as stored after an edit made here.
         reload_requested(str): after a conflict, the person asked to see this memory as stored.
+        writing(bool): writes started (True) or all have come back (False): bulk buttons
+            wait meanwhile.
     """
 
     message = Signal(str)
+    writing = Signal(bool)
+    _progress = Signal(str)  # from a worker: delivered as ``message`` on the UI thread
     added = Signal(object)
     saved = Signal(object)
     reload_requested = Signal(str)
@@ -74,6 +78,8 @@ class MemoryActions(QObject):
         # Undo and redo entries whose writes are not memory writes (the inbox's), by type.
         self.undo_handlers: dict[type, Callable[[UndoEntry], None]] = {}
         self.redo_handlers: dict[type, Callable[[UndoEntry], None]] = {}
+        self._writes_running = 0
+        self._progress.connect(self.message, Qt.ConnectionType.QueuedConnection)
 
     # -- versions ---------------------------------------------------------
 
@@ -129,8 +135,25 @@ class MemoryActions(QObject):
             if on_done is not None:
                 on_done(outcome)
 
-        if writes:
-            self._run(lambda s: ops.run(s, writes), done, None, doing)
+        if not writes:
+            return
+        progress = ops.progress_reporter(self._progress.emit, doing, len(writes))
+
+        def failed(exc: BaseException) -> None:
+            self._running(-1)
+            self._errors.report(exc, doing)
+
+        def finished(outcome: ops.BulkOutcome) -> None:
+            self._running(-1)
+            done(outcome)
+
+        self._running(+1)
+        self._run(lambda s: ops.run(s, writes, progress), finished, failed, doing)
+
+    def _running(self, step: int) -> None:
+        self._writes_running += step
+        if self._writes_running == (1 if step > 0 else 0):
+            self.writing.emit(step > 0)
 
     def _settle(
         self,

@@ -3,18 +3,20 @@
 Every write is made as the actor ``gui`` and is a compare-and-swap: it names the
 ``updated_at`` of the memory the person saw (a ``Write``), and a memory that changed
 since is not written but comes back as a ``WriteConflict`` for the person to settle.
-Bulk actions carry on past a memory that cannot be changed (and say which), but stop
-at a storage error: then the database itself is in trouble and the person must be
-told at once.
+Bulk actions run in batches (one transaction each, ``core.bulk``) and carry on past a
+memory that cannot be changed (and say which), but stop at a storage error: then the
+database itself is in trouble and the person must be told at once (what was done
+before it stays done, and is said).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from ltm_desktop.core.errors import Conflict, LtmError, StorageError
+from ltm_desktop.core.bulk import BATCH_SIZE, Change, Progress
+from ltm_desktop.core.errors import Conflict, LtmError
 from ltm_desktop.core.records import (
     EDITABLE_FIELDS,
     GUI_ACTOR,
@@ -96,21 +98,6 @@ def editable_values(memory: Memory, names: Iterable[str] = EDITABLE_FIELDS) -> d
     return values
 
 
-def perform(service: MemoryService, write: Write) -> Memory:
-    """Make one write, checked against the version it names."""
-    memory_id, seen = write.memory_id, write.seen
-    if write.action == "update":
-        return service.update(memory_id, write.values, ACTOR, expected_updated_at=seen)
-    if write.action == "remove":
-        return service.remove(memory_id, ACTOR, expected_updated_at=seen)
-    if write.action == "restore":
-        return service.restore(memory_id, ACTOR, expected_updated_at=seen)
-    if write.action == "unreview":  # the undo of a Keep
-        earlier = (write.values.get("reviewed_at"), write.values.get("review_state"))
-        return service.unmark_reviewed(memory_id, ACTOR, earlier, expected_updated_at=seen)
-    return service.mark_reviewed(memory_id, ACTOR, expected_updated_at=seen)
-
-
 def conflict_of(service: MemoryService, write: Write, exc: Conflict) -> WriteConflict | None:
     """The conflict to put to the person, or None for one no choice can settle."""
     if exc.reason not in SETTLED_BY_THE_PERSON or exc.current is None:
@@ -119,25 +106,49 @@ def conflict_of(service: MemoryService, write: Write, exc: Conflict) -> WriteCon
     return WriteConflict(write, exc.current, exc.reason, since)
 
 
-def run(service: MemoryService, writes: Iterable[Write]) -> BulkOutcome:
+def run(
+    service: MemoryService, writes: Iterable[Write], progress: Progress | None = None
+) -> BulkOutcome:
+    """Make the writes in batches (``MemoryService.write_many``: one transaction, one
+    change notification per batch; each memory checked against the version the person
+    saw and audited on its own). A storage error part-way leaves the batches before it
+    written: the writes it stopped are in ``failed`` with that error.
+
+    Args:
+        progress: called on the worker after each batch with (writes settled, of how many).
+    """
+    asked = list(writes)
+    changes = [Change(w.memory_id, w.action, w.seen, w.values) for w in asked]
+    write_of = {id(change): write for change, write in zip(changes, asked, strict=True)}
+    result = service.write_many(changes, ACTOR, progress=progress)
     outcome = BulkOutcome()
-    for write in writes:
-        try:
-            before = service.get(write.memory_id)
-            outcome.done.append(perform(service, write))
-            outcome.before.append(before)
-            outcome.writes.append(write)
-        except StorageError:
-            raise
-        except Conflict as exc:
-            conflict = conflict_of(service, write, exc)
-            if conflict is None:
-                outcome.failed.append((write.memory_id, exc))
-            else:
-                outcome.conflicts.append(conflict)
-        except LtmError as exc:
+    for (before, after), change in zip(result.done, result.changes, strict=True):
+        outcome.done.append(after)
+        outcome.before.append(before)
+        outcome.writes.append(write_of[id(change)])
+    for change, exc in result.refused:
+        write = write_of[id(change)]
+        conflict = conflict_of(service, write, exc) if isinstance(exc, Conflict) else None
+        if conflict is not None:
+            outcome.conflicts.append(conflict)
+        else:
             outcome.failed.append((write.memory_id, exc))
+    if result.stopped is not None:
+        outcome.failed += [(write_of[id(c)].memory_id, result.stopped) for c in result.not_done]
     return outcome
+
+
+def progress_reporter(say: Callable[[str], None], doing: str, total: int) -> Progress | None:
+    """What reports a bulk action's progress in words (None for one batch or less: it is
+    done before a message could be read)."""
+    if total <= BATCH_SIZE:
+        return None
+    what = doing[:1].upper() + doing[1:]
+
+    def report(done: int, of: int) -> None:
+        say(f"{what}: {done:,} of {of:,} done…")
+
+    return report
 
 
 def writes(action: Action, versions: Versions, **values: Any) -> list[Write]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -33,12 +35,7 @@ from ltm_desktop.gui.models.stale_model import (
     stale_row,
 )
 from ltm_desktop.gui.panel_base import ScopedPanel
-from ltm_desktop.gui.view_state import (
-    ColumnFitter,
-    ViewKeeper,
-    configure_table,
-    selected_versions,
-)
+from ltm_desktop.gui.view_state import ColumnFitter, ViewKeeper, configure_table
 
 
 def load_stale(service: MemoryService, project_id: str, everywhere: bool = False) -> list[StaleRow]:
@@ -136,6 +133,9 @@ class StalePanel(ScopedPanel):
         self.view.selectionModel().selectionChanged.connect(self.on_selection_changed)
         self.view.selectionModel().currentRowChanged.connect(self.on_current_row)
         self.everywhere.toggled.connect(self.on_everywhere)
+        actions.writing.connect(self.on_writing)
+        self._writing = False  # a bulk write of the window is on the way: buttons wait
+        self._reload_after_writing = False
         self.on_selection_changed()
 
     def on_everywhere(self, on: bool) -> None:
@@ -151,6 +151,9 @@ class StalePanel(ScopedPanel):
             self.current_changed.emit(row.id if row is not None else "")
 
     def reload(self, scope_changed: bool) -> None:
+        if self._writing and not scope_changed:
+            self._reload_after_writing = True  # a list read per batch would slow it down
+            return
         service, project_id = self.ctx.service, self.project_id
         everywhere = self.everywhere.isChecked()
         self.ctx.runner.run(
@@ -171,21 +174,52 @@ class StalePanel(ScopedPanel):
             self.summary.setText("<b>No stale memories here.</b> Nothing needs review.")
         self.on_selection_changed()
 
+    def selected_rows(self) -> list[int]:
+        """The selected rows in order, read off the selection's ranges (Select all on
+        thousands is one range: no index per row is made)."""
+        selection = self.view.selectionModel().selection()
+        rows: set[int] = set()
+        for i in range(selection.size()):
+            span = selection.at(i)
+            rows.update(range(span.top(), span.bottom() + 1))
+        return sorted(r for r in rows if r < self.model.rowCount())
+
     def selected_ids(self) -> list[str]:
-        rows = sorted(i.row() for i in self.view.selectionModel().selectedRows())
-        return [self.model.row_at(r).id for r in rows]
+        return [self.model.row_at(r).id for r in self.selected_rows()]
+
+    def selected_versions(self) -> dict[str, float]:
+        """The selected memories with the version of each the list shows (what a write
+        names, so as not to overwrite a newer one)."""
+        rows = (self.model.row_at(r).memory for r in self.selected_rows())
+        return {m.id: float(m.updated_at) for m in rows}
+
+    def on_writing(self, writing: bool) -> None:
+        self._writing = writing
+        self.on_selection_changed()
+        if not writing and self._reload_after_writing:
+            self._reload_after_writing = False
+            self.reload_now()
 
     def on_selection_changed(self, *_args: object) -> None:
-        any_selected = bool(self.view.selectionModel().selectedRows())
+        any_selected = self.view.selectionModel().hasSelection() and not self._writing
         for button in (self.remove_button, self.keep_button, self.raise_button):
             button.setEnabled(any_selected)
-        self.select_all.setEnabled(self.model.rowCount() > 0)
+        self.select_all.setEnabled(self.model.rowCount() > 0 and not self._writing)
+
+    def _act(self, act: Callable[[dict[str, float]], None]) -> None:
+        if self._writing:
+            self.memory_actions.message.emit("Still working on the last change; try again then.")
+            return
+        versions = self.selected_versions()
+        if versions:
+            act(versions)
 
     def remove_selected(self) -> None:
-        self.memory_actions.delete(selected_versions(self.view))
+        self._act(self.memory_actions.delete)
 
     def keep_selected(self) -> None:
-        self.memory_actions.keep(selected_versions(self.view))
+        self._act(self.memory_actions.keep)
 
     def raise_selected(self) -> None:
-        self.memory_actions.set_importance(selected_versions(self.view), self.importance.value())
+        value = self.importance.value()
+        self._act(lambda versions: self.memory_actions.set_importance(versions, value))

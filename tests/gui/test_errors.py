@@ -25,10 +25,10 @@ def test_storage_error_during_delete_shows_a_dialog(
     window = make_window(service, scope=billing)
     qtbot.waitUntil(lambda: window.table.select_memory(memory.id))
 
-    def broken(memory_id: str, actor: str, *, expected_updated_at: float | None) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
         raise StorageError("database or disk is full")
 
-    monkeypatch.setattr(service, "remove", broken)
+    monkeypatch.setattr(service, "write_many", broken)  # the GUI's writes, batched
     window.table.list_view.setFocus()
     window.menu_actions.delete.trigger()
     qtbot.waitUntil(lambda: bool(window.ctx.errors.open_boxes()))
