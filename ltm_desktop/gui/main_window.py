@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
+from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -52,8 +51,7 @@ from ltm_desktop.gui.transfer_launcher import TransferLauncher
 from ltm_desktop.gui.trash_panel import TrashPanel
 from ltm_desktop.gui.undo import UndoStack
 from ltm_desktop.gui.view_state import column_widths, restore_column_widths
-
-log = logging.getLogger(__name__)
+from ltm_desktop.gui.window_start import first_size, warm_search
 
 TAB_MEMORIES, TAB_TRASH, TAB_STALE, TAB_OBSERVATIONS, TAB_ACTIVITY, TAB_INBOX = range(6)
 TAB_EDITOR, TAB_HISTORY, TAB_PRECIS = range(3)
@@ -160,11 +158,11 @@ class MainWindow(QMainWindow):
         self.find_secrets = FindSecrets(self, ctx, self.open_memory)
         self._wire()
         self.setWindowTitle(f"ltm-desktop — {data_dir_label}[*]")
-        self.resize(self._first_size())
+        self.resize(first_size(self.screen()))
         self._restore_settings()
         ctx.bridge.start()
         self.projects.reload()
-        self.warm_search(ctx.scope.project_id)  # the first scope's; later ones on a switch
+        warm_search(ctx, ctx.scope.project_id)  # the first scope's; later ones on a switch
         self.context_menus = ContextMenus(self)
         self.side_panels = SidePanels(self)
         self.bulk = BulkCuration(self)
@@ -274,18 +272,7 @@ class MainWindow(QMainWindow):
     def on_scope_changed(self, project_id: str) -> None:
         self.ctx.settings.setValue("scope", project_id)
         self.on_projects_loaded()
-        self.warm_search(project_id)
-
-    def warm_search(self, project_id: str) -> None:
-        """The scope's first search by meaning, prepared on a worker (the model loaded, the
-        vectors read), so that the first query typed does not wait seconds for it."""
-        service = self.ctx.service
-        self.ctx.runner.run(
-            lambda: service.warm_search(project_id),
-            lambda _result: None,
-            lambda exc: log.info("preparing search failed: %s", exc),  # the search will say
-            key="warm-search",
-        )
+        warm_search(self.ctx, project_id)
 
     def on_projects_loaded(self) -> None:
         self.table.has_projects = self.projects.has_any_memories()
@@ -295,8 +282,8 @@ class MainWindow(QMainWindow):
         self.status.set_scope_text(f"{self.ctx.scope.name}{size}")
 
     def _scope_total(self) -> int | None:
-        """The list's count when the list holds this scope; else (the list reloads only when
-        shown) the sidebar's count of the scope's active memories, never the last scope's."""
+        """The shown list's count of this scope; else (a hidden list is not refreshed) the
+        sidebar's count of the scope's active memories, never the last scope's."""
         model, project_id = self.table.model, self.ctx.scope.project_id
         shown = self.center.currentIndex() == TAB_MEMORIES  # a hidden list is not refreshed
         if shown and model.query.project_id == project_id and not model.is_loading():
@@ -346,13 +333,14 @@ class MainWindow(QMainWindow):
         self.projects.view.setFocus()
 
     def focus_tab(self, index: int) -> None:
-        """Ctrl+1…6: the tab, with the keyboard in its list (arrows move in it, not in the
-        sidebar where they were)."""
+        """Ctrl+1…6: the tab, with the keyboard in its list (not in the sidebar)."""
         self.center.setCurrentIndex(index)
-        if index == TAB_MEMORIES:
-            view = self.table.stack.currentWidget()
-        else:
-            view = getattr(self.center.widget(index), "view", None)
+        tab = self.center.widget(index)
+        view = (
+            self.table.stack.currentWidget()
+            if index == TAB_MEMORIES
+            else getattr(tab, "view", None)
+        )
         if isinstance(view, QWidget):
             view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
@@ -406,25 +394,10 @@ class MainWindow(QMainWindow):
 
     def _tables(self) -> dict[str, QTableView]:
         """Every table whose column widths the person may set, by settings name."""
-        return {
-            "memories": self.table.list_view,
-            "search": self.table.search_view,
-            "trash": self.trash.view,
-            "stale": self.stale.view,
-            "observations": self.observations.view,
-            "activity": self.activity.view,
-            "inbox": self.inbox.view,
-            "precis": self.precis.candidates,
-        }
-
-    def _first_size(self) -> QSize:
-        """1440 x 860, or less on a smaller screen: the whole window shows at first start."""
-        wanted = QSize(1440, 860)
-        screen = self.screen()
-        if screen is None:
-            return wanted
-        room = screen.availableGeometry().size()
-        return wanted.boundedTo(QSize(room.width() * 95 // 100, room.height() * 95 // 100))
+        return {"memories": self.table.list_view, "search": self.table.search_view,
+                "trash": self.trash.view, "stale": self.stale.view,
+                "observations": self.observations.view, "activity": self.activity.view,
+                "inbox": self.inbox.view, "precis": self.precis.candidates}  # fmt: skip
 
     def _restore_settings(self) -> None:
         settings = self.ctx.settings

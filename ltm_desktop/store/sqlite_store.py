@@ -369,10 +369,6 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
 
         return self._read(work)
 
-    def vector_memory_bytes(self) -> int:
-        """What the in-memory vector index holds, in bytes (the scopes searched so far)."""
-        return self._vectors.memory_bytes()
-
     def index_version(self, project_ids: Sequence[str]) -> int:
         return self._read(lambda c: vector_reads.index_version(c, self._pks(c, project_ids)))
 
