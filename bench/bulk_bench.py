@@ -49,7 +49,7 @@ class Counted:
             publish(batch)
 
         store.write = counted_write  # type: ignore[method-assign]
-        events.publish = counted_publish  # type: ignore[method-assign]
+        events.publish = counted_publish  # type: ignore[method-assign,assignment]
 
     def reset(self) -> tuple[int, int]:
         seen = (self.transactions, self.publishes)
