@@ -15,6 +15,8 @@ from ltm_desktop.core.config import Settings, load_settings
 from ltm_desktop.core.errors import NotADatabase
 from ltm_desktop.core.paths import (
     DataPaths,
+    check_data_dir,
+    data_dir_exists,
     prepare_data_dir,
     resolve_config_path,
     resolve_data_dir,
@@ -53,9 +55,11 @@ def open_service(
     config = resolve_config_path(config_path)
     settings, warnings = load_settings(config)
     data = resolve_data_dir(data_dir)
-    if not create and not DataPaths(data).db_path.exists():
-        open_store(DataPaths(data).db_path, DataPaths(data).backup_dir, create=False)  # raises
-    paths = DataPaths(prepare_data_dir(data))
+    if create:
+        prepare_data_dir(data)
+    elif data_dir_exists(data):  # else the store says there is no database, creating nothing
+        check_data_dir(data)
+    paths = DataPaths(data)
     store = open_store(paths.db_path, paths.backup_dir, create=create)
     embedder = make_embedder(settings)  # loads nothing until it first embeds
     service = MemoryService(store, paths, settings, clock=clock, embedder=embedder)
