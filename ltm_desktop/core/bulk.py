@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ltm_desktop.core import reviewing, writing
 from ltm_desktop.core.backend import WriteTxn
@@ -25,6 +25,8 @@ from ltm_desktop.core.errors import LtmError, StorageError
 from ltm_desktop.core.records import Memory, ReviewState
 from ltm_desktop.core.screening import Screen
 
+T = TypeVar("T")
+R = TypeVar("R")
 BATCH_SIZE = 500  # memories per transaction: the write lock is released in between
 BulkAction = Literal["update", "remove", "restore", "keep", "unreview"]
 EVENT_OF: dict[str, str] = {
@@ -115,6 +117,41 @@ def earlier_review(values: dict[str, Any]) -> tuple[float | None, ReviewState | 
     return values.get("reviewed_at"), None if state is None else ReviewState(state)
 
 
+def each_alone(
+    items: Sequence[T], act: Callable[[T], R]
+) -> tuple[list[tuple[int, R]], list[tuple[int, LtmError]]]:
+    """``act`` on each item: (done as (its index, result), refused as (its index, why)).
+    An item a rule refuses is refused alone (the rules raise before writing anything);
+    a storage error propagates (the caller's transaction rolls back)."""
+    done: list[tuple[int, R]] = []
+    refused: list[tuple[int, LtmError]] = []
+    for index, item in enumerate(items):
+        try:
+            done.append((index, act(item)))
+        except StorageError:
+            raise
+        except LtmError as exc:
+            refused.append((index, exc))
+    return done, refused
+
+
+def in_batches(
+    count: int, size: int, write: Callable[[int, int], None], anything_done: Callable[[], bool]
+) -> tuple[StorageError | None, int]:
+    """Call ``write(start, end)`` for each batch of ``count`` items; (the storage error that
+    ended the work once something was done, and where it stopped) or (None, count). One
+    that hits before anything was done is raised, as a single write's would be."""
+    size = max(1, size)
+    for start in range(0, count, size):
+        try:
+            write(start, min(count, start + size))
+        except StorageError as exc:
+            if not anything_done():
+                raise
+            return exc, start
+    return None, count
+
+
 def apply_batch(
     txn: WriteTxn,
     changes: Sequence[Change],
@@ -125,17 +162,8 @@ def apply_batch(
     embed: Callable[[Memory], writing.Embedding | None] | None = None,
 ) -> tuple[list[tuple[int, Memory, Memory]], list[tuple[int, LtmError]]]:
     """Each change in one transaction: (written as (its index, before, after), refused as
-    (its index, why)). A refused change is skipped and the others go on; a storage error
-    propagates (the caller's transaction rolls back: the whole batch is not done)."""
-    written: list[tuple[int, Memory, Memory]] = []
-    refused: list[tuple[int, LtmError]] = []
-    for index, change in enumerate(changes):
-        try:
-            before, after = apply(txn, change, actor, now, screen=screen, embed=embed)
-        except StorageError:
-            raise
-        except LtmError as exc:
-            refused.append((index, exc))
-            continue
-        written.append((index, before, after))
-    return written, refused
+    (its index, why)); see ``each_alone``."""
+    done, refused = each_alone(
+        changes, lambda change: apply(txn, change, actor, now, screen=screen, embed=embed)
+    )
+    return [(index, before, after) for index, (before, after) in done], refused

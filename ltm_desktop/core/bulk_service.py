@@ -25,6 +25,7 @@ from ltm_desktop.core.bulk import (
     Progress,
     apply_batch,
     earlier_review,
+    in_batches,
 )
 from ltm_desktop.core.errors import Conflict, InvalidInput, LtmError, StorageError
 from ltm_desktop.core.records import Memory
@@ -74,17 +75,15 @@ class BulkWrites(ServiceParts):
             except LtmError as exc:
                 result.refused.append((change, exc))
         total = len(changes)
-        for start in range(0, len(ready), max(1, batch_size)):
-            end = start + max(1, batch_size)
-            try:
-                self._write_batch(ready[start:end], asked[start:end], actor, result)
-            except StorageError as exc:
-                if not result.done:
-                    raise
-                result.stopped, result.not_done = exc, asked[start:]
-                break
+
+        def write(start: int, end: int) -> None:
+            self._write_batch(ready[start:end], asked[start:end], actor, result)
             if progress is not None:
                 progress(result.settled, total)
+
+        stopped, at = in_batches(len(ready), batch_size, write, lambda: bool(result.done))
+        if stopped is not None:
+            result.stopped, result.not_done = stopped, asked[at:]
         return result
 
     def remove_many(self, versions: Mapping[str, float | None], actor: str) -> BulkResult:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
-from ltm_desktop.core.errors import Conflict, LtmError, StorageError
+from ltm_desktop.core.bulk import each_alone
+from ltm_desktop.core.errors import Conflict, LtmError
 from ltm_desktop.core.records import AuditAction, Memory
 
 
@@ -52,15 +53,8 @@ def erase_each(
     txn: WriteTxn, memory_ids: list[str], actor: str, now: float
 ) -> tuple[list[Memory], list[tuple[str, LtmError]]]:
     """Erase each memory of the trash: (erased as they were, refused with why). One that
-    is not in the trash (restored meanwhile) or is gone is refused alone, before anything
-    of it is written; a storage error propagates (the caller's transaction rolls back)."""
-    erased: list[Memory] = []
-    refused: list[tuple[str, LtmError]] = []
-    for memory_id in memory_ids:
-        try:
-            erased.append(erase_memory(txn, memory_id, actor, now))
-        except StorageError:
-            raise
-        except LtmError as exc:
-            refused.append((memory_id, exc))
-    return erased, refused
+    is not in the trash (restored meanwhile) or is gone is refused alone (``each_alone``)."""
+    done, refused = each_alone(
+        memory_ids, lambda memory_id: erase_memory(txn, memory_id, actor, now)
+    )
+    return [memory for _, memory in done], [(memory_ids[i], exc) for i, exc in refused]

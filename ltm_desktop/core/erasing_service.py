@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from ltm_desktop.core import erasing, rules
 from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.bulk import BATCH_SIZE, Progress
-from ltm_desktop.core.errors import LtmError, StorageError
+from ltm_desktop.core.bulk import BATCH_SIZE, Progress, in_batches
+from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.records import ChangeEvent, Memory
 
@@ -80,27 +80,22 @@ class ErasingService:
         ids = [rules.check_text(memory_id, "id").strip() for memory_id in memory_ids]
         erased: list[str] = []
         refused: list[tuple[str, LtmError]] = []
-        stopped: LtmError | None = None
-        not_done: tuple[str, ...] = ()
-        for start in range(0, len(ids), max(1, batch_size)):
-            batch = ids[start : start + batch_size]
-            try:
-                with self._write_lock:
-                    now = self.now()
-                    with self.store.write() as txn:
-                        gone, no = erasing.erase_each(txn, batch, actor, now)
-            except StorageError as exc:
-                if not erased:
-                    raise
-                stopped, not_done = exc, tuple(ids[start:])
-                break
-            erased += [m.id for m in gone]
-            refused += no
+
+        def write(start: int, end: int) -> None:
+            with self._write_lock:
+                now = self.now()
+                with self.store.write() as txn:
+                    gone, no = erasing.erase_each(txn, ids[start:end], actor, now)
+            erased.extend(m.id for m in gone)
+            refused.extend(no)
             self.events.publish(
                 [ChangeEvent(m.id, m.project_id, "erased", actor, now) for m in gone]
             )
             if progress is not None:
                 progress(len(erased) + len(refused), len(ids))
+
+        stopped, at = in_batches(len(ids), batch_size, write, lambda: bool(erased))
+        not_done = tuple(ids[at:])
         with self._write_lock:
             problem = self.store.scrub() if erased else None
         if problem:
