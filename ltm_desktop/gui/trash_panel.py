@@ -32,7 +32,7 @@ from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.models.base import MemoryIdRole
 from ltm_desktop.gui.models.trash_model import COL_TITLE, COL_WHEN, COL_WHY, TrashModel
 from ltm_desktop.gui.panel_base import ScopedPanel
-from ltm_desktop.gui.view_state import ViewKeeper, configure_table
+from ltm_desktop.gui.view_state import ViewKeeper, configure_table, row_spans
 
 Versions = dict[str, float]  # memory id -> the updated_at the person saw (or read)
 Spans = list[tuple[int, int]]  # (first, last) rows, in order, not overlapping
@@ -146,17 +146,7 @@ class TrashPanel(ScopedPanel):
     def selection_spans(self) -> Spans:
         """The selected rows as (first, last) runs, read off the selection's ranges (a
         Ctrl+A over 100,000 rows is one range: no row is walked)."""
-        selection = self.view.selectionModel().selection()
-        ranges = sorted(
-            (selection.at(i).top(), selection.at(i).bottom()) for i in range(selection.size())
-        )
-        spans: Spans = []
-        for first, last in ranges:
-            if spans and first <= spans[-1][1] + 1:
-                spans[-1] = (spans[-1][0], max(spans[-1][1], last))
-            else:
-                spans.append((first, last))
-        return spans
+        return row_spans(self.view.selectionModel().selection())
 
     def selected_count(self) -> int:
         return sum(last - first + 1 for first, last in self.selection_spans())
