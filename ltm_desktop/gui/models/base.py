@@ -30,16 +30,13 @@ def diff_keys(old: Sequence[Any], new: Sequence[Any]) -> Opcodes:
     return list(SequenceMatcher(None, old, new, autojunk=False).get_opcodes())
 
 
-# Roles no model here answers (views ask for them on every paint), and every row's flags
-# (combined once: enum arithmetic in Python is slow enough to show in a paint).
+# Roles no model here answers (views ask for them on every paint). Flags are Qt's own
+# (selectable, enabled, no children): an override in Python costs a call per cell.
 NEVER_ANSWERED = frozenset(
     int(r) for r in (Qt.ItemDataRole.DecorationRole, Qt.ItemDataRole.CheckStateRole,
                      Qt.ItemDataRole.SizeHintRole, Qt.ItemDataRole.StatusTipRole,
                      Qt.ItemDataRole.WhatsThisRole, Qt.ItemDataRole.BackgroundRole)
 )  # fmt: skip
-_ROW_FLAGS = (
-    Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-)
 
 
 class RowTableModel(QAbstractTableModel):
@@ -112,9 +109,6 @@ class RowTableModel(QAbstractTableModel):
         if role == RowRole:
             return row
         return self.cell(row, column, role)
-
-    def flags(self, index: AnyIndex) -> Qt.ItemFlag:
-        return _ROW_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
     # -- rows -------------------------------------------------------------
 
