@@ -131,16 +131,18 @@ class MemoryService(
     def close(self) -> None:
         """Stop the extraction queue, finish queued MEMORY.md work, write pending use
         counts (if the database lets us) and close the store."""
+        steps = (
+            ("stop the extraction queue", self.extraction.close),
+            ("stop the vector backfill", self.backfill.close),
+            ("write queued MEMORY.md files", self.views.close),
+            ("write pending use counts", self._uses.close),
+        )
         try:
-            self.extraction.close()
-            self.backfill.close()
-            self.views.close()
-            self._uses.close()
-        except Exception:  # logged by the counter; closing must still happen
-            log.warning(
-                "use counts not written at close; %d memories keep older counts",
-                len(self._uses.pending_ids()),
-            )
+            for doing, step in steps:
+                try:  # one step failing must not leave the next ones running
+                    step()
+                except Exception as exc:
+                    log.warning("could not %s at close: %s", doing, exc)
         finally:
             with self._write_lock:
                 self.store.close()

@@ -39,6 +39,28 @@ def test_close_writes_what_is_pending(make_service: ServiceFactory, tmp_path: Pa
     assert make_service(tmp_path / "d").get(memory.id).use_count == 1
 
 
+def test_close_goes_on_when_an_earlier_step_fails(
+    make_service: ServiceFactory, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A backfill that fails to stop must not leave the use counts unwritten (close used
+    to give up at the first failing step, and blamed the use counts whatever it was)."""
+    service = make_service(tmp_path / "d")
+    project = service.resolve_scope(cwd="/srv/app", register=True)
+    memory = service.add(project, make_draft("counted before a bad close"), "a").memory
+    service.search(project, "counted", reinforce=True)
+
+    def broken_close() -> None:
+        raise RuntimeError("the backfill thread is stuck")
+
+    service.backfill.close = broken_close  # type: ignore[method-assign]
+    service.close()
+    assert make_service(tmp_path / "d").get(memory.id).use_count == 1
+    assert "could not stop the vector backfill at close: the backfill thread is stuck" in (
+        caplog.text
+    )
+    assert "use counts" not in caplog.text
+
+
 def test_a_failed_write_keeps_the_counts() -> None:
     attempts: list[dict[str, tuple[int, float]]] = []
 
