@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ltm_desktop.core.atomic_files import replace_bytes
 from ltm_desktop.core.private_dirs import make_missing_dirs
 from ltm_desktop.resources import (
     APP_ID,
@@ -95,10 +96,7 @@ def install(
     for source, target in targets(home):
         make_missing_dirs(target.parent)  # 0700 whatever the umask (it may be 000)
         data = render_entry(argv).encode() if source is None else resource(source).read_bytes()
-        temporary = target.with_name(f".{target.name}.tmp")
-        temporary.write_bytes(data)
-        temporary.chmod(0o644)
-        os.replace(temporary, target)
+        replace_bytes(target, data, mode=0o644)
         out(f"installed {target}")
     # Icon themes notice new icons by the theme directory's mtime (as xdg-icon-resource does).
     os.utime(home / "icons" / "hicolor")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from ltm_desktop.agent.integration.entries import (
     target,
 )
 from ltm_desktop.agent.integration.json_config import ConfigRefused
+from ltm_desktop.core.atomic_files import replacing
 
 BACKUP_MARK = ".ltm-desktop-"
 NOTES = {
@@ -211,20 +211,11 @@ def _tidy_project(change: Change) -> list[str]:
 
 
 def _write(path: Path, text: str, mode: int | None) -> None:
+    """The agent's settings file, replaced whole and synced: a crash or a power cut must
+    not leave the person's agent with half a config."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
+    with replacing(path, mode=mode) as file:
+        file.write(text)
 
 
 def _backup(path: Path, stamp: str) -> Path:

@@ -13,7 +13,9 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any, TextIO, cast
 
 from ltm_desktop.core.errors import InvalidInput
 
@@ -21,18 +23,57 @@ from ltm_desktop.core.errors import InvalidInput
 def replace_text(
     path: Path, text: str, *, prefix: str, suffix: str = ".tmp", mode: int | None = None
 ) -> None:
-    """Replace ``path`` with ``text``: readers see the old file or the new one, whole.
+    """Replace ``path`` with ``text``: readers see the old file or the new one, whole."""
+    with replacing(path, prefix=prefix, suffix=suffix, mode=mode) as handle:
+        handle.write(text)
 
-    The temp file (``prefix``…``suffix`` beside it, given ``mode`` if set) is synced
-    before the rename and the directory after it, so after a power cut the file holds
-    either version, never an empty or partial one.
+
+@contextlib.contextmanager
+def replacing(
+    path: Path,
+    *,
+    prefix: str = "",
+    suffix: str = ".tmp",
+    mode: int | None = None,
+    newline: str = "",
+    durable: bool = True,
+) -> Iterator[TextIO]:
+    """A text file to write that replaces ``path`` when the block ends without an error,
+    and is removed when it raises: readers see the old file or the new one, whole.
+
+    The temporary file (``prefix``…``suffix`` beside ``path``; by default
+    ``.NAME.…tmp``) gets ``mode`` if set. ``durable``: it is synced before the rename and
+    the directory after it, so that after a power cut the file holds either version,
+    never an empty or partial one (off for scratch state a hook writes on every turn).
     """
-    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=prefix, suffix=suffix)
+    with _beside(path, prefix, suffix, mode, durable, newline) as handle:
+        yield cast(TextIO, handle)
+
+
+def replace_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """``replace_text`` for bytes (an icon)."""
+    with _beside(path, "", ".tmp", mode, True, None) as handle:
+        handle.write(data)
+
+
+@contextlib.contextmanager
+def _beside(
+    path: Path, prefix: str, suffix: str, mode: int | None, durable: bool, newline: str | None
+) -> Iterator[IO[Any]]:
+    """The temporary file of ``replacing`` (text) or ``replace_bytes`` (``newline`` None)."""
+    fd, temp_name = tempfile.mkstemp(
+        dir=path.parent, prefix=prefix or f".{path.name}.", suffix=suffix
+    )
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+        binary = newline is None
+        opened = (
+            os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline=newline)
+        )
+        with opened as handle:
+            yield handle
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(temp_name, mode)
         os.replace(temp_name, path)
@@ -40,7 +81,8 @@ def replace_text(
         with contextlib.suppress(OSError):
             Path(temp_name).unlink(missing_ok=True)
         raise
-    fsync_dir(path.parent)
+    if durable:
+        fsync_dir(path.parent)
 
 
 def fsync_dir(directory: Path) -> None:

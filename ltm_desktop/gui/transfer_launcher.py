@@ -5,8 +5,6 @@ person confirms it."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,7 +13,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from ltm_desktop import __version__
 from ltm_desktop.core import exporting, importing
-from ltm_desktop.core.atomic_files import check_replaceable
+from ltm_desktop.core.atomic_files import check_replaceable, replacing
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.import_writes import ImportReport
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
@@ -136,20 +134,12 @@ def export_all(
     """Worker side: write the export to a temporary file, then rename it into place."""
     scopes = [project for project, _ in service.projects()]
     check_replaceable(path)  # never renamed over a symlink, a FIFO or a device
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            if fmt == "markdown":
-                count = exporting.write_markdown(service, scopes, out, progress=progress)
-            else:
-                count = exporting.write_jsonl(
-                    service, scopes, out, app_version=__version__, progress=progress
-                )
-        os.replace(temp, path)
-    except BaseException:
-        os.unlink(temp)
-        raise
-    return count
+    with replacing(path, newline="\n") as out:
+        if fmt == "markdown":
+            return exporting.write_markdown(service, scopes, out, progress=progress)
+        return exporting.write_jsonl(
+            service, scopes, out, app_version=__version__, progress=progress
+        )
 
 
 def import_files(

@@ -8,13 +8,12 @@ import contextlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ltm_desktop import __version__
-from ltm_desktop.core.atomic_files import check_replaceable
+from ltm_desktop.core.atomic_files import check_replaceable, replacing
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.format_names import EXPORT_FORMATS, IMPORT_FORMATS
 
@@ -111,14 +110,8 @@ def _output(path: str | None) -> Iterator[TextIO]:
         return
     target = Path(path).expanduser().absolute()
     check_replaceable(target, hint="-o - writes to standard output")
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            yield out
-        os.replace(temp, target)
-    except BaseException:
-        os.unlink(temp)
-        raise
+    with replacing(target, newline="\n") as out:
+        yield out
 
 
 @contextlib.contextmanager

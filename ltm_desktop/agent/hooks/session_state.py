@@ -10,11 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ltm_desktop.core.atomic_files import replacing
 from ltm_desktop.core.observations import USER_TEXT_LIMIT
 
 STALE_SECONDS = 7 * 24 * 3600
@@ -62,18 +62,9 @@ class SessionStates:
 
     def save(self, session_id: str, state: SessionState) -> None:
         """Written whole (a temp file renamed over the old one), owner-only."""
-        target = self.path(session_id)
-        fd, temp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=SUFFIX)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as file:
-                json.dump(asdict(state), file, ensure_ascii=False)
-            os.replace(temp, target)
-        except BaseException:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
-            raise
+        # not synced: a turn count lost to a power cut costs nothing, a sync every turn does
+        with replacing(self.path(session_id), prefix=".tmp-", suffix=SUFFIX, durable=False) as file:
+            json.dump(asdict(state), file, ensure_ascii=False)
 
     def remove(self, session_id: str) -> None:
         try:
