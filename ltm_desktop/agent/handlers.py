@@ -45,11 +45,8 @@ def where(project: dict[str, Any]) -> str:
 
 
 def _fields(args: dict[str, Any]) -> dict[str, Any]:
-    """The memory fields given; a ``ttl_days`` of 0 means "never expires"."""
-    fields = {name: args[name] for name in FIELDS if name in args}
-    if fields.get("ttl_days") == 0:
-        fields["ttl_days"] = None
-    return fields
+    """The memory fields given (the core checks them: a ``ttl_days`` of 0 is "never")."""
+    return {name: args[name] for name in FIELDS if name in args}
 
 
 def _with_warning(text: str, result: dict[str, Any]) -> str:
@@ -112,7 +109,9 @@ def memory_write(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
         if fields:
             raise BadArguments(f"remove takes only `id`, not `{next(iter(fields))}`")
         before = _owned(access, project, memory_id)
-        result = access.call("memory.remove", {"id": memory_id})
+        # as read: a change made meanwhile by someone else is a conflict, not overwritten
+        seen = before["updated_at"]
+        result = access.call("memory.remove", {"id": memory_id, "expected_updated_at": seen})
         text = (
             f'removed {memory_id} ("{before["title"]}") from {where(project)}; it is in the '
             "trash and the user can restore it."
@@ -121,7 +120,8 @@ def memory_write(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
     if not fields:
         raise BadArguments("update needs at least one field to change: " + ", ".join(FIELDS))
     before = _owned(access, project, memory_id)
-    result = access.call("memory.update", {"id": memory_id, **fields})
+    seen = before["updated_at"]
+    result = access.call("memory.update", {"id": memory_id, **fields, "expected_updated_at": seen})
     after = result["memory"]
     changed = [name for name in fields if before[name] != after[name]]
     if not changed:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
+from ltm_desktop.agent.access import MemoryAccess
+from ltm_desktop.agent.toolbox import Toolbox
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, MemoryDraft
 from tests.agent.conftest import CLIENT, CWD, OTHER, Memory
 
@@ -104,6 +108,51 @@ def test_write_refuses_other_projects_memories_by_name(memory: Memory) -> None:
         assert reply.is_error
         assert f'{theirs.id} belongs to project "shop" ({shop})' in reply.text
     assert memory.service.get(theirs.id) == theirs
+
+
+class EditsAfterReading:
+    """An access through which the person edits a memory just after the tool read it."""
+
+    def __init__(self, inner: MemoryAccess, edit: Callable[[], object]) -> None:
+        self.inner, self.edit = inner, edit
+
+    def describe(self) -> str:
+        return self.inner.describe()
+
+    def set_client(self, name: str) -> None:
+        self.inner.set_client(name)
+
+    def call(self, method: str, params: dict[str, Any]) -> Any:
+        result = self.inner.call(method, params)
+        if method == "memory.get":
+            self.edit()
+        return result
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+@pytest.mark.parametrize("action", ["update", "remove"])
+def test_write_never_overwrites_a_change_made_after_its_read(memory: Memory, action: str) -> None:
+    """The tool reads a memory to check whose it is, then writes: a person's edit in
+    between is a conflict the agent is told of, not a change it silently undoes."""
+    project = memory.project()
+    target = memory.service.add(project, MemoryDraft("Deploys run at noon"), "gui").memory
+
+    def person_edits() -> None:
+        memory.service.update(target.id, {"content": "Deploys run at 3 pm"}, "gui")
+
+    access = memory.tools._access
+    assert access is not None
+    tools = Toolbox(tools="all", access=EditsAfterReading(access, person_edits))
+    arguments: dict[str, Any] = {"action": action, "id": target.id}
+    if action == "update":
+        arguments["importance"] = 9
+    reply = tools.run("memory_write", arguments, CWD)
+    assert reply.is_error
+    assert "changed" in reply.text.lower(), reply.text
+    after = memory.service.get(target.id)
+    assert (after.content, after.importance, after.disabled) == ("Deploys run at 3 pm", 0, False)
 
 
 def test_search_returns_the_project_and_global_and_reinforces(memory: Memory) -> None:
