@@ -365,3 +365,17 @@ def test_stdin_nested_too_deep_is_a_bad_payload(tmp_path: Path) -> None:
     done = run_hook("gemini", "stop", b"[" * 100_000, tmp_path / "absent")
     assert_failed_open(done, "gemini", "stop", "stdin is JSON nested too deep to read")
     assert "unexpected error" not in hook_log()
+
+
+def test_a_payload_already_waiting_is_read_however_late_the_hook_gets_to_it() -> None:
+    """On a busy machine Python's start can outlast the wait for stdin: the payload that
+    was there all along must still be read (it was dropped in 5 of 8 runs under load)."""
+    from ltm_desktop.agent.hooks.runner import read_stdin
+
+    sent = json.dumps({"session_id": "s", "cwd": "/src/shop", "notes": "x" * 30_000}).encode()
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "rb") as stdin:
+        with os.fdopen(write_end, "wb") as writer:
+            writer.write(sent)  # less than a pipe holds: all there before the read starts
+        too_late = time.monotonic() - 1.0  # the wait ran out before the first read
+        assert read_stdin(stdin, too_late) == sent

@@ -85,7 +85,9 @@ def _watchdog(deadline: float, result: Result) -> None:
 
 def read_stdin(stream: BinaryIO | None, deadline: float, limit: int = MAX_PAYLOAD + 1) -> bytes:
     """What the agent wrote, up to EOF, a complete JSON object, ``limit`` bytes (stdin may
-    be /dev/zero: 0.8 GB in the half second), or the deadline."""
+    be /dev/zero: 0.8 GB in the half second), or the deadline. What is already there is
+    read even after the deadline: on a busy machine, starting Python can take longer
+    than the wait, and the payload was waiting all along (5 of 8 runs lost it)."""
     import json
 
     if stream is None:  # started with stdin closed
@@ -96,7 +98,8 @@ def read_stdin(stream: BinaryIO | None, deadline: float, limit: int = MAX_PAYLOA
         return b""
     chunks: list[bytes] = []
     room = limit
-    while (remaining := deadline - time.monotonic()) > 0 and room > 0:
+    while room > 0:
+        remaining = max(0.0, deadline - time.monotonic())  # 0: only what is there now
         try:
             ready, _, _ = select.select([fd], [], [], remaining)
             data = os.read(fd, min(65536, room)) if ready else b""
