@@ -126,7 +126,11 @@ def user_prompt(run: HookRun) -> str | None:
 
     try:
         relevant = relevant_memories(
-            run.memory_getter(), run.hook.cwd, run.hook.prompt or "", on_timeout=run.abandon
+            run.memory_getter(),
+            run.hook.cwd,
+            run.hook.prompt or "",
+            on_timeout=run.abandon,
+            include_flagged=run.settings.privacy_flagged_in_precis,
         )
     except (LtmError, OSError) as exc:  # the nudge needs no memory: it still goes out
         log.warning("relevant memories skipped: %s", exc)

@@ -4,6 +4,10 @@
 of the prompt (in any of its forms, as the search matches them), and the prompt has at
 least two such words. Looser matches are noise at the top of a turn; the model can
 search for more with ``memory_search``.
+
+What goes into the model's context follows MEMORY.md's rules: a memory flagged as
+reading like an instruction to the model stays out until a person approves it (unless
+``[privacy] flagged_in_precis``), and tag-like markup (``<system>``) is escaped.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.core.observations import clip
 from ltm_desktop.core.query import MIN_ROOT_CHARS, Term, parse_query, split_words, word_root
+from ltm_desktop.core.safe_markdown import escape_inline
 
 log = logging.getLogger("ltm_desktop.hooks")
 
@@ -53,7 +58,12 @@ def matches_every_word(prompt: str, memory: dict[str, Any]) -> bool:
 
 
 def relevant_memories(
-    memory: Callable[[], MemoryAccess], cwd: str, prompt: str, *, on_timeout: Callable[[], None]
+    memory: Callable[[], MemoryAccess],
+    cwd: str,
+    prompt: str,
+    *,
+    on_timeout: Callable[[], None],
+    include_flagged: bool = False,
 ) -> str | None:
     """Context listing the memories that match ``prompt`` well, or None.
 
@@ -83,7 +93,11 @@ def relevant_memories(
         return None
     if failure:
         raise failure[0]
-    good = [h["memory"] for h in hits if matches_every_word(prompt, h.get("memory") or {})]
+    memories = [h.get("memory") or {} for h in hits]
+    allowed = [m for m in memories if include_flagged or not m.get("flagged")]
+    if len(allowed) < len(memories):
+        log.info("relevant memories: %d flagged, kept out", len(memories) - len(allowed))
+    good = [m for m in allowed if matches_every_word(prompt, m)]
     elapsed = (time.monotonic() - started) * 1000
     log.info("relevant memories: %d of %d hits in %.0f ms", len(good), len(hits), elapsed)
     if not good:
@@ -91,5 +105,6 @@ def relevant_memories(
     lines = [HEADER]
     for found in good:
         content = clip(str(found.get("content", "")), CONTENT_CHARS).replace("\n", " ")
-        lines.append(f"- {found.get('title', '')} ({found.get('id', '')}): {content}")
+        title = escape_inline(str(found.get("title", "")))
+        lines.append(f"- {title} ({found.get('id', '')}): {escape_inline(content)}")
     return "\n".join(lines)
