@@ -17,7 +17,6 @@ from enum import StrEnum
 from typing import Any
 
 from ltm_desktop.core.errors import InvalidInput
-from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.records import Memory, MemoryDraft
 from ltm_desktop.core.rules import normalize_tag
 from ltm_desktop.core.secrets import Finding, find_secrets, redact_findings
@@ -87,12 +86,12 @@ class Screen:
             return value
         return redact_findings(value, _findings(value))
 
-    def observation(self, payload: ObservationPayload) -> ObservationPayload:
-        return replace(
-            payload,
-            title=self.transcript(payload.title),
-            narrative=self.transcript(payload.narrative),
-        )
+    def conversation(self, value: object) -> object:
+        """A conversation's raw text (``transcript``), before it is cut to an observation's
+        limits: cut first, a secret loses the end its pattern needs, and its start stays
+        in the title ("postgres://app:Hunter2Secret…"). Anything but text is left to the
+        observation's own checks."""
+        return self.transcript(value) if isinstance(value, str) else value
 
     def tags(self, tags: tuple[str, ...] | list[str]) -> tuple[str, ...]:
         """Validated tags, screened; a redacted one is a tag again (``[redacted-...]``)."""

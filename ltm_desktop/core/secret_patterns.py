@@ -26,7 +26,7 @@ from ltm_desktop.core.atomic_files import replace_text
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1  # of the cached copy; a change here names a new file
+FORMAT = 2  # of the cached copy; a change here names a new file
 # Plugins whose findings are guesses, not credentials (see core/secrets.py).
 SKIPPED_TYPES = frozenset(
     {"Base64 High Entropy String", "Hex High Entropy String", "Public IP (ipv4)"}
@@ -37,17 +37,20 @@ KEYWORD_FILENAME = "text"  # what the keyword plugin is told it reads (no code f
 @dataclass(frozen=True, slots=True)
 class Patterns:
     """``kinds``: each regex plugin's type and its denylist patterns; ``keyword``: the
-    keyword plugin's regexes for ``KEYWORD_FILENAME``, each with the group holding the
-    value."""
+    keyword plugin's regexes for ``KEYWORD_FILENAME`` (quotes required), each with the
+    group holding the value; ``unquoted``: its regexes for config files (``password =
+    value``), which prose and ``.env`` lines are written like too."""
 
     kinds: tuple[tuple[str, re.Pattern[str]], ...]
     keyword: tuple[tuple[re.Pattern[str], int], ...]
+    unquoted: tuple[tuple[re.Pattern[str], int], ...]
 
 
 def _from_library() -> Patterns:
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.plugins.base import RegexBasedDetector
     from detect_secrets.plugins.keyword import (
+        CONFIG_DENYLIST_REGEX_TO_GROUP,
         QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
         REGEX_BY_FILETYPE,
     )
@@ -64,7 +67,12 @@ def _from_library() -> Patterns:
     keyword: Any = REGEX_BY_FILETYPE.get(
         determine_file_type(KEYWORD_FILENAME), QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
     )
-    return Patterns(tuple(kinds), tuple((regex, int(group)) for regex, group in keyword.items()))
+    unquoted: Any = CONFIG_DENYLIST_REGEX_TO_GROUP
+    return Patterns(
+        tuple(kinds),
+        tuple((regex, int(group)) for regex, group in keyword.items()),
+        tuple((regex, int(group)) for regex, group in unquoted.items()),
+    )
 
 
 def _fingerprint() -> str | None:
@@ -101,17 +109,23 @@ def _to_json(patterns: Patterns) -> str:
             "format": FORMAT,
             "kinds": [[kind, p.pattern, p.flags] for kind, p in patterns.kinds],
             "keyword": [[p.pattern, p.flags, group] for p, group in patterns.keyword],
+            "unquoted": [[p.pattern, p.flags, group] for p, group in patterns.unquoted],
         }
     )
 
 
 def _from_json(text: str) -> Patterns:
     data = json.loads(text)
-    if data.get("format") != FORMAT or not data["kinds"] or not data["keyword"]:
+    if data.get("format") != FORMAT or not all(data[k] for k in ("kinds", "keyword", "unquoted")):
         raise ValueError("not a copy of this format, or an empty one")
+
+    def regexes(key: str) -> tuple[tuple[re.Pattern[str], int], ...]:
+        return tuple((re.compile(str(p), int(flags)), int(group)) for p, flags, group in data[key])
+
     return Patterns(
         tuple((str(kind), re.compile(str(p), int(flags))) for kind, p, flags in data["kinds"]),
-        tuple((re.compile(str(p), int(flags)), int(group)) for p, flags, group in data["keyword"]),
+        regexes("keyword"),
+        regexes("unquoted"),
     )
 
 

@@ -12,7 +12,14 @@ detect-secrets 1.5 filled here (EXTRA_PATTERNS):
   to its ``END`` line (or the end of the text), is what must not leave;
 - GitHub's fine-grained tokens (``github_pat_...``) are not recognised, and a classic
   token's match stops after 36 characters;
-- a JSON Web Token's match stops before its signature.
+- a JSON Web Token's match stops before its signature;
+- newer token formats have no plugin: Anthropic (``sk-ant-...``), OpenAI project and
+  service keys (``sk-proj-...``), Google API keys (``AIza...``), Hugging Face
+  (``hf_...``) and npm (``npm_...``) tokens (formats as gitleaks' rules give them);
+- an AWS secret access key is found only in quotes, and the keyword plugin, given prose
+  rather than a config file, only finds quoted values. Unquoted values (``password=...``,
+  ``.env`` lines) are read with its config-file regexes, and count when they look like a
+  credential (``looks_like_credential``): "password: stored in Vault" is prose.
 
 detect-secrets takes about 0.1 s to import (it pulls in ``requests``): its patterns are
 read on first use, from a copy cached on disk when there is one (core/secret_patterns.py).
@@ -40,9 +47,28 @@ EXTRA_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Private Key", PRIVATE_KEY_BLOCK),
     ("GitHub Token", re.compile(r"\b(?:github_pat|ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{22,}")),
     ("JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_=-]+\.eyJ[A-Za-z0-9_=-]+\.[A-Za-z0-9_=-]*")),
+    ("Anthropic API Key", re.compile(r"\bsk-ant-[a-z]+\d*-[A-Za-z0-9_-]{20,}")),
+    ("OpenAI API Key", re.compile(r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}")),
+    ("Google API Key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
+    ("Hugging Face Token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
+    ("npm Token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    (
+        "AWS Secret Key",
+        re.compile(
+            r"(?i)aws.{0,20}?(?:secret|key|token).{0,20}?[=:]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
+        ),
+    ),
+    (  # "secret wJalrXUtnFEMI/K7MDENG/...": 40 characters of both cases and digits (a git
+        # hash has no capitals) named a secret or a key, with no "aws" before it
+        "AWS Secret Key",
+        re.compile(
+            r"(?i:secret|key)\W{1,3}((?=[^\s]*[A-Z])(?=[^\s]*[a-z])(?=[^\s]*\d)[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
+        ),
+    ),
 )
 # Plugins whose patterns capture the credential itself in their first group.
-CAPTURING_TYPES = frozenset({"Basic Auth Credentials", "AWS Access Key"})
+CAPTURING_TYPES = frozenset({"Basic Auth Credentials", "AWS Access Key", "AWS Secret Key"})
+MIN_UNQUOTED_SECRET = 6  # an unquoted value: letters and digits, at least this long (hunter2)
 _lock = threading.Lock()
 
 
@@ -61,6 +87,18 @@ class _Detectors:
     keyword: Callable[[str], Iterable[str]]
 
 
+def looks_like_credential(value: str) -> bool:
+    """Whether an unquoted value after ``password:`` is a credential rather than prose
+    ("stored in Vault", "see ops/db.md"): one word of letters and digits, long enough,
+    and not a path or an address."""
+    return (
+        len(value) >= MIN_UNQUOTED_SECRET
+        and any(c.isalpha() for c in value)
+        and any(c.isdigit() for c in value)
+        and "/" not in value
+    )
+
+
 @functools.cache
 def _detectors() -> _Detectors:
     """detect-secrets' patterns, read once (the first call pays for them)."""
@@ -68,12 +106,20 @@ def _detectors() -> _Detectors:
 
     def keyword_values(line: str) -> Iterable[str]:
         """What detect-secrets' KeywordDetector.analyze_line finds in ``line`` (without an
-        exclusion, its only option): the value group of each of its regexes that matches."""
+        exclusion, its only option): the value group of each of its regexes that matches;
+        then the unquoted values of its config regexes that look like credentials (their
+        first word: the regex runs to the end of the line)."""
         values: set[str] = set()
         for regex, group in patterns.keyword:
             match = regex.search(line)
             if match and match.group(group):
                 values.add(match.group(group))
+        for regex, group in patterns.unquoted:
+            match = regex.search(line)
+            words = (match.group(group) or "").split() if match else []
+            value = words[0].rstrip(".,;)") if words else ""
+            if looks_like_credential(value):
+                values.add(value)
         return values
 
     return _Detectors(patterns.kinds + EXTRA_PATTERNS, keyword_values)

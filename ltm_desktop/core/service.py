@@ -376,14 +376,14 @@ class MemoryService(
         """Record an agent lifecycle event (agent_end, pre_compact)."""
         actor = rules.check_actor(actor)
         project_id = rules.check_project_id(project_id)
+        screen = self.screen.conversation  # before the texts are cut to size
         payload = build_observation(
             kind,
             session_id,
-            user_text=user_text,
-            assistant_text=assistant_text,
-            messages_text=messages_text,
+            user_text=screen(user_text),
+            assistant_text=screen(assistant_text),
+            messages_text=screen(messages_text),
         )
-        payload = self.screen.observation(payload)
         with self._write_lock:
             return self.store.add_observation(project_id, payload, actor, self.now())
 

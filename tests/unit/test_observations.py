@@ -134,3 +134,20 @@ def test_observation_hits_rank_by_score_with_marked_snippets(
     assert [h.observation.id for h in hits if h.observation] == [strong.id, weak.id]
     assert hits[0].score > hits[1].score > 0
     assert all("**webpack**" in h.snippet for h in hits)
+
+
+def test_a_secret_is_redacted_before_the_texts_are_cut_to_size(
+    service: MemoryService, project: str
+) -> None:
+    """Cut first, a credential loses the end its pattern needs: the title kept
+    "postgres://app:Hunter2SecretPassword…" while the narrative said "[redacted ...]"."""
+    secret = "Hunter2SecretPasswordThatIsVeryLongIndeed" * 3
+    text = f"see postgres://app:{secret}@db.internal/shop"
+    done = service.observe(project, "pre_compact", "s", "claude-code", messages_text=text)
+    assert "Hunter2" not in done.title
+    assert "Hunter2" not in done.narrative
+    assert "[redacted" in done.narrative
+    turn = service.observe(
+        project, "agent_end", "s", "codex", user_text=text, assistant_text="ok " + "x" * 5000
+    )
+    assert "Hunter2" not in turn.title + turn.narrative

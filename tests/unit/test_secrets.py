@@ -14,6 +14,9 @@ GITHUB_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 FINE_GRAINED = (
     "github_pat_11ABCDEFG0123456789_" + "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRS"
 )
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+ANTHROPIC = "sk-ant-api03-" + "Ab1_" * 22 + "xyAA"
+OPENAI_PROJECT = "sk-proj-" + "a1B2c3D4e5" * 5
 PRIVATE_KEY = (
     "-----BEGIN OPENSSH PRIVATE KEY-----\n"
     "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
@@ -35,6 +38,35 @@ PRIVATE_KEY = (
             "Basic Auth",
         ),
         ('password = "correct-horse-battery"', "correct-horse-battery", "Secret Keyword"),
+        # unquoted, as prose, shell and .env lines write them (detect-secrets wants quotes)
+        (
+            "db password is password=Hunter2SuperSecret! for now",
+            "Hunter2SuperSecret!",
+            "Secret Keyword",
+        ),
+        ("password: Zq8vLm3Tr9Wx", "Zq8vLm3Tr9Wx", "Secret Keyword"),
+        ("DATABASE_PASSWORD=hunter2", "hunter2", "Secret Keyword"),
+        (f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET, "AWS Secret Key"),
+        (f"export AWS_SECRET_ACCESS_KEY={AWS_SECRET}", AWS_SECRET, "AWS Secret Key"),
+        (f"the secret {AWS_SECRET}; keep it", AWS_SECRET, "AWS Secret Key"),
+        # token formats detect-secrets 1.5 has no plugin for
+        (f"ANTHROPIC_API_KEY={ANTHROPIC}", ANTHROPIC, "Anthropic API Key"),
+        (f"OPENAI_API_KEY={OPENAI_PROJECT}", OPENAI_PROJECT, "OpenAI API Key"),
+        (
+            "maps key AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+            "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+            "Google API Key",
+        ),
+        (
+            "HF_TOKEN is hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+            "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+            "Hugging Face Token",
+        ),
+        (
+            "//registry.npmjs.org/:_authToken npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+            "npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+            "npm Token",
+        ),
     ],
 )
 def test_each_kind_of_credential_is_redacted_whole(text: str, secret: str, kind: str) -> None:
@@ -64,6 +96,12 @@ def test_a_password_in_a_url_keeps_the_rest_of_the_url() -> None:
         "The fix landed in commit 3f786850e387550fdab836ed7e6dc881de23001b.",
         "The service listens on 10.0.0.12 and talks to 8.8.8.8 for DNS.",
         "password: see the team vault",
+        # what follows "password:" or "api key:" in prose is not a credential
+        "The password: stored in Vault, rotated monthly.",
+        "api key: see ops/sentry in the vault",
+        "The Stripe API key: kept in 1Password",
+        "secret: keep it simple",
+        "the deploy key 3f786850e387550fdab836ed7e6dc881de23001b is pinned",
         "",
     ],
 )
