@@ -110,8 +110,17 @@ def _check_writable(path: Path) -> None:
 
 
 def backups(path: Path) -> list[Path]:
-    """The backups ``integrate`` made of ``path``, newest first."""
-    return sorted(path.parent.glob(f"{path.name}{BACKUP_MARK}*.bak"), reverse=True)
+    """The backups ``integrate`` made of ``path``, newest first (by their names' stamp,
+    then number: a name sort puts ``STAMP.bak`` after ``STAMP-1.bak``)."""
+
+    def made(backup: Path) -> tuple[str, int]:
+        stamp, _, number = (
+            backup.name.removesuffix(".bak").rpartition(BACKUP_MARK)[2].partition("-")
+        )
+        second, _, count = number.partition("-")  # STAMP is DATE-TIME
+        return f"{stamp}-{second}", int(count) if count.isdigit() else 0
+
+    return sorted(path.parent.glob(f"{path.name}{BACKUP_MARK}*.bak"), key=made, reverse=True)
 
 
 def _edits(tgt: Target, command: list[str], options: list[str]) -> dict[Path, tuple[Edit, Edit]]:
@@ -135,11 +144,13 @@ def _edits(tgt: Target, command: list[str], options: list[str]) -> dict[Path, tu
 
 def _uninstalled(path: Path, current: str, install: Edit, uninstall: Edit) -> str | None:
     """The text after uninstalling: a backup's own bytes when the file is what installing
-    made of it; None when installing into nothing made it; else with our entries cut out."""
+    made of it and the backup holds nothing of ours (a second install's backup holds the
+    first install's entries); None when installing into nothing made it; else with our
+    entries cut out."""
     for backup in backups(path):
         try:
             original = backup.read_text(encoding="utf-8")
-            if install(original) == current:
+            if install(original) == current and uninstall(original) == original:
                 return original
         except (OSError, UnicodeDecodeError, ConfigRefused):
             continue
@@ -169,11 +180,14 @@ def plan(
     result = Plan(agent, scope, uninstall)
     for path, (install, remove) in _edits(tgt, list(command or installed_command()),
                                            list(options)).items():  # fmt: skip
+        linked = path.is_symlink()
+        if linked:  # dotfiles: edit the file the link names, and keep the link
+            path = path.resolve()
         before = _read(path)
         if uninstall:
             after = None if before is None else _uninstalled(path, before, install, remove)
-            if before is None:
-                after = None
+            if after is None and linked and before is not None:
+                after = remove(before)  # emptied, not deleted: the link still names it
         else:
             after = install(before or "")
         if after == before:

@@ -167,6 +167,66 @@ def test_uninstall_after_the_user_edited_removes_only_ours(home: Path) -> None:
     assert not (home / ".claude.json").read_text().count("ltm-desktop")
 
 
+def test_uninstall_after_a_second_install_over_an_edited_entry_removes_ours(home: Path) -> None:
+    """The second install's backup held the first install's entries: uninstall restored
+    it, and said it had removed them."""
+    assert integrate(home, "claude-code").returncode == 0
+    for backup in home.rglob("*.ltm-desktop-*.bak"):  # made a day earlier
+        backup.rename(
+            backup.with_name(
+                backup.name.split(".ltm-desktop-")[0] + ".ltm-desktop-20000101-000000.bak"
+            )
+        )
+    settings = home / ".claude/settings.json"
+    settings.write_text(settings.read_text().replace('"timeout": ', '"timeout": 1', 1))
+    assert integrate(home, "claude-code").returncode == 0
+    assert integrate(home, "claude-code", "--uninstall").returncode == 0
+    assert settings.read_text() == CLAUDE_SETTINGS
+
+
+def test_uninstall_takes_ours_out_of_a_group_the_person_shares(home: Path) -> None:
+    assert integrate(home, "claude-code").returncode == 0
+    settings = home / ".claude/settings.json"
+    config = json.loads(settings.read_text())
+    ours = config["hooks"]["SessionStart"][0]["hooks"]
+    ours.append({"type": "command", "command": "mine.sh"})
+    settings.write_text(json.dumps(config, indent=4))
+    assert integrate(home, "claude-code", "--uninstall").returncode == 0
+    left = json.loads(settings.read_text())
+    assert left["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "command": "mine.sh"}]}]
+    assert "ltm-desktop" not in settings.read_text()
+    assert left["hooks"]["Stop"] == json.loads(CLAUDE_SETTINGS)["hooks"]["Stop"]
+
+
+def test_a_symlinked_settings_file_is_edited_where_it_points(home: Path) -> None:
+    """Dotfiles: the link stays a link, and the file it names gets our entries."""
+    dotfiles = home / "dotfiles" / "gemini.json"
+    dotfiles.parent.mkdir()
+    link = home / ".gemini/settings.json"
+    dotfiles.write_text(link.read_text())
+    link.unlink()
+    link.symlink_to(dotfiles)
+    assert integrate(home, "gemini").returncode == 0
+    assert link.is_symlink()
+    assert "ltm-desktop" in dotfiles.read_text()
+    assert integrate(home, "gemini", "--uninstall").returncode == 0
+    assert link.is_symlink()
+    assert dotfiles.read_text() == GEMINI_SETTINGS
+
+
+def test_a_symlinked_file_that_held_only_ours_is_emptied_not_deleted(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    target = home / "dotfiles" / "gemini.json"
+    target.parent.mkdir(parents=True)
+    target.write_text("")
+    (home / ".gemini").mkdir()
+    (home / ".gemini/settings.json").symlink_to(target)
+    assert integrate(home, "gemini").returncode == 0
+    assert integrate(home, "gemini", "--uninstall").returncode == 0
+    assert (home / ".gemini/settings.json").is_symlink()
+    assert json.loads(target.read_text()) == {}
+
+
 def test_dry_run_prints_the_diff_and_changes_nothing(home: Path) -> None:
     before = snapshot(home)
     done = integrate(home, "gemini", "--dry-run")
@@ -210,6 +270,8 @@ def test_the_registered_commands_run(home: Path, tmp_path: Path) -> None:
         (".gemini/settings.json", '{\n  // my theme\n  "theme": "x"\n}\n', "is not valid JSON"),
         (".claude/settings.json", '{"hooks": [1, 2]}', '"hooks" in'),
         (".codex/config.toml", "model = [unclosed\n", "is not valid TOML"),
+        # parsers keep the last "hooks"; ours would go into the first, and never run
+        (".claude/settings.json", '{"hooks": {"Stop": []}, "hooks": {}}', '"hooks" appears twice'),
     ],
 )
 def test_refuses_an_unparseable_file_and_changes_nothing(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ltm_desktop.agent.integration import json_edit
-from ltm_desktop.agent.integration.entries import SERVER_NAME, is_our_group
+from ltm_desktop.agent.integration.entries import SERVER_NAME, is_our_command, is_our_group
 from ltm_desktop.core.errors import LtmError
 
 EMPTY = "{}\n"
@@ -62,7 +62,8 @@ def add_hooks(text: str, groups: dict[str, dict[str, Any]], where: str) -> str:
 
 
 def _drop_ours(text: str, where: str, event: str) -> str:
-    """Remove our groups under ``event`` (one at a time: offsets change)."""
+    """Remove our groups under ``event``, and our handlers from groups the person shares
+    with their own (one at a time: offsets change)."""
     while True:
         hooks = _root(text, where).member("hooks")
         entries = hooks.member(event) if hooks is not None else None
@@ -70,9 +71,29 @@ def _drop_ours(text: str, where: str, event: str) -> str:
             return text
         ours = [i for i, item in enumerate(entries.items)
                 if is_our_group(json_edit.value_of(text, item))]  # fmt: skip
-        if not ours:
+        if ours:
+            text = json_edit.remove_item(text, entries, ours[0])
+            continue
+        handler = _our_handler_in_shared_group(text, entries)
+        if handler is None:
             return text
-        text = json_edit.remove_item(text, entries, ours[0])
+        text = json_edit.remove_item(text, *handler)
+
+
+def _our_handler_in_shared_group(
+    text: str, entries: json_edit.Node
+) -> tuple[json_edit.Node, int] | None:
+    """(a group's ``hooks`` array, the index of our handler in it), for the first group
+    that holds one of ours beside handlers of the person's own."""
+    for group in entries.items:
+        handlers = group.member("hooks") if group.kind == "object" else None
+        if handlers is None or handlers.kind != "array":
+            continue
+        for index, item in enumerate(handlers.items):
+            value = json_edit.value_of(text, item)
+            if isinstance(value, dict) and is_our_command(value.get("command")):
+                return handlers, index
+    return None
 
 
 def remove_hooks(text: str, where: str) -> str:

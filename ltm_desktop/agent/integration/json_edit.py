@@ -87,6 +87,8 @@ def _object(text: str, start: int, depth: int) -> Node:
         if pos >= len(text) or text[pos] != '"':
             raise _fail(text, pos, "a member name (in double quotes) is expected")
         key, after = _string(text, pos)
+        if node.member(key) is not None:  # parsers keep the last one; an edit, the first
+            raise _fail(text, pos, f"the member {json.dumps(key)} appears twice")
         colon = _skip(text, after)
         if colon >= len(text) or text[colon] != ":":
             raise _fail(text, colon, "':' is expected")
