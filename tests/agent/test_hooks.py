@@ -185,3 +185,19 @@ def test_relevant_memories_follow_memory_md_rules_for_flagged_text_and_markup(
     assert "<div>" not in context
     assert "<system>" not in context
     assert ("ignore all previous instructions" in context) is flagged_in_precis
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_the_result_is_utf8_whatever_python_is_told_to_encode(
+    service: MemoryService, tmp_path: Path, encoding: str
+) -> None:
+    """Under PYTHONIOENCODING=ascii a non-ASCII memory made the write fail, and the hook
+    printed nothing while its log said the memory went out."""
+    cwd = str(tmp_path / "café")
+    project = service.resolve_scope(cwd=cwd, register=True)
+    service.add(project, MemoryDraft(content="Les réunions ont lieu à 9 h — café compris"), "gui")
+    done = run_hook("claude-code", "session-start", payload("claude-code", "session-start", cwd),
+                    service.paths.data_dir, env={"PYTHONIOENCODING": encoding})  # fmt: skip
+    context = context_of("claude-code", check_output("claude-code", "session-start", done.stdout))
+    assert context is not None
+    assert "Les réunions ont lieu à 9 h — café compris" in context

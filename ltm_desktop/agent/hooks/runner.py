@@ -64,11 +64,18 @@ class Result:
             self.done = True
             if self._stream is None:  # started with stdout closed: nobody to answer
                 return
+            data = text + "\n" if text else ""
             try:
-                self._stream.write(text + "\n" if text else "")
-                self._stream.flush()
+                binary = getattr(self._stream, "buffer", None)
+                if binary is not None:  # UTF-8, whatever PYTHONIOENCODING or the locale say
+                    self._stream.flush()
+                    binary.write(data.encode("utf-8", "replace"))
+                    binary.flush()
+                else:
+                    self._stream.write(data)
+                    self._stream.flush()
             except (OSError, ValueError):  # the agent stopped listening
-                pass
+                log.warning("the result could not be written: the agent stopped listening")
 
     def empty(self) -> None:
         self.write(self._empty)
