@@ -4,7 +4,9 @@ The extractor (``ltm_desktop.agent.extractor``) talks to the model and parses it
 into raw entries; the rules for those entries are here. An entry is a JSON object with
 ``content`` and optionally ``title``, ``category`` and ``importance`` (other members are
 ignored); one that the memory rules refuse is skipped and counted as invalid, one that
-holds a credential is refused and counted, and the rest go through the normal add.
+holds a credential is refused and counted, and the rest go through the normal add. A
+reply is asked for at most ``MAX_ENTRIES``; the entries past them are counted as invalid
+too (a model that ignores the limit must not flood the review inbox).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ltm_desktop.core.secrets import holds_secret
 
 EXTRACTOR_ACTOR = "extractor"  # the actor and source of what the extractor stores
 ENTRY_FIELDS = ("title", "content", "category", "importance")
+MAX_ENTRIES = 10  # per run: what the prompt asks for, and what is kept
 
 
 @dataclass
@@ -47,9 +50,13 @@ def check_entries(entries: Sequence[object]) -> CheckedEntries:
             checked.refused += 1
             continue
         signature = rules.content_signature(draft.content)
-        if signature not in seen:  # the same entry twice in one reply is one entry
-            seen.add(signature)
+        if signature in seen:  # the same entry twice in one reply is one entry
+            continue
+        seen.add(signature)
+        if len(checked.drafts) < MAX_ENTRIES:
             checked.drafts.append(draft)
+        else:
+            checked.invalid += 1
     return checked
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, StaleEdit
-from ltm_desktop.core.extraction import new_run_id
+from ltm_desktop.core.extraction import MAX_ENTRIES, new_run_id
 from ltm_desktop.core.proposals import ProposalState, RunStatus
 from ltm_desktop.core.records import (
     AuditAction,
@@ -113,6 +113,19 @@ def test_known_texts_invalid_entries_and_secrets_are_counted_not_stored(
     unreviewed = extract(service, project, [DEPLOY], review=False)
     assert (unreviewed.added, unreviewed.duplicates) == (0, 1)
     assert service.list_memories(project)[0].use_count == 1  # refreshed, as any add
+
+
+def test_a_reply_past_the_limit_does_not_flood_the_inbox(
+    service: MemoryService, project: str
+) -> None:
+    """The prompt asks for at most MAX_ENTRIES; a model that sent 500 had 500 proposals."""
+    entries: list[Any] = [
+        {"content": f"Service number {i} listens on port {8000 + i} in staging"} for i in range(50)
+    ]
+    run = extract(service, project, entries, review=True)
+    assert (run.proposed, run.invalid) == (MAX_ENTRIES, 50 - MAX_ENTRIES)
+    assert len(service.inbox(project)) == MAX_ENTRIES
+    assert "10 proposed, 40 invalid" in run.summary()
 
 
 def test_approving_a_proposal_adds_it_through_the_normal_rules(

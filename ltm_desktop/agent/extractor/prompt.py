@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ltm_desktop.agent.transcripts import Message
+from ltm_desktop.core.extraction import MAX_ENTRIES
 from ltm_desktop.core.secrets import redact
 
-SYSTEM_PROMPT = """\
+SYSTEM_PROMPT = (
+    """\
 You extract long-term memories from a conversation between a user and an AI coding agent, \
 just before the older part of it is summarised away. Keep only what will still be true and \
 useful in later sessions:
@@ -28,7 +30,9 @@ Reply with a JSON array and nothing else. Each element is an object: {"title": a
 title (at most 80 characters), "content": the memory in one to three self-contained \
 sentences, "category": one of "preference", "knowledge", "skill", "task", "importance": \
 an integer from 0 (trivia) to 10 (essential)}. Reply [] when nothing is worth keeping. \
-Write at most 10 memories."""
+Write at most """
+    + f"{MAX_ENTRIES} memories."
+)
 
 ROLE_LABELS = {"user": "User", "assistant": "Assistant"}
 
