@@ -56,6 +56,11 @@ FALLBACK_INSTRUCTIONS = (
     "this project yet."
 )
 
+DISABLED_INSTRUCTIONS = (
+    "Long-term memory is switched off in ltm-desktop's config ([memory] enabled = false): "
+    "its tools answer nothing, so do not call them."
+)
+
 
 def path_of_root(uri: str) -> str | None:
     """The directory of a ``file://`` root, or None for any other kind of root."""
@@ -182,7 +187,9 @@ def instructions(toolbox: Toolbox, cwd: str) -> str:
     """The project's prompt section (MEMORY.md included), naming the tools offered."""
     try:
         text = str(toolbox.access().call("prompt.section", {"cwd": cwd})["text"])
-    except (AccessError, Unavailable, MemoryDisabled) as exc:
+    except MemoryDisabled:  # the tools all say so: the model must not be told to use them
+        return DISABLED_INSTRUCTIONS
+    except (AccessError, Unavailable) as exc:
         log.warning("no memory for the instructions: %s", exc)
         text = ""
     text = text or FALLBACK_INSTRUCTIONS

@@ -130,6 +130,10 @@ def test_mcp_starts_and_answers_with_each_switch(
             assert error
             if switch == "off":
                 assert text == DISABLED
+                # the model is not told to use tools that all answer "disabled"
+                instructions = session.init.instructions or ""
+                assert "switched off" in instructions
+                assert "memory_search" not in instructions
             else:
                 assert "not implemented yet" in text
 
