@@ -30,8 +30,7 @@ from ltm_desktop.api.protocol import (
     RpcError,
 )
 from ltm_desktop.core import rules
-from ltm_desktop.core.errors import InvalidInput, LtmError
-from ltm_desktop.core.observations import build_observation
+from ltm_desktop.core.errors import InvalidInput, LtmError, ObservationOff
 from ltm_desktop.core.records import EDITABLE_FIELDS, ListQuery, MemoryDraft
 from ltm_desktop.core.retrieval import MAX_SEARCH_LIMIT
 
@@ -317,12 +316,10 @@ def observe(d: Dispatcher, p: Params, s: Session) -> Any:
         raise invalid("session_id", "is required")
     if kind is None:
         raise invalid("kind", "is required")
-    build_observation(kind, session_id, **texts)  # bad input is an error even when skipped
-    settings = d.service.settings
-    enabled = {"agent_end": settings.observe_agent_end, "pre_compact": settings.observe_pre_compact}
-    if enabled.get(kind) is False:
-        return {"observation": None, "skipped": f"{kind} observations are turned off in the config"}
-    observation = d.service.observe(project_id, kind, session_id, s.client, **texts)
+    try:
+        observation = d.service.observe(project_id, kind, session_id, s.client, **texts)
+    except ObservationOff as exc:
+        return {"observation": None, "skipped": str(exc)}
     register(d, p)
     return {"observation": serialize.observation(observation)}
 

@@ -43,6 +43,11 @@ SECRETS_MODES = ("refuse", "redact", "allow")  # [privacy] secrets
 class Settings:
     """Tunable behaviour; the TOML key of each field is in ``CONFIG_KEYS``."""
 
+    def observes(self, kind: str) -> bool:
+        """Whether observations of ``kind`` (``agent_end``, ``pre_compact``) are recorded."""
+        switches = {"agent_end": self.observe_agent_end, "pre_compact": self.observe_pre_compact}
+        return switches.get(kind, True)
+
     precis_budget_bytes: int = 5_120
     precis_top_n: int = 30
     stale_age_days: int = 60

@@ -120,6 +120,10 @@ class ConfigError(LtmError):
     """A config file is malformed; the message names the file and the key."""
 
 
+class ObservationOff(LtmError):
+    """Observations of this kind are turned off in the settings (``[observe]``)."""
+
+
 class MemoryDisabled(LtmError):
     """Long-term memory is switched off in the settings; nothing is read or written."""
 

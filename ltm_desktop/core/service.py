@@ -22,7 +22,7 @@ from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.bulk_service import BulkWrites
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.curation import Curation
-from ltm_desktop.core.errors import Conflict, InvalidInput
+from ltm_desktop.core.errors import Conflict, InvalidInput, ObservationOff
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.file_aware import FileAware
 from ltm_desktop.core.files import MissingFiles
@@ -137,15 +137,13 @@ class MemoryService(
             ("write queued MEMORY.md files", self.views.close),
             ("write pending use counts", self._uses.close),
         )
-        try:
-            for doing, step in steps:
-                try:  # one step failing must not leave the next ones running
-                    step()
-                except Exception as exc:
-                    log.warning("could not %s at close: %s", doing, exc)
-        finally:
-            with self._write_lock:
-                self.store.close()
+        for doing, step in steps:
+            try:  # one step failing must not leave the next ones running
+                step()
+            except Exception as exc:
+                log.warning("could not %s at close: %s", doing, exc)
+        with self._write_lock:
+            self.store.close()
 
     def memory_md_problems(self) -> list[MemoryMdProblem]:
         """Scopes whose MEMORY.md is out of date because it could not be written."""
@@ -373,7 +371,8 @@ class MemoryService(
         assistant_text: object = None,
         messages_text: object = None,
     ) -> Observation:
-        """Record an agent lifecycle event (agent_end, pre_compact)."""
+        """Record an agent lifecycle event (agent_end, pre_compact); ObservationOff when
+        ``[observe]`` turns its kind off (bad input is refused first, all the same)."""
         actor = rules.check_actor(actor)
         project_id = rules.check_project_id(project_id)
         screen = self.screen.conversation  # before the texts are cut to size
@@ -384,6 +383,8 @@ class MemoryService(
             assistant_text=screen(assistant_text),
             messages_text=screen(messages_text),
         )
+        if not self.settings.observes(payload.kind.value):
+            raise ObservationOff(f"{payload.kind.value} observations are turned off in the config")
         with self._write_lock:
             return self.store.add_observation(project_id, payload, actor, self.now())
 

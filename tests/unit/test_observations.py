@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from ltm_desktop.core import observations as obs
-from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.config import Settings
+from ltm_desktop.core.errors import InvalidInput, ObservationOff
 from ltm_desktop.core.records import ObservationKind
 from ltm_desktop.core.service import MemoryService
-from tests.conftest import make_draft
+from tests.conftest import ServiceFactory, make_draft
 
 
 def test_agent_end_payload_limits_and_placeholders() -> None:
@@ -151,3 +152,17 @@ def test_a_secret_is_redacted_before_the_texts_are_cut_to_size(
         project, "agent_end", "s", "codex", user_text=text, assistant_text="ok " + "x" * 5000
     )
     assert "Hunter2" not in turn.title + turn.narrative
+
+
+def test_a_kind_turned_off_is_not_recorded_by_any_caller(make_service: ServiceFactory) -> None:
+    """[observe] is the core's rule: the API and the hooks checked it, the service did
+    not, so any other caller recorded what the person had turned off."""
+    service = make_service(settings=Settings(observe_agent_end=False))
+    project = service.resolve_scope(cwd="/srv/app", register=True)
+    with pytest.raises(ObservationOff, match="agent_end observations are turned off"):
+        service.observe(project, "agent_end", "s", "a", user_text="hi", assistant_text="ok")
+    with pytest.raises(InvalidInput):  # bad input is refused all the same
+        service.observe(project, "agent_end", "s", "a", messages_text="x")
+    assert service.observations(project) == []
+    kept = service.observe(project, "pre_compact", "s", "a", messages_text="we fixed it")
+    assert service.observations(project) == [kept]

@@ -145,7 +145,7 @@ def pre_compact(run: HookRun) -> str | None:
     messages = run.messages()
     if run.hook.transcript is not None:
         _hand_to_extractor(run)
-    if not run.settings.observe_pre_compact:
+    if not run.settings.observes("pre_compact"):  # before reading the transcript
         log.info("pre_compact observations are turned off in the config")
         return None
     if not messages:
@@ -195,7 +195,7 @@ def session_end(run: HookRun) -> str | None:
 
 
 def _record_turn_end(run: HookRun, state: SessionState | None = None) -> None:
-    if not run.settings.observe_agent_end:
+    if not run.settings.observes("agent_end"):
         log.info("agent_end observations are turned off in the config")
         return
     user, answer = run.hook.prompt, run.hook.assistant_text
