@@ -117,5 +117,8 @@ class InboxActions(QObject):
             item_id, exc = outcome.failed[0]
             text += f" {len(outcome.failed)} could not be changed: {describe(exc)[1]}"
             self._errors.report(exc, f"{action} {item_id}")
+        if outcome.stopped is not None:
+            text += f" Stopped: {count_label(outcome.not_done, 'item')} not done."
+            self._errors.report(outcome.stopped, f"{action} in the Inbox")
         self.message.emit(text.strip())
         self.finished.emit()

@@ -39,6 +39,9 @@ class InboxOutcome:
     writes: list[InboxWrite] = field(default_factory=list)  # of ``done``, in order
     changed: list[tuple[str, Conflict]] = field(default_factory=list)  # moved on meanwhile
     failed: list[tuple[str, LtmError]] = field(default_factory=list)
+    # the database failed part-way: what was decided before stays decided (and undoable)
+    stopped: StorageError | None = None
+    not_done: int = 0
 
 
 def perform(service: MemoryService, write: InboxWrite) -> Decision:
@@ -68,13 +71,16 @@ def inverse(outcome: InboxOutcome) -> tuple[InboxWrite, ...]:
 
 
 def run(service: MemoryService, writes: Iterable[InboxWrite]) -> InboxOutcome:
+    """Each decision in its own transaction; a storage error stops the rest."""
     outcome = InboxOutcome()
-    for write in writes:
+    pending = list(writes)
+    for index, write in enumerate(pending):
         try:
             outcome.done.append(perform(service, write))
             outcome.writes.append(write)
-        except StorageError:
-            raise
+        except StorageError as exc:
+            outcome.stopped, outcome.not_done = exc, len(pending) - index
+            break
         except Conflict as exc:
             if exc.reason == "stale" or exc.reason and exc.reason.startswith("already_"):
                 outcome.changed.append((write.item_id, exc))

@@ -8,10 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.agent.extractor.worker import ExtractionWorker
+from ltm_desktop.core.errors import StorageError
 from ltm_desktop.core.extraction import new_run_id
 from ltm_desktop.core.proposals import ExtractionRun, ProposalState
 from ltm_desktop.core.records import Provenance, ReviewState
@@ -195,6 +197,38 @@ def test_bulk_approve_and_reject_are_one_undo_each(
     window.menu_actions.delete.trigger()  # Delete rejects in the Inbox
     qtbot.waitUntil(lambda: {state(service, i) for i in run.item_ids} == {ProposalState.REJECTED})
     qtbot.waitUntil(lambda: window.inbox.model.rowCount() == 0)
+
+
+def test_a_storage_error_part_way_keeps_what_was_decided_undoable(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    service: MemoryService,
+    billing: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each decision is its own transaction: when the disk fails at the second, the first
+    is decided for good. It must be said, and undoable (it was neither)."""
+    extract(service, billing, [DEPLOY, TABS, LINT])
+    window = make_window(service, scope=billing)
+    open_inbox(qtbot, window, 3)
+    approve, calls = service.approve, []
+
+    def failing_second(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        if len(calls) == 2:
+            raise StorageError("database or disk is full")
+        return approve(*args, **kwargs)
+
+    monkeypatch.setattr(service, "approve", failing_second)
+    window.inbox.select_all.click()
+    window.inbox.approve_button.click()
+    qtbot.waitUntil(lambda: "Stopped: 2 items not done." in window.status.currentMessage())
+    assert service.count_memories(billing) == 1
+    assert len(calls) == 2  # nothing tried after the disk failed
+    assert [type(e) for e in window.ctx.errors.shown] == [StorageError]
+    monkeypatch.setattr(service, "approve", approve)
+    window.menu_actions.undo.trigger()
+    qtbot.waitUntil(lambda: service.count_memories(billing) == 0)
 
 
 def test_unreviewed_memories_are_approved_or_rejected_to_the_trash(
