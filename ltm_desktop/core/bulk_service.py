@@ -10,7 +10,7 @@ not wait for the whole bulk action.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -19,7 +19,6 @@ from ltm_desktop.core.bulk import (
     BATCH_SIZE,
     EVENT_OF,
     VIEW_ACTIONS,
-    BulkAction,
     BulkResult,
     Change,
     Progress,
@@ -86,17 +85,6 @@ class BulkWrites(ServiceParts):
             result.stopped, result.not_done = stopped, asked[at:]
         return result
 
-    def remove_many(self, versions: Mapping[str, float | None], actor: str) -> BulkResult:
-        """Move to the Trash; ``versions``: memory id -> the ``updated_at`` seen (None: no
-        check), as ``remove``'s ``expected_updated_at``."""
-        return self.write_many(_same("remove", versions), actor)
-
-    def restore_many(self, versions: Mapping[str, float | None], actor: str) -> BulkResult:
-        return self.write_many(_same("restore", versions), actor)
-
-    def mark_reviewed_many(self, versions: Mapping[str, float | None], actor: str) -> BulkResult:
-        return self.write_many(_same("keep", versions), actor)
-
     def _checked_change(self, change: Change) -> Change:
         """``change`` with its id, version and values checked as the single write checks
         them (InvalidInput, or NotFound for files of a memory that is gone)."""
@@ -144,7 +132,3 @@ class BulkWrites(ServiceParts):
             if isinstance(exc, Conflict) and exc.current is not None:
                 exc.current = overlay(exc.current)
             result.refused.append((asked[index], exc))
-
-
-def _same(action: BulkAction, versions: Mapping[str, float | None]) -> list[Change]:
-    return [Change(memory_id, action, seen) for memory_id, seen in versions.items()]

@@ -236,11 +236,6 @@ class MemoryMdSync:
         with self._cond:
             return [self._dirty[k].problem for k in sorted(self._dirty)]
 
-    def problem_for(self, project_id: str) -> MemoryMdProblem | None:
-        with self._cond:
-            dirty = self._dirty.get(project_id)
-        return None if dirty is None else dirty.problem
-
     def subscribe(self, listener: ProblemsListener) -> Callable[[], None]:
         """Call ``listener(problems)`` (from any thread) whenever the set of problems changes."""
         with self._cond:

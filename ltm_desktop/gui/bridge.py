@@ -128,10 +128,6 @@ class ServiceBridge(QObject):
             self._unsubscribe()
             self._unsubscribe = None
 
-    def poll_now(self) -> None:
-        """Check for other processes' commits at once (also used by tests)."""
-        self.on_poll_due()
-
     # -- in-process events (any thread) ----------------------------------
 
     def _on_event(self, event: ChangeEvent) -> None:

@@ -425,11 +425,6 @@ class MemoryTable(ScopedPanel):
         selection.blockSignals(blocked)
         self.active_view().viewport().update()
 
-    def clear_selection(self) -> None:
-        self.active_view().selectionModel().select(
-            QItemSelection(), self.active_view().selectionModel().SelectionFlag.Clear
-        )
-
     def focus_search(self) -> None:
         self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.search_box.selectAll()

@@ -22,10 +22,6 @@ def warning_color(palette: QPalette | None = None) -> QColor:
     return QColor("#e3b341") if is_dark(palette) else QColor("#8a5a00")
 
 
-def ok_color(palette: QPalette | None = None) -> QColor:
-    return QColor("#56d364") if is_dark(palette) else QColor("#1a7f37")
-
-
 def muted_color(palette: QPalette | None = None) -> QColor:
     palette = palette or _palette()
     return palette.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)

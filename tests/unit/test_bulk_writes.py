@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ltm_desktop.core.bulk import BATCH_SIZE, Change
+from ltm_desktop.core.bulk import BATCH_SIZE, BulkAction, Change
 from ltm_desktop.core.errors import DatabaseBusy, InvalidInput, NotFound, StaleEdit
 from ltm_desktop.core.records import AuditAction, ChangeEvent, ListQuery, Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService
@@ -59,6 +59,11 @@ def versions(memories: list[Memory]) -> dict[str, float | None]:
     return {m.id: m.updated_at for m in memories}
 
 
+def each(action: BulkAction, memories: list[Memory]) -> list[Change]:
+    """The same action on each memory, as of the version read."""
+    return [Change(m.id, action, m.updated_at) for m in memories]
+
+
 def trash_query() -> ListQuery:
     return ListQuery(only_disabled=True, include_expired=True)
 
@@ -96,7 +101,7 @@ def test_a_bulk_remove_takes_a_transaction_per_batch_and_audits_each_memory(
         assert last_action(service, memory.id) == AuditAction.REMOVED
     assert service.count_memories(project) == 0
 
-    restored = service.restore_many(versions([after for _, after in result.done]), "gui")
+    restored = service.write_many(each("restore", [after for _, after in result.done]), "gui")
     assert len(restored.done) == MANY
     assert service.count_memories(project) == MANY
 
@@ -109,7 +114,7 @@ def test_a_memory_changed_since_it_was_seen_is_refused_alone(
     gone = memories[4].id
     service.remove(gone, "agent")
     service.erase(gone, "agent")
-    result = service.remove_many(versions(memories), "gui")
+    result = service.write_many(each("remove", memories), "gui")
     assert [after.id for _, after in result.done] == [m.id for m in memories[:2]] + [memories[3].id]
     refused = {change.memory_id: exc for change, exc in result.refused}
     stale = refused[moved.id]
@@ -122,7 +127,7 @@ def test_a_memory_changed_since_it_was_seen_is_refused_alone(
 
 def test_keep_and_its_undo_in_bulk(service: MemoryService, project: str) -> None:
     memories = fill(service, project, 3)
-    kept = service.mark_reviewed_many(versions(memories), "gui")
+    kept = service.write_many(each("keep", memories), "gui")
     assert all(after.reviewed_at is not None for _, after in kept.done)
     undo = [
         Change(after.id, "unreview", after.updated_at, {"reviewed_at": None, "review_state": None})
@@ -141,7 +146,7 @@ def test_a_storage_error_part_way_keeps_what_was_done_and_says_what_was_not(
 ) -> None:
     memories = fill(service, project)
     Counted(service, fail_at=2)
-    result = service.remove_many(versions(memories), "gui")
+    result = service.write_many(each("remove", memories), "gui")
     assert isinstance(result.stopped, DatabaseBusy)
     assert len(result.done) == BATCH_SIZE
     assert [c.memory_id for c in result.not_done] == [m.id for m in memories[BATCH_SIZE:]]
@@ -154,13 +159,13 @@ def test_a_storage_error_before_anything_was_written_is_raised(
     memories = fill(service, project, 3)
     Counted(service, fail_at=1)
     with pytest.raises(DatabaseBusy):
-        service.remove_many(versions(memories), "gui")
+        service.write_many(each("remove", memories), "gui")
     assert service.count_memories(project) == 3
 
 
 def trashed(service: MemoryService, project: str, count: int) -> list[str]:
     memories = fill(service, project, count)
-    return [after.id for _, after in service.remove_many(versions(memories), "agent").done]
+    return [after.id for _, after in service.write_many(each("remove", memories), "agent").done]
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "memory"], indirect=True)
