@@ -6,10 +6,12 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import shlex
 import subprocess
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -84,12 +86,22 @@ def home(tmp_path: Path) -> Path:
     return home
 
 
+def json_without_comments(text: str) -> str:
+    return re.sub(
+        r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', lambda m: m.group(1) or "", text, flags=re.S
+    )
+
+
 def our_commands(agent: str, home: Path) -> list[str]:
     if agent == "codex":
         config = tomllib.loads((home / ".codex/config.toml").read_text())
     else:
         name = ".claude/settings.json" if agent == "claude-code" else ".gemini/settings.json"
         config = json.loads((home / name).read_text())
+    return our_commands_in(config)
+
+
+def our_commands_in(config: dict[str, Any]) -> list[str]:
     return [
         handler["command"]
         for groups in config["hooks"].values()
@@ -198,6 +210,23 @@ def test_uninstall_takes_ours_out_of_a_group_the_person_shares(home: Path) -> No
     assert left["hooks"]["Stop"] == json.loads(CLAUDE_SETTINGS)["hooks"]["Stop"]
 
 
+def test_gemini_settings_with_comments_are_edited_and_given_back(home: Path) -> None:
+    """Gemini CLI reads comments in its settings.json; integrate refused such a file."""
+    settings = home / ".gemini/settings.json"
+    commented = (
+        '{\n  // my theme, chosen with care\n  "theme": "Dracula", /* "quotes" inside */\n'
+        '  "mcpServers": {},\n  "docs": "https://example.com//path"\n}\n'
+    )
+    settings.write_text(commented)
+    done = integrate(home, "gemini")
+    assert done.returncode == 0, done.stderr
+    installed = settings.read_text()
+    assert only_insertions(commented, installed)
+    assert len(our_commands_in(json.loads(json_without_comments(installed)))) == 5
+    assert integrate(home, "gemini", "--uninstall").returncode == 0
+    assert settings.read_text() == commented
+
+
 def test_a_symlinked_settings_file_is_edited_where_it_points(home: Path) -> None:
     """Dotfiles: the link stays a link, and the file it names gets our entries."""
     dotfiles = home / "dotfiles" / "gemini.json"
@@ -267,7 +296,7 @@ def test_the_registered_commands_run(home: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "text", "expected"),
     [
-        (".gemini/settings.json", '{\n  // my theme\n  "theme": "x"\n}\n', "is not valid JSON"),
+        (".gemini/settings.json", '{\n  /* never closed\n  "theme": "x"\n}\n', "is not valid JSON"),
         (".claude/settings.json", '{"hooks": [1, 2]}', '"hooks" in'),
         (".codex/config.toml", "model = [unclosed\n", "is not valid TOML"),
         # parsers keep the last "hooks"; ours would go into the first, and never run

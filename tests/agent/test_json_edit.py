@@ -16,6 +16,7 @@ from ltm_desktop.agent.integration.json_edit import (
     parse,
     remove_item,
     remove_member,
+    value_of,
 )
 
 DOCUMENTS = [
@@ -62,7 +63,8 @@ def test_new_members_follow_the_documents_indentation() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["", "{", '{"a": 1,}', "{'a': 1}", '{"a": 1} x', "// c\n{}", '{"a": tru}', "[1 2]"]
+    "text",
+    ["", "{", '{"a": 1,}', "{'a': 1}", '{"a": 1} x', "/* never closed\n{}", '{"a": tru}', "[1 2]"],
 )
 def test_not_json_is_refused(text: str) -> None:
     with pytest.raises(JsonSyntaxError):
@@ -86,3 +88,13 @@ def test_any_object_round_trips(document: dict[str, object], indent: int | None)
     assert json.loads(added) == {**document, key: VALUE}
     assert remove_member(added, parse(added), key) == text
     assert json_edit.value_of(added, parse(added).member(key) or parse("0")) == VALUE
+
+
+def test_comments_are_whitespace_and_stay() -> None:
+    text = '// settings\n{\n  "a": "x//y", /* "b": 2 */\n  "c": [1, // one\n 2]\n}\n'
+    root = parse(text)
+    assert [name for name, _, _ in root.members] == ["a", "c"]
+    assert value_of(text, root.members[1][2]) == [1, 2]
+    added = add_member(text, root, "d", 3)
+    assert added.startswith('// settings\n{\n  "a": "x//y", /* "b": 2 */')
+    assert value_of(added, parse(added).members[-1][2]) == 3

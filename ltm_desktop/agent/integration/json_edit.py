@@ -2,7 +2,8 @@
 
 ``json`` can only rewrite a whole document, which would reformat a person's settings
 file. This parser keeps where each value starts and ends, so an edit touches only the
-text it adds or removes, indented like its neighbours.
+text it adds or removes, indented like its neighbours. Comments (``//`` and ``/* */``,
+which Gemini CLI's settings allow) are read as whitespace, and kept.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _WHITESPACE = " \t\n\r"
 _LITERALS = {"true": True, "false": False, "null": None}
+_STRING_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
 
 
 class JsonSyntaxError(ValueError):
@@ -35,9 +37,31 @@ class Node:
 
 
 def _skip(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos] in _WHITESPACE:
-        pos += 1
+    """Past whitespace and comments."""
+    while pos < len(text):
+        if text[pos] in _WHITESPACE:
+            pos += 1
+        elif text.startswith("//", pos):
+            line_end = text.find("\n", pos)
+            pos = len(text) if line_end < 0 else line_end + 1
+        elif text.startswith("/*", pos):
+            end = text.find("*/", pos + 2)
+            if end < 0:
+                raise _fail(text, pos, "a comment is not closed")
+            pos = end + 2
+        else:
+            break
     return pos
+
+
+def _without_comments(text: str) -> str:
+    """``text`` with each comment blanked (same length, line ends kept): for ``json``."""
+
+    def blank(match: re.Match[str]) -> str:
+        found = match.group()
+        return found if found.startswith('"') else re.sub(r"[^\n]", " ", found)
+
+    return _STRING_OR_COMMENT.sub(blank, text)
 
 
 def _fail(text: str, pos: int, what: str) -> JsonSyntaxError:
@@ -133,12 +157,12 @@ def parse(text: str) -> Node:
     rest = _skip(text, root.end)
     if rest != len(text):
         raise _fail(text, rest, "text after the end of the document")
-    json.loads(text)  # the scanner above checks structure; this checks every value
+    json.loads(_without_comments(text))  # the scanner checks structure; this, every value
     return root
 
 
 def value_of(text: str, node: Node) -> Any:
-    return json.loads(text[node.start : node.end])
+    return json.loads(_without_comments(text[node.start : node.end]))
 
 
 def _line_indent(text: str, pos: int) -> str:
