@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import logging
 import os
@@ -275,7 +276,17 @@ COMMANDS = {
 }
 
 
+def _utf8_output() -> None:
+    """Exports, JSON and memories go out as UTF-8 whatever the locale or
+    PYTHONIOENCODING say (an ascii locale made ``export`` fail at the first accent)."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if encoding != "utf8" and isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _utf8_output()
     parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
     try:

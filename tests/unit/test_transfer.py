@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -499,3 +500,24 @@ def test_an_export_read_only_in_part_is_not_an_error(tmp_path: Path) -> None:
     assert export.stderr is not None
     assert export.stderr.read() == b""
     export.stderr.close()
+
+
+def test_export_to_stdout_is_utf8_under_an_ascii_locale(tmp_path: Path) -> None:
+    """Under PYTHONIOENCODING=ascii (or a C locale) the export stopped at the first
+    accent with "unexpected UnicodeEncodeError (a bug)"."""
+    repo = tmp_path / "café"
+    repo.mkdir()
+    (repo / "CLAUDE.md").write_text("Réunions à 9 h — café compris\n", encoding="utf-8")
+    script = Path(sys.executable).with_name("ltm-desktop")
+    data = ["--data-dir", str(tmp_path / "d")]
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "LC_ALL": "C"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([script, *data, *args], capture_output=True, env=env, timeout=60)
+
+    assert run("import", str(repo / "CLAUDE.md")).returncode == 0
+    done = run("export", "--cwd", str(repo))
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    contents = [r["content"] for r in records if r["type"] == "memory"]
+    assert contents == ["Réunions à 9 h — café compris"]
