@@ -149,8 +149,9 @@ def _uninstalled(path: Path, current: str, install: Edit, uninstall: Edit) -> st
     entries cut out."""
     for backup in backups(path):
         try:
-            original = backup.read_text(encoding="utf-8")
-            if install(original) == current and uninstall(original) == original:
+            original = backup.read_bytes().decode("utf-8")
+            installed = _line_ends_of(original, install(original))
+            if installed == current and uninstall(original) == original:
                 return original
         except (OSError, UnicodeDecodeError, ConfigRefused):
             continue
@@ -190,6 +191,7 @@ def plan(
                 after = remove(before)  # emptied, not deleted: the link still names it
         else:
             after = install(before or "")
+        after = _line_ends_of(before, after)
         if after == before:
             result.unchanged.append(path)
             continue
@@ -199,11 +201,21 @@ def plan(
     return result
 
 
+def _line_ends_of(before: str | None, after: str | None) -> str | None:
+    """``after`` with CRLF line ends when ``before`` uses only those (the lines an edit
+    adds end in LF: a Windows-edited file came back with mixed line ends)."""
+    if before is None or after is None or "\r\n" not in before:
+        return after
+    if before.count("\n") != before.count("\r\n"):
+        return after  # mixed already: left as the person has it
+    return after.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
 def _backed_up_texts(path: Path) -> list[str]:
     texts = []
     for backup in backups(path):
         try:
-            texts.append(backup.read_text(encoding="utf-8"))
+            texts.append(backup.read_bytes().decode("utf-8"))
         except (OSError, UnicodeDecodeError):
             continue
     return texts

@@ -227,6 +227,20 @@ def test_gemini_settings_with_comments_are_edited_and_given_back(home: Path) -> 
     assert settings.read_text() == commented
 
 
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+def test_crlf_files_keep_crlf_line_ends(agent: str, home: Path) -> None:
+    for name, text in FILES[agent].items():
+        (home / name).write_bytes(text.replace("\n", "\r\n").encode())
+    original = snapshot(home)
+    assert integrate(home, agent).returncode == 0
+    for name in FILES[agent]:
+        data = (home / name).read_bytes()
+        if b"\n" in original[name]:
+            assert data.count(b"\n") == data.count(b"\r\n"), name  # no bare LF added
+    assert integrate(home, agent, "--uninstall").returncode == 0
+    assert snapshot(home) == original
+
+
 def test_a_symlinked_settings_file_is_edited_where_it_points(home: Path) -> None:
     """Dotfiles: the link stays a link, and the file it names gets our entries."""
     dotfiles = home / "dotfiles" / "gemini.json"
