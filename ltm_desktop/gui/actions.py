@@ -301,38 +301,36 @@ class MemoryActions(QObject):
     # -- undo -------------------------------------------------------------
 
     def undo(self) -> None:
-        entry = self._undo.pop()
-        if entry is None:
-            self.message.emit("Nothing to undo.")
-            return
-        handler = self.undo_handlers.get(type(entry.writes[0])) if entry.writes else None
-        if handler is not None:
-            handler(entry)
-            return
-        writes = [w for w in entry.writes if isinstance(w, ops.Write)]
-
-        def undone(outcome: ops.BulkOutcome) -> None:
-            if outcome.done:
-                self._undo.push_redo(UndoEntry(entry.label, ops.inverse(outcome)))
-
-        self._write(writes, f"undo {entry.label}", f"Undone: {entry.label}.", on_done=undone)
+        self._replay("undo", self._undo.pop(), self.undo_handlers)
 
     def redo(self) -> None:
-        entry = self._undo.pop_redo()
+        self._replay("redo", self._undo.pop_redo(), self.redo_handlers)
+
+    def _replay(
+        self, mode: str, entry: UndoEntry | None, handlers: dict[type, Callable[[UndoEntry], None]]
+    ) -> None:
+        """Write an undo (or redo) entry back; what it did goes on the other stack (an
+        entry of another kind, such as the Inbox's, goes to its own handler)."""
         if entry is None:
-            self.message.emit("Nothing to redo.")
+            self.message.emit(f"Nothing to {mode}.")
             return
-        handler = self.redo_handlers.get(type(entry.writes[0])) if entry.writes else None
+        handler = handlers.get(type(entry.writes[0])) if entry.writes else None
         if handler is not None:
             handler(entry)
             return
         writes = [w for w in entry.writes if isinstance(w, ops.Write)]
 
-        def redone(outcome: ops.BulkOutcome) -> None:
-            if outcome.done:
-                self._undo.push(UndoEntry(entry.label, ops.inverse(outcome)), keep_redo=True)
+        def replayed(outcome: ops.BulkOutcome) -> None:
+            if not outcome.done:
+                return
+            back = UndoEntry(entry.label, ops.inverse(outcome))
+            if mode == "undo":
+                self._undo.push_redo(back)
+            else:
+                self._undo.push(back, keep_redo=True)
 
-        self._write(writes, f"redo {entry.label}", f"Redone: {entry.label}.", on_done=redone)
+        done_text = f"{'Undone' if mode == 'undo' else 'Redone'}: {entry.label}."
+        self._write(writes, f"{mode} {entry.label}", done_text, on_done=replayed)
 
 
 def add_result_text(result: AddResult) -> str:
