@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from ltm_desktop.core.bulk import BATCH_SIZE
+from ltm_desktop.core.bulk import BATCH_SIZE, Change
 from ltm_desktop.core.errors import DatabaseBusy
 from ltm_desktop.core.records import ChangeEvent, ListQuery, Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService
@@ -43,9 +43,36 @@ def fill(service: MemoryService, project: str, count: int, **draft: Any) -> list
 
 def fill_trash(service: MemoryService, project: str, count: int = TRASHED) -> list[str]:
     memories = fill(service, project, count)
-    for memory in memories:
-        service.remove(memory.id, "agent")
+    removed = service.write_many([Change(m.id, "remove", m.updated_at) for m in memories], "agent")
+    assert len(removed.done) == count
     return [m.id for m in memories]
+
+
+@pytest.fixture
+def trash_window(
+    small_pages: None,
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    service: MemoryService,
+    billing: str,
+) -> tuple[MainWindow, list[str]]:
+    """A window on the Trash tab of a scope with TRASHED memories in the Trash (and their ids)."""
+    ids = fill_trash(service, billing)
+    window = make_window(service, scope=billing)
+    open_trash(qtbot, window, TRASHED)
+    return window, ids
+
+
+@pytest.fixture
+def stale_window(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: FakeClock
+) -> tuple[MainWindow, list[Memory]]:
+    """A window on the Stale tab of a scope with STALE stale memories (and them)."""
+    memories = fill(service, billing, STALE, importance=1)
+    clock.advance(days=61)
+    window = make_window(service, scope=billing)
+    open_stale(qtbot, window)
+    return window, memories
 
 
 def in_trash(service: MemoryService, project: str) -> int:
@@ -81,13 +108,13 @@ def said(window: MainWindow) -> list[str]:
     return messages
 
 
-@pytest.mark.usefixtures("small_pages")
 def test_erasing_a_selection_wider_than_the_rows_read_erases_all_of_it(
-    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+    qtbot: QtBot,
+    trash_window: tuple[MainWindow, list[str]],
+    service: MemoryService,
+    billing: str,
 ) -> None:
-    ids = fill_trash(service, billing)
-    window = make_window(service, scope=billing)
-    open_trash(qtbot, window, TRASHED)
+    window, ids = trash_window
     trash = window.trash
     assert len(trash.model.cached_pages()) < TRASHED // 50  # most rows are not read
     messages = said(window)
@@ -101,13 +128,13 @@ def test_erasing_a_selection_wider_than_the_rows_read_erases_all_of_it(
     qtbot.waitUntil(lambda: trash.model.rowCount() == 0)
 
 
-@pytest.mark.usefixtures("small_pages")
 def test_a_wide_selection_counts_every_row_and_names_only_memories_read(
-    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+    qtbot: QtBot,
+    trash_window: tuple[MainWindow, list[str]],
+    service: MemoryService,
+    billing: str,
 ) -> None:
-    fill_trash(service, billing)
-    window = make_window(service, scope=billing)
-    open_trash(qtbot, window, TRASHED)
+    window, _ = trash_window
     trash = window.trash
     trash.view.selectAll()
     assert trash.selected_count() == TRASHED
@@ -118,13 +145,13 @@ def test_a_wide_selection_counts_every_row_and_names_only_memories_read(
     assert trash.restore_button.isEnabled()
 
 
-@pytest.mark.usefixtures("small_pages")
 def test_restoring_a_selection_wider_than_the_rows_read_restores_all_of_it(
-    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+    qtbot: QtBot,
+    trash_window: tuple[MainWindow, list[str]],
+    service: MemoryService,
+    billing: str,
 ) -> None:
-    fill_trash(service, billing)
-    window = make_window(service, scope=billing)
-    open_trash(qtbot, window, TRASHED)
+    window, _ = trash_window
     window.trash.view.selectAll()
     window.trash.restore_button.click()
     qtbot.waitUntil(lambda: service.count_memories(billing) == TRASHED, timeout=20_000)
@@ -135,25 +162,25 @@ def test_restoring_a_selection_wider_than_the_rows_read_restores_all_of_it(
     qtbot.waitUntil(lambda: in_trash(service, billing) == TRASHED, timeout=20_000)
 
 
-@pytest.mark.usefixtures("small_pages")
 def test_empty_trash_names_how_many_it_erases(
-    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+    qtbot: QtBot,
+    trash_window: tuple[MainWindow, list[str]],
+    service: MemoryService,
+    billing: str,
 ) -> None:
-    fill_trash(service, billing)
-    window = make_window(service, scope=billing)
-    open_trash(qtbot, window, TRASHED)
+    window, _ = trash_window
     window.trash.erase.empty_button.click()
     assert f"all {TRASHED} memories" in confirm(qtbot, window)
     qtbot.waitUntil(lambda: in_trash(service, billing) == 0, timeout=20_000)
 
 
-@pytest.mark.usefixtures("small_pages")
 def test_a_trash_that_changed_while_selecting_is_said_and_nothing_is_done(
-    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+    qtbot: QtBot,
+    trash_window: tuple[MainWindow, list[str]],
+    service: MemoryService,
+    billing: str,
 ) -> None:
-    fill_trash(service, billing)
-    window = make_window(service, scope=billing)
-    open_trash(qtbot, window, TRASHED)
+    window, _ = trash_window
     window.ctx.bridge.stop()  # the list does not hear of the next removal
     service.remove(fill(service, billing, 1, title="Late")[0].id, "agent")
     messages = said(window)
@@ -165,15 +192,16 @@ def test_a_trash_that_changed_while_selecting_is_said_and_nothing_is_done(
     assert window.trash.erase.confirmation is None
 
 
-@pytest.mark.usefixtures("small_pages")
 def test_an_erase_stopped_part_way_says_how_many_were_erased(
-    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+    qtbot: QtBot,
+    trash_window: tuple[MainWindow, list[str]],
+    service: MemoryService,
+    billing: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fill_trash(service, billing)
-    window = make_window(service, scope=billing)
-    open_trash(qtbot, window, TRASHED)
+    window, _ = trash_window
     messages = said(window)
-    Counted(service, fail_at=2)  # the second batch cannot start
+    Counted(monkeypatch, service, fail_at=2)  # the second batch cannot start
     window.trash.view.selectAll()
     window.trash.erase.erase_button.click()
     confirm(qtbot, window)
@@ -187,14 +215,15 @@ def test_an_erase_stopped_part_way_says_how_many_were_erased(
 
 
 def test_a_remove_stopped_part_way_keeps_what_was_done_undoable(
-    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: FakeClock
+    qtbot: QtBot,
+    stale_window: tuple[MainWindow, list[Memory]],
+    service: MemoryService,
+    billing: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fill(service, billing, STALE, importance=1)
-    clock.advance(days=61)
-    window = make_window(service, scope=billing)
-    open_stale(qtbot, window)
+    window, _ = stale_window
     messages = said(window)
-    Counted(service, fail_at=2)
+    Counted(monkeypatch, service, fail_at=2)
     window.stale.select_all.click()
     window.stale.remove_button.click()
     qtbot.waitUntil(
@@ -211,9 +240,12 @@ def test_a_remove_stopped_part_way_keeps_what_was_done_undoable(
 
 class Counted:
     """Counts the write transactions and the change notifications of the service;
-    ``fail_at``: the n-th transaction fails to start (another program holds the lock)."""
+    ``fail_at``: the n-th transaction fails to start (another program holds the lock).
+    The methods are put back when the test ends (``monkeypatch``)."""
 
-    def __init__(self, service: MemoryService, fail_at: int | None = None) -> None:
+    def __init__(
+        self, monkeypatch: pytest.MonkeyPatch, service: MemoryService, fail_at: int | None = None
+    ) -> None:
         self.transactions = self.notifications = 0
         write, publish = service.store.write, service.events.publish
 
@@ -227,20 +259,21 @@ class Counted:
             self.notifications += 1
             publish(events)
 
-        service.store.write = counted_write  # type: ignore[method-assign]
-        service.events.publish = counted_publish  # type: ignore[method-assign]
+        monkeypatch.setattr(service.store, "write", counted_write)
+        monkeypatch.setattr(service.events, "publish", counted_publish)
 
 
 def test_removing_many_stale_memories_is_batched_shows_progress_and_undoes_at_once(
-    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: FakeClock
+    qtbot: QtBot,
+    stale_window: tuple[MainWindow, list[Memory]],
+    service: MemoryService,
+    billing: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    memories = fill(service, billing, STALE, importance=1)
-    clock.advance(days=61)
-    window = make_window(service, scope=billing)
-    open_stale(qtbot, window)
+    window, memories = stale_window
     stale = window.stale
     messages = said(window)
-    counted = Counted(service)
+    counted = Counted(monkeypatch, service)
     stale.select_all.click()
     stale.remove_button.click()
     qtbot.waitUntil(lambda: service.count_memories(billing) == 0, timeout=20_000)
@@ -261,12 +294,12 @@ def test_removing_many_stale_memories_is_batched_shows_progress_and_undoes_at_on
 
 
 def test_the_stale_buttons_wait_while_a_bulk_action_runs(
-    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: FakeClock
+    qtbot: QtBot,
+    stale_window: tuple[MainWindow, list[Memory]],
+    service: MemoryService,
+    billing: str,
 ) -> None:
-    fill(service, billing, STALE, importance=1)
-    clock.advance(days=61)
-    window = make_window(service, scope=billing)
-    open_stale(qtbot, window)
+    window, _ = stale_window
     stale = window.stale
     states: list[tuple[bool, bool, bool]] = []  # (writing, Remove, Keep) as writes start, end
 
