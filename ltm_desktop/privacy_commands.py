@@ -113,7 +113,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for problem in found.problems:
         _say(f"problem: {problem}")
     _say(
-        f"{kind} of {service.store.location}: {len(found.problems)} problem(s); "
+        f"{kind} of {service.database_location}: {len(found.problems)} problem(s); "
         f"{found.events:,} audit events, head {found.head[:16] or '-'}"
     )
     return EXIT_PROBLEMS if found.problems else 0

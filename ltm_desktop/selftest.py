@@ -64,8 +64,8 @@ class SelfTest:
 
     def open_data(self) -> str:
         self.opened = open_service(self.root / "data", self.root / "config.toml")
-        store = self.service.store
-        return f"{store.location} (schema v{store.schema_version})"
+        service = self.service
+        return f"{service.database_location} (schema v{service.schema_version})"
 
     def start_api(self) -> str:
         self.api = ServerThread(

@@ -49,7 +49,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     problems = service.memory_md_problems()
     warn([p.describe() for p in problems])
     try:
-        state = service.store.health()
+        state = service.database_health()
         scopes: list[dict[str, Any]] = []
         for project, active in service.projects():
             stats = service.stats(project.project_id)
@@ -68,10 +68,10 @@ def cmd_status(args: argparse.Namespace) -> int:
         report: dict[str, Any] = {
             "version": __version__,
             "data_dir": str(service.paths.data_dir),
-            "db_path": service.store.location,
+            "db_path": service.database_location,
             "database_exists": True,
             "socket": socket,
-            "schema_version": service.store.schema_version,
+            "schema_version": service.schema_version,
             "synchronous": state.synchronous,
             "problems": list(state.problems),
             "config_path": str(opened.config_path),

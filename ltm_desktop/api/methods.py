@@ -75,8 +75,8 @@ def memory_id(p: Params) -> str:
 @method("health", inline=True)
 def health(d: Dispatcher, p: Params, s: Session) -> Any:
     p.done()
-    store = d.service.store
-    state = store.health()
+    service = d.service
+    state = service.database_health()
     backend = d.service.backend.health()
     return {
         "ok": state.ok and backend.ok,
@@ -85,8 +85,8 @@ def health(d: Dispatcher, p: Params, s: Session) -> Any:
         "detail": backend.detail,
         "version": __version__,
         "protocol": PROTOCOL_VERSION,
-        "schema_version": store.schema_version,
-        "db_path": store.location,
+        "schema_version": service.schema_version,
+        "db_path": service.database_location,
         "synchronous": state.synchronous,
         "problems": list(state.problems),
         "memory_md_problems": [

@@ -22,6 +22,7 @@ from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.bulk_service import BulkWrites
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.curation import Curation
+from ltm_desktop.core.database_info import DatabaseInfo, MemoryMdStatus
 from ltm_desktop.core.errors import Conflict, InvalidInput, ObservationOff
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.file_aware import FileAware
@@ -43,7 +44,6 @@ from ltm_desktop.core.records import (
     ListQuery,
     Memory,
     MemoryDraft,
-    MemoryMdProblem,
     Observation,
     PrecisInfo,
     Project,
@@ -69,7 +69,7 @@ SYSTEM_ACTOR = "system"
 
 class MemoryService(
     SearchReads, HistoryReads, ObservationReads, InboxService, TransferService, Curation,
-    Switches, FileAware, PrivacyService, BulkWrites,
+    Switches, FileAware, PrivacyService, BulkWrites, DatabaseInfo, MemoryMdStatus,
 ):  # fmt: skip
     """Thread-safe access to one data directory's memories."""
 
@@ -144,19 +144,6 @@ class MemoryService(
                 log.warning("could not %s at close: %s", doing, exc)
         with self._write_lock:
             self.store.close()
-
-    def memory_md_problems(self) -> list[MemoryMdProblem]:
-        """Scopes whose MEMORY.md is out of date because it could not be written."""
-        return self.views.problems()
-
-    def settle_views(self, timeout: float) -> bool:
-        """Wait until the MEMORY.md files of the scopes written so far are regenerated
-        (not a global write's fan-out to every project); False on timeout."""
-        return self.views.settle(timeout)
-
-    def flush_views(self, timeout: float = 10.0) -> bool:
-        """Wait until every MEMORY.md reflects the writes made so far; False on timeout."""
-        return self.views.flush(timeout)
 
     def _write_uses(self, uses: dict[str, tuple[int, float]]) -> None:
         counted = {i: (count, at, ranking.heat(count, at)) for i, (count, at) in uses.items()}

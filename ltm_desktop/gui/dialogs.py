@@ -170,7 +170,7 @@ class AboutDialog(QDialog):
             (
                 ("Version", __version__),
                 ("Data folder", str(self.data_dir)),
-                ("Database", service.store.location),
+                ("Database", service.database_location),
                 ("Last backup", last_backup_label(self.data_dir)),
             )
         ):

@@ -9,7 +9,6 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QWidget
 
-from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.records import MemoryMdProblem
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.banner import Banner
@@ -46,7 +45,9 @@ class MemoryMdWarning(Banner):
         self._service = service
         self._runner = runner
         self._received.connect(self.on_problems, Qt.ConnectionType.QueuedConnection)
-        self._unsubscribe: Callable[[], None] | None = service.views.subscribe(self._received.emit)
+        self._unsubscribe: Callable[[], None] | None = service.subscribe_memory_md_problems(
+            self._received.emit
+        )
         self.on_problems(service.memory_md_problems())
 
     def stop(self) -> None:
@@ -72,10 +73,7 @@ class MemoryMdWarning(Banner):
         self.show()  # the banner hides on any choice; the problem is still there
 
     def _scope_name(self, project_id: str) -> str:
-        try:  # one indexed row; a name reads better than an id
-            return self._service.store.get_project(project_id).name
-        except LtmError:
-            return project_id
+        return self._service.project_name(project_id)  # a name reads better than an id
 
     def retry(self) -> None:
-        self._runner.run(self._service.views.retry_now, self.on_problems)
+        self._runner.run(self._service.retry_memory_md, self.on_problems)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -265,6 +266,33 @@ def test_only_the_composition_root_opens_the_store() -> None:
             if dotted != "ltm_desktop.store" or str(relative) != COMPOSITION_ROOT:
                 problems.append(f"{relative} imports {dotted}")
     assert problems == []
+
+
+def store_reached_through_a_service(path: Path) -> list[str]:
+    """Lines of ``path`` that read ``<something>.service.store`` or ``service.store``."""
+    found = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if re.search(r"service\.(store|views)\b", line):
+            found.append(f"{path.name}:{number}: {line.strip()}")
+    return found
+
+
+def test_only_the_core_reaches_into_the_services_store() -> None:
+    """The API, command line, agent code and window ask the service (DatabaseInfo...),
+    never its store or its MEMORY.md writer: the rules stay behind one facade."""
+    problems = []
+    for path in python_files():
+        if path.relative_to(PACKAGE).parts[0] != "core":
+            problems += store_reached_through_a_service(path)
+    assert problems == []
+
+
+def test_the_facade_checker_catches_a_reach_past_it(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("name = self._service.store.get_project(pid).name\n")
+    assert store_reached_through_a_service(bad) == [
+        "bad.py:1: name = self._service.store.get_project(pid).name"
+    ]
 
 
 def test_the_store_serves_every_order_the_core_accepts() -> None:
