@@ -8,6 +8,7 @@ here never makes the person's next action on that memory a conflict.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +27,7 @@ from ltm_desktop.gui.undo import UndoEntry, UndoStack
 Done = Callable[[Any], None]
 Failed = Callable[[BaseException], None]
 MakeUndo = Callable[[ops.BulkOutcome], UndoEntry]
+KNOWN_WRITES = 50_000  # versions of our own writes remembered (a bulk action: 500 a batch)
 
 
 def _versions(memories: list[Memory]) -> ops.Versions:
@@ -73,8 +75,9 @@ class MemoryActions(QObject):
         self._undo = undo
         self._errors = errors
         self.conflicts = ConflictResolver(errors, self)
-        # (memory id, a version in milliseconds) -> the version a write of ours made of it
-        self._next: dict[tuple[str, int], float] = {}
+        # (memory id, a version in milliseconds) -> the version a write of ours made of it;
+        # the newest KNOWN_WRITES only (one per write for the whole session otherwise)
+        self._next: OrderedDict[tuple[str, int], float] = OrderedDict()
         # Undo and redo entries whose writes are not memory writes (the inbox's), by type.
         self.undo_handlers: dict[type, Callable[[UndoEntry], None]] = {}
         self.redo_handlers: dict[type, Callable[[UndoEntry], None]] = {}
@@ -96,6 +99,8 @@ class MemoryActions(QObject):
         """Our write turned version ``before`` of the memory into ``after``."""
         if millis(after) != millis(before):
             self._next[(memory_id, millis(before))] = after
+            if len(self._next) > KNOWN_WRITES:  # forgotten: a write from a view that old
+                self._next.popitem(last=False)  # is refused as a conflict, never lost
 
     def _remember(self, outcome: ops.BulkOutcome) -> None:
         for write, memory in zip(outcome.writes, outcome.done, strict=True):

@@ -3,11 +3,13 @@ overwritten by an undo, a revert, a restore or a stale-list action; the person c
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QItemSelectionModel
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import AuditAction, Memory
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui import actions
 from ltm_desktop.gui.main_window import TAB_HISTORY, TAB_STALE, TAB_TRASH, MainWindow
 from tests.conftest import FakeClock
 from tests.gui.conftest import WindowFactory, add, conflict_dialog, wait_idle
@@ -219,3 +221,16 @@ def test_a_bulk_action_asks_once_for_every_memory_that_changed(
     assert not any(service.get(m.id).disabled for m in memories)
     dialog.overwrite_button.click()
     qtbot.waitUntil(lambda: all(service.get(m.id).disabled for m in memories))
+
+
+def test_the_versions_of_our_own_writes_are_remembered_within_a_bound(
+    make_window: WindowFactory, service: MemoryService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One entry per write for the whole session grew without end; the oldest go first
+    (a write from a view that old is then refused as a conflict, never lost)."""
+    monkeypatch.setattr(actions, "KNOWN_WRITES", 3)
+    memory_actions = make_window(service).memory_actions
+    for version in range(1, 6):  # our writes made version 1 into 2, 2 into 3, ... 5 into 6
+        memory_actions.note_written("mem_1", float(version), float(version + 1))
+    assert memory_actions.latest("mem_1", 3.0) == 6.0  # the newest three are followed
+    assert memory_actions.latest("mem_1", 1.0) == 1.0  # 1 -> 2 and 2 -> 3 are forgotten
