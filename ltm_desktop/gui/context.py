@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
@@ -37,8 +38,20 @@ class ScopeState(QObject):
             self.scope_changed.emit(project_id)
 
 
-class Prompter:
-    """Questions that need an answer before going on (replaceable in tests)."""
+class Prompter(Protocol):
+    """Questions that need an answer before going on (tests answer them without a dialog)."""
+
+    def unsaved_changes(self, parent: QWidget, title: str) -> str:
+        """``save``, ``discard`` or ``cancel``."""
+        ...
+
+    def confirm_import(self, parent: QWidget, preview: str) -> bool:
+        """Whether to import what ``preview`` describes."""
+        ...
+
+
+class DialogPrompter:
+    """The questions asked with message boxes."""
 
     def unsaved_changes(self, parent: QWidget, title: str) -> str:
         """``save``, ``discard`` or ``cancel``."""
@@ -57,6 +70,12 @@ class Prompter:
         if answer == QMessageBox.StandardButton.Save:
             return "save"
         return "discard" if answer == QMessageBox.StandardButton.Discard else "cancel"
+
+    def confirm_import(self, parent: QWidget, preview: str) -> bool:
+        answer = QMessageBox.question(
+            parent, "Import memories", f"{preview}\n\nImport these memories?"
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
 
 @dataclass

@@ -23,7 +23,7 @@ from ltm_desktop.gui.activity_panel import ActivityPanel
 from ltm_desktop.gui.api_status import ApiStatus
 from ltm_desktop.gui.bridge import ServiceBridge
 from ltm_desktop.gui.bulk_curation import BulkCuration
-from ltm_desktop.gui.context import AppContext, Prompter, ScopeState
+from ltm_desktop.gui.context import AppContext, DialogPrompter, ScopeState
 from ltm_desktop.gui.context_menus import ContextMenus
 from ltm_desktop.gui.dialogs import AboutDialog, ConnectDialog, open_folder
 from ltm_desktop.gui.editor_panel import EditorPanel
@@ -71,7 +71,7 @@ def build_context(
         undo=UndoStack(parent),
         scope=ScopeState(parent),
         settings=settings,
-        prompter=Prompter(),
+        prompter=DialogPrompter(),
         api=api,
         data_dir_label=label,
     )

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ltm_desktop import __version__
 from ltm_desktop.core import exporting, importing
@@ -79,7 +79,8 @@ class TransferLauncher(QObject):
         )
 
     def _confirm(self, paths: Sequence[Path], reports: list[ImportReport]) -> None:
-        if not self.confirm_import("\n".join(preview_text(r) for r in reports)):
+        preview = "\n".join(preview_text(r) for r in reports)
+        if not self.ctx.prompter.confirm_import(self._window, preview):
             self.message.emit("Nothing was imported.")
             return
         service, scope = self.ctx.service, self.ctx.scope.project_id
@@ -88,13 +89,6 @@ class TransferLauncher(QObject):
             lambda done: self.message.emit(" ".join(r.summary() + "." for r in done)),
             lambda exc: self._failed(exc, "import"),
         )
-
-    def confirm_import(self, preview: str) -> bool:
-        """Ask before writing (tests replace this)."""
-        answer = QMessageBox.question(
-            self._window, "Import memories", f"{preview}\n\nImport these memories?"
-        )
-        return answer == QMessageBox.StandardButton.Yes
 
     # -- backup ---------------------------------------------------------------------
 

@@ -46,15 +46,26 @@ class FakeApi:
 
 
 class AutoPrompter:
-    """Answers the "unsaved changes" question without a modal dialog."""
+    """Answers the window's questions without a modal dialog; ``on_import`` is called
+    with an import's preview before the answer is given."""
 
-    def __init__(self, answer: str = "discard") -> None:
-        self.answer = answer
+    def __init__(
+        self,
+        answer: str = "discard",
+        import_answer: bool = True,
+        on_import: Callable[[str], None] | None = None,
+    ) -> None:
+        self.answer, self.import_answer, self.on_import = answer, import_answer, on_import
         self.asked: list[str] = []
 
     def unsaved_changes(self, parent: Any, title: str) -> str:
         self.asked.append(title)
         return self.answer
+
+    def confirm_import(self, parent: Any, preview: str) -> bool:
+        if self.on_import is not None:
+            self.on_import(preview)
+        return self.import_answer
 
 
 def add(
@@ -107,7 +118,7 @@ def make_window(
         if scope is not None:
             gui_settings.setValue("scope", scope)
         window = MainWindow(service, settings=gui_settings, data_dir_label="test data", api=api)
-        window.ctx.prompter = AutoPrompter()  # type: ignore[assignment]
+        window.ctx.prompter = AutoPrompter()
         qtbot.addWidget(window)
         windows.append(window)
         window.show()

@@ -14,7 +14,7 @@ from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.dialogs import AboutDialog
 from ltm_desktop.gui.transfer_launcher import export_all, import_files, preview_text
 from tests.conftest import ServiceFactory
-from tests.gui.conftest import WindowFactory, add, wait_idle
+from tests.gui.conftest import AutoPrompter, WindowFactory, add, wait_idle
 
 CLAUDE_MD = "# Notes\n\n## Style\n- Tabs, never spaces\n- Line length is 100\n"
 
@@ -53,12 +53,11 @@ def test_import_previews_before_it_writes(
     window = make_window(service, scope=billing)
     previews: list[str] = []
 
-    def answer(preview: str) -> bool:
+    def asked(preview: str) -> None:
         previews.append(preview)
         assert service.count_memories(billing) == 1  # nothing written before the answer
-        return confirm
 
-    window.transfer.confirm_import = answer  # type: ignore[method-assign]
+    window.ctx.prompter = AutoPrompter(import_answer=confirm, on_import=asked)
     messages: list[str] = []
     window.transfer.message.connect(messages.append)
     window.transfer.preview([source])

@@ -142,7 +142,7 @@ def test_closing_with_unsaved_edits_asks(
     qtbot.waitUntil(lambda: window.editor.memory_id == memory.id)
     window.editor.form.content.setPlainText("Edited but not saved")
     prompter = AutoPrompter("cancel")
-    window.ctx.prompter = prompter  # type: ignore[assignment]
+    window.ctx.prompter = prompter
     window.close()
     assert prompter.asked
     assert window.isVisible()
