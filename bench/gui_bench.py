@@ -1,11 +1,13 @@
 """GUI benchmark on a 100,000-memory project: first page, search latency, scroll to end
 (End key) and scroll-bar jumps, the longest UI-thread pass while typing, scrolling and switching
-projects, what live writes (an agent adding memories) cost the window, peak RSS.
+projects, what live writes (an agent adding memories) cost the window, Select all over as
+many rows, peak RSS.
 
-    .venv/bin/python bench/gui_bench.py [--memories 100000] [--keep DIR] [--only live]
+    .venv/bin/python bench/gui_bench.py [--memories 100000] [--keep DIR] [--only live|select]
 
 ``--only live`` runs the live-write part alone (with ``--keep``, quick to repeat: run it on
-an older checkout too, with this file copied in, to compare the figures).
+an older checkout too, with this file copied in, to compare the figures); ``--only
+select`` the Select all part.
 
 The database is built in a child process (so this process's peak RSS is the GUI's),
 or reused from ``--keep DIR``. Each figure is printed next to a baseline measured in
@@ -212,6 +214,43 @@ class CountingFetcher:
         return self._inner.total()
 
 
+def select_all(app: object, rows: int) -> None:
+    """Select all in a view of ``rows`` rows: Qt's defaults (its header asks, per column,
+    whether every row is selected, walking them all through Python) against a view set up
+    by ``configure_table``, as every list of the app is; the longest UI-thread pass."""
+    from PySide6.QtCore import QAbstractTableModel, QModelIndex
+    from PySide6.QtWidgets import QTableView
+
+    from ltm_desktop.gui.view_state import configure_table
+
+    class Rows(QAbstractTableModel):
+        def rowCount(self, parent: Any = QModelIndex()) -> int:  # noqa: B008
+            return 0 if parent.isValid() else rows
+
+        def columnCount(self, parent: Any = QModelIndex()) -> int:  # noqa: B008
+            return 0 if parent.isValid() else 7
+
+        def data(self, index: Any, role: int = 0) -> Any:
+            return f"memory {index.row()}" if role == 0 else None
+
+    passes = []
+    for configured in (False, True):
+        view = QTableView()
+        view.setModel(Rows())
+        if configured:
+            configure_table(view)
+        view.resize(900, 600)
+        view.show()
+        run_for(app, 0.2)
+        STALLS.clear()
+        view.selectAll()
+        run_for(app, 0.3)
+        passes.append(STALLS.wall)
+        view.close()
+    row(f"select all over {rows:,} rows (longest pass)", passes[1], passes[0], "ms",
+        "baseline: Qt's default header; target < 50 ms")  # fmt: skip
+
+
 def live_writes(app: object, window: Any, service: MemoryService, project: str) -> None:
     """An agent writes memories into the project shown (from another thread, as the agent
     API server does), with the MEMORY.md tab open: at 1 write/s and 5 writes/s, the list
@@ -287,7 +326,7 @@ def main() -> int:
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", metavar="DIR", help="build into / reuse this data dir")
-    parser.add_argument("--only", choices=["live"], help="run only this part")
+    parser.add_argument("--only", choices=["live", "select"], help="run only this part")
     parser.add_argument("--build-only", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.build_only:
@@ -370,6 +409,11 @@ def run(data_dir: Path, only: str | None = None) -> int:
               f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")  # fmt: skip
         print("  (baseline = the same data through MemoryService alone, same run)")
         row("launch -> first page painted", first_page, base_first, "ms", "target < 1500 ms")
+        if only == "select":
+            select_all(app, table.model.total or 0)
+            window.close()
+            service.close()
+            return 0
         if only == "live":
             live_writes(app, window, service, project)
             window.close()
@@ -475,6 +519,7 @@ def run(data_dir: Path, only: str | None = None) -> int:
         model.sort(COL_IMPORTANCE, Qt.SortOrder.DescendingOrder)
         wait(app, window.is_idle)
         switching(app, window, service, project)
+        select_all(app, total)
         live_writes(app, window, service, project)
         window.close()
     peak = rss_mb()
