@@ -31,7 +31,7 @@ def conflict_data(exc: Conflict) -> dict[str, Any] | None:
     if exc.other_id:
         data["other_id"] = exc.other_id
     if exc.reason:
-        data["reason"] = exc.reason
+        data["reason"] = exc.reason.value
     if exc.current is not None:
         data["memory"] = serialize.memory(exc.current)
     return data or None

@@ -15,7 +15,7 @@ from typing import Any
 
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
 from ltm_desktop.core.bulk import each_alone
-from ltm_desktop.core.errors import Conflict, LtmError
+from ltm_desktop.core.errors import Conflict, ConflictReason, LtmError
 from ltm_desktop.core.records import AuditAction, Memory
 
 
@@ -29,7 +29,7 @@ def erase_memory(txn: WriteTxn, memory_id: str, actor: str, now: float) -> Memor
     if not memory.disabled:
         raise Conflict(
             f"memory {memory_id} is not in the trash; remove it first, then erase it",
-            reason="active",
+            reason=ConflictReason.ACTIVE,
             current=memory,
         )
     stone = tombstone(actor, now)

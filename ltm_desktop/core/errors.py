@@ -7,6 +7,7 @@ escapes the core is a bug.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -56,13 +57,39 @@ class NotFound(LtmError, LookupError):
     """No memory, observation or project has the given id."""
 
 
+class ConflictReason(StrEnum):
+    """Why a write was refused, for programs (the API sends the value as ``reason``)."""
+
+    STALE = "stale"  # the caller's version is not the stored one
+    REMOVED = "removed"  # the memory is in the trash
+    ACTIVE = "active"  # the memory is not in the trash (an erase)
+    DUPLICATE = "duplicate"  # another active memory of the scope has the content
+    NOT_EXTRACTED = "not_extracted"  # a memory no extraction added (the inbox's undo)
+    ALREADY_ACTIVE = "already_active"
+    ALREADY_REMOVED = "already_removed"
+    ALREADY_PROPOSED = "already_proposed"
+    ALREADY_APPROVED = "already_approved"
+    ALREADY_REJECTED = "already_rejected"
+    ALREADY_REVIEWED = "already_reviewed"
+    ALREADY_UNREVIEWED = "already_unreviewed"
+
+    @classmethod
+    def already(cls, state: str) -> ConflictReason:
+        """The item is already in ``state`` (``active``, ``removed``, a proposal's state)."""
+        return cls(f"already_{state}")
+
+    @property
+    def is_already(self) -> bool:
+        """Another writer did what was asked: nothing is lost by not writing."""
+        return self.value.startswith("already_")
+
+
 class Conflict(LtmError):
     """The write would break a rule, e.g. duplicate another active memory.
 
     Attributes:
         other_id: the other memory involved (the one that already has the content).
-        reason: why, for programs: ``stale``, ``removed``, ``already_removed``,
-            ``already_active`` or ``duplicate`` (None for conflicts of other writes).
+        reason: why, for programs (None for conflicts of other writes).
         current: the memory as it is stored now, so the caller can show or retry.
     """
 
@@ -71,7 +98,7 @@ class Conflict(LtmError):
         message: str,
         other_id: str | None = None,
         *,
-        reason: str | None = None,
+        reason: ConflictReason | None = None,
         current: Memory | None = None,
     ) -> None:
         super().__init__(message)

@@ -20,7 +20,7 @@ from typing import Any
 
 from ltm_desktop.core import writing
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
-from ltm_desktop.core.errors import Conflict, StaleEdit
+from ltm_desktop.core.errors import Conflict, ConflictReason, StaleEdit
 from ltm_desktop.core.proposals import (
     PROPOSAL_PREFIX,
     Decision,
@@ -74,7 +74,7 @@ def _check_version(proposal: Proposal, expected_updated_at: float | None) -> Non
         raise StaleEdit(
             f"proposal {proposal.id} was changed by someone else since you read it; "
             "nothing was written: read it again, then retry",
-            reason="stale",
+            reason=ConflictReason.STALE,
         )
 
 
@@ -82,7 +82,7 @@ def _check_state(proposal: Proposal, wanted: tuple[ProposalState, ...]) -> None:
     if proposal.state not in wanted:
         raise Conflict(
             f"proposal {proposal.id} is already {proposal.state.value}",
-            reason=f"already_{proposal.state.value}",
+            reason=ConflictReason.already(proposal.state.value),
         )
 
 
@@ -136,13 +136,13 @@ def _check_unreviewed(memory: Memory) -> None:
     if memory.disabled:
         raise Conflict(
             f"memory {memory.id} is in the trash; it is not in the inbox",
-            reason="removed",
+            reason=ConflictReason.REMOVED,
             current=memory,
         )
     if memory.review_state is None:
         raise Conflict(
             f"memory {memory.id} is not waiting for review",
-            reason="already_reviewed",
+            reason=ConflictReason.ALREADY_REVIEWED,
             current=memory,
         )
 
@@ -294,7 +294,7 @@ def _undo_approval(
         raise Conflict(
             f"memory {memory.id}, added by approving proposal {proposal.id}, was changed "
             "since; nothing was written: remove that memory instead",
-            reason="stale",
+            reason=ConflictReason.STALE,
             current=memory,
         )
     removed = writing.set_disabled(txn, memory.id, True, actor, now)
@@ -317,7 +317,7 @@ def _reopen_memory(
     if before.provenance is None:
         raise Conflict(
             f"memory {memory_id} was not extracted; only extracted memories go to the inbox",
-            reason="not_extracted",
+            reason=ConflictReason.NOT_EXTRACTED,
             current=before,
         )
     if before.disabled:  # a rejected one: restore it, still unreviewed
@@ -328,7 +328,7 @@ def _reopen_memory(
     else:
         raise Conflict(
             f"memory {memory_id} is already waiting for review",
-            reason="already_unreviewed",
+            reason=ConflictReason.ALREADY_UNREVIEWED,
             current=before,
         )
     decision = Decision(memory_id, "memory", after.title, after.updated_at, memory=after)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from ltm_desktop.core import rules, writing
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
 from ltm_desktop.core.backfill import Backfill
-from ltm_desktop.core.errors import Conflict, InvalidInput
+from ltm_desktop.core.errors import Conflict, ConflictReason, InvalidInput
 from ltm_desktop.core.records import (
     AddResult,
     AddStatus,
@@ -65,7 +65,7 @@ def transfer(
         check_version(source, expected)
         if source.disabled:
             raise Conflict(f"memory {memory_id} is in the trash; restore it first",
-                           reason="removed", current=source)  # fmt: skip
+                           reason=ConflictReason.REMOVED, current=source)  # fmt: skip
         if source.project_id == target:
             raise InvalidInput(f"memory {memory_id} is already in that scope", "project_id")
         result = writing.add_memory(txn, target, _draft(source), actor, now, screen=screen)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ltm_desktop.core.errors import InvalidInput, StaleEdit
+from ltm_desktop.core.errors import ConflictReason, InvalidInput, StaleEdit
 from ltm_desktop.core.records import Memory
 from ltm_desktop.core.rules import describe
 
@@ -42,7 +42,7 @@ def check_version(memory: Memory, expected_updated_at: float | None) -> None:
         raise StaleEdit(
             f"memory {memory.id} was changed by someone else since you read it; "
             "nothing was written: read it again, then retry",
-            reason="stale",
+            reason=ConflictReason.STALE,
             current=memory,
         )
 

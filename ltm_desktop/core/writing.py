@@ -16,7 +16,7 @@ from typing import Any
 
 from ltm_desktop.core.auditing import changed_fields, memory_snapshot
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
-from ltm_desktop.core.errors import Conflict
+from ltm_desktop.core.errors import Conflict, ConflictReason
 from ltm_desktop.core.injection import instruction_reason
 from ltm_desktop.core.records import (
     AddResult,
@@ -277,7 +277,7 @@ def update_memory(
     if before.disabled:
         raise Conflict(
             f"memory {memory_id} is in the trash; restore it before editing it",
-            reason="removed",
+            reason=ConflictReason.REMOVED,
             current=before,
         )
     after = replace(before, **changes)
@@ -294,7 +294,7 @@ def update_memory(
                 f"another active memory ({twin}) already has this content; "
                 "edit that one or change the text",
                 other_id=twin,
-                reason="duplicate",
+                reason=ConflictReason.DUPLICATE,
                 current=before,
             )
     after = replace(after, updated_at=next_version(before.updated_at, now))
@@ -332,7 +332,7 @@ def set_disabled(
         state = "removed" if disabled else "active"
         raise Conflict(
             f"memory {memory_id} is already {state}",
-            reason=f"already_{state}",
+            reason=ConflictReason.already(state),
             current=before,
         )
     if disabled:
@@ -345,7 +345,7 @@ def set_disabled(
                 f"cannot restore {memory_id}: an active memory ({twin}) now has the same "
                 "content; remove that one first",
                 other_id=twin,
-                reason="duplicate",
+                reason=ConflictReason.DUPLICATE,
                 current=before,
             )
         expired = before.is_expired(now)

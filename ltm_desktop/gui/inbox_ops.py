@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ltm_desktop.core.errors import Conflict, LtmError, StorageError
+from ltm_desktop.core.errors import Conflict, ConflictReason, LtmError, StorageError
 from ltm_desktop.core.proposals import Decision
 from ltm_desktop.core.records import GUI_ACTOR
 from ltm_desktop.core.service import MemoryService
@@ -82,7 +82,7 @@ def run(service: MemoryService, writes: Iterable[InboxWrite]) -> InboxOutcome:
             outcome.stopped, outcome.not_done = exc, len(pending) - index
             break
         except Conflict as exc:
-            if exc.reason == "stale" or exc.reason and exc.reason.startswith("already_"):
+            if exc.reason is ConflictReason.STALE or (exc.reason and exc.reason.is_already):
                 outcome.changed.append((write.item_id, exc))
             else:
                 outcome.failed.append((write.item_id, exc))

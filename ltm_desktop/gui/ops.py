@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ltm_desktop.core.bulk import BATCH_SIZE, Change, Progress
-from ltm_desktop.core.errors import Conflict, LtmError
+from ltm_desktop.core.errors import Conflict, ConflictReason, LtmError
 from ltm_desktop.core.records import (
     EDITABLE_FIELDS,
     GUI_ACTOR,
@@ -33,7 +33,7 @@ from ltm_desktop.gui.errors import EditConflict
 ACTOR = GUI_ACTOR
 Versions = dict[str, float]  # memory id -> the updated_at the person last saw
 Action = Literal["update", "remove", "restore", "keep", "unreview"]
-SETTLED_BY_THE_PERSON = ("stale", "removed")  # conflict reasons a person can resolve
+SETTLED_BY_THE_PERSON = (ConflictReason.STALE, ConflictReason.REMOVED)  # a person can resolve
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class WriteConflict:
 
     write: Write
     current: Memory
-    reason: str
+    reason: ConflictReason
     since: tuple[AuditEvent, ...] = ()
 
     @property
@@ -100,7 +100,7 @@ def editable_values(memory: Memory, names: Iterable[str] = EDITABLE_FIELDS) -> d
 
 def conflict_of(service: MemoryService, write: Write, exc: Conflict) -> WriteConflict | None:
     """The conflict to put to the person, or None for one no choice can settle."""
-    if exc.reason not in SETTLED_BY_THE_PERSON or exc.current is None:
+    if exc.reason not in SETTLED_BY_THE_PERSON or exc.reason is None or exc.current is None:
         return None
     since = tuple(e for e in service.history(write.memory_id) if e.at > write.seen)
     return WriteConflict(write, exc.current, exc.reason, since)
