@@ -62,15 +62,17 @@ class Term:
 
     Attributes:
         words: the lower-cased words; more than one means they must be adjacent.
-        exact: match these words only (a quoted phrase); otherwise word forms match.
+        exact: match these words only (a quoted phrase, or CJK); otherwise word forms match.
         prefix: the last word matches any word it starts (``word*``).
         negated: memories containing this term are left out.
+        quoted: typed in quotes: the person asked for these very words.
     """
 
     words: tuple[str, ...]
     exact: bool = False
     prefix: bool = False
     negated: bool = False
+    quoted: bool = False
 
     @property
     def is_stop_word(self) -> bool:
@@ -104,6 +106,26 @@ class ParsedQuery:
     @property
     def is_empty(self) -> bool:
         return not self.positive
+
+    @property
+    def quoted(self) -> bool:
+        """Whether a phrase was typed in quotes: only memories holding it answer."""
+        return any(t.quoted for t in self.positive)
+
+
+def term_in(term: Term, text: str) -> bool:
+    """Whether ``text`` holds ``term`` as the search matches it: a phrase as typed, a
+    prefix, or a word in any of its forms (its root, as the index's prefix query)."""
+    words = split_words(text)
+    if len(term.words) > 1 or term.exact:
+        return " ".join(term.words) in " ".join(words)
+    word = term.words[0]
+    if term.prefix:
+        return any(w.startswith(word) for w in words)
+    root = word_root(word)
+    if len(root) >= MIN_ROOT_CHARS and root.isalpha():
+        return any(w.startswith(root) for w in words)
+    return word in words or word + "s" in words
 
 
 def split_words(text: str) -> tuple[str, ...]:
@@ -150,7 +172,7 @@ def parse_query(text: object, *, typing: bool = False) -> ParsedQuery:
         if quoted is not None:
             words = split_words(quoted)
             if words:
-                terms.append(Term(words, exact=True))
+                terms.append(Term(words, exact=True, quoted=True))
             continue
         # "-word" leaves word out; "--option" (and "-" alone) is text to find
         negated = bare.startswith("-") and len(bare) > 1 and bare[1] != "-"

@@ -17,7 +17,7 @@ from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.errors import EmbedderUnavailable
 from ltm_desktop.core.files import split_file_filter
 from ltm_desktop.core.hybrid import CENTRE, EVERY_TERM, NEAR_SHARE, RRF_K, fuse, with_prior
-from ltm_desktop.core.query import MAX_QUERY_CHARS, ParsedQuery, parse_query
+from ltm_desktop.core.query import MAX_QUERY_CHARS, ParsedQuery, parse_query, term_in
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
     IndexStatus,
@@ -205,8 +205,12 @@ class SearchReads:
             lexical = self.store.search_memories(scopes, query, count, now, where)
             exact = sum(1 for hit in lexical if hit[3] == EVERY_TERM)
             # Memories holding every word outrank any found by meaning alone: with enough
-            # of them, search by meaning could only reorder them, and is not run.
-            semantic = [] if exact >= count else self._by_meaning(scopes, text, count, now, where)
+            # of them, search by meaning could only reorder them, and is not run. Nor is it
+            # for a phrase in quotes: the person asked for those very words.
+            semantic = []
+            if exact < count and not query.quoted:
+                semantic = self._by_meaning(scopes, meaning_text(query, text), count, now, where)
+                semantic = [hit for hit in semantic if not excluded(query, hit[0])]
             return fuse(lexical, semantic, self._embedder.floor)
 
         hits = self._cache.search(self.store, key, self._version(scopes), now, run)
@@ -291,3 +295,18 @@ class SearchReads:
             else h
             for h in hits
         ]
+
+
+def meaning_text(query: ParsedQuery, text: object) -> object:
+    """What search by meaning embeds: the text as typed, without the words it excludes
+    (``deploy -docker`` is not near Docker)."""
+    if not query.negative:
+        return text
+    return " ".join(" ".join(term.words) for term in query.terms if not term.negated)
+
+
+def excluded(query: ParsedQuery, memory: Memory) -> bool:
+    """Whether ``memory`` holds a word the query excludes (``-docker``): left out of the
+    hits by meaning too, as the words search leaves it out."""
+    text = " ".join([memory.title, memory.content, *memory.tags])
+    return any(term_in(term, text) for term in query.negative)

@@ -55,6 +55,31 @@ def test_an_exact_lexical_hit_never_loses_to_a_semantic_one(semantic: MemoryServ
     assert [h.matched for h in hits[1:]] == [MATCHED_MEANING] * 4
 
 
+def test_an_excluded_word_leaves_its_memories_out_of_the_hits_by_meaning_too(
+    semantic: MemoryService,
+) -> None:
+    """``-sentry`` left the memories naming Sentry out of the word hits only: search by
+    meaning brought them back, and the excluded word even pulled them nearer."""
+    project = scope(semantic)
+    semantic.add(project, make_draft("Crashes are reported to Sentry"), "a")
+    other = semantic.add(project, make_draft("Crashes are reported to Datadog"), "a").memory
+    hits = semantic.search(project, "where do failures get logged -sentry")
+    assert [h.memory.id for h in hits] == [other.id]
+    assert hits[0].matched == MATCHED_MEANING
+    assert len(semantic.search(project, "where do failures get logged")) == 2
+
+
+def test_a_phrase_in_quotes_is_answered_by_the_memories_holding_it_only(
+    semantic: MemoryService,
+) -> None:
+    project = scope(semantic)
+    holder = semantic.add(project, make_draft("failures logged in the audit table"), "a").memory
+    semantic.add(project, make_draft("crash report crash report"), "a")  # near in meaning
+    quoted = semantic.search(project, '"failures logged"')
+    assert [h.memory.id for h in quoted] == [holder.id]
+    assert len(semantic.search(project, "failures logged")) == 2  # unquoted: by meaning too
+
+
 def test_a_strong_global_hit_is_not_cut_by_weak_project_hits(service: MemoryService) -> None:
     """Global has few rows, so its BM25 statistics differ; each scope's best ranks first."""
     project = scope(service)

@@ -20,7 +20,7 @@ from typing import Any
 
 from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.core.observations import clip
-from ltm_desktop.core.query import MIN_ROOT_CHARS, Term, parse_query, split_words, word_root
+from ltm_desktop.core.query import parse_query, term_in
 from ltm_desktop.core.safe_markdown import escape_inline
 
 log = logging.getLogger("ltm_desktop.hooks")
@@ -32,18 +32,6 @@ CONTENT_CHARS = 600  # of each memory's content
 HEADER = "Possibly relevant, from long-term memory:"
 
 
-def _term_found(term: Term, words: set[str], text: str) -> bool:
-    if len(term.words) > 1 or term.exact:
-        return " ".join(term.words) in text
-    word = term.words[0]
-    if term.prefix:
-        return any(w.startswith(word) for w in words)
-    root = word_root(word)
-    if len(root) >= MIN_ROOT_CHARS and root.isalpha():
-        return any(w.startswith(root) for w in words)
-    return word in words or word + "s" in words
-
-
 def matches_every_word(prompt: str, memory: dict[str, Any]) -> bool:
     """Whether ``memory`` (an API memory) contains every search word of ``prompt``."""
     terms = parse_query(prompt).positive
@@ -51,10 +39,7 @@ def matches_every_word(prompt: str, memory: dict[str, Any]) -> bool:
         return False
     tags = memory.get("tags") or []
     text = " ".join([str(memory.get("title", "")), str(memory.get("content", "")), *map(str, tags)])
-    words = split_words(text)
-    joined = " ".join(words)
-    found = set(words)
-    return all(_term_found(term, found, joined) for term in terms)
+    return all(term_in(term, text) for term in terms)
 
 
 def relevant_memories(
