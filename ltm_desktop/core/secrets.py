@@ -62,12 +62,14 @@ EXTRA_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # hash has no capitals) named a secret or a key, with no "aws" before it
         "AWS Secret Key",
         re.compile(
-            r"(?i:secret|key)\W{1,3}((?=[^\s]*[A-Z])(?=[^\s]*[a-z])(?=[^\s]*\d)[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
+            r"\b(?i:secret|key)\b\W{1,3}((?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])"
+            r"(?=[A-Za-z0-9/+]{0,39}\d)[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
         ),
     ),
 )
 # Plugins whose patterns capture the credential itself in their first group.
 CAPTURING_TYPES = frozenset({"Basic Auth Credentials", "AWS Access Key", "AWS Secret Key"})
+NOT_IN_CREDENTIALS = frozenset("/().[]{}$<>\\")  # code, paths, templates
 MIN_UNQUOTED_SECRET = 6  # an unquoted value: letters and digits, at least this long (hunter2)
 _lock = threading.Lock()
 
@@ -88,14 +90,14 @@ class _Detectors:
 
 
 def looks_like_credential(value: str) -> bool:
-    """Whether an unquoted value after ``password:`` is a credential rather than prose
-    ("stored in Vault", "see ops/db.md"): one word of letters and digits, long enough,
-    and not a path or an address."""
+    """Whether an unquoted value after ``password:`` is a credential rather than prose or
+    code ("stored in Vault", "see ops/db.md", ``hashlib.sha256(raw)``): one word of
+    letters and digits, long enough, and no path, call, attribute or template."""
     return (
         len(value) >= MIN_UNQUOTED_SECRET
         and any(c.isalpha() for c in value)
         and any(c.isdigit() for c in value)
-        and "/" not in value
+        and not any(c in NOT_IN_CREDENTIALS for c in value)
     )
 
 
@@ -116,8 +118,10 @@ def _detectors() -> _Detectors:
                 values.add(match.group(group))
         for regex, group in patterns.unquoted:
             match = regex.search(line)
+            # the value must be all that is left of the line, as in a .env file or
+            # "password=hunter2": "password: SHA256 hashed" is prose
             words = (match.group(group) or "").split() if match else []
-            value = words[0].rstrip(".,;)") if words else ""
+            value = words[0].rstrip(".,;") if len(words) == 1 else ""
             if looks_like_credential(value):
                 values.add(value)
         return values

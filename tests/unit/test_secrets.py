@@ -40,7 +40,7 @@ PRIVATE_KEY = (
         ('password = "correct-horse-battery"', "correct-horse-battery", "Secret Keyword"),
         # unquoted, as prose, shell and .env lines write them (detect-secrets wants quotes)
         (
-            "db password is password=Hunter2SuperSecret! for now",
+            "db password is password=Hunter2SuperSecret!",
             "Hunter2SuperSecret!",
             "Secret Keyword",
         ),
@@ -102,6 +102,14 @@ def test_a_password_in_a_url_keeps_the_rest_of_the_url() -> None:
         "The Stripe API key: kept in 1Password",
         "secret: keep it simple",
         "the deploy key 3f786850e387550fdab836ed7e6dc881de23001b is pinned",
+        # code and prose after a keyword: no credential (a refused write otherwise)
+        "Session keys: secret = secrets.token_hex(32) in settings.py",
+        "password = hashlib.sha256(raw).hexdigest()",
+        "private_key = ec.generate_private_key(ec.SECP256R1())",
+        "api_key: config.v2.keys",
+        "password: SHA256 hashed",
+        "Use password=utf8mb4 charset",
+        "monkey: Superb1oomingGardenFloweringPlantsInMay2",
         "",
     ],
 )
@@ -132,3 +140,14 @@ def test_every_keyword_of_the_plugin_holds_a_hint() -> None:
     from ltm_desktop.core.secrets import KEYWORD_HINTS
 
     assert all(any(hint in word for hint in KEYWORD_HINTS) for word in DENYLIST)
+
+
+def test_a_long_run_of_key_like_text_is_scanned_in_linear_time() -> None:
+    """The 40-character AWS secret pattern looked ahead over the whole run of text after
+    each "key": 55 KB of minified JSON took 6 s (and held every write waiting)."""
+    import time
+
+    minified = '{"key":' + '"abcdefghijklmnopqrstuvwxyz0123456789abcdefghij",' * 2_000
+    started = time.perf_counter()
+    assert find_secrets(minified) == []
+    assert time.perf_counter() - started < 2.0  # about 0.2 s; quadratic: minutes
