@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 from ltm_desktop.core.errors import InvalidInput
+from ltm_desktop.core.observations import PRE_COMPACT_LIMIT
 from ltm_desktop.core.records import Memory, MemoryDraft
 from ltm_desktop.core.rules import normalize_tag
 from ltm_desktop.core.secrets import Finding, find_secrets, redact_findings
@@ -62,6 +63,9 @@ def position(text: str, at: int) -> tuple[int, int]:
     return line, at - (text.rfind("\n", 0, at) + 1) + 1
 
 
+CUT_MARGIN = 2_000  # characters past an observation's longest text that are screened too
+
+
 @dataclass(frozen=True, slots=True)
 class Screen:
     """Applies ``[privacy] secrets`` to the text fields of what is about to be stored."""
@@ -89,9 +93,12 @@ class Screen:
     def conversation(self, value: object) -> object:
         """A conversation's raw text (``transcript``), before it is cut to an observation's
         limits: cut first, a secret loses the end its pattern needs, and its start stays
-        in the title ("postgres://app:Hunter2Secret…"). Anything but text is left to the
-        observation's own checks."""
-        return self.transcript(value) if isinstance(value, str) else value
+        in the title ("postgres://app:Hunter2Secret…"). Only the part an observation can
+        keep is screened, with a margin for a secret across the cut (a 1 MB reply need
+        not be scanned). Anything but text is left to the observation's own checks."""
+        if not isinstance(value, str):
+            return value
+        return self.transcript(value[: PRE_COMPACT_LIMIT + CUT_MARGIN])
 
     def tags(self, tags: tuple[str, ...] | list[str]) -> tuple[str, ...]:
         """Validated tags, screened; a redacted one is a tag again (``[redacted-...]``)."""

@@ -166,3 +166,17 @@ def test_a_kind_turned_off_is_not_recorded_by_any_caller(make_service: ServiceFa
     assert service.observations(project) == []
     kept = service.observe(project, "pre_compact", "s", "a", messages_text="we fixed it")
     assert service.observations(project) == [kept]
+
+
+def test_a_huge_reply_is_screened_only_as_far_as_it_is_kept(
+    service: MemoryService, project: str
+) -> None:
+    """Screening moved before the cut scanned a whole 1 MB reply for secrets (seconds
+    holding every write); only what an observation keeps, and a margin, is scanned."""
+    import time
+
+    reply = '{"key":' + '"abcdefghijklmnopqrstuvwxyz0123456789abcdefghij",' * 20_000
+    started = time.perf_counter()
+    done = service.observe(project, "agent_end", "s", "a", user_text="ok", assistant_text=reply)
+    assert time.perf_counter() - started < 2.0
+    assert done.narrative.startswith('User: ok\n\nAssistant: {"key":')
