@@ -379,3 +379,33 @@ def test_a_payload_already_waiting_is_read_however_late_the_hook_gets_to_it() ->
             writer.write(sent)  # less than a pipe holds: all there before the read starts
         too_late = time.monotonic() - 1.0  # the wait ran out before the first read
         assert read_stdin(stdin, too_late) == sent
+
+
+def test_a_writer_that_keeps_trickling_does_not_hold_the_hook_past_its_wait() -> None:
+    """Reading what is already there after the wait must end: a writer that never stops
+    sending kept the read going until the watchdog answered empty."""
+    import threading
+
+    from ltm_desktop.agent.hooks.runner import DRAIN_SECONDS, read_stdin
+
+    read_end, write_end = os.pipe()
+    stop = threading.Event()
+
+    def trickle() -> None:
+        with os.fdopen(write_end, "wb", buffering=0) as writer:
+            writer.write(b"[" + b"1," * 10_000)
+            while not stop.is_set():
+                try:
+                    writer.write(b"1," * 2_000 + b"1}")
+                except BrokenPipeError:
+                    return
+
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    with os.fdopen(read_end, "rb") as stdin:
+        started = time.monotonic()
+        read_stdin(stdin, started + 0.2)
+        took = time.monotonic() - started
+        stop.set()
+    thread.join(5)
+    assert took < 0.2 + DRAIN_SECONDS + 1.0  # bounded (it ran until killed before)

@@ -38,6 +38,7 @@ log = logging.getLogger("ltm_desktop.hooks")
 DEADLINE = 1.5  # seconds from start to a result, whatever happens (then exit 0)
 DEADLINES = {SESSION_END: 1.0}  # Claude Code gives all SessionEnd hooks 1.5 s together
 STDIN_WAIT = 0.5  # for the payload (an agent may never close stdin)
+DRAIN_SECONDS = 0.05  # past the wait, for reading what is already there
 
 
 class UnknownHook(LtmError):
@@ -105,8 +106,12 @@ def read_stdin(stream: BinaryIO | None, deadline: float, limit: int = MAX_PAYLOA
         return b""
     chunks: list[bytes] = []
     room = limit
+    stop_at = max(deadline, time.monotonic()) + DRAIN_SECONDS
     while room > 0:
-        remaining = max(0.0, deadline - time.monotonic())  # 0: only what is there now
+        now = time.monotonic()
+        if now > stop_at:  # a writer still trickling past the wait: stop all the same
+            break
+        remaining = max(0.0, deadline - now)  # 0: only what is there now
         try:
             ready, _, _ = select.select([fd], [], [], remaining)
             data = os.read(fd, min(65536, room)) if ready else b""
