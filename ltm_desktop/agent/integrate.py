@@ -12,7 +12,9 @@ only we had written is removed.
 from __future__ import annotations
 
 import difflib
+import glob
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -118,9 +120,10 @@ def backups(path: Path) -> list[Path]:
             backup.name.removesuffix(".bak").rpartition(BACKUP_MARK)[2].partition("-")
         )
         second, _, count = number.partition("-")  # STAMP is DATE-TIME
-        return f"{stamp}-{second}", int(count) if count.isdigit() else 0
+        return f"{stamp}-{second}", int(count) if re.fullmatch(r"[0-9]+", count) else 0
 
-    return sorted(path.parent.glob(f"{path.name}{BACKUP_MARK}*.bak"), key=made, reverse=True)
+    pattern = f"{glob.escape(path.name)}{BACKUP_MARK}*.bak"
+    return sorted(path.parent.glob(pattern), key=made, reverse=True)
 
 
 def _edits(tgt: Target, command: list[str], options: list[str]) -> dict[Path, tuple[Edit, Edit]]:
@@ -183,7 +186,10 @@ def plan(
                                            list(options)).items():  # fmt: skip
         linked = path.is_symlink()
         if linked:  # dotfiles: edit the file the link names, and keep the link
-            path = path.resolve()
+            try:
+                path = path.resolve(strict=False)
+            except (RuntimeError, OSError) as exc:  # a loop of links
+                raise ConfigRefused(f"{path} cannot be read: {exc}") from None
         before = _read(path)
         if uninstall:
             after = None if before is None else _uninstalled(path, before, install, remove)

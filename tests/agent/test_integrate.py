@@ -371,3 +371,23 @@ def test_uninstalling_from_a_project_leaves_it_as_it_was(
     after = {str(p.relative_to(project)): p.read_bytes() for p in project.rglob("*") if p.is_file()}
     assert after == before
     assert sorted(str(p.relative_to(project)) for p in project.rglob("*") if p.is_dir()) == folders
+
+
+def test_a_loop_of_links_is_refused_by_name(home: Path) -> None:
+    link = home / ".gemini/settings.json"
+    link.unlink()
+    link.symlink_to("settings.json")
+    done = integrate(home, "gemini")
+    assert_one_error_line(done, str(link), "cannot be read")
+
+
+def test_backups_of_a_file_with_glob_characters_in_its_name_are_found(home: Path) -> None:
+    target = home / "dotfiles" / "gemini[work].json"
+    target.parent.mkdir()
+    link = home / ".gemini/settings.json"
+    target.write_text(link.read_text())
+    link.unlink()
+    link.symlink_to(target)
+    assert integrate(home, "gemini").returncode == 0
+    assert integrate(home, "gemini", "--uninstall").returncode == 0
+    assert target.read_text() == GEMINI_SETTINGS  # its backup's bytes, given back
