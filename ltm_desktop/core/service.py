@@ -137,13 +137,15 @@ class MemoryService(
             ("write queued MEMORY.md files", self.views.close),
             ("write pending use counts", self._uses.close),
         )
-        for doing, step in steps:
-            try:  # one step failing must not leave the next ones running
-                step()
-            except Exception as exc:
-                log.warning("could not %s at close: %s", doing, exc)
-        with self._write_lock:
-            self.store.close()
+        try:
+            for doing, step in steps:
+                try:  # one step failing must not leave the next ones running
+                    step()
+                except Exception as exc:
+                    log.warning("could not %s at close: %s", doing, exc)
+        finally:  # even on Ctrl+C
+            with self._write_lock:
+                self.store.close()
 
     def _write_uses(self, uses: dict[str, tuple[int, float]]) -> None:
         counted = {i: (count, at, ranking.heat(count, at)) for i, (count, at) in uses.items()}
