@@ -65,16 +65,9 @@ class Result:
             self.done = True
             if self._stream is None:  # started with stdout closed: nobody to answer
                 return
-            data = text + "\n" if text else ""
-            try:
-                binary = getattr(self._stream, "buffer", None)
-                if binary is not None:  # UTF-8, whatever PYTHONIOENCODING or the locale say
-                    self._stream.flush()
-                    binary.write(data.encode("utf-8", "replace"))
-                    binary.flush()
-                else:
-                    self._stream.write(data)
-                    self._stream.flush()
+            try:  # UTF-8 whatever the locale says: cli.main set stdout so
+                self._stream.write(text + "\n" if text else "")
+                self._stream.flush()
             except (OSError, ValueError):  # the agent stopped listening
                 log.warning("the result could not be written: the agent stopped listening")
 
