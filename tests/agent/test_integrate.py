@@ -241,14 +241,21 @@ def test_crlf_files_keep_crlf_line_ends(agent: str, home: Path) -> None:
     assert snapshot(home) == original
 
 
-def test_a_symlinked_settings_file_is_edited_where_it_points(home: Path) -> None:
-    """Dotfiles: the link stays a link, and the file it names gets our entries."""
-    dotfiles = home / "dotfiles" / "gemini.json"
+def gemini_settings_moved_to(home: Path, name: str) -> tuple[Path, Path]:
+    """Dotfiles: Gemini's settings moved to ``~/dotfiles/NAME`` and linked back; (the
+    link, the file it names)."""
+    dotfiles = home / "dotfiles" / name
     dotfiles.parent.mkdir()
     link = home / ".gemini/settings.json"
     dotfiles.write_text(link.read_text())
     link.unlink()
     link.symlink_to(dotfiles)
+    return link, dotfiles
+
+
+def test_a_symlinked_settings_file_is_edited_where_it_points(home: Path) -> None:
+    """Dotfiles: the link stays a link, and the file it names gets our entries."""
+    link, dotfiles = gemini_settings_moved_to(home, "gemini.json")
     assert integrate(home, "gemini").returncode == 0
     assert link.is_symlink()
     assert "ltm-desktop" in dotfiles.read_text()
@@ -382,12 +389,7 @@ def test_a_loop_of_links_is_refused_by_name(home: Path) -> None:
 
 
 def test_backups_of_a_file_with_glob_characters_in_its_name_are_found(home: Path) -> None:
-    target = home / "dotfiles" / "gemini[work].json"
-    target.parent.mkdir()
-    link = home / ".gemini/settings.json"
-    target.write_text(link.read_text())
-    link.unlink()
-    link.symlink_to(target)
+    _, target = gemini_settings_moved_to(home, "gemini[work].json")
     assert integrate(home, "gemini").returncode == 0
     assert integrate(home, "gemini", "--uninstall").returncode == 0
     assert target.read_text() == GEMINI_SETTINGS  # its backup's bytes, given back
