@@ -145,18 +145,17 @@ def _edits(tgt: Target, command: list[str], options: list[str]) -> dict[Path, tu
     return {tgt.hooks_file: (add_hooks, drop_hooks), tgt.mcp_file: (add_server, drop_server)}
 
 
-def _uninstalled(path: Path, current: str, install: Edit, uninstall: Edit) -> str | None:
-    """The text after uninstalling: a backup's own bytes when the file is what installing
-    made of it and the backup holds nothing of ours (a second install's backup holds the
-    first install's entries); None when installing into nothing made it; else with our
-    entries cut out."""
-    for backup in backups(path):
+def _uninstalled(backed_up: list[str], current: str, install: Edit, uninstall: Edit) -> str | None:
+    """The text after uninstalling: a backup's own bytes (``backed_up``, newest first)
+    when the file is what installing made of it and the backup holds nothing of ours (a
+    second install's backup holds the first install's entries); None when installing into
+    nothing made it; else with our entries cut out."""
+    for original in backed_up:
         try:
-            original = backup.read_bytes().decode("utf-8")
             installed = _line_ends_of(original, install(original))
             if installed == current and uninstall(original) == original:
                 return original
-        except (OSError, UnicodeDecodeError, ConfigRefused):
+        except ConfigRefused:
             continue
     if install("") == current:
         return None
@@ -191,8 +190,9 @@ def plan(
             except (RuntimeError, OSError) as exc:  # a loop of links
                 raise ConfigRefused(f"{path} cannot be read: {exc}") from None
         before = _read(path)
+        backed_up = _backed_up_texts(path) if uninstall else []
         if uninstall:
-            after = None if before is None else _uninstalled(path, before, install, remove)
+            after = None if before is None else _uninstalled(backed_up, before, install, remove)
             if after is None and linked and before is not None:
                 after = remove(before)  # emptied, not deleted: the link still names it
         else:
@@ -202,7 +202,7 @@ def plan(
             result.unchanged.append(path)
             continue
         _check_writable(path)
-        restored = uninstall and (after is None or after in _backed_up_texts(path))
+        restored = uninstall and (after is None or after in backed_up)
         result.changes.append(Change(path, before, after, restored))
     return result
 
