@@ -113,10 +113,10 @@ class ParsedQuery:
         return any(t.quoted for t in self.positive)
 
 
-def term_in(term: Term, text: str) -> bool:
-    """Whether ``text`` holds ``term`` as the search matches it: a phrase as typed, a
-    prefix, or a word in any of its forms (its root, as the index's prefix query)."""
-    words = split_words(text)
+def term_in(term: Term, words: tuple[str, ...]) -> bool:
+    """Whether a text (its ``split_words``, split once for all the terms) holds ``term``
+    as the search matches it: a phrase as typed, a prefix, or a word in any of its forms
+    (its root, as the index's prefix query)."""
     if len(term.words) > 1 or term.exact:
         return " ".join(term.words) in " ".join(words)
     word = term.words[0]

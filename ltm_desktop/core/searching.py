@@ -17,7 +17,13 @@ from ltm_desktop.core.backfill import Backfill
 from ltm_desktop.core.errors import EmbedderUnavailable
 from ltm_desktop.core.files import split_file_filter
 from ltm_desktop.core.hybrid import CENTRE, EVERY_TERM, NEAR_SHARE, RRF_K, fuse, with_prior
-from ltm_desktop.core.query import MAX_QUERY_CHARS, ParsedQuery, parse_query, term_in
+from ltm_desktop.core.query import (
+    MAX_QUERY_CHARS,
+    ParsedQuery,
+    parse_query,
+    split_words,
+    term_in,
+)
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
     IndexStatus,
@@ -308,5 +314,5 @@ def meaning_text(query: ParsedQuery, text: object) -> object:
 def excluded(query: ParsedQuery, memory: Memory) -> bool:
     """Whether ``memory`` holds a word the query excludes (``-docker``): left out of the
     hits by meaning too, as the words search leaves it out."""
-    text = " ".join([memory.title, memory.content, *memory.tags])
-    return any(term_in(term, text) for term in query.negative)
+    words = split_words(" ".join([memory.title, memory.content, *memory.tags]))
+    return any(term_in(term, words) for term in query.negative)

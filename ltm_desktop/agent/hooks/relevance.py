@@ -20,7 +20,7 @@ from typing import Any
 
 from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.core.observations import clip
-from ltm_desktop.core.query import parse_query, term_in
+from ltm_desktop.core.query import parse_query, split_words, term_in
 from ltm_desktop.core.safe_markdown import escape_inline
 
 log = logging.getLogger("ltm_desktop.hooks")
@@ -39,7 +39,8 @@ def matches_every_word(prompt: str, memory: dict[str, Any]) -> bool:
         return False
     tags = memory.get("tags") or []
     text = " ".join([str(memory.get("title", "")), str(memory.get("content", "")), *map(str, tags)])
-    return all(term_in(term, text) for term in terms)
+    words = split_words(text)
+    return all(term_in(term, words) for term in terms)
 
 
 def relevant_memories(
