@@ -160,7 +160,9 @@ CATALOGUE: tuple[ToolSpec, ...] = (
             },
             ["action"],
         ),
-        hints=Hints(read_only=False, destructive=True, idempotent=False),
+        # not destructive: an update keeps the old version in the history, a removal goes
+        # to the trash; both are undone from the app (Codex refuses destructive tools)
+        hints=Hints(read_only=False, destructive=False, idempotent=False),
         handler=handlers.memory_write,
     ),
     ToolSpec(
@@ -168,7 +170,8 @@ CATALOGUE: tuple[ToolSpec, ...] = (
         title="Search long-term memory",
         description=(
             "Search your long-term memory: the memories of this project and the global ones "
-            "(the user's general preferences), best match first, as a JSON array of "
+            "(the user's general preferences), best match first, as a JSON array ([] when "
+            "nothing matches) of "
             "{id, title, content, category, importance, tags, updated_at, score, matched}; "
             "matched is words, some_words or meaning (found by meaning, sharing no word). "
             "Search before answering questions about this project's conventions, past "
@@ -210,8 +213,8 @@ CATALOGUE: tuple[ToolSpec, ...] = (
         description=(
             "Recall what is known about something: memories and observations of past "
             "sessions (what the user asked and what was done) of this project and the "
-            "global scope, merged and ranked, as a JSON array of {kind, id, title, text, "
-            "score, ...}."
+            "global scope, merged and ranked, as a JSON array ([] when nothing matches) of "
+            "{kind, id, title, text, score, ...}."
         ),
         schema=_object({"query": QUERY, "limit": LIMIT}, ["query"]),
         hints=Hints(read_only=True, destructive=False, idempotent=True),

@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 FORMATS = ("json", "openai", "anthropic", "mcp")
 INTEGRATED = ("claude-code", "codex", "gemini")
+INSTRUCTIONS = ("full", "brief")  # what `mcp` puts in its instructions (mcp_server.Instructions)
 
 
 def tool_list(text: str) -> str:
@@ -59,6 +60,14 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
         metavar="DIR",
         help="the project's directory (default: the client's MCP roots, else the "
         "working directory)",
+    )
+    mcp.add_argument(
+        "--instructions",
+        choices=INSTRUCTIONS,
+        default="full",
+        help="full (default): the server's instructions carry the project's memory, for "
+        "clients without hooks; brief: only how to use the tools, because a session-start "
+        "hook injects the memory already (what `integrate` sets up)",
     )
     _tools_argument(mcp)
     hook = add_command(
@@ -134,13 +143,16 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         config=resolve_config_path(args.config),
         project_cwd=cwd,
         tools=args.tools,
+        instructions=args.instructions,
         verbose=args.verbose,
     )
     if code is not None:
         return code
     from ltm_desktop.agent.mcp_server import serve_stdio
 
-    return serve_stdio(args.data_dir, args.config, cwd=cwd, tools=args.tools)
+    return serve_stdio(
+        args.data_dir, args.config, cwd=cwd, tools=args.tools, instructions=args.instructions
+    )
 
 
 def cmd_hook(args: argparse.Namespace) -> int:

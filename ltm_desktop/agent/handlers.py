@@ -1,7 +1,9 @@
 """What each tool does: API calls on the agent's behalf, and a reply written for a model.
 
 Every reply names the project it used (name and id), so a wrong scope is visible to
-the model and to the user reading along. Arguments arrive checked against the tool's
+the model and to the user reading along; a search's or recall's text is the bare JSON
+array its tool describes (what every client parses), and names the project in the
+reply's ``meta`` instead. Arguments arrive checked against the tool's
 schema; the rules between them (``add`` needs ``content``...) are checked here.
 """
 
@@ -20,10 +22,16 @@ FIELDS = ("title", "content", "category", "importance", "tags", "ttl_days", "fil
 SAVE_TYPES = MEMORY_TYPES  # memory_save's ``type``
 
 
+SEARCH_META = "ltm-desktop/search"  # the key of a search's or recall's ``meta``
+
+
 @dataclass(frozen=True, slots=True)
 class Reply:
+    """The text for the model; ``meta`` is for the client and the person (MCP ``_meta``)."""
+
     text: str
     is_error: bool = False
+    meta: dict[str, Any] | None = None
 
 
 class BadArguments(LtmError):
@@ -142,14 +150,16 @@ def _score(value: float) -> float:
     return float(f"{value:.4g}")
 
 
-def _listing(header: str, rows: list[dict[str, Any]]) -> Reply:
-    return Reply(f"{header}\n{json.dumps(rows, ensure_ascii=False)}")
-
-
-def _searched(project: dict[str, Any], found: int, what: str, query: str) -> str:
-    if not found:
-        return f"Searched {where(project)} and global: nothing matches {query!r}."
-    return f"Searched {where(project)} and global: {found} {what}, best first."
+def _listing(project: dict[str, Any], query: str, rows: list[dict[str, Any]]) -> Reply:
+    """The rows as a bare JSON array; what was searched in ``meta``."""
+    searched = {
+        "project_id": project["project_id"],
+        "project": project["name"],
+        "scopes": [project["project_id"], GLOBAL_PROJECT_ID],
+        "query": query,
+        "count": len(rows),
+    }
+    return Reply(json.dumps(rows, ensure_ascii=False), meta={SEARCH_META: searched})
 
 
 def memory_search(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
@@ -178,8 +188,7 @@ def memory_search(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply
         for hit in hits
         for m in [hit["memory"]]
     ]
-    noun = "memory" if len(rows) == 1 else "memories"
-    return _listing(_searched(project, len(rows), noun, args["query"]), rows)
+    return _listing(project, args["query"], rows)
 
 
 def _recall_row(hit: dict[str, Any]) -> dict[str, Any]:
@@ -202,8 +211,7 @@ def memory_recall(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply
         "limit": args.get("limit", 5),
     }
     rows = [_recall_row(hit) for hit in access.call("recall", params)["hits"]]
-    noun = "result" if len(rows) == 1 else "results"
-    return _listing(_searched(project, len(rows), noun, args["query"]), rows)
+    return _listing(project, args["query"], rows)
 
 
 def memory_forget(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:

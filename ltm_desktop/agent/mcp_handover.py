@@ -32,6 +32,7 @@ def hand_over(
     config: Path,
     project_cwd: str | None,
     tools: str | None,
+    instructions: str = "full",
     verbose: bool = False,
 ) -> int | None:
     """Serve the client from the warm process; its exit status, or None to serve here.
@@ -52,6 +53,7 @@ def hand_over(
         "cwd": os.getcwd(),
         "project_cwd": project_cwd,
         "tools": tools,
+        "instructions": instructions,
         "verbose": verbose,
     }
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -8,7 +8,12 @@ behave exactly as for Python harnesses. One process serves one client:
   tool, again after it says its roots changed), else the working directory;
 - writes are attributed to the client's name from its ``initialize`` clientInfo;
 - the instructions are the project's ``## Long-Term Memory`` prompt section as it is at
-  start (the roots are not known before ``initialize`` is answered);
+  start (the roots are not known before ``initialize`` is answered); with
+  ``--instructions brief`` (what ``integrate`` sets up) only how to use the tools, since
+  the agent's session-start hook injects the memory already and two copies would waste
+  the budget and could disagree after an edit;
+- a search's or recall's text is the bare JSON array of results; the project searched
+  and the count go in the result's ``_meta``, for clients and people, not the model;
 - a resource, ``ltm://project/MEMORY.md``, is the project's MEMORY.md, read fresh each time.
 
 stdout carries MCP messages only (the SDK diverts stray writes); logs go to stderr.
@@ -55,6 +60,16 @@ FALLBACK_INSTRUCTIONS = (
     "preferences, how-tos) with `memory_write` when you learn them. Nothing is stored for "
     "this project yet."
 )
+
+BRIEF_INSTRUCTIONS = (
+    "You have a long-term memory that persists across sessions; its most important "
+    "memories for this project are in your context already. Search it with "
+    "`memory_search` before answering questions about this project's conventions, "
+    "decisions or the user's preferences, and save durable facts (decisions, preferences, "
+    "how-tos) with `memory_write` when you learn them."
+)
+FULL, BRIEF = "full", "brief"
+INSTRUCTION_KINDS = (FULL, BRIEF)
 
 DISABLED_INSTRUCTIONS = (
     "Long-term memory is switched off in ltm-desktop's config ([memory] enabled = false): "
@@ -144,7 +159,9 @@ class CatalogueTool(Tool):
             connection.toolbox.run, self.name, arguments, connection.cwd
         )
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=reply.text)], is_error=reply.is_error
+            content=[types.TextContent(type="text", text=reply.text)],
+            is_error=reply.is_error,
+            _meta=reply.meta,
         )
 
 
@@ -183,8 +200,13 @@ def _tool(spec: ToolSpec, connection: Connection) -> Tool:
     )
 
 
-def instructions(toolbox: Toolbox, cwd: str) -> str:
-    """The project's prompt section (MEMORY.md included), naming the tools offered."""
+def instructions(toolbox: Toolbox, cwd: str, kind: str = FULL) -> str:
+    """The project's prompt section (MEMORY.md included), or with ``kind`` brief only how
+    to use the tools; naming the tools offered."""
+    if kind == BRIEF:  # no store opened: the answer to ``initialize`` waits for this
+        if toolbox.memory_switched_off():
+            return DISABLED_INSTRUCTIONS
+        return _with_tools(BRIEF_INSTRUCTIONS, toolbox)
     try:
         text = str(toolbox.access().call("prompt.section", {"cwd": cwd})["text"])
     except MemoryDisabled:  # the tools all say so: the model must not be told to use them
@@ -192,7 +214,11 @@ def instructions(toolbox: Toolbox, cwd: str) -> str:
     except (AccessError, Unavailable) as exc:
         log.warning("no memory for the instructions: %s", exc)
         text = ""
-    text = text or FALLBACK_INSTRUCTIONS
+    return _with_tools(text or FALLBACK_INSTRUCTIONS, toolbox)
+
+
+def _with_tools(text: str, toolbox: Toolbox) -> str:
+    """``text``, naming the tools offered when they are not the default ones."""
     names = [spec.name for spec in toolbox.tools]
     if tuple(names) != DEFAULT_TOOLS:
         text += "\n\nMemory tools offered here: " + ", ".join(f"`{n}`" for n in names) + "."
@@ -213,9 +239,14 @@ def lone_surrogate_refusal(ctx: ServerRequestContext[Any, Any], where: str) -> A
 
 
 def build_server(
-    toolbox: Toolbox, cwd: str | None, fallback: str, damaged: DamagedRequests | None = None
+    toolbox: Toolbox,
+    cwd: str | None,
+    fallback: str,
+    damaged: DamagedRequests | None = None,
+    instruction_kind: str = FULL,
 ) -> MCPServer[Any]:
-    """``damaged``: the requests ``mcp_stdin`` found a lone surrogate in (stdio only)."""
+    """``damaged``: the requests ``mcp_stdin`` found a lone surrogate in (stdio only);
+    ``instruction_kind``: full or brief (``instructions``)."""
     connection = Connection(toolbox, cwd, fallback)
 
     async def prepare(ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
@@ -242,7 +273,7 @@ def build_server(
         name="ltm-desktop",
         title="ltm-desktop long-term memory",
         version=__version__,
-        instructions=instructions(toolbox, connection.cwd),
+        instructions=instructions(toolbox, connection.cwd, instruction_kind),
         tools=[_tool(spec, connection) for spec in toolbox.tools],
         resources=[resource],
         middleware=[prepare],
@@ -255,6 +286,7 @@ def serve_stdio(
     *,
     cwd: str | None = None,
     tools: str | None = None,
+    instructions: str = FULL,
     fallback_cwd: str | None = None,
 ) -> int:
     """Serve until stdin closes; the exit status (0).
@@ -269,7 +301,7 @@ def serve_stdio(
         io.BufferedReader(RepairingReader(stdin.buffer, damaged)), encoding="utf-8"
     )
     try:
-        server = build_server(toolbox, cwd, fallback_cwd or os.getcwd(), damaged)
+        server = build_server(toolbox, cwd, fallback_cwd or os.getcwd(), damaged, instructions)
         server.run("stdio")
     finally:
         sys.stdin = stdin

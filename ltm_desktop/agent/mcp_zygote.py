@@ -147,11 +147,13 @@ def _header(message: bytes, data_dir: Path, config: Path) -> dict[str, Any]:
         raise Refused("another data dir")
     if Path(str(header.get("config"))).resolve() != config.resolve():
         raise Refused("another config file")
-    for key in ("cwd", "project_cwd", "tools"):
+    for key in ("cwd", "project_cwd", "tools", "instructions"):
         if header.get(key) is not None and not isinstance(header[key], str):
             raise Refused(f"{key} is not a string")
     if not isinstance(header.get("cwd"), str):
         raise Refused("no working directory")
+    if header.get("instructions", "full") not in mcp_server.INSTRUCTION_KINDS:
+        raise Refused("unknown instructions")
     return header
 
 
@@ -183,6 +185,7 @@ def _child(
             str(args.config),
             cwd=header.get("project_cwd"),
             tools=header.get("tools"),
+            instructions=header.get("instructions") or "full",
             fallback_cwd=header["cwd"],
         )
     except KeyboardInterrupt:

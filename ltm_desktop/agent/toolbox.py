@@ -105,6 +105,15 @@ class Toolbox:
                 log.info("memory tools use the %s", self._access.describe())
             return self._access
 
+    def memory_switched_off(self) -> bool:
+        """Whether the config this toolbox reads says ``[memory] enabled = false``; read
+        from the file alone, so that asking opens no store."""
+        from ltm_desktop.core.config import load_settings
+        from ltm_desktop.core.paths import resolve_config_path
+
+        settings, _ = load_settings(resolve_config_path(self._config))
+        return not settings.memory_enabled
+
     def set_client_name(self, name: str) -> None:
         """Attribute the writes from now on to ``name`` (e.g. an MCP client's name)."""
         self.client_name = name

@@ -14,6 +14,7 @@ import pytest
 
 from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.agent.direct_access import DirectAccess
+from ltm_desktop.agent.handlers import SEARCH_META
 from ltm_desktop.agent.socket_access import SocketAccess
 from ltm_desktop.agent.toolbox import Toolbox
 from ltm_desktop.api.client import Client
@@ -42,10 +43,14 @@ class Memory:
         return reply.text
 
     def listing(self, name: str, cwd: str = CWD, **arguments: Any) -> list[dict[str, Any]]:
-        """The JSON array of a search or recall reply (its second line)."""
-        header, _, body = self.run(name, cwd, **arguments).partition("\n")
-        assert "(proj_" in header
-        rows: list[dict[str, Any]] = json.loads(body)
+        """The JSON array that is a search's or recall's whole text; its meta names the
+        project searched."""
+        reply = self.tools.run(name, arguments, cwd)
+        assert not reply.is_error, reply.text
+        assert reply.meta is not None
+        assert reply.meta[SEARCH_META]["project_id"].startswith("proj_")
+        rows: list[dict[str, Any]] = json.loads(reply.text)
+        assert isinstance(rows, list)
         return rows
 
     def project(self, cwd: str = CWD) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 import pytest
 
+from ltm_desktop.agent.handlers import SEARCH_META
 from ltm_desktop.agent.mcp_warm import WarmMcp, start_warm_mcp
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
@@ -138,6 +139,47 @@ def test_default_tools_and_instructions(
     run(scenario)
 
 
+def test_brief_instructions_leave_the_memory_to_the_hook(
+    mode: ServerThread | None, service: MemoryService, project_dir: Path, stderr: Path
+) -> None:
+    """What ``integrate`` sets up: the session-start hook injects MEMORY.md, so the
+    server's instructions must not carry a second copy (the model saw both)."""
+    project = service.resolve_scope(cwd=str(project_dir), register=True)
+    service.add(project, MemoryDraft("Deploys need the VPN", importance=9), "gui")
+
+    async def scenario() -> None:
+        args = ["--cwd", str(project_dir), "--instructions", "brief"]
+        async with mcp_session(service.paths.data_dir, args, stderr=stderr) as session:
+            served_where_expected(mode)
+            instructions = session.init.instructions or ""
+            assert "Deploys need the VPN" not in instructions
+            assert "## Long-Term Memory" not in instructions
+            assert "`memory_search`" in instructions
+            assert "`memory_write`" in instructions
+            text, error = await session.call("memory_search", {"query": "vpn deploys"})
+            assert not error, text
+            assert [row["title"] for row in json.loads(text)] == ["Deploys need the VPN"]
+
+    run(scenario)
+
+
+def test_memory_write_is_announced_as_not_destructive(
+    service: MemoryService, project_dir: Path, stderr: Path
+) -> None:
+    """A removal goes to the trash and an update keeps its history: Codex refuses a tool
+    announced as destructive under its default approval policy."""
+
+    async def scenario() -> None:
+        args = ["--cwd", str(project_dir), "--tools", "all"]
+        async with mcp_session(service.paths.data_dir, args, stderr=stderr) as session:
+            listed = {t.name: t.annotations for t in (await session.client.list_tools()).tools}
+            write = listed["memory_write"]
+            assert write is not None
+            assert (write.read_only_hint, write.destructive_hint) == (False, False)
+
+    run(scenario)
+
+
 def test_every_tool_good_and_bad_over_mcp(
     mode: ServerThread | None, service: MemoryService, project_dir: Path, stderr: Path
 ) -> None:
@@ -170,11 +212,14 @@ def test_every_tool_good_and_bad_over_mcp(
             assert f'project "billing-api" ({project})' in text
             written = found["written"] = ids(text)[0]
 
-            text, error = await session.call("memory_search", {"query": "checkout payments"})
+            text, error, meta = await session.call_with_meta(
+                "memory_search", {"query": "checkout payments"}
+            )
             assert not error, text
-            header, _, body = text.partition("\n")
-            assert f"({project}) and global" in header
-            assert [row["id"] for row in json.loads(body)] == [written]
+            assert [row["id"] for row in json.loads(text)] == [written]  # the text is the array
+            assert meta is not None
+            assert meta[SEARCH_META]["project_id"] == project
+            assert meta[SEARCH_META]["count"] == 1
 
             text, error = await session.call(
                 "memory_save", {"content": "Use ruff", "type": "workflow"}
@@ -184,7 +229,7 @@ def test_every_tool_good_and_bad_over_mcp(
 
             text, error = await session.call("memory_recall", {"query": "checkout", "limit": 10})
             assert not error, text
-            kinds = {row["kind"] for row in json.loads(text.partition("\n")[2])}
+            kinds = {row["kind"] for row in json.loads(text)}
             assert kinds == {"memory", "observation"}
 
             text, error = await session.call(

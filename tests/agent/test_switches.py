@@ -112,9 +112,14 @@ def test_hooks_do_nothing_and_exit_0(
     assert expected in hook_log()
 
 
+@pytest.mark.parametrize("kind", ["full", "brief"])
 @pytest.mark.parametrize("switch", ["off", "agentmemory"])
 def test_mcp_starts_and_answers_with_each_switch(
-    switch: str, service: MemoryService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    switch: str,
+    kind: str,
+    service: MemoryService,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     config = tmp_path / "config.toml"
     config.write_text(
@@ -124,7 +129,7 @@ def test_mcp_starts_and_answers_with_each_switch(
     stderr = tmp_path / "stderr.txt"
 
     async def scenario() -> None:
-        args = ["--cwd", str(tmp_path)]
+        args = ["--cwd", str(tmp_path), "--instructions", kind]
         async with mcp_session(service.paths.data_dir, args, stderr=stderr) as session:
             text, error = await session.call("memory_search", {"query": "deploy"})
             assert error

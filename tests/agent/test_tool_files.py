@@ -27,8 +27,7 @@ def test_write_save_and_search_with_files(memory: Memory) -> None:
     assert memory.service.get(first_id(saved)).files == ("pay.py",)
     memory.run("memory_write", action="update", id=stored.id, files=["src/main.py"])
     assert memory.service.get(stored.id).files == ("src/main.py",)
-    _, _, body = memory.run("memory_search", query="file:src/main.py").partition("\n")
-    [row] = json.loads(body)
+    [row] = json.loads(memory.run("memory_search", query="file:src/main.py"))
     assert (row["id"], row["files"]) == (stored.id, ["src/main.py"])
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from ltm_desktop.agent.access import MemoryAccess
+from ltm_desktop.agent.handlers import SEARCH_META
 from ltm_desktop.agent.toolbox import Toolbox
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, MemoryDraft
 from tests.agent.conftest import CLIENT, CWD, OTHER, Memory
@@ -165,10 +166,16 @@ def test_search_returns_the_project_and_global_and_reinforces(memory: Memory) ->
     ).memory
     shop = memory.service.resolve_scope(cwd=OTHER, register=True)
     memory.service.add(shop, MemoryDraft("Shop deploy runs on Fridays"), "gui")
-    header, _, _ = memory.run("memory_search", query="deploy").partition("\n")
-    assert (
-        header == f'Searched project "billing-api" ({project}) and global: 2 memories, best first.'
-    )
+    reply = memory.tools.run("memory_search", {"query": "deploy"}, CWD)
+    assert reply.meta == {
+        SEARCH_META: {
+            "project_id": project,
+            "project": "billing-api",
+            "scopes": [project, GLOBAL_PROJECT_ID],
+            "query": "deploy",
+            "count": 2,
+        }
+    }
     rows = memory.listing("memory_search", query="deploy", limit=10)
     assert {r["id"] for r in rows} == {mine.id, shared.id}
     assert set(rows[0]) == {
@@ -190,8 +197,7 @@ def test_search_returns_the_project_and_global_and_reinforces(memory: Memory) ->
         "knowledge",
     )
     assert memory.service.get(mine.id).use_count == 2  # two searches found it
-    nothing = memory.run("memory_search", query="kubernetes")
-    assert nothing.endswith("nothing matches 'kubernetes'.\n[]")
+    assert memory.run("memory_search", query="kubernetes") == "[]"
 
 
 def test_save_maps_type_to_category(memory: Memory) -> None:
