@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ltm_desktop.agent.hooks.events import EVENTS
 from tests.agent.hook_process import EXECUTABLE, payload
 from tests.console import assert_one_error_line
 
@@ -45,6 +46,11 @@ args = ["-y", "@modelcontextprotocol/server-github"]
 type = "command"
 command = "notify-send done"
 """
+# Codex 0.171's session-end.command.input schema: every field it requires
+CODEX_SESSION_END = json.dumps(
+    {"session_id": "019add38-07f3-7e93-ae71-3e0095eb0315", "cwd": "/tmp",
+     "hook_event_name": "SessionEnd", "reason": "other", "transcript_path": None}
+).encode()  # fmt: skip
 GEMINI_SETTINGS = '{\n  "theme": "Dracula",\n  "mcpServers": {}\n}\n'
 FILES = {
     "claude-code": {".claude/settings.json": CLAUDE_SETTINGS, ".claude.json": CLAUDE_STATE},
@@ -122,8 +128,7 @@ def test_install_twice_then_uninstall_restores_every_byte(agent: str, home: Path
         assert after != text
         assert only_insertions(text, after), name
     commands = our_commands(agent, home)
-    events = 4 if agent == "codex" else 5
-    assert len(commands) == events
+    assert len(commands) == 5  # Codex has SessionEnd too since 0.171
     assert all(shlex.split(c)[0] == str(EXECUTABLE) for c in commands)  # absolute path
     assert len(list(home.rglob("*.ltm-desktop-*.bak"))) == len(FILES[agent])
 
@@ -148,7 +153,9 @@ def test_the_mcp_server_is_registered_like_the_connect_snippets(home: Path) -> N
     }  # fmt: skip
     assert integrate(home, "codex").returncode == 0
     codex = tomllib.loads((home / ".codex/config.toml").read_text())
-    assert codex["mcp_servers"]["ltm-desktop"] == {"command": str(EXECUTABLE), "args": ["mcp"]}
+    assert codex["mcp_servers"]["ltm-desktop"] == {
+        "command": str(EXECUTABLE), "args": ["mcp"], "startup_timeout_sec": 20
+    }  # fmt: skip
     assert codex["mcp_servers"]["github"]["command"] == "npx"
     assert codex["hooks"]["Stop"][0]["hooks"][0]["command"] == "notify-send done"
 
@@ -306,10 +313,13 @@ def test_project_scope_and_global_options_reach_the_commands(home: Path, tmp_pat
 
 def test_the_registered_commands_run(home: Path, tmp_path: Path) -> None:
     assert integrate(home, "codex").returncode == 0
-    for command in our_commands("codex", home):
+    commands = our_commands("codex", home)
+    assert sorted(shlex.split(c)[-1] for c in commands) == sorted(EVENTS)
+    for command in commands:
         event = shlex.split(command)[-1]
-        done = subprocess.run(shlex.split(command), input=payload("codex", event, tmp_path),
-                              capture_output=True, timeout=20)  # fmt: skip
+        stdin = CODEX_SESSION_END if event == "session-end" else payload("codex", event, tmp_path)
+        done = subprocess.run(shlex.split(command), input=stdin, capture_output=True,
+                              timeout=20)  # fmt: skip
         assert done.returncode == 0
         assert json.loads(done.stdout) == {}  # no database yet: the valid empty result
 

@@ -29,7 +29,7 @@ NATIVE: dict[str, dict[str, str | None]] = {
         USER_PROMPT: "UserPromptSubmit",
         PRE_COMPACT: "PreCompact",
         STOP: "Stop",
-        SESSION_END: None,
+        SESSION_END: "SessionEnd",  # since 0.171 (hooks/list: "sessionEnd")
     },
     GEMINI: {
         SESSION_START: "SessionStart",

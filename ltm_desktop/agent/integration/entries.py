@@ -19,8 +19,11 @@ from ltm_desktop.agent.snippets import SERVER_NAME, stdio_server
 INTEGRATED_AGENTS = (CLAUDE_CODE, CODEX, GEMINI)
 SCOPES = ("user", "project")
 HOOK_TIMEOUT = 5  # seconds; the hook answers within 1.5 s whatever happens
-SESSION_END_TIMEOUT = 2  # Claude Code waits for SessionEnd hooks this long at most
+SESSION_END_TIMEOUT = 2  # Claude Code waits for SessionEnd hooks this long at most (Codex too)
 GEMINI_NAME = "ltm-desktop-{event}"
+# seconds Codex waits for the MCP server to start (`startup_timeout_sec`, 10 by default):
+# a cold start (first run after install, a slow disk, a busy machine) can take longer
+CODEX_STARTUP_TIMEOUT = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +78,8 @@ def hook_groups(agent: str, command: list[str], options: list[str]) -> dict[str,
 
 def mcp_entry(agent: str, command: list[str], options: list[str]) -> dict[str, Any]:
     entry = stdio_server([*command, *options])
+    if agent == CODEX:  # Codex gives up on a server after 10 s by default
+        return {**entry, "startup_timeout_sec": CODEX_STARTUP_TIMEOUT}
     return {"type": "stdio", **entry} if agent == CLAUDE_CODE else entry
 
 
