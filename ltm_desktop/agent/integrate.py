@@ -33,6 +33,7 @@ from ltm_desktop.agent.integration.entries import (
 )
 from ltm_desktop.agent.integration.json_config import ConfigRefused
 from ltm_desktop.core.atomic_files import replacing
+from ltm_desktop.core.regular_files import NotRegularFile, open_regular
 
 BACKUP_MARK = ".ltm-desktop-"
 NOTES = {
@@ -82,13 +83,22 @@ class Plan:
         return None if self.uninstall or not self.changes else NOTES[self.agent]
 
 
+def _read_regular(path: Path) -> bytes:
+    """``path``'s bytes, if it is a regular file: a FIFO would make reading it wait
+    forever, and ``/dev/zero`` (a link to it) never ends."""
+    with os.fdopen(open_regular(path), "rb") as file:
+        return file.read()
+
+
 def _read(path: Path) -> str | None:
     try:
-        data = path.read_bytes()
+        data = _read_regular(path)
     except FileNotFoundError:
         return None
     except IsADirectoryError:
         raise ConfigRefused(f"{path} is a directory, not a config file") from None
+    except NotRegularFile as exc:
+        raise ConfigRefused(f"{path} is not a regular file but {exc.kind}") from None
     except NotADirectoryError:
         raise ConfigRefused(
             f"{path} cannot be written: a file stands where one of its directories should be"
@@ -221,8 +231,8 @@ def _backed_up_texts(path: Path) -> list[str]:
     texts = []
     for backup in backups(path):
         try:
-            texts.append(backup.read_bytes().decode("utf-8"))
-        except (OSError, UnicodeDecodeError):
+            texts.append(_read_regular(backup).decode("utf-8"))
+        except (OSError, UnicodeDecodeError):  # NotRegularFile too: not a backup we made
             continue
     return texts
 
