@@ -149,12 +149,13 @@ def test_the_mcp_server_is_registered_like_the_connect_snippets(home: Path) -> N
     assert state["numStartups"] == 12
     assert state["mcpServers"]["other"] == {"command": "npx", "args": ["-y", "x"]}
     assert state["mcpServers"]["ltm-desktop"] == {
-        "type": "stdio", "command": str(EXECUTABLE), "args": ["mcp"]
+        "type": "stdio", "command": str(EXECUTABLE), "args": ["mcp", "--instructions", "brief"]
     }  # fmt: skip
     assert integrate(home, "codex").returncode == 0
     codex = tomllib.loads((home / ".codex/config.toml").read_text())
     assert codex["mcp_servers"]["ltm-desktop"] == {
-        "command": str(EXECUTABLE), "args": ["mcp"], "startup_timeout_sec": 20
+        "command": str(EXECUTABLE), "args": ["mcp", "--instructions", "brief"],
+        "startup_timeout_sec": 20,
     }  # fmt: skip
     assert codex["mcp_servers"]["github"]["command"] == "npx"
     assert codex["hooks"]["Stop"][0]["hooks"][0]["command"] == "notify-send done"
@@ -308,7 +309,8 @@ def test_project_scope_and_global_options_reach_the_commands(home: Path, tmp_pat
     assert shlex.split(command) == [str(EXECUTABLE), "--data-dir", str(data), "hook",
                                     "claude-code", "session-start"]  # fmt: skip
     servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
-    assert servers["ltm-desktop"]["args"] == ["--data-dir", str(data), "mcp"]
+    assert servers["ltm-desktop"]["args"] == ["--data-dir", str(data), "mcp",
+                                              "--instructions", "brief"]  # fmt: skip
 
 
 def test_the_registered_commands_run(home: Path, tmp_path: Path) -> None:
@@ -403,3 +405,30 @@ def test_backups_of_a_file_with_glob_characters_in_its_name_are_found(home: Path
     assert integrate(home, "gemini").returncode == 0
     assert integrate(home, "gemini", "--uninstall").returncode == 0
     assert target.read_text() == GEMINI_SETTINGS  # its backup's bytes, given back
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+def test_a_server_entry_from_before_instructions_brief_is_updated_and_removed(
+    agent: str, home: Path
+) -> None:
+    """Entries written before ``--instructions brief`` was added are ours all the same."""
+    assert integrate(home, agent).returncode == 0
+    for name in FILES[agent]:
+        path = home / name
+        path.write_text(path.read_text().replace(', "--instructions", "brief"', ""))
+    assert "--instructions" not in "".join((home / n).read_text() for n in FILES[agent])
+
+    assert integrate(home, agent).returncode == 0
+    assert "--instructions" in "".join((home / n).read_text() for n in FILES[agent])
+    for name in FILES[agent]:
+        path = home / name
+        path.write_text(path.read_text().replace(', "--instructions", "brief"', ""))
+    assert integrate(home, agent, "--uninstall").returncode == 0
+    assert "ltm-desktop" not in "".join((home / n).read_text() for n in FILES[agent])
+
+
+def test_the_connect_snippets_keep_the_full_instructions() -> None:
+    """An MCP-only client has no session-start hook to give it MEMORY.md."""
+    from ltm_desktop.agent.snippets import stdio_server
+
+    assert stdio_server(["ltm-desktop"])["args"] == ["mcp"]

@@ -21,6 +21,7 @@ SCOPES = ("user", "project")
 HOOK_TIMEOUT = 5  # seconds; the hook answers within 1.5 s whatever happens
 SESSION_END_TIMEOUT = 2  # Claude Code waits for SessionEnd hooks this long at most (Codex too)
 GEMINI_NAME = "ltm-desktop-{event}"
+MCP_OPTIONS = ("--instructions", "brief")  # `mcp` options for a server beside our hooks
 # seconds Codex waits for the MCP server to start (`startup_timeout_sec`, 10 by default):
 # a cold start (first run after install, a slow disk, a busy machine) can take longer
 CODEX_STARTUP_TIMEOUT = 20
@@ -77,7 +78,12 @@ def hook_groups(agent: str, command: list[str], options: list[str]) -> dict[str,
 
 
 def mcp_entry(agent: str, command: list[str], options: list[str]) -> dict[str, Any]:
+    """The server entry: the connect snippet's, told to leave MEMORY.md out of its
+    instructions (the session-start hook installed beside it already gives it to the
+    model; twice would spend the context on it twice). Entries from before this flag are
+    still ours: the server is known by its name."""
     entry = stdio_server([*command, *options])
+    entry["args"] = [*entry["args"], *MCP_OPTIONS]
     if agent == CODEX:  # Codex gives up on a server after 10 s by default
         return {**entry, "startup_timeout_sec": CODEX_STARTUP_TIMEOUT}
     return {"type": "stdio", **entry} if agent == CLAUDE_CODE else entry
