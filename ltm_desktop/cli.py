@@ -266,6 +266,7 @@ COMMANDS = {
     "hook": agent_commands.cmd_hook,
     "integrate": agent_commands.cmd_integrate,
     "extract": agent_commands.cmd_extract,
+    "consolidate": agent_commands.cmd_consolidate,
     "export": transfer_commands.cmd_export,
     "import": transfer_commands.cmd_import,
     "backup": backup_commands.cmd_backup,

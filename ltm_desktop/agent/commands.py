@@ -102,9 +102,11 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
     )
     integrate.add_argument("--dry-run", action="store_true", help="print the diff; change nothing")
     integrate.add_argument("--uninstall", action="store_true", help="remove what integrate added")
+    from ltm_desktop.agent.consolidation.command import add_parser as add_consolidate
     from ltm_desktop.agent.extract_command import add_parser as add_extract
 
     add_extract(commands, add_command)
+    add_consolidate(commands, add_command)
 
 
 def _tools_argument(parser: argparse.ArgumentParser) -> None:
@@ -127,6 +129,12 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 def cmd_extract(args: argparse.Namespace) -> int:
     from ltm_desktop.agent.extract_command import cmd_extract as run
+
+    return run(args)
+
+
+def cmd_consolidate(args: argparse.Namespace) -> int:
+    from ltm_desktop.agent.consolidation.command import cmd_consolidate as run
 
     return run(args)
 

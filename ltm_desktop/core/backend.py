@@ -214,11 +214,10 @@ class WriteTxn(Protocol):
 
     def insert_proposal(self, proposal: Proposal) -> None:
         """Store a new proposal (creating its scope if unseen)."""
-        ...
 
+    def pending_merges(self, project_id: str) -> list[Proposal]: ...  # proposed, with merges
     def save_proposal(self, before: Proposal, after: Proposal) -> None:
         """Store ``after`` over ``before`` (the same proposal as read in this transaction)."""
-        ...
 
     def insert_run(self, run: ExtractionRun) -> None:
         """Record an extraction run (creating its scope if unseen)."""
@@ -422,6 +421,7 @@ class MemoryStore(Protocol):
         """Proposals in ``state`` of one scope (None: every scope), newest first."""
         ...
 
+    def merge_proposals(self, project_id: str, state: str) -> list[Proposal]: ...  # newest 1st
     def list_unreviewed(
         self, project_id: str | None, limit: int, offset: int, now: float
     ) -> list[Memory]:

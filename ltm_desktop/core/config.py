@@ -68,6 +68,10 @@ class Settings:
     extractor_timeout_s: float = 60.0
     extractor_max_input_chars: int = 24_000
     extractor_review: bool = False  # true: hold extracted memories as proposals
+    # [consolidate]: merge memories that say the same thing (``ltm-desktop consolidate``,
+    # with the [extractor] model); every interval_hours in the app and `serve` (0: never).
+    consolidate_interval_hours: int = 0
+    consolidate_max_groups: int = 10  # merges proposed per scope and run, at most
     # [backup]: `ltm-desktop backup` (no -o) keeps this many in the data dir's backups/
     backup_keep: int = 10
     backup_every_days: int = 7
@@ -124,6 +128,9 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     _Key("extractor", "timeout_s", "extractor_timeout_s", float, 0, 3_600),
     _Key("extractor", "max_input_chars", "extractor_max_input_chars", int, 1_000, 2_000_000),
     _Key("extractor", "review", "extractor_review", bool),
+    # [consolidate]
+    _Key("consolidate", "interval_hours", "consolidate_interval_hours", int, 0, 8_760),
+    _Key("consolidate", "max_groups", "consolidate_max_groups", int, 1, 100),
     _Key("search", "embedder", "search_embedder", str, 0, 20, EMBEDDERS),
     _Key("search", "endpoint", "search_endpoint", str, 0, 500),
     _Key("search", "model", "search_model", str, 0, 200),

@@ -16,6 +16,8 @@ from typing import Any
 
 from ltm_desktop.core import proposing, reviewing, rules
 from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.consolidation import merge_review
+from ltm_desktop.core.consolidation.merge_review import CONSOLIDATOR_ACTOR
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.extraction import EXTRACTOR_ACTOR, check_entries
@@ -28,10 +30,11 @@ from ltm_desktop.core.proposals import (
     RunStatus,
 )
 from ltm_desktop.core.query import parse_query
-from ltm_desktop.core.records import ChangeEvent, Memory, Provenance
+from ltm_desktop.core.records import ChangeEvent, Memory, MemoryDraft, Provenance
+from ltm_desktop.core.review_steps import Outcome
 from ltm_desktop.core.rules import jaccard, similarity_tokens
 from ltm_desktop.core.screening import Screen
-from ltm_desktop.core.seams import ExtractionQueue, NoExtraction
+from ltm_desktop.core.seams import BackgroundTask, ExtractionQueue, NoBackgroundTask, NoExtraction
 from ltm_desktop.core.versions import check_expected
 
 MAX_INBOX = 500
@@ -49,6 +52,7 @@ class InboxService:
     _write_lock: threading.RLock
     screen: Screen
     extraction: ExtractionQueue = NoExtraction()
+    consolidation: BackgroundTask = NoBackgroundTask()  # the periodic run, if configured
 
     def _after_write(self, changed: Sequence[Memory]) -> None: ...  # MemoryService's
     def _current_on_conflict(self) -> AbstractContextManager[None]:  # MemoryService's
@@ -65,14 +69,23 @@ class InboxService:
         limit = max(1, min(limit, MAX_INBOX))
         proposals = self.store.list_proposals(project_id, ProposalState.PROPOSED.value, limit, 0)
         unreviewed = self.store.list_unreviewed(project_id, limit - len(proposals), 0, self.now())
-        entries = [
-            InboxEntry(p, None, *self._most_similar(p.project_id, p.content)) for p in proposals
-        ]
+        entries = [self._proposal_entry(p) for p in proposals]
         entries += [
             InboxEntry(None, m, *self._most_similar(m.project_id, m.content, m.id))
             for m in unreviewed
         ]
         return entries
+
+    def _proposal_entry(self, proposal: Proposal) -> InboxEntry:
+        """A merge shows the memories it replaces (as stored now; an erased one is left
+        out), not the memory most like it, which is one of them."""
+        if not proposal.is_merge:
+            return InboxEntry(
+                proposal, None, *self._most_similar(proposal.project_id, proposal.content)
+            )
+        found = {m.id: m for m in self.store.get_memories([m.memory_id for m in proposal.merges])}
+        members = tuple(found[m.memory_id] for m in proposal.merges if m.memory_id in found)
+        return InboxEntry(proposal, None, members=members)
 
     def _most_similar(
         self, project_id: str, content: str, exclude: str | None = None
@@ -145,7 +158,7 @@ class InboxService:
 
     def _decide(
         self,
-        decide: Callable[..., reviewing.Outcome],
+        decide: Callable[..., Outcome],
         item_id: str,
         actor: str,
         expected_updated_at: float | None,
@@ -167,6 +180,33 @@ class InboxService:
 
     def _change(self, item: Memory | Proposal, action: str, actor: str) -> ChangeEvent:
         return ChangeEvent(item.id, item.project_id, action, actor, self.now())
+
+    # -- merges (core.consolidation) ---------------------------------------------
+
+    def propose_merges(
+        self,
+        project_id: str,
+        merges: Sequence[tuple[MemoryDraft, Sequence[Memory]]],
+        provenance: Provenance,
+    ) -> list[Proposal]:
+        """Hold each merged memory (a validated draft) and the memories it would replace
+        as one Inbox proposal, all in one transaction. A group whose memories changed
+        since they were read, or wait in another merge already, is skipped."""
+        project_id = rules.check_project_id(project_id)
+        with self._write_lock, self.store.write() as txn:
+            now = self.now()
+            made = [
+                merge_review.propose_merge(
+                    txn, self.screen.draft(draft), members, provenance, CONSOLIDATOR_ACTOR, now
+                )
+                for draft, members in merges
+                if members and all(m.project_id == project_id for m in members)
+            ]
+        proposals = [p for p in made if p is not None]
+        self.events.publish(
+            [ChangeEvent(p.id, project_id, "proposed", CONSOLIDATOR_ACTOR, now) for p in proposals]
+        )
+        return proposals
 
     # -- extraction runs --------------------------------------------------------
 

@@ -23,6 +23,16 @@ def new_id(prefix: str, now: float) -> str:
     return f"{prefix}{int(now * 1000):011x}{secrets.token_hex(5)}"
 
 
+@dataclass(frozen=True, slots=True)
+class MergeMember:
+    """A memory a merge proposal would replace, at the version the proposal was made
+    from: approving refuses when the memory moved on since (compare-and-swap). Only its
+    id and version are kept (no copy of its text, which erasing it must be able to reach)."""
+
+    memory_id: str
+    version: float
+
+
 class ProposalState(StrEnum):
     PROPOSED = "proposed"  # waiting in the inbox
     APPROVED = "approved"  # added as a memory (``memory_id``)
@@ -59,6 +69,14 @@ class Proposal:
     outcome: str | None = None  # the AddStatus of the approval
     memory_version: float | None = None
     superseded_id: str | None = None
+    # A merge (``core.consolidation``): approving adds this memory and supersedes each of
+    # these by it; ``files`` are theirs, carried over to the merged memory.
+    merges: tuple[MergeMember, ...] = ()
+    files: tuple[str, ...] = ()
+
+    @property
+    def is_merge(self) -> bool:
+        return bool(self.merges)
 
     def draft(self) -> MemoryDraft:
         return MemoryDraft(
@@ -68,6 +86,7 @@ class Proposal:
             importance=self.importance,
             tags=self.tags,
             ttl_days=self.ttl_days,
+            files=self.files,
         )
 
 
@@ -147,6 +166,7 @@ class InboxEntry:
     memory: Memory | None  # an unreviewed memory
     similar: Memory | None = None
     similarity: float = 0.0
+    members: tuple[Memory, ...] = ()  # a merge proposal's memories, as stored now
 
     @property
     def id(self) -> str:

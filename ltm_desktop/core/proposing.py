@@ -27,7 +27,7 @@ from ltm_desktop.core.records import (
     Provenance,
     ReviewState,
 )
-from ltm_desktop.core.reviewing import PROPOSAL_EDITABLE, audit_proposal, audit_value
+from ltm_desktop.core.review_steps import PROPOSAL_EDITABLE, audit_proposal, audit_value
 from ltm_desktop.core.rules import content_signature
 from ltm_desktop.core.screening import Screen
 

@@ -15,12 +15,13 @@ superseded comes back, and the proposal waits in the inbox again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from ltm_desktop.core import writing
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
-from ltm_desktop.core.errors import Conflict, ConflictReason, StaleEdit
+from ltm_desktop.core.consolidation import merge_review
+from ltm_desktop.core.errors import Conflict, ConflictReason
 from ltm_desktop.core.proposals import (
     PROPOSAL_PREFIX,
     Decision,
@@ -33,69 +34,23 @@ from ltm_desktop.core.records import (
     Memory,
     ReviewState,
 )
+from ltm_desktop.core.review_steps import (
+    Outcome,
+    audit_proposal,
+    check_proposal_state,
+    check_proposal_version,
+    edited_fields,
+)
 from ltm_desktop.core.rules import content_signature
 from ltm_desktop.core.screening import Screen
 from ltm_desktop.core.versions import check_version, next_version, same_version
-
-# Fields of a proposal that an approval may change (edit, then approve).
-PROPOSAL_EDITABLE = ("title", "content", "category", "importance", "tags", "ttl_days")
 
 
 def is_proposal_id(item_id: str) -> bool:
     return item_id.startswith(PROPOSAL_PREFIX)
 
 
-def audit_value(name: str, value: Any) -> Any:
-    """A proposal field as the audit history records it (JSON-ready)."""
-    if name == "category":
-        return value.value
-    if name == "tags":
-        return list(value)
-    return value
-
-
-def audit_proposal(
-    txn: WriteTxn,
-    proposal: Proposal,
-    actor: str,
-    now: float,
-    action: AuditAction,
-    before: dict[str, Any] | None,
-    after: dict[str, Any],
-) -> None:
-    after = {"title": proposal.title, **after}  # the Activity view names it by its title
-    txn.record(AuditEntry(now, proposal.id, proposal.project_id, actor, action, before, after))
-
-
-def _check_version(proposal: Proposal, expected_updated_at: float | None) -> None:
-    if expected_updated_at is not None and not same_version(
-        proposal.updated_at, expected_updated_at
-    ):
-        raise StaleEdit(
-            f"proposal {proposal.id} was changed by someone else since you read it; "
-            "nothing was written: read it again, then retry",
-            reason=ConflictReason.STALE,
-        )
-
-
-def _check_state(proposal: Proposal, wanted: tuple[ProposalState, ...]) -> None:
-    if proposal.state not in wanted:
-        raise Conflict(
-            f"proposal {proposal.id} is already {proposal.state.value}",
-            reason=ConflictReason.already(proposal.state.value),
-        )
-
-
 # -- deciding -----------------------------------------------------------------
-
-
-@dataclass
-class Outcome:
-    """A decision and the memories it wrote (their MEMORY.md files follow)."""
-
-    decision: Decision
-    memories: list[Memory] = field(default_factory=list)
-    events: list[tuple[Memory | Proposal, str]] = field(default_factory=list)
 
 
 def approve(
@@ -157,8 +112,10 @@ def _approve_proposal(
     screen: Screen,
 ) -> Outcome:
     before = txn.get_proposal(proposal_id)
-    _check_version(before, expected_updated_at)
-    _check_state(before, (ProposalState.PROPOSED,))
+    check_proposal_version(before, expected_updated_at)
+    check_proposal_state(before, (ProposalState.PROPOSED,))
+    if before.is_merge:
+        return merge_review.approve_merge(txn, before, actor, now, changes, screen=screen)
     edited = replace(before, **changes)
     if edited.content != before.content:
         edited = replace(edited, signature=content_signature(edited.content))
@@ -183,12 +140,9 @@ def _approve_proposal(
         "memory_id": result.memory.id,
         "status": result.status.value,
     }
-    for name in PROPOSAL_EDITABLE:
-        if getattr(after, name) != getattr(before, name):
-            old[name], new[name] = (
-                audit_value(name, getattr(before, name)),
-                audit_value(name, getattr(after, name)),
-            )
+    edited_old, edited_new = edited_fields(before, after)
+    old.update(edited_old)
+    new.update(edited_new)
     audit_proposal(txn, after, actor, now, AuditAction.APPROVED, old, new)
     decision = Decision(
         proposal_id,
@@ -226,8 +180,8 @@ def reject(
         decision = Decision(item_id, "memory", after.title, after.updated_at, memory=after)
         return Outcome(decision, [after], [(after, AuditAction.REJECTED.value)])
     proposal = txn.get_proposal(item_id)
-    _check_version(proposal, expected_updated_at)
-    _check_state(proposal, (ProposalState.PROPOSED,))
+    check_proposal_version(proposal, expected_updated_at)
+    check_proposal_state(proposal, (ProposalState.PROPOSED,))
     rejected = replace(
         proposal,
         state=ProposalState.REJECTED,
@@ -253,10 +207,12 @@ def reopen(
     if not is_proposal_id(item_id):
         return _reopen_memory(txn, item_id, actor, now, expected_updated_at)
     before = txn.get_proposal(item_id)
-    _check_version(before, expected_updated_at)
-    _check_state(before, (ProposalState.APPROVED, ProposalState.REJECTED))
+    check_proposal_version(before, expected_updated_at)
+    check_proposal_state(before, (ProposalState.APPROVED, ProposalState.REJECTED))
     outcome = Outcome(Decision(item_id, "proposal", before.title, before.updated_at))
-    if before.state is ProposalState.APPROVED:
+    if before.state is ProposalState.APPROVED and before.is_merge:
+        merge_review.undo_merge(txn, before, actor, now, outcome)
+    elif before.state is ProposalState.APPROVED:
         _undo_approval(txn, before, actor, now, outcome)
     after = replace(
         before,

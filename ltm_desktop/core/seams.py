@@ -1,8 +1,7 @@
 """Extension points for later phases, each a small protocol with a no-op default.
 
 The service calls every seam on its normal path, so a real implementation
-(semantic embeddings, an external memory provider, a consolidator that merges
-related memories) plugs in without touching the service.
+(semantic embeddings, an external memory provider, a background task) plugs in without touching the service.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from typing import Protocol
 
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.proposals import ExtractionRequest
-from ltm_desktop.core.records import Memory, SearchHit
+from ltm_desktop.core.records import SearchHit
 
 
 class Embedder(Protocol):
@@ -53,10 +52,14 @@ class ExternalProvider(Protocol):
     def search(self, project_ids: Sequence[str], query: str, limit: int) -> list[SearchHit]: ...
 
 
-class Consolidator(Protocol):
-    """Finds memories that could be merged or retired; returns suggestions, changes nothing."""
+class BackgroundTask(Protocol):
+    """Work the process serving the data dir does now and then (the periodic consolidation,
+    ``ltm_desktop.agent.consolidation.periodic``); the composition root installs one as
+    ``MemoryService.consolidation`` and closing the service closes it."""
 
-    def suggest(self, memories: Sequence[Memory]) -> list[tuple[str, ...]]: ...
+    def close(self) -> None:
+        """Stop: wait briefly for a run in progress (it writes in one transaction)."""
+        ...
 
 
 NO_EXTRACTOR = "no extractor is configured: set [extractor] base_url and model in the config"
@@ -107,6 +110,6 @@ class NoExternalProvider:
         return []
 
 
-class NoConsolidator:
-    def suggest(self, memories: Sequence[Memory]) -> list[tuple[str, ...]]:
-        return []
+class NoBackgroundTask:
+    def close(self) -> None:
+        return None

@@ -50,10 +50,8 @@ from ltm_desktop.core.records import (
     ScopeStats,
 )
 from ltm_desktop.core.seams import (
-    Consolidator,
     Embedder,
     ExternalProvider,
-    NoConsolidator,
     NoEmbedder,
     NoExternalProvider,
 )
@@ -82,7 +80,6 @@ class MemoryService(
         clock: Callable[[], float] = time.time,
         embedder: Embedder | None = None,
         provider: ExternalProvider | None = None,
-        consolidator: Consolidator | None = None,
         search_cache_size: int | None = None,
     ) -> None:
         """``search_cache_size`` overrides ``settings.search_cache_entries`` (0: no cache)."""
@@ -93,7 +90,6 @@ class MemoryService(
         self._clock = clock
         self._embedder = embedder or NoEmbedder()
         self._provider = provider or NoExternalProvider()
-        self._consolidator = consolidator or NoConsolidator()
         self._write_lock = threading.RLock()
         self._cache = SearchCache(
             self.settings.search_cache_entries if search_cache_size is None else search_cache_size
@@ -132,6 +128,7 @@ class MemoryService(
         """Stop the extraction queue, finish queued MEMORY.md work, write pending use
         counts (if the database lets us) and close the store."""
         steps = (
+            ("stop the periodic consolidation", self.consolidation.close),
             ("stop the extraction queue", self.extraction.close),
             ("stop the vector backfill", self.backfill.close),
             ("write queued MEMORY.md files", self.views.close),
@@ -399,9 +396,6 @@ class MemoryService(
     def data_version(self) -> int:
         """Changes whenever another process commits: a cheap "is there news?" check."""
         return self.store.data_version()
-
-    def consolidation_suggestions(self, project_id: str) -> list[tuple[str, ...]]:
-        return self._consolidator.suggest(self.list_memories(project_id, ListQuery(limit=1000)))
 
     def stats(self, project_id: str) -> ScopeStats:
         counts = self.store.scope_counts(

@@ -10,7 +10,13 @@ import sqlite3
 from typing import Any
 
 from ltm_desktop.core.errors import NotFound, echoed
-from ltm_desktop.core.proposals import ExtractionRun, Proposal, ProposalState, RunStatus
+from ltm_desktop.core.proposals import (
+    ExtractionRun,
+    MergeMember,
+    Proposal,
+    ProposalState,
+    RunStatus,
+)
 from ltm_desktop.core.records import Category, Memory, Provenance
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
@@ -24,7 +30,7 @@ from ltm_desktop.store.rows import (
 PROPOSAL_FIELDS = (
     "title", "content", "category", "importance", "tags", "ttl_days", "signature", "source",
     "provenance", "state", "created_at", "updated_at", "decided_at", "decided_by", "memory_id",
-    "outcome", "memory_version", "superseded_id",
+    "outcome", "memory_version", "superseded_id", "merges", "files",
 )  # fmt: skip
 PROPOSAL_COLUMNS = "x.id, p.project_id, " + ", ".join(f"x.{name}" for name in PROPOSAL_FIELDS)
 PROPOSAL_FROM = "proposals AS x JOIN projects AS p ON p.pk = x.project_pk"
@@ -45,7 +51,29 @@ def _stored(name: str, value: Any) -> Any:
         return tags_json(value)
     if name == "provenance":
         return provenance_json(value)
+    if name == "merges":
+        return json.dumps([[member.memory_id, member.version] for member in value])
+    if name == "files":
+        return json.dumps(list(value))
     return value
+
+
+def _merges(text: str) -> tuple[MergeMember, ...]:
+    """A merge's members as the column holds them (none when it is not valid JSON: the
+    proposal then reads as a plain one, and approving it supersedes nothing)."""
+    try:
+        pairs = json.loads(text)
+        return tuple(MergeMember(str(memory_id), float(version)) for memory_id, version in pairs)
+    except (ValueError, TypeError):
+        return ()
+
+
+def _files(text: str) -> tuple[str, ...]:
+    try:
+        files = json.loads(text)
+    except ValueError:
+        return ()
+    return tuple(f for f in files if isinstance(f, str)) if isinstance(files, list) else ()
 
 
 def proposal_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Proposal:
@@ -71,6 +99,8 @@ def proposal_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Proposal:
         outcome=v["outcome"],
         memory_version=v["memory_version"],
         superseded_id=v["superseded_id"],
+        merges=_merges(v["merges"]),
+        files=_files(v["files"]),
     )
 
 
@@ -116,6 +146,16 @@ def save_proposal(conn: sqlite3.Connection, before: Proposal, after: Proposal) -
     if changed:
         columns = ", ".join(f"{name} = ?" for name in changed)
         conn.execute(f"UPDATE proposals SET {columns} WHERE id = ?", (*changed.values(), before.id))
+
+
+def merge_proposals(conn: sqlite3.Connection, project_pk: int, state: str) -> list[Proposal]:
+    """The scope's merge proposals in ``state``, newest first."""
+    rows = conn.execute(
+        f"SELECT {PROPOSAL_COLUMNS} FROM {PROPOSAL_FROM} WHERE x.state = ? "
+        "AND x.project_pk = ? AND x.merges <> '[]' ORDER BY x.created_at DESC, x.pk DESC",
+        (state, project_pk),
+    ).fetchall()
+    return [proposal_from_row(row) for row in rows]
 
 
 def _scope(column: str, project_pk: int | None) -> tuple[str, list[Any]]:

@@ -46,6 +46,13 @@ class InboxReads:
 
         return self._read(work)
 
+    def merge_proposals(self, project_id: str, state: str) -> list[Proposal]:
+        def work(conn: sqlite3.Connection) -> list[Proposal]:
+            pk = self._pk(conn, project_id)
+            return [] if pk is None else inbox.merge_proposals(conn, pk, state)
+
+        return self._read(work)
+
     def list_unreviewed(
         self, project_id: str | None, limit: int, offset: int, now: float
     ) -> list[Memory]:

@@ -301,6 +301,14 @@ V10_STATEMENTS = (
     "CREATE INDEX memory_index_by_model ON memory_index(model)",
 )
 
+# A proposal can merge memories (core.consolidation): the members it would supersede,
+# as [[memory id, version], ...], and their files for the merged memory. Plain proposals
+# keep empty lists. (Version 11.)
+V11_STATEMENTS = (
+    "ALTER TABLE proposals ADD COLUMN merges TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE proposals ADD COLUMN files TEXT NOT NULL DEFAULT '[]'",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", V1_STATEMENTS),
     Migration(2, "observations can be forgotten", V2_STATEMENTS),
@@ -312,6 +320,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "the activity and observations page fast at any depth", V8_STATEMENTS),
     Migration(9, "every process forgets an erased memory's vector", V9_STATEMENTS),
     Migration(10, "the backfill finds what it has left by index", V10_STATEMENTS),
+    Migration(11, "proposals can merge memories", V11_STATEMENTS),
 )
 
 

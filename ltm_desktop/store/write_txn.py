@@ -199,6 +199,12 @@ class SqliteWriteTxn:
             return None
         return inbox.pending_with_signature(self._conn, project_pk, signature)
 
+    def pending_merges(self, project_id: str) -> list[Proposal]:
+        project_pk = self._pk(project_id)
+        if project_pk is None:
+            return []
+        return inbox.merge_proposals(self._conn, project_pk, "proposed")
+
     def insert_proposal(self, proposal: Proposal) -> None:
         project_pk = self._scope_pk(proposal.project_id, proposal.created_at)
         inbox.insert_proposal(self._conn, project_pk, proposal)

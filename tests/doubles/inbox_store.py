@@ -44,6 +44,13 @@ class InboxTxn:
             None,
         )
 
+    def pending_merges(self, project_id: str) -> list[Proposal]:
+        return [
+            p
+            for p in self._t.proposals.values()
+            if p.project_id == project_id and p.merges and p.state is ProposalState.PROPOSED
+        ]
+
     def insert_proposal(self, proposal: Proposal) -> None:
         if proposal.id in self._t.proposals:
             raise ValueError(f"UNIQUE constraint failed: proposals.id ({proposal.id})")
@@ -85,6 +92,9 @@ class InboxReads:
         found = found[::-1]  # newest first, ties in reverse insertion order
         found.sort(key=lambda p: -p.created_at)
         return found[offset : offset + limit]
+
+    def merge_proposals(self, project_id: str, state: str) -> list[Proposal]:
+        return [p for p in self.list_proposals(project_id, state, 10**9, 0) if p.merges]
 
     def list_unreviewed(
         self, project_id: str | None, limit: int, offset: int, now: float

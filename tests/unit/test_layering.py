@@ -44,6 +44,7 @@ STORE_USES_OF_CORE: dict[str, set[str] | None] = {
     "ltm_desktop.core.records": None,
     "ltm_desktop.core.proposals": {
         "ExtractionRun",
+        "MergeMember",
         "Proposal",
         "ProposalState",
         "RunStatus",
@@ -125,6 +126,33 @@ def test_sqlite_and_qt_live_in_one_package_each() -> None:
             if top in ONLY_IN and home != ONLY_IN[top]:
                 problems.append(f"{path.relative_to(PACKAGE.parent)} imports {top}")
     assert problems == []
+
+
+# The consolidation's core (grouping, merge rules) decides; the model that writes a merge
+# is asked on the agent side (agent/consolidation), so the core package knows no HTTP,
+# no agent code, and no embedding library (it gets an Embedder).
+CONSOLIDATION_FORBIDDEN = {
+    "ltm_desktop.agent", "ltm_desktop.embedding", "httpx2", "httpx", "numpy", "urllib",
+}  # fmt: skip
+
+
+def test_the_consolidation_core_asks_no_model_itself() -> None:
+    files = python_files("core/consolidation")
+    assert files  # the rule guards something real
+    problems = [
+        f"{path.relative_to(PACKAGE.parent)} imports {name}"
+        for path in files
+        for name in sorted(imported_names(path))
+        if violates(name, CONSOLIDATION_FORBIDDEN | FORBIDDEN["core"])
+    ]
+    assert problems == []
+
+
+def test_only_the_agent_side_talks_to_the_merge_model() -> None:
+    """The merge writer (HTTP through the extractor's generator) is agent code."""
+    names = {n for p in python_files("agent/consolidation") for n in imported_names(p)}
+    assert "ltm_desktop.agent.extractor.generator" in names
+    assert not any(violates(n, FORBIDDEN["agent"]) for n in names)
 
 
 def test_the_checker_catches_a_violation(tmp_path: Path) -> None:

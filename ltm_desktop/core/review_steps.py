@@ -1,0 +1,80 @@
+"""Steps every inbox decision shares: checking a proposal's version and state, and
+auditing it. Kept apart from ``reviewing`` so that the merge decisions
+(``core.consolidation.merge_review``), which ``reviewing`` hands merge proposals to, use
+the same steps without importing it back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ltm_desktop.core.backend import AuditEntry, WriteTxn
+from ltm_desktop.core.errors import Conflict, ConflictReason, StaleEdit
+from ltm_desktop.core.proposals import Decision, Proposal, ProposalState
+from ltm_desktop.core.records import AuditAction, Memory
+from ltm_desktop.core.versions import same_version
+
+# Fields of a proposal that an approval may change (edit, then approve).
+PROPOSAL_EDITABLE = ("title", "content", "category", "importance", "tags", "ttl_days")
+
+
+@dataclass
+class Outcome:
+    """A decision and the memories it wrote (their MEMORY.md files follow)."""
+
+    decision: Decision
+    memories: list[Memory] = field(default_factory=list)
+    events: list[tuple[Memory | Proposal, str]] = field(default_factory=list)
+
+
+def audit_value(name: str, value: Any) -> Any:
+    """A proposal field as the audit history records it (JSON-ready)."""
+    if name == "category":
+        return value.value
+    if name == "tags":
+        return list(value)
+    return value
+
+
+def audit_proposal(
+    txn: WriteTxn,
+    proposal: Proposal,
+    actor: str,
+    now: float,
+    action: AuditAction,
+    before: dict[str, Any] | None,
+    after: dict[str, Any],
+) -> None:
+    after = {"title": proposal.title, **after}  # the Activity view names it by its title
+    txn.record(AuditEntry(now, proposal.id, proposal.project_id, actor, action, before, after))
+
+
+def check_proposal_version(proposal: Proposal, expected_updated_at: float | None) -> None:
+    if expected_updated_at is not None and not same_version(
+        proposal.updated_at, expected_updated_at
+    ):
+        raise StaleEdit(
+            f"proposal {proposal.id} was changed by someone else since you read it; "
+            "nothing was written: read it again, then retry",
+            reason=ConflictReason.STALE,
+        )
+
+
+def check_proposal_state(proposal: Proposal, wanted: tuple[ProposalState, ...]) -> None:
+    if proposal.state not in wanted:
+        raise Conflict(
+            f"proposal {proposal.id} is already {proposal.state.value}",
+            reason=ConflictReason.already(proposal.state.value),
+        )
+
+
+def edited_fields(before: Proposal, after: Proposal) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The editable fields an approval changed: (old values, new values), for its event."""
+    old: dict[str, Any] = {}
+    new: dict[str, Any] = {}
+    for name in PROPOSAL_EDITABLE:
+        if getattr(after, name) != getattr(before, name):
+            old[name] = audit_value(name, getattr(before, name))
+            new[name] = audit_value(name, getattr(after, name))
+    return old, new
