@@ -3,6 +3,10 @@ wrote, in order. The hooks (the last exchange, the tail before compaction) and t
 extractor (the conversation to propose memories from) read through this one module, so
 both see the same conversation.
 
+What the user "wrote" excludes what agents and our hooks wrap around it
+(``agent.injected``: Gemini's ``<hook_context>``, Codex's ``<environment_context>``,
+Claude Code's slash-command output); a user message of nothing else is no message.
+
 Tolerant by design: a line that is not JSON (or nested too deep to decode) is skipped and
 counted, a record of an unknown type (or one whose type or role is not a string) and a
 content block of an unknown kind are skipped, never an error. Only the end of a long
@@ -12,7 +16,9 @@ but a regular file (a FIFO, /dev/zero, a directory) is refused, without waiting.
 Formats (JSON lines unless said):
 - Claude Code: ``{"type": "user"|"assistant", "message": {"content": str | [blocks]}}``;
   text blocks are ``{"type": "text", "text": ...}``; ``isMeta`` records (command
-  caveats, hook output) and ``isSidechain`` ones (a subagent's work) are not the
+  caveats, hook output), ``isSidechain`` ones (a subagent's work), ``isCompactSummary``
+  ones (the summary that continues a compacted session) and ``isApiErrorMessage`` ones
+  ("Not logged in", an API error shown as the assistant's answer) are not the
   conversation.
 - Codex: ``{"type": ..., "payload": {...}}``; ``event_msg`` payloads ``user_message`` and
   ``agent_message`` carry what the user typed and what the agent answered;
@@ -36,6 +42,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ltm_desktop.agent.hooks.events import CLAUDE_CODE, CODEX, GEMINI
+from ltm_desktop.agent.injected import strip_injected
 from ltm_desktop.core.regular_files import open_regular
 
 TAIL_BYTES = 2 * 1024 * 1024  # enough for the last exchanges of any session
@@ -47,6 +54,7 @@ USER_ROLES = frozenset({USER, "human"})
 ASSISTANT_ROLES = frozenset({ASSISTANT, "model", "gemini", "ai"})
 TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
+CLAUDE_NOT_CONVERSATION = ("isMeta", "isSidechain", "isCompactSummary", "isApiErrorMessage")
 AGENT_NAMES = {  # the names hooks, the extract command and sniffing use for each format
     CLAUDE_CODE: CLAUDE_CODE,
     CODEX: CODEX,
@@ -59,6 +67,14 @@ AGENT_NAMES = {  # the names hooks, the extract command and sniffing use for eac
 class Message:
     role: str  # "user" or "assistant"
     text: str
+
+
+def _message(role: object, text: object) -> Message | None:
+    """The message, without what was wrapped around a user's words; None when empty."""
+    if not isinstance(role, str) or not isinstance(text, str):
+        return None
+    text = strip_injected(text) if role == USER else text.strip()
+    return Message(role, text) if text else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,11 +156,11 @@ def _claude(records: Iterable[dict[str, Any]]) -> list[Message]:
         message = record.get("message")
         if role not in (USER, ASSISTANT) or not isinstance(message, dict):
             continue
-        if record.get("isMeta") or record.get("isSidechain"):
+        if any(record.get(flag) for flag in CLAUDE_NOT_CONVERSATION):
             continue
-        text = _block_text(message.get("content"))
-        if text:
-            found.append(Message(role, text))
+        said = _message(role, _block_text(message.get("content")))
+        if said is not None:
+            found.append(said)
     return found
 
 
@@ -158,13 +174,14 @@ def _codex(records: Iterable[dict[str, Any]]) -> list[Message]:
         kind = payload.get("type")
         if record.get("type") == "event_msg" and kind in ("user_message", "agent_message"):
             text = payload.get("message")
-            if isinstance(text, str) and text.strip():
-                events.append(Message(USER if kind == "user_message" else ASSISTANT, text.strip()))
+            said = _message(USER if kind == "user_message" else ASSISTANT, text)
+            if said is not None:
+                events.append(said)
         elif record.get("type") == "response_item" and kind == "message":
             role = payload.get("role")
-            text = _block_text(payload.get("content"), TEXT_PARTS)
-            if role in (USER, ASSISTANT) and text:
-                items.append(Message(role, text))
+            said = _message(role, _block_text(payload.get("content"), TEXT_PARTS))
+            if role in (USER, ASSISTANT) and said is not None:
+                items.append(said)
     return events or items  # the events are Codex's own view of the conversation
 
 
@@ -187,8 +204,9 @@ def _lenient(record: object) -> Message | None:
         role = ASSISTANT
     else:
         return None  # summaries, system prompts, tool records, events
-    text = _block_text(body.get("content", body.get("parts", body.get("text"))), TEXT_PARTS)
-    return Message(role, text) if text else None
+    return _message(
+        role, _block_text(body.get("content", body.get("parts", body.get("text"))), TEXT_PARTS)
+    )
 
 
 def _generic(records: Iterable[object]) -> list[Message]:

@@ -356,6 +356,7 @@ def events_subscribe(d: Dispatcher, p: Params, s: Session) -> Any:
     return {"subscribed": True}
 
 
+from ltm_desktop.api import changes_method as _changes_method  # noqa: E402,F401 - registers it
 from ltm_desktop.api import erase_methods as _erase_methods  # noqa: E402,F401 - registers them
 from ltm_desktop.api import forget_method as _forget_method  # noqa: E402,F401 - registers forget
 from ltm_desktop.api import inbox_methods as _inbox_methods  # noqa: E402,F401 - registers them

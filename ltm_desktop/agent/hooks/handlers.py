@@ -14,6 +14,7 @@ from typing import Any
 
 from ltm_desktop.agent import transcripts
 from ltm_desktop.agent.access import MemoryAccess
+from ltm_desktop.agent.hooks import changes
 from ltm_desktop.agent.hooks.events import (
     PRE_COMPACT,
     SESSION_END,
@@ -100,18 +101,28 @@ def cut(text: str, limit: int) -> str:
 
 
 def session_start(run: HookRun) -> str | None:
-    """The project's ``## Long-Term Memory`` section (MEMORY.md included), cut to fit."""
+    """The project's ``## Long-Term Memory`` section (MEMORY.md included), cut to fit;
+    the session is told the changes after this point on its next prompts."""
     if run.states is not None:
         pruned = run.states.prune()
         if pruned:
             log.info("pruned %d stale session state files", pruned)
+    try:  # first: a change made while the section is read is told on the next prompt
+        seen: int | None = changes.head(run.memory, run.hook.cwd)
+    except (LtmError, OSError) as exc:  # e.g. an older server: the memory still goes out
+        log.warning("no change tracking for this session: %s", exc)
+        seen = None
     text = str(run.memory.call("prompt.section", {"cwd": run.hook.cwd}).get("text", ""))
     log.info("session start: %d characters of memory for %s", len(text), run.hook.cwd)
+    state = run.state()
+    state.seen_seq = seen
+    run.save_state(state)
     return cut(text, SESSION_START_LIMIT) if text.strip() else None
 
 
 def user_prompt(run: HookRun) -> str | None:
-    """The nudge every N turns, and the few memories that match the prompt well."""
+    """The nudge every N turns, the memory's changes since the session was last told,
+    and the few memories that match the prompt well."""
     state = run.state()
     state.turns += 1
     state.stopped = False
@@ -122,6 +133,14 @@ def user_prompt(run: HookRun) -> str | None:
     if nudge.due(state.turns):
         parts.append(nudge.text.strip())
         log.info("turn %d: nudged", state.turns)
+    try:
+        changed = changes.since_last_time(run.memory, run.hook.cwd, state)
+        run.save_state(state)  # told: never twice
+    except (LtmError, OSError) as exc:  # told next turn instead
+        log.warning("memory changes skipped: %s", exc)
+        changed = None
+    if changed:
+        parts.append(changed)
     from ltm_desktop.agent.hooks.relevance import relevant_memories
 
     try:

@@ -9,6 +9,9 @@ Documented fields used (anything else is ignored, so new fields never break a ho
 | Gemini CLI | ``session_id``, ``cwd``, ``transcript_path`` | ``prompt`` | ``prompt``, ``prompt_response`` |
 | generic | ``session_id``, ``cwd``, ``transcript_path`` (optional) | ``prompt`` | ``user_text``, ``assistant_text`` |
 
+The prompt is read without what agents wrap around the user's words (``agent.injected``):
+Gemini CLI hands back the context our own hooks injected as part of it.
+
 The generic shape is for custom harnesses: a JSON object with those keys, all optional;
 its transcript, if any, is JSON lines of ``{"role": ..., "content": ...}``.
 """
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ltm_desktop.agent.hooks.events import GEMINI, GENERIC
+from ltm_desktop.agent.injected import strip_injected
 from ltm_desktop.core.errors import LtmError
 
 DEFAULT_SESSION = "default"
@@ -73,6 +77,8 @@ def parse(agent: str, event: str, raw: bytes) -> HookInput:
         prompt = prompt or _text(data, "user_text")
     else:
         answer = _text(data, "last_assistant_message")
+    if prompt is not None:
+        prompt = strip_injected(prompt) or None
     return HookInput(
         agent=agent,
         event=event,

@@ -1,4 +1,5 @@
-"""A session's small state between hook runs: turns counted, the last prompt, a stop seen.
+"""A session's small state between hook runs: turns counted, the last prompt, a stop seen,
+and how far the session has been told of the memory's changes (an audit sequence number).
 
 One file per agent session in ``<runtime dir>/hooks/`` (private, 0700, cleared at
 reboot on most systems), a few hundred bytes, named by a hash of the session id.
@@ -26,6 +27,13 @@ class SessionState:
     turns: int = 0  # user prompts seen
     last_prompt: str = ""  # cut to what an agent_end observation keeps
     stopped: bool = False  # a stop was recorded since the last prompt
+    # the audit head when the memory was last injected (session start, then each turn's
+    # changes); None: never told, so no changes are owed
+    seen_seq: int | None = None
+
+
+def _seq(value: object) -> int | None:
+    return value if type(value) is int and value >= 0 else None
 
 
 def state_dir() -> Path:
@@ -56,6 +64,7 @@ class SessionStates:
                 turns=int(data.get("turns", 0)),
                 last_prompt=str(data.get("last_prompt", ""))[:USER_TEXT_LIMIT],
                 stopped=bool(data.get("stopped", False)),
+                seen_seq=_seq(data.get("seen_seq")),
             )
         except (OSError, ValueError, TypeError, AttributeError):
             return SessionState()

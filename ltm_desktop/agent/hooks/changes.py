@@ -1,0 +1,70 @@
+"""The memory's changes since the session was last told, as one turn's context.
+
+Session start injects MEMORY.md and records the audit head; each user prompt then asks
+``memory.changes`` for what was saved, edited or removed after it (by another agent, the
+person in the app, or this agent's own tools), adds that compactly, and moves the head
+on: each change is told once, and none is missed between two turns.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ltm_desktop.agent.access import MemoryAccess
+from ltm_desktop.agent.hooks.session_state import SessionState
+from ltm_desktop.core.observations import clip
+from ltm_desktop.core.safe_markdown import escape_inline
+
+log = logging.getLogger("ltm_desktop.hooks")
+
+HEADER = "Long-term memory changed since it was last shown to you:"
+BUDGET = 2_000  # characters of context for the changes, at most
+CONTENT_CHARS = 300  # of each new or edited memory's content
+ASKED = 20  # changes asked for; the rest are counted
+
+
+def head(memory: MemoryAccess, cwd: str) -> int:
+    """The audit head now: the point the session has been told up to."""
+    return int(memory.call("memory.changes", {"cwd": cwd})["head"])
+
+
+def since_last_time(memory: MemoryAccess, cwd: str, state: SessionState) -> str | None:
+    """The context telling the changes after ``state.seen_seq`` (None: none), moving
+    ``state.seen_seq`` to the head. A session never told (no session start seen) only
+    starts counting."""
+    params: dict[str, Any] = {"cwd": cwd, "since": state.seen_seq, "limit": ASKED}
+    found = memory.call("memory.changes", params)
+    told = state.seen_seq is not None
+    state.seen_seq = int(found["head"])
+    if not told or not found["changes"]:
+        return None
+    log.info("memory changes: %d told, %d more", len(found["changes"]), found["more"])
+    return render(found["changes"], int(found["more"]))
+
+
+def _line(change: dict[str, Any]) -> str:
+    memory = change["memory"]
+    title = escape_inline(str(memory.get("title", "")))
+    where = f"{memory.get('id', '')}, by {escape_inline(str(change.get('actor', '')))}"
+    if change["kind"] == "removed":
+        return f"- removed: {title} ({where})"
+    content = clip(str(memory.get("content", "")), CONTENT_CHARS).replace("\n", " ")
+    return f"- {change['kind']}: {title} ({where}): {escape_inline(content)}"
+
+
+def render(changes: list[dict[str, Any]], more: int) -> str:
+    """The changes, newest first, within BUDGET; what does not fit is counted."""
+    lines = [HEADER]
+    used = len(HEADER)
+    left = more
+    for index, change in enumerate(changes):
+        line = _line(change)
+        if used + len(line) + 1 > BUDGET - 80:  # room for the "more" line
+            left += len(changes) - index
+            break
+        lines.append(line)
+        used += len(line) + 1
+    if left:
+        lines.append(f"- …and {left} more change{'s' if left != 1 else ''}: use memory_search.")
+    return "\n".join(lines)

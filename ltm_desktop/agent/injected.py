@@ -1,0 +1,59 @@
+"""The text agents wrap around the user's words, taken out before a hook reads a prompt.
+
+An agent hands its hooks and writes to its transcript more than the user typed: Gemini
+CLI prepends the context our own session-start hook injected (``<hook_context>``) to
+the prompt, and appends the user-prompt hook's; Codex sends its environment and the
+project's instructions as user messages; Claude Code records slash-command output and
+shell escapes as user records. Taken as the user's words, our own MEMORY.md became the
+title of every observation, the input of the extractor and the words of the relevance
+search, and with a long MEMORY.md the real prompt was cut away entirely.
+
+Every agent's wrappers are removed for every agent: none of them is ever what a person
+typed. A wrapper counts only where it starts a line, so a tag quoted inside a sentence
+stays.
+"""
+
+from __future__ import annotations
+
+import re
+
+WRAPPER_TAGS = (
+    # Gemini CLI: context from hooks (ours), and its own session context
+    "hook_context",
+    "session_context",
+    # Codex: the environment, the project's AGENTS.md and instructions sent as user turns
+    "environment_context",
+    "user_instructions",
+    "user_shell_command",
+    "turn_aborted",
+    # Claude Code: slash commands and their output, shell escapes, system reminders
+    "command-name",
+    "command-message",
+    "command-args",
+    "local-command-stdout",
+    "local-command-stderr",
+    "local-command-caveat",
+    "bash-input",
+    "bash-stdout",
+    "bash-stderr",
+    "bash-exit-code",
+    "system-reminder",
+)
+_TAGS = "|".join(re.escape(tag) for tag in WRAPPER_TAGS)
+# A whole block, or one cut off at the end (a transcript's tail, a clipped prompt).
+_BLOCK = re.compile(rf"(?:^|(?<=\n))[ \t]*<({_TAGS})(?:\s[^>\n]*)?>.*?(?:</\1>|\Z)", re.S)
+_NEWLINES = re.compile(r"\n{3,}")
+
+
+def strip_injected(text: str) -> str:
+    """``text`` without the blocks agents and hooks put around the user's words; "" when
+    nothing else is left."""
+    if "<" not in text:
+        return text.strip()
+    stripped = _BLOCK.sub("", text)
+    return _NEWLINES.sub("\n\n", stripped).strip()
+
+
+def injected_only(text: str) -> bool:
+    """Whether ``text`` holds nothing but wrapped blocks (not a message of the user)."""
+    return bool(text.strip()) and not strip_injected(text)
