@@ -32,6 +32,7 @@ def proposal(p: Proposal) -> ProposalShape:
         "decided_by": p.decided_by,
         "memory_id": p.memory_id,
         "outcome": p.outcome,
+        "merges": [m.memory_id for m in p.merges],
     }
 
 
@@ -41,6 +42,8 @@ def inbox_item(e: InboxEntry) -> InboxItemShape:
         out["proposal"] = proposal(e.proposal)
     if e.memory is not None:
         out["memory"] = memory(e.memory)
+    if e.members:
+        out["members"] = [memory(m) for m in e.members]
     if e.similar is not None:
         out["similar"] = {"memory": memory(e.similar), "similarity": round(e.similarity, 3)}
     return out

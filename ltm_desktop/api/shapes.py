@@ -169,6 +169,7 @@ class ProposalShape(TypedDict):
     decided_by: str | None
     memory_id: str | None
     outcome: str | None
+    merges: list[str]  # a merge: the ids of the memories approving it supersedes
 
 
 class SimilarShape(TypedDict):
@@ -180,6 +181,7 @@ class InboxItemShape(TypedDict):
     kind: str  # "proposal" or "memory" (an unreviewed memory)
     proposal: NotRequired[ProposalShape]
     memory: NotRequired[MemoryShape]
+    members: NotRequired[list[MemoryShape]]  # a merge's memories, as stored now
     similar: SimilarShape | None
 
 
