@@ -271,6 +271,8 @@ def details_html(row: InboxRow) -> str:
         if row.kind == "proposal"
         else "Unreviewed memory (in use)"
     )
+    if row.is_merge:
+        kind = f"Merge proposal: merges {row.merge_count} memories into this one"
     parts = [
         f"<h3>{e(row.title)}</h3>",
         f"<p style='white-space: pre-wrap'>{e(row.content)}</p>",
@@ -284,7 +286,9 @@ def details_html(row: InboxRow) -> str:
         + (f"<br><small>{e(p.source)}</small>" if p.source else "")
         + "</p>",
     ]
-    if row.similar_id is None:
+    if row.is_merge:
+        parts.append(merge_html(row))
+    elif row.similar_id is None:
         parts.append("<p><i>No existing memory of this project is much like it.</i></p>")
     else:
         warning = " — approving it replaces that memory" if row.similarity > 0.7 else ""
@@ -294,3 +298,21 @@ def details_html(row: InboxRow) -> str:
             f"<span style='white-space: pre-wrap'>{e(row.similar_content)}</span></p>"
         )
     return "".join(parts)
+
+
+def merge_html(row: InboxRow) -> str:
+    """The memories a merge replaces: approving it supersedes each (undo brings them back)."""
+    e = html.escape
+    items = "".join(
+        f"<li>{e(title)} <small>({e(memory_id)})</small></li>" for memory_id, title in row.merges
+    )
+    gone = row.merge_count - len(row.merges)
+    missing = (
+        f"<p><i>{gone} of them no longer exist: approving it is refused.</i></p>" if gone else ""
+    )
+    return (
+        f"<h4>Merges {row.merge_count} memories</h4>"
+        "<p>Approving it adds this memory and moves these to the Trash as superseded by it "
+        "(Ctrl+Z brings them back). If one of them was edited or removed since, approving "
+        f"is refused and nothing changes.</p><ul>{items}</ul>{missing}"
+    )

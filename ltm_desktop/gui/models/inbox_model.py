@@ -41,6 +41,13 @@ class InboxRow:
     similar_content: str
     similarity: float
     flagged: str | None = None  # why it reads like an instruction to the model
+    # a merge: (id, title) of each memory approving it supersedes (an erased one is left out)
+    merges: tuple[tuple[str, str], ...] = ()
+    merge_count: int = 0  # how many it names, erased or not
+
+    @property
+    def is_merge(self) -> bool:
+        return self.merge_count > 0
 
     @classmethod
     def of(cls, entry: InboxEntry, projects: dict[str, str]) -> InboxRow:
@@ -66,6 +73,8 @@ class InboxRow:
             similar_content=similar.content if similar else "",
             similarity=entry.similarity if similar else 0.0,
             flagged=None if entry.memory is None else flag_reason(entry.memory),
+            merges=tuple((m.id, m.title) for m in entry.members),
+            merge_count=len(entry.proposal.merges) if entry.proposal is not None else 0,
         )
 
 
@@ -89,6 +98,8 @@ class InboxModel(RowTableModel):
             if column == COL_KIND:
                 if row.flagged:
                     return "⚠ Flagged"
+                if row.is_merge:
+                    return f"Merge of {row.merge_count}"
                 return "Proposal" if row.kind == "proposal" else "Unreviewed"
             if column == COL_TITLE:
                 return row.title
@@ -98,6 +109,8 @@ class InboxModel(RowTableModel):
                 return provenance.agent
             if column == COL_WHEN:
                 return relative_time(provenance.extracted_at or None, self._service.now())
+            if row.is_merge:
+                return f"Merges {row.merge_count} memories"
             if row.similar_id is None:
                 return "—"
             return f"{row.similarity:.0%} “{row.similar_title}”"
@@ -108,6 +121,9 @@ class InboxModel(RowTableModel):
                 return f"session {provenance.session_id}, extracted by {provenance.model}"
             if column == COL_SIMILAR and row.similar_id is not None:
                 return row.similar_content
+            if column in (COL_KIND, COL_SIMILAR) and row.is_merge:
+                titles = "\n".join(f"• {title}" for _id, title in row.merges)
+                return f"Approving it adds this memory and replaces these:\n{titles}"
             if column == COL_KIND and row.flagged:
                 return f"Flagged: it {row.flagged}. Kept out of MEMORY.md until you approve it"
             if column == COL_KIND:
