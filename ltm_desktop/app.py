@@ -67,6 +67,14 @@ def open_service(
     service.extraction = ExtractionWorker(service)
     try:
         purged = service.start(backfill=background)
+        if background and settings.consolidate_interval_hours and settings.extractor_configured:
+            from ltm_desktop.agent.consolidation.periodic import PeriodicConsolidation
+
+            hours = settings.consolidate_interval_hours
+            service.consolidation = periodic = PeriodicConsolidation(
+                service, embedder, hours * 3600
+            )
+            periodic.start()
     except BaseException:
         service.close()
         raise
