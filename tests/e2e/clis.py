@@ -15,17 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ltm_desktop.agent.hooks.events import NATIVE, PRE_COMPACT
 from tests.e2e.harness import PROMPT, TIMEOUT, Sandbox
 
 CLAUDE, CODEX, GEMINI = "claude-code", "codex", "gemini"
 AGENTS = (CLAUDE, CODEX, GEMINI)
 COMMANDS = {CLAUDE: "claude", CODEX: "codex", GEMINI: "gemini"}
 CLIENT_NAMES = {CLAUDE: "claude-code", CODEX: "codex", GEMINI: "gemini-cli"}
-# The hook events a one-turn run must fire (Gemini also fires PreCompress, see NOTES).
+# The hook events a one-turn run must fire: all that integrate registers but pre-compact
+# (no compaction in one short turn; Gemini fires PreCompress anyway, see NOTES).
 HOOK_EVENTS = {
-    CLAUDE: ["session-start", "user-prompt", "stop", "session-end"],
-    CODEX: ["session-start", "user-prompt", "stop"],
-    GEMINI: ["session-start", "user-prompt", "stop", "session-end"],
+    agent: [ours for ours, theirs in NATIVE[agent].items() if theirs and ours != PRE_COMPACT]
+    for agent in AGENTS
 }
 
 

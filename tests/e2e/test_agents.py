@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from ltm_desktop.agent.hooks.events import NATIVE
 from tests.e2e.clis import AGENTS, CLAUDE, CLIENT_NAMES, CODEX, GEMINI, HOOK_EVENTS, tool_text
 from tests.e2e.conftest import Run, new_cli, snapshot
 from tests.e2e.fake_models import FINAL_TEXT, SEARCH, WRITE, WRITE_ARGS, turn_requests
@@ -171,6 +172,6 @@ def without_ours(path: Path, after_run: bytes, before: bytes | None, wrapper: st
 def test_codex_trusts_our_hooks_the_way_its_hooks_screen_does(run: Run) -> None:
     if run.agent != CODEX:
         pytest.skip("only Codex asks to trust hooks")
+    registered = [theirs for theirs in NATIVE[CODEX].values() if theirs]
     trust = {hook["eventName"]: hook["trustStatus"] for hook in run.trusted}
-    assert trust == dict.fromkeys(("sessionStart", "userPromptSubmit", "preCompact", "stop"),
-                                  "trusted")  # fmt: skip
+    assert trust == {name[0].lower() + name[1:]: "trusted" for name in registered}
