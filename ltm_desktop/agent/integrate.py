@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ltm_desktop.agent.hooks.events import CLAUDE_CODE, CODEX, GEMINI
-from ltm_desktop.agent.integration import json_config, toml_config
+from ltm_desktop.agent.integration import json_config, json_edit, toml_config
 from ltm_desktop.agent.integration.entries import (
     INTEGRATED_AGENTS,
     SCOPES,
@@ -60,11 +60,45 @@ class Change:
     restored: bool = False  # an uninstall that gives the file back as it was before install
 
     def diff(self) -> str:
-        before = _lines(self.before)
-        after = _lines(self.after)
         old = str(self.path) if self.before is not None else "/dev/null"
         new = str(self.path) if self.after is not None else "/dev/null"
-        return "".join(difflib.unified_diff(before, after, old, new))
+        return _unified_diff(self.before or "", self.after or "", old, new)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the text ``a`` and ``b`` start with (by halves: compared in C)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _unified_diff(before: str, after: str, old: str, new: str, context: int = 3) -> str:
+    """``difflib.unified_diff`` of the two texts' lines, worked out on the lines that
+    differ and ``context`` lines around them only: an edit changes a few lines, and
+    difflib over the whole of an 18 MB ``~/.claude.json`` took seconds."""
+    prefix = _common_prefix(before, after)
+    head = before[:prefix].count("\n")
+    tail = _common_prefix(before[prefix:][::-1], after[prefix:][::-1])  # never overlapping
+    tail_lines = before[len(before) - tail :].count("\n") if tail else 0
+    before_lines, after_lines = _lines(before), _lines(after)
+    skip = max(0, head - context)
+    keep = max(0, tail_lines - context - 1)  # the last line may lack its newline
+    keep = min(keep, len(before_lines) - skip, len(after_lines) - skip)
+    hunks = difflib.unified_diff(before_lines[skip : len(before_lines) - keep],
+                                 after_lines[skip : len(after_lines) - keep], old, new)  # fmt: skip
+    return "".join(_shifted(line, skip) for line in hunks)
+
+
+def _shifted(line: str, lines: int) -> str:
+    """A hunk header of a diff of text that started ``lines`` lines later, renumbered."""
+    if not lines or not line.startswith("@@ "):
+        return line
+    return re.sub(r"([-+])(\d+)", lambda m: f"{m[1]}{int(m[2]) + lines}", line, count=2)
 
 
 @dataclass
@@ -190,9 +224,16 @@ def plan(
     if scope not in SCOPES:
         raise ConfigRefused(f"the scope is user or project, not {scope!r}")
     tgt = target(agent, scope, home, project)
-    result = Plan(agent, scope, uninstall)
-    for path, (install, remove) in _edits(tgt, list(command or installed_command()),
-                                           list(options)).items():  # fmt: skip
+    edits = _edits(tgt, list(command or installed_command()), list(options))
+    try:
+        return _plan(Plan(agent, scope, uninstall), edits)
+    finally:
+        json_edit.forget()
+
+
+def _plan(result: Plan, edits: dict[Path, tuple[Edit, Edit]]) -> Plan:
+    uninstall = result.uninstall
+    for path, (install, remove) in edits.items():
         linked = path.is_symlink()
         if linked:  # dotfiles: edit the file the link names, and keep the link
             try:

@@ -64,7 +64,20 @@ def test_new_members_follow_the_documents_indentation() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "{", '{"a": 1,}', "{'a': 1}", '{"a": 1} x', "/* never closed\n{}", '{"a": tru}', "[1 2]"],
+    [
+        "",
+        "{",
+        '{"a": 1,}',
+        "{'a': 1}",
+        '{"a": 1} x',
+        "/* never closed\n{}",
+        '{"a": tru}',
+        "[1 2]",
+        '{"a": NaN}',
+        "[-Infinity]",
+        '{"a": 1, "a": 2}',
+        "[" * 100_000,
+    ],  # fmt: skip
 )
 def test_not_json_is_refused(text: str) -> None:
     with pytest.raises(JsonSyntaxError):

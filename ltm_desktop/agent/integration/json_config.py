@@ -3,7 +3,9 @@ place: what is not ours keeps its bytes."""
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from ltm_desktop.agent.integration import json_edit
 from ltm_desktop.agent.integration.entries import SERVER_NAME, is_our_command, is_our_group
@@ -14,6 +16,23 @@ EMPTY = "{}\n"
 
 class ConfigRefused(LtmError):
     """A config file cannot be changed safely; the message names it and says why."""
+
+
+Edit = TypeVar("Edit", bound=Callable[..., str])
+
+
+def _refusing(edit: Edit) -> Edit:
+    """``edit`` raising ConfigRefused for text that is not JSON: an object an edit looks
+    into (``"hooks"``) is read only then, so a member written twice in it is found then."""
+
+    @functools.wraps(edit)
+    def refusing(text: str, *args: Any) -> str:
+        try:
+            return edit(text, *args)
+        except json_edit.JsonSyntaxError as exc:
+            raise ConfigRefused(f"{args[-1]} is not valid JSON ({exc})") from None
+
+    return cast(Edit, refusing)
 
 
 def _root(text: str, where: str) -> json_edit.Node:
@@ -32,6 +51,7 @@ def _object(text: str, node: json_edit.Node | None, where: str) -> json_edit.Nod
     return node
 
 
+@_refusing
 def add_hooks(text: str, groups: dict[str, dict[str, Any]], where: str) -> str:
     """``text`` with one group of ours under each event of ``groups`` (and no stale one)."""
     text = text if text.strip() else EMPTY
@@ -96,6 +116,7 @@ def _our_handler_in_shared_group(
     return None
 
 
+@_refusing
 def remove_hooks(text: str, where: str) -> str:
     """``text`` without any group of ours; events and ``hooks`` left empty go too."""
     root = _root(text, where)
@@ -119,6 +140,7 @@ def remove_hooks(text: str, where: str) -> str:
     return text
 
 
+@_refusing
 def add_server(text: str, key: str, entry: dict[str, Any], where: str) -> str:
     """``text`` with ``key``.ltm-desktop = ``entry`` (replaced if it differs)."""
     text = text if text.strip() else EMPTY
@@ -136,6 +158,7 @@ def add_server(text: str, key: str, entry: dict[str, Any], where: str) -> str:
     return json_edit.add_member(text, servers, SERVER_NAME, entry)
 
 
+@_refusing
 def remove_server(text: str, key: str, where: str) -> str:
     root = _root(text, where)
     servers = _object(text, root.member(key), f'"{key}" in {where}')

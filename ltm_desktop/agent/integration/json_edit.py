@@ -14,9 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
-_WHITESPACE = " \t\n\r"
-_LITERALS = {"true": True, "false": False, "null": None}
+_BLANK = re.compile(r"(?:[ \t\n\r]+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
 _STRING_OR_COMMENT = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
 
 
@@ -24,33 +22,50 @@ class JsonSyntaxError(ValueError):
     """Not JSON; the message says where."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Node:
+    """A value's place in the text. A container's children are found when first asked
+    for: settings files such as ``~/.claude.json`` hold megabytes of history that no
+    edit looks into, and building nodes for all of it took seconds."""
+
     kind: str  # "object", "array" or "value"
     start: int
     end: int  # exclusive
-    members: list[tuple[str, int, Node]] = field(default_factory=list)  # key, key start, value
-    items: list[Node] = field(default_factory=list)
+    source: _Source | None = field(default=None, repr=False)
+    _members: list[tuple[str, int, Node]] | None = field(default=None, repr=False)
+    _items: list[Node] | None = field(default=None, repr=False)
+
+    @property
+    def members(self) -> list[tuple[str, int, Node]]:
+        """An object's members: (key, where the key starts, value)."""
+        if self._members is None:
+            self._members = _members(self) if self.kind == "object" else []
+        return self._members
+
+    @property
+    def items(self) -> list[Node]:
+        if self._items is None:
+            self._items = _items(self) if self.kind == "array" else []
+        return self._items
 
     def member(self, key: str) -> Node | None:
         return next((value for name, _, value in self.members if name == key), None)
 
 
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """A parsed document: its text, and the same with comments blanked (for ``json``)."""
+
+    text: str
+    plain: str
+
+
 def _skip(text: str, pos: int) -> int:
-    """Past whitespace and comments."""
-    while pos < len(text):
-        if text[pos] in _WHITESPACE:
-            pos += 1
-        elif text.startswith("//", pos):
-            line_end = text.find("\n", pos)
-            pos = len(text) if line_end < 0 else line_end + 1
-        elif text.startswith("/*", pos):
-            end = text.find("*/", pos + 2)
-            if end < 0:
-                raise _fail(text, pos, "a comment is not closed")
-            pos = end + 2
-        else:
-            break
+    """Past whitespace and comments (one regular expression: this runs between every
+    two tokens, and a character at a time it was most of the time on a large file)."""
+    pos = _BLANK.match(text, pos).end()  # type: ignore[union-attr]  # it matches ""
+    if text.startswith("/*", pos):
+        raise _fail(text, pos, "a comment is not closed")
     return pos
 
 
@@ -78,66 +93,57 @@ def _string(text: str, pos: int) -> tuple[str, int]:
     return value, end
 
 
-def _value(text: str, pos: int, depth: int) -> Node:
-    if depth > 200:
-        raise _fail(text, pos, "nested too deeply")
-    pos = _skip(text, pos)
-    if pos >= len(text):
-        raise _fail(text, pos, "a value is missing")
-    char = text[pos]
-    if char == "{":
-        return _object(text, pos, depth)
-    if char == "[":
-        return _array(text, pos, depth)
-    if char == '"':
-        return Node("value", pos, _string(text, pos)[1])
-    for word in _LITERALS:
-        if text.startswith(word, pos):
-            return Node("value", pos, pos + len(word))
-    number = _NUMBER.match(text, pos)
-    if number:
-        return Node("value", pos, number.end())
-    raise _fail(text, pos, f"unexpected {char!r}")
+def _refuse_constant(name: str) -> Any:
+    raise JsonSyntaxError(f"{name} is not a JSON value")
 
 
-def _object(text: str, start: int, depth: int) -> Node:
-    node = Node("object", start, start)
-    pos = _skip(text, start + 1)
-    if pos < len(text) and text[pos] == "}":
-        node.end = pos + 1
-        return node
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def _child(source: _Source, pos: int) -> Node:
+    """The value at ``pos`` (after blanks): its end found by ``json``'s scanner, in C."""
+    pos = _skip(source.text, pos)
+    end = _DECODER.raw_decode(source.plain, pos)[1]
+    kind = {"{": "object", "[": "array"}.get(source.text[pos], "value")
+    return Node(kind, pos, end, source)
+
+
+def _members(node: Node) -> list[tuple[str, int, Node]]:
+    assert node.source is not None
+    text = node.source.text
+    members: list[tuple[str, int, Node]] = []
+    pos = _skip(text, node.start + 1)
+    if text[pos] == "}":
+        return members
+    keys = set()
     while True:
         pos = _skip(text, pos)
-        if pos >= len(text) or text[pos] != '"':
-            raise _fail(text, pos, "a member name (in double quotes) is expected")
         key, after = _string(text, pos)
-        if node.member(key) is not None:  # parsers keep the last one; an edit, the first
+        if key in keys:  # parsers keep the last one; an edit, the first
             raise _fail(text, pos, f"the member {json.dumps(key)} appears twice")
+        keys.add(key)
         colon = _skip(text, after)
-        if colon >= len(text) or text[colon] != ":":
-            raise _fail(text, colon, "':' is expected")
-        value = _value(text, colon + 1, depth + 1)
-        node.members.append((key, pos, value))
+        value = _child(node.source, colon + 1)
+        members.append((key, pos, value))
         next_pos = _after_element(text, value.end, "}")
         if next_pos is None:
-            node.end = _skip(text, value.end) + 1
-            return node
+            return members
         pos = next_pos
 
 
-def _array(text: str, start: int, depth: int) -> Node:
-    node = Node("array", start, start)
-    pos = _skip(text, start + 1)
-    if pos < len(text) and text[pos] == "]":
-        node.end = pos + 1
-        return node
+def _items(node: Node) -> list[Node]:
+    assert node.source is not None
+    text = node.source.text
+    items: list[Node] = []
+    pos = _skip(text, node.start + 1)
+    if text[pos] == "]":
+        return items
     while True:
-        item = _value(text, pos, depth + 1)
-        node.items.append(item)
+        item = _child(node.source, pos)
+        items.append(item)
         next_pos = _after_element(text, item.end, "]")
         if next_pos is None:
-            node.end = _skip(text, item.end) + 1
-            return node
+            return items
         pos = next_pos
 
 
@@ -151,14 +157,46 @@ def _after_element(text: str, end: int, closer: str) -> int | None:
     raise _fail(text, pos, f"',' or '{closer}' is expected")
 
 
+def _checked(text: str) -> str:
+    """``text`` with its comments blanked, once ``json`` has read it whole (in C; the
+    blanking only when it has comments, which a plain JSON file such as
+    ``~/.claude.json`` never has)."""
+    try:
+        _DECODER.decode(text)
+        return text
+    except json.JSONDecodeError:
+        plain = _without_comments(text)
+    except RecursionError:
+        raise _fail(text, 0, "nested too deeply") from None
+    try:
+        _DECODER.decode(plain)
+    except json.JSONDecodeError as exc:
+        what = "a comment is not closed" if plain.startswith("/*", exc.pos) else exc.msg
+        raise _fail(text, exc.pos, what) from None
+    except RecursionError:
+        raise _fail(text, 0, "nested too deeply") from None
+    return plain
+
+
+_PARSED: dict[str, Node] = {}  # the last few texts parsed: an edit parses its text again
+
+
 def parse(text: str) -> Node:
-    """The document's root node; raises JsonSyntaxError for anything that is not JSON."""
-    root = _value(text, 0, 0)
-    rest = _skip(text, root.end)
-    if rest != len(text):
-        raise _fail(text, rest, "text after the end of the document")
-    json.loads(_without_comments(text))  # the scanner checks structure; this, every value
+    """The document's root node; raises JsonSyntaxError for anything that is not JSON
+    (and for a member written twice in an object an edit looks into)."""
+    root = _PARSED.get(text)
+    if root is None:
+        root = _child(_Source(text, _checked(text)), 0)
+        _ = root.members  # a member of the document written twice is refused here
+        while len(_PARSED) >= 3:
+            del _PARSED[next(iter(_PARSED))]
+        _PARSED[text] = root
     return root
+
+
+def forget() -> None:
+    """Let go of the texts kept for ``parse`` (megabytes, for a large settings file)."""
+    _PARSED.clear()
 
 
 def value_of(text: str, node: Node) -> Any:
