@@ -32,6 +32,8 @@ class Reply:
     text: str
     is_error: bool = False
     meta: dict[str, Any] | None = None
+    # the same answer as one JSON object, for clients that need one (MCP structuredContent)
+    structured: dict[str, Any] | None = None
 
 
 class BadArguments(LtmError):
@@ -159,7 +161,11 @@ def _listing(project: dict[str, Any], query: str, rows: list[dict[str, Any]]) ->
         "query": query,
         "count": len(rows),
     }
-    return Reply(json.dumps(rows, ensure_ascii=False), meta={SEARCH_META: searched})
+    return Reply(
+        json.dumps(rows, ensure_ascii=False),
+        meta={SEARCH_META: searched},
+        structured={"results": rows, **searched},
+    )
 
 
 def memory_search(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:

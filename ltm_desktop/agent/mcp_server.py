@@ -6,14 +6,20 @@ behave exactly as for Python harnesses. One process serves one client:
 
 - the project is ``--cwd``, else the client's first MCP root (asked once it calls a
   tool, again after it says its roots changed), else the working directory;
-- writes are attributed to the client's name from its ``initialize`` clientInfo;
+- writes are attributed to the client's name from its ``initialize`` clientInfo, the
+  agents' generic MCP client names (``codex-mcp-client``) as the agent, the same name
+  its hooks write under (``codex``), so that one agent is one actor in the history;
 - the instructions are the project's ``## Long-Term Memory`` prompt section as it is at
   start (the roots are not known before ``initialize`` is answered); with
   ``--instructions brief`` (what ``integrate`` sets up) only how to use the tools, since
   the agent's session-start hook injects the memory already and two copies would waste
   the budget and could disagree after an edit;
 - a search's or recall's text is the bare JSON array of results; the project searched
-  and the count go in the result's ``_meta``, for clients and people, not the model;
+  and the count go in the result's ``_meta``, for clients and people, not the model.
+  No ``structuredContent`` goes with it: Claude Code shows a result's structured content
+  to the model instead of its text. Except to Gemini CLI, which turns a JSON text into
+  structured content itself and then refuses an array ("expected record"), failing the
+  call: it gets ``{"results": [...], ...}`` as structured content and shows the text;
 - a resource, ``ltm://project/MEMORY.md``, is the project's MEMORY.md, read fresh each time.
 
 stdout carries MCP messages only (the SDK diverts stray writes); logs go to stderr.
@@ -44,6 +50,7 @@ from pydantic import Field
 from ltm_desktop import __version__
 from ltm_desktop.agent.access import AccessError, Unavailable
 from ltm_desktop.agent.catalogue import DEFAULT_TOOLS, ToolSpec
+from ltm_desktop.agent.hooks.events import CLAUDE_CODE, CLIENT_NAMES, CODEX, GEMINI
 from ltm_desktop.agent.mcp_stdin import DamagedRequests, RepairingReader
 from ltm_desktop.agent.toolbox import DISABLED, UNAVAILABLE, Toolbox
 from ltm_desktop.core import rules
@@ -52,6 +59,15 @@ from ltm_desktop.core.errors import InvalidInput, MemoryDisabled
 log = logging.getLogger(__name__)
 MEMORY_MD_URI = "ltm://project/MEMORY.md"
 DEFAULT_CLIENT = "mcp-client"
+# The clientInfo names of the agents `integrate` wires, as the actor their hooks write as.
+AGENT_CLIENTS = {
+    "codex-mcp-client": CLIENT_NAMES[CODEX],
+    "gemini-cli-mcp-client": CLIENT_NAMES[GEMINI],
+    "claude-code": CLIENT_NAMES[CLAUDE_CODE],
+}
+# Clients that parse a JSON text result into structuredContent when there is none, and
+# fail on anything but an object (Gemini CLI's McpComplianceTransport, 0.61).
+NEEDS_STRUCTURED = frozenset({"gemini-cli-mcp-client"})
 ROOTS_TIMEOUT = 5.0
 FALLBACK_INSTRUCTIONS = (
     "## Long-Term Memory\n\nYou have a long-term memory that persists across sessions. "
@@ -108,7 +124,7 @@ class Connection:
             if name != self._client:
                 self._client = name
                 try:
-                    actor = rules.check_actor(name)
+                    actor = rules.check_actor(AGENT_CLIENTS.get(name, name))
                 except InvalidInput:
                     actor = DEFAULT_CLIENT
                 await anyio.to_thread.run_sync(self.toolbox.set_client_name, actor)
@@ -130,6 +146,11 @@ class Connection:
             return None
         paths = [p for p in (path_of_root(str(root.uri)) for root in found.roots) if p]
         return paths[0] if paths else None
+
+    @property
+    def needs_structured(self) -> bool:
+        """Whether results must carry structured content (``NEEDS_STRUCTURED``)."""
+        return self._client in NEEDS_STRUCTURED
 
     def roots_changed(self) -> None:
         self._roots_asked = False
@@ -158,8 +179,10 @@ class CatalogueTool(Tool):
         reply = await anyio.to_thread.run_sync(
             connection.toolbox.run, self.name, arguments, connection.cwd
         )
+        structured = reply.structured if connection.needs_structured else None
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=reply.text)],
+            structured_content=structured,
             is_error=reply.is_error,
             _meta=reply.meta,
         )

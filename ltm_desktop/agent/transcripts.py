@@ -21,7 +21,9 @@ Formats (JSON lines unless said):
   ("Not logged in", an API error shown as the assistant's answer) are not the
   conversation.
 - Codex: ``{"type": ..., "payload": {...}}``; ``event_msg`` payloads ``user_message`` and
-  ``agent_message`` carry what the user typed and what the agent answered;
+  ``agent_message`` (before 0.171), or ``item_completed`` with an item of type
+  ``UserMessage`` / ``AgentMessage`` (0.171), carry what the user typed and what the
+  agent answered;
   ``response_item`` payloads of type ``message`` carry ``role`` and ``content`` parts,
   but also the instructions and environment Codex injects as user messages, so they
   are read only when a rollout has no events.
@@ -172,7 +174,11 @@ def _codex(records: Iterable[dict[str, Any]]) -> list[Message]:
         if not isinstance(payload, dict):
             continue
         kind = payload.get("type")
-        if record.get("type") == "event_msg" and kind in ("user_message", "agent_message"):
+        if record.get("type") == "event_msg" and kind == "item_completed":  # Codex 0.171+
+            said = _completed_item(payload.get("item"))
+            if said is not None:
+                events.append(said)
+        elif record.get("type") == "event_msg" and kind in ("user_message", "agent_message"):
             text = payload.get("message")
             said = _message(USER if kind == "user_message" else ASSISTANT, text)
             if said is not None:
@@ -183,6 +189,18 @@ def _codex(records: Iterable[dict[str, Any]]) -> list[Message]:
             if role in (USER, ASSISTANT) and said is not None:
                 items.append(said)
     return events or items  # the events are Codex's own view of the conversation
+
+
+CODEX_ITEMS = {"UserMessage": USER, "AgentMessage": ASSISTANT}
+CODEX_ITEM_TEXT = ("text", "Text")
+
+
+def _completed_item(item: object) -> Message | None:
+    """A Codex ``item_completed`` event's user or agent message (tool calls are not)."""
+    if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+        return None
+    role = CODEX_ITEMS.get(item["type"])
+    return _message(role, _block_text(item.get("content"), CODEX_ITEM_TEXT)) if role else None
 
 
 def _lenient(record: object) -> Message | None:
@@ -257,6 +275,25 @@ def read_conversation(
     lines = _Lines(_tail(path, tail_bytes))
     messages = _JSON_LINES.get(name or "", _generic)(lines)
     return Conversation(tuple(messages), lines.broken)
+
+
+def gemini_prompt_tokens(path: Path, tail_bytes: int = TAIL_BYTES) -> int | None:
+    """The prompt size, in tokens, of the newest model answer a Gemini CLI session file
+    records (``tokens.input`` of its last ``gemini`` record): what Gemini compares with its
+    compression threshold. None when no answer records one.
+
+    Raises:
+        OSError: the file cannot be read, or is not a regular file.
+    """
+    lines = _Lines(_tail(path, tail_bytes))
+    found: int | None = None
+    for record in lines:
+        tokens = record.get("tokens")
+        if record.get("type") == "gemini" and isinstance(tokens, dict):
+            count = tokens.get("input")
+            if type(count) is int and count >= 0:
+                found = count
+    return found
 
 
 def last_exchange(messages: Iterable[Message]) -> tuple[str | None, str | None]:

@@ -31,11 +31,15 @@ class Session:
         text, error, _ = await self.call_with_meta(name, arguments)
         return text, error
 
+    async def call_result(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        result: types.CallToolResult = await self.client.call_tool(name, arguments)
+        return result
+
     async def call_with_meta(
         self, name: str, arguments: dict[str, Any]
     ) -> tuple[str, bool, dict[str, Any] | None]:
         """The result's text, whether it is an error, and its ``_meta``."""
-        result = await self.client.call_tool(name, arguments)
+        result = await self.call_result(name, arguments)
         content = result.content[0]
         assert isinstance(content, types.TextContent)
         return content.text, bool(result.is_error), result.meta

@@ -74,6 +74,8 @@ def test_each_agent_and_event(
         assert len(context) <= 8000
     elif event == "user-prompt":
         assert context is None  # turn 1: no nudge; nothing matches every word
+    elif event == "pre-compact" and agent == "gemini":
+        assert observations == []  # "auto" before each request: no compression yet
     elif event == "pre-compact":
         [observation] = observations
         assert observation.kind.value == "pre_compact"
@@ -89,7 +91,8 @@ def test_each_agent_and_event(
     log = hook_log()
     assert "failed open" not in log
     used = "memory: server at" if served else "memory: database"
-    assert used in log
+    if (agent, event) != ("gemini", "pre-compact"):  # which needs no memory: nothing to record
+        assert used in log
 
 
 def test_session_end_after_a_stop_records_nothing_more(

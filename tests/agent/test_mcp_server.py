@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types as types
 import pytest
 
 from ltm_desktop.agent.handlers import SEARCH_META
@@ -161,6 +162,61 @@ def test_brief_instructions_leave_the_memory_to_the_hook(
             assert [row["title"] for row in json.loads(text)] == ["Deploys need the VPN"]
 
     run(scenario)
+
+
+@pytest.mark.parametrize("client", ["claude-code", "gemini-cli-mcp-client", "codex-mcp-client"])
+def test_a_search_is_a_json_array_for_every_client(
+    client: str, service: MemoryService, project_dir: Path, stderr: Path
+) -> None:
+    """The text is the bare array. Claude Code shows structured content instead of the
+    text, so none goes to it; Gemini CLI turns a JSON text into structured content itself
+    and fails the call on an array, so it gets an object beside the text."""
+    project = service.resolve_scope(cwd=str(project_dir), register=True)
+    memory = service.add(project, MemoryDraft("Releases go through make release"), "gui").memory
+
+    async def scenario() -> None:
+        args = ["--cwd", str(project_dir)]
+        async with mcp_session(service.paths.data_dir, args, stderr=stderr, name=client) as session:
+            result = await session.call_result("memory_search", {"query": "release"})
+            assert not result.is_error
+            [content] = result.content
+            assert isinstance(content, types.TextContent)
+            rows = json.loads(content.text)
+            assert [row["id"] for row in rows] == [memory.id]
+            if client == "gemini-cli-mcp-client":
+                assert result.structured_content is not None
+                assert result.structured_content["results"] == rows
+                assert result.structured_content["project_id"] == project
+            else:
+                assert result.structured_content is None
+
+    run(scenario)
+
+
+@pytest.mark.parametrize(
+    ("client", "actor"),
+    [
+        ("codex-mcp-client", "codex"),
+        ("gemini-cli-mcp-client", "gemini-cli"),
+        ("claude-code", "claude-code"),
+        ("Cursor", "Cursor"),
+    ],
+)
+def test_an_agents_writes_are_attributed_to_the_agent(
+    client: str, actor: str, service: MemoryService, project_dir: Path, stderr: Path
+) -> None:
+    """The name its hooks write under: one agent is one actor in the history."""
+
+    async def scenario() -> None:
+        args = ["--cwd", str(project_dir)]
+        async with mcp_session(service.paths.data_dir, args, stderr=stderr, name=client) as session:
+            text, error = await session.call("memory_write", {"action": "add", "content": "x y z"})
+            assert not error, text
+
+    run(scenario)
+    project = service.resolve_scope(cwd=str(project_dir))
+    [memory] = service.list_memories(project)
+    assert memory.source == actor
 
 
 def test_memory_write_is_announced_as_not_destructive(

@@ -16,6 +16,7 @@ from ltm_desktop.agent import transcripts
 from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.agent.hooks import changes
 from ltm_desktop.agent.hooks.events import (
+    GEMINI,
     PRE_COMPACT,
     SESSION_END,
     SESSION_START,
@@ -32,6 +33,9 @@ from ltm_desktop.core.observations import PRE_COMPACT_LIMIT, USER_TEXT_LIMIT, cl
 log = logging.getLogger("ltm_desktop.hooks")
 
 SESSION_START_LIMIT = 8_000  # characters of context at session start
+# Gemini CLI compresses a prompt past half its model's window (DEFAULT_COMPRESSION_TOKEN_
+# THRESHOLD 0.5 of 1,048,576 tokens for its models, 0.61); its PreCompress comes earlier.
+GEMINI_COMPRESSION_TOKENS = 524_288
 TRUNCATED = "\n…(truncated)"
 
 
@@ -83,6 +87,9 @@ class HookRun:
             return []
         try:
             return list(transcripts.read_conversation(path, self.hook.agent).messages)
+        except FileNotFoundError:  # e.g. `claude mcp list` ends a session it never wrote
+            log.info("no transcript at %s (a session without a conversation)", path)
+            return []
         except OSError as exc:
             log.warning("transcript %s cannot be read: %s", path, exc.strerror or exc)
             return []
@@ -161,6 +168,8 @@ def user_prompt(run: HookRun) -> str | None:
 
 def pre_compact(run: HookRun) -> str | None:
     """A ``pre_compact`` observation from the transcript's tail; the extractor's turn."""
+    if not _compacting(run):
+        return None
     messages = run.messages()
     if run.hook.transcript is not None:
         _hand_to_extractor(run)
@@ -173,6 +182,25 @@ def pre_compact(run: HookRun) -> str | None:
     text = transcripts.tail_text(messages, PRE_COMPACT_LIMIT)
     _observe(run, "pre_compact", messages_text=text)
     return None
+
+
+def _compacting(run: HookRun) -> bool:
+    """Whether the agent is about to compact. Gemini CLI fires PreCompress ("auto")
+    before every model request, and only then checks whether the prompt is past its
+    compression threshold: such an event below the threshold is no compaction (it made
+    an observation and an extraction per request)."""
+    hook = run.hook
+    if hook.agent != GEMINI or hook.trigger == "manual" or hook.transcript is None:
+        return True
+    try:
+        tokens = transcripts.gemini_prompt_tokens(hook.transcript)
+    except OSError as exc:
+        log.warning("transcript %s cannot be read: %s", hook.transcript, exc.strerror or exc)
+        return False
+    if tokens is None or tokens < GEMINI_COMPRESSION_TOKENS:
+        log.info("pre-compact: Gemini's prompt is %s tokens, not compressed yet", tokens)
+        return False
+    return True
 
 
 def _hand_to_extractor(run: HookRun) -> None:

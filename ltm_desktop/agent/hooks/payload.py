@@ -45,6 +45,7 @@ class HookInput:
     transcript: Path | None = None
     prompt: str | None = None  # the user's message of this turn, when the payload has it
     assistant_text: str | None = None  # the assistant's answer, when the payload has it
+    trigger: str | None = None  # pre-compact: "manual" or "auto" (Claude Code, Gemini CLI)
 
 
 def _text(data: dict[str, Any], key: str) -> str | None:
@@ -87,4 +88,5 @@ def parse(agent: str, event: str, raw: bytes) -> HookInput:
         transcript=Path(transcript).expanduser() if transcript else None,
         prompt=prompt,
         assistant_text=answer,
+        trigger=_text(data, "trigger"),
     )

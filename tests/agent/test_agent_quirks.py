@@ -1,6 +1,10 @@
-"""What agents wrap around the user's words never passes for the user's words: not in a
+"""Each agent's quirks, from the formats the real CLIs write (fixtures captured from
+Claude Code 2.1.197, Codex 0.171.0 and Gemini CLI 0.61.0 by tests/e2e).
+
+What agents wrap around the user's words never passes for the user's words: not in a
 hook's prompt, not in a transcript's user messages (so not in observations, the turn
-count's prompt, the relevance search or the extractor's input)."""
+count's prompt, the relevance search or the extractor's input). Gemini's PreCompress
+before every request is no compaction."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from ltm_desktop.agent.hooks.payload import parse
 from ltm_desktop.agent.injected import strip_injected
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
-from tests.agent.hook_process import payload, run_hook
+from tests.agent.hook_process import hook_log, payload, run_hook
 
 MEMORY_MD = "## Long-Term Memory\n\n" + "\n".join(
     f"- fact {n}: deploys need VPN" for n in range(400)
@@ -160,3 +164,78 @@ def test_a_gemini_turn_is_observed_under_the_users_prompt(
     assert observation.title.startswith("Fix the authentication bug")
     assert "hook_context" not in observation.narrative
     assert "Long-Term Memory" not in observation.narrative
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_a_codex_0_171_rollout_reads_as_the_conversation() -> None:
+    """0.171 writes ``item_completed`` events instead of ``user_message``; its own
+    environment and our session-start context are user and developer items."""
+    path = FIXTURES / "codex-0.171-rollout.jsonl"
+    messages = transcripts.read_conversation(path, "codex").messages
+    assert [(m.role, m.text) for m in messages] == [
+        ("user", "Remember how this project deploys, then look it up again."),
+        ("assistant", "Noted: deploys go through make release."),
+    ]
+    assert transcripts.sniff_cwd(path) == "/home/dev/src/shop"
+
+
+def test_a_gemini_0_61_session_reads_as_the_conversation() -> None:
+    path = FIXTURES / "gemini-0.61-session.jsonl"
+    messages = transcripts.read_conversation(path, "gemini").messages
+    assert transcripts.last_exchange(messages) == (
+        "Remember how this project deploys, then look it up again.",
+        "Noted: deploys go through make release.",
+    )
+    assert all("hook_context" not in m.text and "session_context" not in m.text for m in messages)
+    assert transcripts.gemini_prompt_tokens(path) == 100
+
+
+def gemini_session(path: Path, prompt_tokens: int) -> Path:
+    return write_lines(
+        path,
+        [
+            {"type": "user", "content": [{"text": "Refactor the billing module"}]},
+            {"type": "gemini", "content": "Split billing.py into three modules.",
+             "tokens": {"input": prompt_tokens, "output": 20}},
+        ],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("trigger", "prompt_tokens", "recorded"),
+    [
+        ("auto", 100, False),  # what Gemini sends before every model request
+        ("auto", 524_287, False),
+        ("auto", 524_288, True),  # past half the window: Gemini compresses
+        ("manual", 100, True),  # /compress
+    ],
+)
+def test_gemini_precompress_is_recorded_only_when_it_compresses(
+    trigger: str, prompt_tokens: int, recorded: bool, service: MemoryService, tmp_path: Path
+) -> None:
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    project = service.resolve_scope(cwd=str(cwd), register=True)
+    session = gemini_session(tmp_path / "session.jsonl", prompt_tokens)
+    data = json.loads(payload("gemini", "pre-compact", cwd, session))
+    data["trigger"] = trigger
+    done = run_hook("gemini", "pre-compact", json.dumps(data).encode(), service.paths.data_dir)
+    assert done.returncode == 0, done.stderr
+    observations = service.observations(project)
+    assert [o.kind.value for o in observations] == (["pre_compact"] if recorded else [])
+
+
+def test_claude_mcp_list_ending_a_session_it_never_wrote_is_no_warning(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    """``claude mcp list`` runs the SessionEnd hooks with a transcript that does not
+    exist: every listing left a warning in the hook log."""
+    missing = tmp_path / "never-written.jsonl"
+    stdin = payload("claude-code", "session-end", tmp_path, missing)
+    done = run_hook("claude-code", "session-end", stdin, service.paths.data_dir)
+    assert done.returncode == 0, done.stderr
+    log = hook_log()
+    assert "no transcript at" in log
+    assert " WARNING " not in log
