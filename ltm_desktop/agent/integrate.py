@@ -15,6 +15,7 @@ import difflib
 import glob
 import os
 import re
+import shlex
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -36,6 +37,7 @@ from ltm_desktop.core.atomic_files import replacing
 from ltm_desktop.core.regular_files import NotRegularFile, open_regular
 
 BACKUP_MARK = ".ltm-desktop-"
+PATH_NAME = "ltm-desktop"  # the console script, as teammates have it on PATH
 NOTES = {
     CLAUDE_CODE: "Claude Code loads hooks at start: restart it, or review them with /hooks.",
     CODEX: "Codex runs new hooks once you have reviewed and trusted them: open /hooks in Codex.",
@@ -108,6 +110,7 @@ class Plan:
     uninstall: bool
     changes: list[Change] = field(default_factory=list)
     unchanged: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # said before anything is done
 
     def diff(self) -> str:
         return "".join(change.diff() for change in self.changes)
@@ -224,11 +227,34 @@ def plan(
     if scope not in SCOPES:
         raise ConfigRefused(f"the scope is user or project, not {scope!r}")
     tgt = target(agent, scope, home, project)
-    edits = _edits(tgt, list(command or installed_command()), list(options))
+    warnings: list[str] = []
+    if command is None:
+        command, warning = _command_for(scope, installed_command())
+        warnings += [warning] if warning else []
+    edits = _edits(tgt, list(command), list(options))
     try:
-        return _plan(Plan(agent, scope, uninstall), edits)
+        return _plan(Plan(agent, scope, uninstall, warnings=warnings), edits)
     finally:
         json_edit.forget()
+
+
+def _command_for(scope: str, installed: list[str]) -> tuple[list[str], str | None]:
+    """The command the hooks and the server run, and a warning when it must be this
+    installation's absolute path in a project's files. Those are committed, and teammates
+    have ``ltm-desktop`` on PATH somewhere else: the bare name serves them all, when it
+    names this installation here too. The user's own files keep the absolute path:
+    agents run hooks without the user's shell set-up (PATH included)."""
+    if scope != "project":
+        return installed, None
+    found = shutil.which(PATH_NAME)
+    if found and len(installed) == 1 and os.path.realpath(found) == os.path.realpath(installed[0]):
+        return [PATH_NAME], None
+    where = f"is {found}" if found else "is not found"
+    return installed, (
+        f"warning: `{PATH_NAME}` on PATH {where}, not this installation ({shlex.join(installed)}): "
+        "the project's files name this installation by its absolute path, which teammates "
+        f"may not have; with this installation first on PATH, `{PATH_NAME}` is written instead"
+    )
 
 
 def _plan(result: Plan, edits: dict[Path, tuple[Edit, Edit]]) -> Plan:
@@ -318,7 +344,7 @@ def apply(plan: Plan, clock: Callable[[], float] = time.time) -> list[str]:
     """
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(clock()))
     done: list[Change] = []
-    lines = []
+    lines = list(plan.warnings) if plan.changes else []
     try:
         for change in plan.changes:
             path = change.path

@@ -59,9 +59,14 @@ FILES = {
 }
 
 
-def integrate(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def integrate(
+    home: Path, *args: str, cwd: Path | None = None, on_path: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The real ``integrate``, with ``HOME`` at ``home`` and PATH the system's folders
+    after ``on_path`` (``EXECUTABLE.parent``: this installation is on PATH)."""
     env = {k: v for k, v in os.environ.items() if k != "CODEX_HOME"}
     env["HOME"] = str(home)
+    env["PATH"] = os.pathsep.join([*([str(on_path)] if on_path else []), "/usr/bin", "/bin"])
     return subprocess.run(
         [str(EXECUTABLE), "integrate", *args],
         capture_output=True, text=True, env=env, cwd=cwd or home, timeout=60,

@@ -1,8 +1,10 @@
 """What ``integrate`` registers for each agent, where, and how it recognizes its own entries.
 
 Every hook runs ``<this installation> [--data-dir D] [--config F] hook AGENT EVENT`` by
-its absolute path (agents run hooks without the user's shell set-up); the MCP server
-entry is the connect snippets' own (``agent/snippets.py``).
+its absolute path (agents run hooks without the user's shell set-up), except in a
+project's files, which teammates commit: there it is ``ltm-desktop`` when that name on
+PATH runs this installation (``integrate._command_for``); the MCP server entry is the
+connect snippets' own (``agent/snippets.py``).
 """
 
 from __future__ import annotations

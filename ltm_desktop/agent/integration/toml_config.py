@@ -84,7 +84,8 @@ def _drop_ours(entries: AoT) -> Moves:
 
 
 def _snake(event: str) -> str:
-    """Codex's name for an event in a trust record: ``UserPromptSubmit`` -> ``user_prompt_submit``."""
+    """Codex's name for an event in its trust records (``UserPromptSubmit``:
+    ``user_prompt_submit``)."""
     return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
 
 
