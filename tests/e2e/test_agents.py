@@ -169,9 +169,8 @@ def without_ours(path: Path, after_run: bytes, before: bytes | None, wrapper: st
     return data
 
 
+@pytest.mark.parametrize("run", [CODEX], indirect=True)  # only Codex asks to trust hooks
 def test_codex_trusts_our_hooks_the_way_its_hooks_screen_does(run: Run) -> None:
-    if run.agent != CODEX:
-        pytest.skip("only Codex asks to trust hooks")
     registered = [theirs for theirs in NATIVE[CODEX].values() if theirs]
     trust = {hook["eventName"]: hook["trustStatus"] for hook in run.trusted}
     assert trust == {name[0].lower() + name[1:]: "trusted" for name in registered}
