@@ -6,7 +6,9 @@ it keeps a timestamped backup of each file it changes, and rolls back the files 
 written if a later one fails. Running it twice changes nothing the second time;
 ``uninstall`` removes exactly what was added: when the file is what an install made of a
 backup, the backup's bytes come back; otherwise our entries are cut out, and a file that
-only we had written is removed.
+only we had written is removed. A file given back as it was (or removed) takes the
+backups integrate made of it along, and the agent's folder install made goes too once
+that leaves it empty (what the agent or the person put there keeps it).
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ class Plan:
     changes: list[Change] = field(default_factory=list)
     unchanged: list[Path] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # said before anything is done
+    folders: list[Path] = field(default_factory=list)  # the agent's, that install may make
 
     def diff(self) -> str:
         return "".join(change.diff() for change in self.changes)
@@ -232,10 +235,20 @@ def plan(
         command, warning = _command_for(scope, installed_command())
         warnings += [warning] if warning else []
     edits = _edits(tgt, list(command), list(options))
+    folders = _agent_folders(tgt, {home or Path.home(), project or Path.cwd()})
     try:
-        return _plan(Plan(agent, scope, uninstall, warnings=warnings), edits)
+        return _plan(Plan(agent, scope, uninstall, warnings=warnings, folders=folders), edits)
     finally:
         json_edit.forget()
+
+
+def _agent_folders(tgt: Target, roots: set[Path]) -> list[Path]:
+    """The folders of the agent's own name (``.claude``, ``.codex``, ``.gemini``) that
+    hold its files: an uninstall may remove them once empty. Never a home or a project
+    folder, nor a folder named otherwise (``$CODEX_HOME``: the person chose it)."""
+    names = {".claude", ".codex", ".gemini"}
+    parents = dict.fromkeys(path.parent for path in (tgt.hooks_file, tgt.mcp_file))
+    return [folder for folder in parents if folder.name in names and folder not in roots]
 
 
 def _command_for(scope: str, installed: list[str]) -> tuple[list[str], str | None]:
@@ -304,18 +317,24 @@ def _backed_up_texts(path: Path) -> list[str]:
     return texts
 
 
-def _tidy_project(change: Change) -> list[str]:
-    """After an uninstall gave a project's file back as it was: the backups of it go too
-    (they would be committed by mistake), and so does the folder install made if it is
-    empty now; lines saying so."""
+def _drop_backups(change: Change) -> list[str]:
+    """After an uninstall gave a file back as it was before install (or removed the file
+    install made): the backups integrate made of it hold nothing more worth keeping, and
+    in a project they would be committed by mistake; lines saying so."""
     removed = [backup for backup in backups(change.path) if backup.is_file()]
     for backup in removed:
         backup.unlink(missing_ok=True)
-    lines = [f"removed {len(removed)} backup(s) of {change.path}"] if removed else []
-    folder = change.path.parent
-    if folder.name.startswith(".") and folder.is_dir() and not any(folder.iterdir()):
-        folder.rmdir()
-        lines.append(f"removed the empty folder {folder}")
+    return [f"removed {len(removed)} backup(s) of {change.path}"] if removed else []
+
+
+def _drop_empty_folders(plan: Plan, emptied: set[Path]) -> list[str]:
+    """The agent's folders (``~/.gemini``...) that this uninstall left empty: install made
+    them (an agent that has run keeps its own files there, and those stay)."""
+    lines = []
+    for folder in plan.folders:
+        if folder in emptied and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+            lines.append(f"removed the empty folder {folder}")
     return lines
 
 
@@ -368,9 +387,10 @@ def apply(plan: Plan, clock: Callable[[], float] = time.time) -> list[str]:
         raise ConfigRefused(
             f"cannot write {where}: {exc.strerror or exc}; nothing was changed"
         ) from None
-    if plan.scope == "project":
-        for change in (c for c in done if c.restored):
-            lines += _tidy_project(change)
+    restored = [change for change in done if change.restored]
+    for change in restored:
+        lines += _drop_backups(change)
+    lines += _drop_empty_folders(plan, {change.path.parent for change in restored})
     lines += [f"{path}: already as it should be" for path in plan.unchanged]
     if plan.note:
         lines.append(plan.note)
