@@ -43,8 +43,8 @@ PATH_NAME = "ltm-desktop"  # the console script, as teammates have it on PATH
 NOTES = {
     CLAUDE_CODE: "Claude Code loads hooks at start: restart it, or review them with /hooks.",
     CODEX: "Codex runs new hooks once you have reviewed and trusted them: open /hooks in Codex.",
-    GEMINI: "Gemini CLI runs hooks only with its hooks system on "
-    "(/settings > Advanced > Enable Hooks System); restart it to load them.",
+    GEMINI: "Gemini CLI loads hooks at start: restart it (hooks are on unless "
+    "/settings > Advanced > Enable Hooks was turned off).",
 }
 Edit = Callable[[str], str]
 

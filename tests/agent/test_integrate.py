@@ -437,3 +437,10 @@ def test_the_connect_snippets_keep_the_full_instructions() -> None:
     from ltm_desktop.agent.snippets import stdio_server
 
     assert stdio_server(["ltm-desktop"])["args"] == ["mcp"]
+
+
+def test_the_gemini_note_says_hooks_are_on_by_default(home: Path) -> None:
+    """Gemini CLI 0.61: hooksConfig.enabled defaults to true (its settings schema)."""
+    done = integrate(home, "gemini")
+    assert done.returncode == 0, done.stderr
+    assert "restart it (hooks are on unless" in done.stdout.splitlines()[-1]
