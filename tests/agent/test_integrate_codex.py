@@ -50,10 +50,17 @@ def state_text(records: dict[str, str]) -> str:
     return "\n[hooks.state]\n" + tables
 
 
-def codex_trusts_every_hook(config: Path) -> str:
-    """What ``Trust all and continue`` in Codex makes of ``config`` whose hook tables end
-    it; the text written."""
-    text = config.read_text() + state_text(trust_records(config)) + TUI
+def codex_trusts_every_hook(config: Path, tui: bool = True) -> str:
+    """What ``Trust all and continue`` in Codex makes of ``config``: the records right
+    after the last hook table, ``[tui]`` at the end (not from ``codex app-server``'s
+    ``config/batchWrite``: ``tui`` False); the text written."""
+    lines = config.read_text().splitlines(True)
+    last = max(i for i, line in enumerate(lines) if line.startswith("[[hooks."))
+    end = next((i for i in range(last + 1, len(lines)) if lines[i].startswith("[")), len(lines))
+    while not lines[end - 1].strip():
+        end -= 1
+    records = state_text(trust_records(config))
+    text = "".join(lines[:end]) + records + "".join(lines[end:]) + (TUI if tui else "")
     config.write_text(text)
     return text
 
@@ -80,6 +87,22 @@ def test_uninstall_after_codex_trusted_the_hooks_leaves_its_file_minus_ours(
     assert done.returncode == 0, done.stderr
     kept = {f"{config}:stop:0:0": content_hash(user_hook)}
     assert config.read_text() == CODEX_CONFIG + state_text(kept) + TUI
+
+
+def test_a_config_of_the_persons_tables_only_comes_back_byte_for_byte(codex_home: Path) -> None:
+    """As the end-to-end run had Codex write it (``codex app-server``): its records
+    between our hook tables and our server. Install put a blank line before our tables;
+    it stayed behind at the end of the file."""
+    config = codex_home / ".codex/config.toml"
+    original = '# my Codex config\nmodel = "gpt-e2e"\n\n[model_providers.e2e]\nname = "e2e"\n'
+    config.write_text(original)
+    assert integrate(codex_home, "codex").returncode == 0
+    trusted = codex_trusts_every_hook(config, tui=False)
+    assert trusted.index("[hooks.state]") < trusted.index("[mcp_servers.ltm-desktop]")
+
+    assert integrate(codex_home, "codex", "--uninstall").returncode == 0
+
+    assert config.read_text() == original
 
 
 def test_the_persons_hooks_after_ours_keep_their_trust_when_ours_go(codex_home: Path) -> None:

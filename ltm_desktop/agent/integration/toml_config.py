@@ -179,7 +179,15 @@ def remove(text: str, where: str) -> str:
         del servers[SERVER_NAME]
         if not servers:
             del doc["mcp_servers"]
-    return _blank_lines_kept(text, tomlkit.dumps(doc))
+    return _ending_kept(text, _blank_lines_kept(text, tomlkit.dumps(doc)))
+
+
+def _ending_kept(before: str, after: str) -> str:
+    """``after`` ending in the line ends ``before`` ends in: the blank line install put
+    before our first table stays behind at the end when the tables after it go."""
+    if not after.strip():
+        return after
+    return after.rstrip("\r\n") + before[len(before.rstrip("\r\n")) :]
 
 
 _TABLE_HEADER = re.compile(r"\[[^\[].*")
