@@ -178,17 +178,13 @@ def check_backup_file(path: Path) -> tuple[int, int]:
     return info.schema_version, info.memories
 
 
-def restore_data_dir(data_dir: str | os.PathLike[str] | None, source: Path) -> tuple[Path, int]:
-    """Replace the data dir's database by ``source`` (checked first); returns where the
-    current one was kept and how many memories the restored one holds. The caller holds
-    the data dir's server lock."""
+def restore_data_dir(
+    data_dir: str | os.PathLike[str] | None, source: Path
+) -> tuple[Path | None, int]:
+    """Replace the data dir's database by ``source`` if it verifies (schema, integrity,
+    audit chain: ``backup.vet_restore``; a refusal changes nothing); returns where the
+    current one was kept (None: there was none) and how many memories the restored one
+    holds. The caller holds the data dir's server lock."""
     paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    paths.backup_dir.mkdir(mode=0o700, exist_ok=True)
-    aside = paths.backup_dir / f"ltm-before-restore-{stamp}.sqlite"
-    counter = 1
-    while aside.exists():
-        aside = paths.backup_dir / f"ltm-before-restore-{stamp}-{counter}.sqlite"
-        counter += 1
-    info = backup.restore_database(paths.db_path, source, aside)
-    return aside, info.memories
+    restored = backup.restore_database(paths.db_path, source, paths.backup_dir)
+    return restored.aside, restored.info.memories

@@ -6,6 +6,13 @@ and only then renamed into place: a backup file that exists is a good one. The c
 single self-contained file (journal mode DELETE), so it can be copied anywhere. A restored
 copy whose search index is damaged gets it rebuilt (``search_integrity``) before it is put
 in place; ``backup_before`` is the copy taken before a repair changes the database.
+
+A restore takes only a file that verifies (``vet_restore``): it is copied (read only)
+to a private file beside the database, and that copy, opened immutable, must pass
+SQLite's integrity check, hold exactly this ltm-desktop's schema of its version
+(``schema_check``: a hostile trigger, view or index is named and refused, with no way
+round it) and an unbroken audit chain (the first broken link is named). Only then is
+the current database copied aside and replaced; a refusal leaves it as it was.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.errors import NotADatabase
-from ltm_desktop.store import search_integrity
+from ltm_desktop.store import audit_chain, schema_check, search_integrity
 from ltm_desktop.store.connection import copy_failure, refuse_symlink
 from ltm_desktop.store.migrations import copy_aside, latest_version
 
@@ -39,11 +46,13 @@ def _private_new_file(path: Path) -> None:
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
-def _copy(source: Path, target: Path) -> None:
+def _copy(source: Path, target: Path, *, read_only: bool = False) -> None:
     """The online copy of ``source`` into the new file ``target`` (verified). A copy that
     cannot be written (a full disk, a directory not writable) is a StorageError naming the
-    target; the caller removes what was written of it."""
-    src = sqlite3.connect(str(source), timeout=BUSY_TIMEOUT_MS / 1000)
+    target; the caller removes what was written of it. ``read_only``: ``source`` is opened
+    read only (a file to restore: nothing of it may be written, not even a hot journal)."""
+    name = f"{source.absolute().as_uri()}?mode=ro" if read_only else str(source)
+    src = sqlite3.connect(name, uri=read_only, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         _private_new_file(target)
         dest = sqlite3.connect(str(target))
@@ -180,17 +189,70 @@ def _rebuilt(conn: sqlite3.Connection, damage: list[search_integrity.Damage]) ->
     return True
 
 
-def restore_database(db_path: Path, source: Path, aside: Path) -> DatabaseFileInfo:
-    """Put the database in ``source`` in place of ``db_path``; the current one is first
-    copied (online, verified) to ``aside``. No connection may have ``db_path`` open (the
-    caller holds the data dir's server lock)."""
-    info = check_database_file(source)
-    if db_path.exists():
-        _copy(db_path, aside)
+@dataclass(frozen=True, slots=True)
+class Restored:
+    info: DatabaseFileInfo
+    aside: Path | None  # where the database it replaced was kept (None: there was none)
+
+
+def vet_restore(copy: Path, source: Path) -> DatabaseFileInfo:
+    """What ``copy`` (a private copy of ``source``, which messages name) holds, if it may
+    be restored: NotADatabase naming what is wrong if not. Opened immutable and read
+    only, so nothing in it runs or is written while it is looked at."""
+    conn = sqlite3.connect(f"{copy.absolute().as_uri()}?mode=ro&immutable=1", uri=True)
+    try:
+        info = _verify(conn, source)
+        try:
+            problems = schema_check.schema_problems(conn)
+        except sqlite3.DatabaseError as exc:
+            problems = [f"its schema cannot be read ({exc})"]
+        if problems:
+            raise NotADatabase(
+                f"{source} was not restored: its schema is not exactly that of an ltm-desktop "
+                f"database of version {info.schema_version}: {'; '.join(problems[:5])}"
+                + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
+            )
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
+        if "hash" in columns:  # before schema 5 the history is chained when migrated
+            broken, _ = audit_chain.check_chain(conn)
+            if broken is not None:
+                raise NotADatabase(
+                    f"{source} was not restored: its audit history does not verify: "
+                    f"{broken.describe()}"
+                )
+    except sqlite3.DatabaseError as exc:
+        raise NotADatabase(f"{source} was not restored: it cannot be read ({exc})") from None
+    finally:
+        conn.close()
+    return info
+
+
+def new_aside_path(backup_dir: Path, label: str = "before-restore") -> Path:
+    """A fresh ``backups/ltm-<label>-<time>.sqlite`` (the folder made 0700 if missing)."""
+    backup_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = backup_dir / f"ltm-{label}-{stamp}.sqlite"
+    counter = 1
+    while aside.exists():
+        aside = backup_dir / f"ltm-{label}-{stamp}-{counter}.sqlite"
+        counter += 1
+    return aside
+
+
+def restore_database(db_path: Path, source: Path, backup_dir: Path) -> Restored:
+    """Put the database in ``source`` in place of ``db_path``, if it verifies
+    (``vet_restore``); the current one is first copied (online, verified) into
+    ``backup_dir``. A refusal changes nothing. No connection may have ``db_path`` open
+    (the caller holds the data dir's server lock)."""
     temp = db_path.with_name(f".{db_path.name}.restore.part")
     temp.unlink(missing_ok=True)
+    aside = None
     try:
-        _copy(source, temp)
+        _copy(source, temp, read_only=True)
+        info = vet_restore(temp, source)
+        if db_path.exists():
+            aside = new_aside_path(backup_dir)
+            _copy(db_path, aside)
         _repair_search(temp, info.schema_version, source)
         for suffix in ("-wal", "-shm"):  # the old database's log must not replay onto the new
             db_path.with_name(db_path.name + suffix).unlink(missing_ok=True)
@@ -198,4 +260,4 @@ def restore_database(db_path: Path, source: Path, aside: Path) -> DatabaseFileIn
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    return DatabaseFileInfo(db_path, info.schema_version, info.memories)
+    return Restored(DatabaseFileInfo(db_path, info.schema_version, info.memories), aside)

@@ -40,9 +40,11 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
         commands,
         "restore",
         help="replace the database with a backup (the app and servers must be stopped)",
-        description="Check FILE, keep the current database aside in backups/ (and say "
-        "where), then put FILE's database in its place. Refuses while a server or the app "
-        "runs on the data dir.",
+        description="Check FILE (SQLite's integrity check, exactly this ltm-desktop's "
+        "schema of its version, an unbroken audit chain; a file that fails is refused and "
+        "nothing changes), keep the current database aside in backups/ (and say where), then "
+        "put FILE's database in its place. Refuses while a server or the app runs on the "
+        "data dir.",
     )
     restore.add_argument("file", metavar="FILE")
 
@@ -84,6 +86,6 @@ def cmd_restore(args: argparse.Namespace) -> int:
     finally:
         lock.release()
     _say(f"restored {memories} memories from {source}")
-    if aside.exists():
+    if aside is not None:
         _say(f"the previous database is kept at {aside}")
     return 0
