@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ltm_desktop.core.records import Memory, SearchFilter
 from ltm_desktop.store.memory_reads import get_memories_by_pk
 from ltm_desktop.store.rows import MEMORY_COLUMNS, MEMORY_FROM, memory_from_row
+from ltm_desktop.store.vector_snapshot import centred
 from ltm_desktop.store.vectors import VectorIndex
 
 SLACK = 3  # extra nearest rows, so that a few removed or expired ones rarely need a second look
@@ -44,15 +45,18 @@ def search_vectors(
     admits = where or SearchFilter()
     if not project_pks or asked.limit <= 0:
         return []
+    # One version of each scope for the whole search (the centring included), however
+    # the index moves meanwhile: store.vector_snapshot.
+    scopes = [index.snapshot(conn, pk, asked.model) for pk in project_pks]
     want = asked.limit + SLACK
     order = None
     if asked.centre is not None:
-        order = index.centred(conn, project_pks, asked.model, asked.vector, asked.centre)
+        order = centred(scopes, asked.vector, asked.centre)
     while True:
         found: list[tuple[int, float, float]] = []
         exhausted = True
-        for pk in project_pks:
-            close = index.nearest(conn, pk, asked.model, asked.vector, want, asked.min_score, order)
+        for scope in scopes:
+            close = scope.nearest(asked.vector, want, asked.min_score, order)
             exhausted = exhausted and len(close) < want
             found += close
         found.sort(key=lambda hit: -hit[2])
