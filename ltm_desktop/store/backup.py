@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.errors import NotADatabase
-from ltm_desktop.store import audit_chain, schema_check, search_integrity
+from ltm_desktop.store import audit_chain, chain_anchor, schema_check, search_integrity
 from ltm_desktop.store.connection import copy_failure, refuse_symlink
 from ltm_desktop.store.migrations import copy_aside, latest_version
 
@@ -227,6 +227,17 @@ def vet_restore(copy: Path, source: Path) -> DatabaseFileInfo:
     return info
 
 
+def _chain_head(path: Path) -> chain_anchor.Head | None:
+    """The head of the chained history in ``path``; None before schema 5 (the migration
+    chains it when the database is opened, and the anchor is written then)."""
+    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+    try:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
+        return chain_anchor.current_head(conn) if "hash" in columns else None
+    finally:
+        conn.close()
+
+
 def new_aside_path(backup_dir: Path, label: str = "before-restore") -> Path:
     """A fresh ``backups/ltm-<label>-<time>.sqlite`` (the folder made 0700 if missing)."""
     backup_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -254,10 +265,15 @@ def restore_database(db_path: Path, source: Path, backup_dir: Path) -> Restored:
             aside = new_aside_path(backup_dir)
             _copy(db_path, aside)
         _repair_search(temp, info.schema_version, source)
+        restored_head = _chain_head(temp)
         for suffix in ("-wal", "-shm"):  # the old database's log must not replay onto the new
             db_path.with_name(db_path.name + suffix).unlink(missing_ok=True)
+        anchor = chain_anchor.anchor_path(db_path)
+        anchor.unlink(missing_ok=True)  # a crash before the new one: anchored afresh at open
         os.replace(temp, db_path)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+    if restored_head is not None:  # the history as verified is the one to hold to now
+        chain_anchor.write_anchor(anchor, restored_head)
     return Restored(DatabaseFileInfo(db_path, info.schema_version, info.memories), aside)

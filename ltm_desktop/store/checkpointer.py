@@ -12,6 +12,10 @@ three ways: a write that finds it past TRIGGER_BYTES wakes the thread at once;
 every connection sets ``journal_size_limit``, so the file shrinks back when SQLite
 restarts it; and a WAL past LIMIT_BYTES (after failures, or behind a reader that
 held on to it) gets a TRUNCATE checkpoint, which empties the file.
+
+A checkpoint that copied the whole WAL back has synced it and the database, so the
+commits before it are durable whatever ``synchronous`` says: ``durable`` hears of it
+(the audit chain's anchor, ``chain_anchor``, is only moved to such a head).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.store.connection import BUSY_TIMEOUT_MS, SYNCHRONOUS, connect
+
+Durable = Callable[[], Callable[[], None]]  # before a checkpoint: what to call if it completes
 
 log = logging.getLogger(__name__)
 # Module attributes, read when a Checkpointer starts, so that tests can shorten them.
@@ -53,13 +59,17 @@ class Checkpointer:
         *,
         synchronous: str = SYNCHRONOUS,
         still_ours: Callable[[], bool] = lambda: True,
+        durable: Durable | None = None,
     ) -> None:
         """``still_ours``: whether ``path`` still holds the database the store opened; when
-        it does not, no new connection is made (it would open someone else's file)."""
+        it does not, no new connection is made (it would open someone else's file).
+        ``durable``: called before each checkpoint; what it returns is called once that
+        checkpoint has copied the whole WAL back (everything committed before is durable)."""
         self._path = path
         self._wal = Path(f"{path}-wal")
         self._synchronous = synchronous
         self._still_ours = still_ours
+        self._durable = durable
         self._interval = INTERVAL_SECONDS
         self._max_backoff = MAX_BACKOFF_SECONDS
         self._trigger = TRIGGER_BYTES
@@ -149,24 +159,29 @@ class Checkpointer:
         try:
             if self._conn is None:
                 self._conn = connect(self._path, synchronous=self._synchronous)
+            then = self._durable() if self._durable is not None else None
             if oversized:
-                self._truncate(self._conn)
+                complete = self._truncate(self._conn)
             else:
-                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                complete = _complete(self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)"))
         except BaseException:
             self._dirty.set()  # still to be done
             raise
+        if complete and then is not None:
+            then()
 
-    def _truncate(self, conn: sqlite3.Connection) -> None:
-        """Copy everything back and empty the WAL file; waits for readers only briefly."""
+    def _truncate(self, conn: sqlite3.Connection) -> bool:
+        """Copy everything back and empty the WAL file; waits for readers only briefly.
+        Whether the whole WAL was copied back."""
         conn.execute(f"PRAGMA busy_timeout = {TRUNCATE_BUSY_MS}")
         try:
-            busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            result = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         finally:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        if busy:  # a reader or the writer was in the way: copy what can be, try again later
-            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        if result[0]:  # a reader or the writer was in the way: copy what can be, try again later
             self._dirty.set()
+            return _complete(conn.execute("PRAGMA wal_checkpoint(PASSIVE)"))
+        return True
 
     def _failed(self, exc: Exception) -> float:
         """Record and log a failure; the pause before the next attempt."""
@@ -198,8 +213,17 @@ class Checkpointer:
     def _finish(self) -> None:
         """A last checkpoint at stop, on the connection there is (never a new one)."""
         if self._conn is not None and self._still_ours():
+            then = self._durable() if self._durable is not None else None
             try:
-                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                complete = _complete(self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)"))
             except sqlite3.Error:
-                pass
+                complete = False
+            if complete and then is not None:
+                then()
         self._close()
+
+
+def _complete(result: sqlite3.Cursor) -> bool:
+    """Whether a checkpoint's (busy, WAL frames, frames copied) say it copied every frame."""
+    busy, frames, copied = result.fetchone()
+    return not busy and frames >= 0 and frames == copied

@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.errors import NotADatabase, StorageError
+from ltm_desktop.store.chain_anchor import ChainAnchor
 from ltm_desktop.store.connection import (
     BUSY_TIMEOUT_MS,
     check_writable,
     check_write_access,
     connect,
+    describe_error,
     existing_version,
     refuse_symlink,
 )
@@ -34,6 +36,7 @@ class OpenedDatabase:
     schema_version: int
     migration_backup: Path | None
     guard: FileGuard
+    anchor: ChainAnchor  # checked against the database at open (``anchor.problem``)
 
 
 def open_database(
@@ -74,10 +77,15 @@ def open_database(
         schema_version = int(writer.execute("PRAGMA user_version").fetchone()[0])
         writer.execute("PRAGMA wal_autocheckpoint = 0")  # the Checkpointer's job
         guard = FileGuard(path)  # now that SQLite has opened the WAL and -shm
+        anchor = ChainAnchor(path, lambda: guard.look().lost is None)
+        anchor.open(writer)
+    except sqlite3.Error as exc:
+        writer.close()
+        raise describe_error(exc, path) from exc
     except BaseException:
         writer.close()
         raise
-    return OpenedDatabase(writer, schema_version, backup, guard)
+    return OpenedDatabase(writer, schema_version, backup, guard, anchor)
 
 
 def _make_data_dir(path: Path) -> None:

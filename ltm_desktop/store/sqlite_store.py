@@ -9,16 +9,14 @@ typed ``StorageError``.
 from __future__ import annotations
 
 import sqlite3
-import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
 from ltm_desktop.core.backend import SearchRepair, StoreHealth, Verification, WriteTxn
-from ltm_desktop.core.errors import NotFound, StorageError, echoed
+from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import (
@@ -38,7 +36,6 @@ from ltm_desktop.store.connection import (
     BUSY_TIMEOUT_MS,
     SYNCHRONOUS,
     describe_error,
-    transaction,
 )
 from ltm_desktop.store.count_reads import CountReads
 from ltm_desktop.store.fts_tables import OBSERVATION_TABLE, MemoryTables
@@ -49,6 +46,7 @@ from ltm_desktop.store.readers import Readers
 from ltm_desktop.store.scope_index import ScopeTokenSets
 from ltm_desktop.store.search_damage import SearchDamage
 from ltm_desktop.store.vectors import VectorIndex
+from ltm_desktop.store.write_gate import WriteGate
 from ltm_desktop.store.write_txn import SqliteWriteTxn
 
 T = TypeVar("T")
@@ -84,15 +82,21 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
         self._token_sets = ScopeTokenSets()
         self._vectors = VectorIndex()
         self._tables = MemoryTables()
+        self._anchor = opened.anchor
         self._checkpointer = Checkpointer(
-            path, synchronous=synchronous, still_ours=lambda: self._guard.look().lost is None
+            path,
+            synchronous=synchronous,
+            still_ours=lambda: self._guard.look().lost is None,
+            durable=self._anchor.before_checkpoint,
         )
-        self._write_failure: str | None = None
-        self._write_lock = threading.RLock()
+        self._checkpointer.note_write()  # a first checkpoint anchors a data dir without one
+        self._gate = WriteGate(
+            self._writer, path, self._guard, self._anchor, self._token_sets.reset
+        )
+        self._gate.checkpointer = self._checkpointer
         self._readers = Readers(path, self._guard)
         self._project_pks: dict[str, int] = {}
         self._search_damage = SearchDamage(self._on_writer, self._write, backup_dir)
-        self._closed = False
 
     # -- plumbing ---------------------------------------------------------
 
@@ -108,27 +112,30 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
         lost = self._guard.look().lost
         problems = (
             str(self._guard.error()) if lost is not None else None,
+            self._anchor.problem,
             self._checkpointer.problem(),
-            self._write_failure,
+            self._gate.failure,
             *self._search_damage.problems(),
         )
         return StoreHealth(tuple(p for p in problems if p), self._synchronous)
 
     def close(self) -> None:
-        with self._write_lock:
-            if self._closed:
+        with self._gate.lock:
+            if self._gate.closed:
                 return
-            self._closed = True
+            self._gate.closed = True
             self._checkpointer.stop()
             self._readers.close()
             try:
                 self._writer.execute("PRAGMA optimize")
             except sqlite3.Error:
                 pass
+            ours, noted = self._guard.look().lost is None, self._anchor.noted()
             self._writer.close()
+            self._anchor.closed(ours, self._path, noted)
 
     def data_version(self) -> int:
-        with self._write_lock:
+        with self._gate.lock:
             try:
                 return int(self._writer.execute("PRAGMA data_version").fetchone()[0])
             except sqlite3.Error as exc:
@@ -137,31 +144,14 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
     def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         return self._readers.read(work)
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One transaction, refused when the files at our path are not the ones open (a
-        few ``stat`` calls); a failure is reported by ``health`` until a write succeeds."""
-        with self._write_lock:
-            if self._closed:
-                raise StorageError("the store is closed")
-            wal_bytes = self._guard.check()
-            try:
-                with transaction(self._writer, self._path) as conn:
-                    yield conn
-                self._checkpointer.note_write(wal_bytes)
-                self._write_failure = None
-            except BaseException as exc:
-                self._token_sets.reset()  # they may hold rows the rollback undid
-                if isinstance(exc, StorageError):
-                    at = time.strftime("%H:%M:%S")
-                    self._write_failure = f"the last write failed (at {at}): {exc}"
-                raise
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One write transaction (``write_gate``)."""
+        return self._gate.transaction()
 
     def _on_writer(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work`` on the writer between writes, each statement its own (FTS5's checks)."""
-        with self._write_lock:
-            if self._closed:
-                raise StorageError("the store is closed")
+        with self._gate.lock:
+            self._gate.check_open()
             try:
                 return work(self._writer)
             except sqlite3.Error as exc:
@@ -274,16 +264,16 @@ class SqliteStore(AuditReads, InboxReads, CountReads):
             txn.finish()
 
     def verify(self, quick: bool) -> Verification:
-        found = self._read(lambda conn: verify.verify(conn, quick))
+        found = self._read(lambda conn: verify.verify(conn, quick, self._anchor.path))
         searches = () if quick else tuple(self._search_damage.verify())
         return replace(found, problems=found.problems + searches)
 
     def repair_search(self) -> SearchRepair:
-        with self._write_lock:
+        with self._gate.lock:
             return self._search_damage.repair()
 
     def scrub(self) -> str | None:
-        with self._write_lock:
+        with self._gate.lock:
             try:
                 return erasing.scrub(self._writer)
             except sqlite3.Error as exc:

@@ -1,15 +1,17 @@
 """What ``ltm-desktop verify`` asks of SQLite on a reader: the file's integrity, the
-append-only triggers, the audit chain, and the JSON columns of every memory (which reads
-tolerate, so only this check tells). The search indexes are checked on the writer
+append-only triggers, the audit chain and its anchor outside the database
+(``chain_anchor``), and the JSON columns of every memory (which reads tolerate, so only
+this check tells). The search indexes are checked on the writer
 (``search_integrity``: FTS5's own check is a write statement)."""
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from pathlib import Path
 
 from ltm_desktop.core.backend import Verification
-from ltm_desktop.store import audit_chain
+from ltm_desktop.store import audit_chain, chain_anchor
 from ltm_desktop.store.rows import bad_json_columns
 
 QUICK_EVENTS = 1_000  # the quick check follows the chain over the newest events only
@@ -73,7 +75,9 @@ def _json_columns(conn: sqlite3.Connection) -> list[str]:
     return problems
 
 
-def verify(conn: sqlite3.Connection, quick: bool) -> Verification:
+def verify(conn: sqlite3.Connection, quick: bool, anchor: Path | None = None) -> Verification:
+    """The checks, quick (the newest events of the chain, no JSON columns) or whole;
+    ``anchor``: the file the chain's head is anchored in, compared with it as it is now."""
     check = "quick_check" if quick else "integrity_check"
     result = [row[0] for row in conn.execute(f"PRAGMA {check}")]
     problems = [] if result == ["ok"] else [f"SQLite's {check}: " + "; ".join(result[:5])]
@@ -81,6 +85,9 @@ def verify(conn: sqlite3.Connection, quick: bool) -> Verification:
     broken, head = audit_chain.check_chain(conn, QUICK_EVENTS if quick else None)
     if broken is not None:
         problems.append(broken.describe())
+    mismatch = None if anchor is None else chain_anchor.check(conn, anchor)
+    if mismatch is not None:
+        problems.append(mismatch)
     if not quick:
         problems += _json_columns(conn)
     events = int(conn.execute("SELECT count(*) FROM audit").fetchone()[0])

@@ -51,6 +51,7 @@ STORE_USES_OF_CORE: dict[str, set[str] | None] = {
     },  # records of the inbox
     "ltm_desktop.core.query": None,
     "ltm_desktop.core.errors": None,
+    "ltm_desktop.core.atomic_files": {"replace_text"},  # the audit anchor's file (no rule)
     "ltm_desktop.core.observations": {"ObservationPayload"},
 }
 DECISION_ERRORS = {"Conflict", "StaleEdit", "InvalidInput"}

@@ -1,0 +1,175 @@
+"""The audit chain's head, anchored in a file beside the database.
+
+The chain (``audit_chain``) shows an event changed in place, but not events deleted from
+its end: the shorter chain still links, and the append-only triggers can be dropped and
+put back. So the newest (sequence, hash) is also written to ``<db>.audit-head.json``, and
+``verify`` and every start compare it with the database: a history that ends before the
+anchored event (its tail deleted, or an older copy of the database put in place by hand)
+or whose hash at that event differs (the history rewritten) is reported.
+
+Only a head that is durable is anchored, or a power cut could leave the anchor ahead of
+the database (``synchronous=NORMAL`` syncs the WAL at checkpoints, not at commits): the
+writer notes the head after each commit, and the Checkpointer hands it here once a
+checkpoint that started after that commit has copied the whole WAL back and synced the
+database. So the anchor costs one small durable file write per checkpoint (at most one
+a second), none per write, and lags the database by about a second, which is harmless:
+it only says how far the history reached *at least*.
+
+While a mismatch stands the anchor is not moved (writes would erase the evidence): a
+restore of a verified backup re-anchors, and removing the file accepts the database as it
+is (a missing anchor is written afresh, as for data dirs from before it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ltm_desktop.core.atomic_files import replace_text
+from ltm_desktop.store.audit_chain import GENESIS, head
+from ltm_desktop.store.connection import journals
+
+log = logging.getLogger(__name__)
+SUFFIX = ".audit-head.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """An event of the chain: its sequence number and hash ((0, GENESIS): none yet)."""
+
+    seq: int
+    hash: str
+
+
+def anchor_path(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + SUFFIX)
+
+
+def current_head(conn: sqlite3.Connection) -> Head:
+    return Head(*head(conn))
+
+
+def read_anchor(path: Path) -> Head | None:
+    """The anchored head; None when there is no file. ValueError when it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ValueError(f"{path} cannot be read ({exc.strerror})") from None
+    try:
+        values = json.loads(text)
+        seq, digest = values["seq"], values["hash"]
+    except (ValueError, TypeError, KeyError):
+        raise ValueError(f"{path} is not an audit anchor (damaged?)") from None
+    if not isinstance(seq, int) or seq < 0 or not isinstance(digest, str) or len(digest) != 64:
+        raise ValueError(f"{path} is not an audit anchor (damaged?)")
+    return Head(seq, digest)
+
+
+def write_anchor(path: Path, anchored: Head) -> None:
+    """Replace the anchor atomically and durably (temp file, fsync, rename, fsync dir)."""
+    text = json.dumps({"seq": anchored.seq, "hash": anchored.hash}) + "\n"
+    replace_text(path, text, prefix=f".{path.name}.", mode=0o600)
+
+
+def compare(conn: sqlite3.Connection, anchored: Head, path: Path) -> str | None:
+    """Why the database behind ``conn`` does not reach the anchored head, or None."""
+    if anchored.seq == 0:
+        return None
+    row = conn.execute("SELECT hash FROM audit WHERE seq = ?", (anchored.seq,)).fetchone()
+    if row is None:
+        last = current_head(conn).seq
+        if last < anchored.seq:
+            return (
+                f"the audit history ends at event #{last}, but {path} records that it reached "
+                f"#{anchored.seq}: its newest {anchored.seq - last} event(s) were deleted, or an "
+                "older copy of the database was put in place (restore a backup with `ltm-desktop "
+                "restore`, or remove that file to accept the database as it is)"
+            )
+        return f"audit event #{anchored.seq}, recorded in {path}, is missing from the history"
+    if str(row[0] or GENESIS) != anchored.hash:
+        return (
+            f"audit event #{anchored.seq} has another hash than the one recorded in {path}: "
+            "the history was rewritten up to there"
+        )
+    return None
+
+
+def check(conn: sqlite3.Connection, path: Path) -> str | None:
+    """``compare`` with the anchor as it is on disk now (None: no anchor, nothing to say)."""
+    try:
+        anchored = read_anchor(path)
+    except ValueError as exc:
+        return str(exc)
+    return None if anchored is None else compare(conn, anchored, path)
+
+
+class ChainAnchor:
+    """Keeps the anchor of one open database: checked at open, moved at checkpoints."""
+
+    def __init__(self, db_path: Path, still_ours: Callable[[], bool]) -> None:
+        self._path = anchor_path(db_path)
+        self._still_ours = still_ours
+        self._lock = threading.Lock()
+        self._noted: Head | None = None  # the head after the newest commit seen
+        self._written: Head | None = None
+        self.problem: str | None = None  # a mismatch found at open: the anchor stays put
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def open(self, conn: sqlite3.Connection) -> None:
+        """At start: compare the anchor with the database; note the head either way (a
+        missing anchor is written at the next checkpoint, without alarm)."""
+        self.problem = check(conn, self._path)
+        if self.problem is not None:
+            log.error("%s", self.problem)
+        self.note(current_head(conn))
+
+    def note(self, newest: Head) -> None:
+        """A commit was made; ``newest`` is the head it left (any thread)."""
+        with self._lock:
+            self._noted = newest
+
+    def closed(self, ours: bool, db_path: Path, noted: Head | None) -> None:
+        """After the store's last connection closed: SQLite copied the WAL back, synced
+        the database and removed the WAL when no other process had it open, so the head
+        noted before is durable (a short-lived process's checkpointer may never have run).
+        ``ours``: the files were still the ones open just before closing."""
+        if ours and not journals(db_path)[0].exists():
+            self.anchor(noted)
+
+    def noted(self) -> Head | None:
+        with self._lock:
+            return self._noted
+
+    def before_checkpoint(self) -> Callable[[], None]:
+        """Called before a checkpoint starts; returns what to call once it has copied the
+        whole WAL back: anchor the head noted before it (durable by then), unless the
+        files at the path are no longer the ones open (that head is not theirs)."""
+        noted = self.noted()
+
+        def then() -> None:
+            if self._still_ours():
+                self.anchor(noted)
+
+        return then
+
+    def anchor(self, noted: Head | None) -> bool:
+        """Write ``noted`` as the anchor (the caller knows it is durable and ours)."""
+        if noted is None or noted == self._written or self.problem is not None:
+            return False
+        try:
+            write_anchor(self._path, noted)
+        except OSError as exc:  # the database is fine; the anchor is retried next time
+            log.warning("cannot write the audit anchor %s: %s", self._path, exc)
+            return False
+        self._written = noted
+        return True
