@@ -3,8 +3,10 @@
 Every agent search counts a use of each hit. Writing that at once costs a
 transaction per search, serialized behind the single writer; batching them
 every quarter second takes the write off the search path. Reads made through
-the service add the pending counts, so callers never see a stale counter;
-another process sees them after the next flush. A crash loses at most the
+the service add the pending counts, so callers never see a stale counter (nor,
+while a batch is being written, one that goes back: a memory read before that
+write committed gets the batch added, one read after has it already, told apart
+by its ``last_used_at``); another process sees them after the next flush. A crash loses at most the
 last quarter second of counts (counters, never content).
 """
 
@@ -28,7 +30,9 @@ class UseCounter:
         self._write = write
         self._interval = interval
         self._pending: Uses = {}
+        self._writing: Uses = {}  # the batch being written: not yet in what readers read
         self._lock = threading.Lock()
+        self._flushing = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -48,6 +52,12 @@ class UseCounter:
         """``memory`` with the uses not yet written added."""
         with self._lock:
             pending = self._pending.get(memory.id)
+            writing = self._writing.get(memory.id)
+        if writing is not None and (memory.last_used_at or 0.0) < writing[1]:
+            count, at = writing  # read before that batch committed: add it too
+            if pending is not None:
+                count, at = count + pending[0], max(at, pending[1])
+            pending = (count, at)
         if pending is None:
             return memory
         count, at = pending
@@ -63,21 +73,27 @@ class UseCounter:
             return set(self._pending)
 
     def flush(self) -> None:
-        with self._lock:
-            batch, self._pending = self._pending, {}
-        if not batch:
-            return
-        try:
-            self._write(batch)
-        except Exception:
-            log.exception(
-                "could not write %d use counts; keeping them for the next try", len(batch)
-            )
+        """Write what is pending (one flush at a time; reads are not held up by it)."""
+        with self._flushing:
             with self._lock:
-                for memory_id, (count, at) in batch.items():
-                    more, later = self._pending.get(memory_id, (0, at))
-                    self._pending[memory_id] = (count + more, max(at, later))
-            raise
+                batch, self._pending = self._pending, {}
+                self._writing = batch
+            if not batch:
+                return
+            try:
+                self._write(batch)
+            except Exception:
+                log.exception(
+                    "could not write %d use counts; keeping them for the next try", len(batch)
+                )
+                with self._lock:
+                    self._writing = {}
+                    for memory_id, (count, at) in batch.items():
+                        more, later = self._pending.get(memory_id, (0, at))
+                        self._pending[memory_id] = (count + more, max(at, later))
+                raise
+            with self._lock:
+                self._writing = {}
 
     def _run(self) -> None:
         while not self._stop.is_set():
