@@ -136,7 +136,13 @@ class TokenSets:
 
 
 class ScopeTokenSets:
-    """The writer's TokenSets per scope; forgotten whole when a transaction rolls back."""
+    """The writer's TokenSets per scope; forgotten whole when a transaction rolls back.
+
+    Only the writer reads or changes them (``SqliteWriteTxn.near_duplicates``, and
+    ``reset`` on a rollback), always under the store's write lock: unlike the vectors
+    (store.vectors), no search thread ever sees them, so they are changed in place. They
+    hold the open transaction's own rows, which no reader may see anyway.
+    """
 
     def __init__(self) -> None:
         self._scopes: dict[int, TokenSets] = {}
