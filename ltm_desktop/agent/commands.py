@@ -204,7 +204,9 @@ def cmd_integrate(args: argparse.Namespace) -> int:
     if args.config:
         options += ["--config", os.path.abspath(os.path.expanduser(args.config))]
     planned = plan(args.agent, args.scope, uninstall=args.uninstall, options=options)
-    if args.dry_run:
+    if args.dry_run:  # the warnings apply() would print first, on stderr beside the diff
+        for warning in planned.warnings if planned.changes else []:
+            sys.stderr.write(warning + "\n")
         sys.stdout.write(planned.diff() or "nothing to change\n")
         return 0
     for line in apply(planned):

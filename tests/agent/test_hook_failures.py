@@ -236,8 +236,9 @@ def test_an_odd_transcript_line_loses_only_itself(
     odd = tmp_path / "odd.jsonl"
     odd_lines = ["[" * 100_000, json.dumps({"role": ["user"], "content": "a list"})]
     odd.write_text("\n".join([transcript(agent).read_text(), *odd_lines]) + "\n")
-    done = run_hook(agent, "pre-compact", payload(agent, "pre-compact", tmp_path, odd),
-                    service.paths.data_dir)  # fmt: skip
+    stdin = json.loads(payload(agent, "pre-compact", tmp_path, odd))
+    stdin["trigger"] = "manual"  # Gemini's "auto" is no compaction below its threshold
+    done = run_hook(agent, "pre-compact", json.dumps(stdin).encode(), service.paths.data_dir)
     assert done.returncode == 0, done.stderr
     [observation] = service.observations(service.resolve_scope(cwd=str(tmp_path)))
     assert observation.kind.value == "pre_compact"

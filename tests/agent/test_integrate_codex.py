@@ -160,3 +160,25 @@ def test_hook_tables_of_one_event_in_two_places_are_refused_unchanged(codex_home
 
     assert_one_error_line(done, str(config), "[[hooks.Stop]] tables are not all in one place")
     assert config.read_text() == split
+
+
+@pytest.mark.parametrize("own", [None, 1500])
+def test_the_mcp_start_up_grace_is_raised_unless_the_person_set_one(
+    own: int | None, codex_home: Path
+) -> None:
+    """Codex 0.171 starts a turn without an MCP server's tools once its grace (about 1 s)
+    is over; a cold ``ltm-desktop mcp`` takes 3-4 s on a busy machine."""
+    home = codex_home
+    config = home / ".codex" / "config.toml"
+    text = CODEX_CONFIG if own is None else f"mcp_optional_startup_grace_ms = {own}\n{CODEX_CONFIG}"
+    config.write_text(text)
+    done = integrate(home, "codex")
+    assert done.returncode == 0, done.stderr
+    settings = tomllib.loads(config.read_text())
+    assert settings["mcp_optional_startup_grace_ms"] == (own or 5000)
+    codex_trusts_every_hook(config)  # the file changes after install: entries are cut out
+    done = integrate(home, "codex", "--uninstall")
+    assert done.returncode == 0, done.stderr
+    after = tomllib.loads(config.read_text())
+    assert after.get("mcp_optional_startup_grace_ms") == own
+    assert "ltm-desktop" not in after.get("mcp_servers", {})

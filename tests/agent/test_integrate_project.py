@@ -91,3 +91,12 @@ def test_user_scope_keeps_the_absolute_path_with_it_on_path(tmp_path: Path) -> N
     settings = load(tmp_path / ".gemini/settings.json")
     assert all(shlex.split(c)[0] == str(EXECUTABLE) for c in our_commands_in(settings))
     assert settings["mcpServers"]["ltm-desktop"]["command"] == str(EXECUTABLE)
+
+
+def test_a_dry_run_gives_the_warning_too(project: Path, tmp_path: Path) -> None:
+    """The person deciding from the diff is told what the files will name, before."""
+    done = integrate(tmp_path, "gemini", "--scope", "project", "--dry-run", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("warning: `ltm-desktop` on PATH is not found")
+    assert "+++" in done.stdout  # the diff, on stdout alone
+    assert not (project / ".gemini").exists()  # nothing written

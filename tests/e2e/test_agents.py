@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from ltm_desktop.agent.hooks.events import NATIVE
+from ltm_desktop.agent.integration.toml_config import GRACE
 from tests.e2e.clis import AGENTS, CLAUDE, CLIENT_NAMES, CODEX, GEMINI, HOOK_EVENTS, tool_text
 from tests.e2e.conftest import Run, new_cli, snapshot
 from tests.e2e.fake_models import FINAL_TEXT, SEARCH, WRITE, WRITE_ARGS, turn_requests
@@ -140,7 +141,8 @@ def _snake(event: str) -> str:
 
 def without_ours(path: Path, after_run: bytes, before: bytes | None, wrapper: str) -> Any:
     """The file's data with our hook groups and MCP server removed (and the trust Codex
-    keeps for those hooks), and the tables install created, once empty, removed too."""
+    keeps for those hooks, and the start-up grace install raised), and the tables install
+    created, once empty, removed too."""
     data = parse(path, after_run)
     old = parse(path, before) if before is not None else {}
     hooks = data.get("hooks")
@@ -160,6 +162,8 @@ def without_ours(path: Path, after_run: bytes, before: bytes | None, wrapper: st
             del hooks["state"]
         if not hooks and "hooks" not in old:
             del data["hooks"]
+    if GRACE in data and GRACE not in old:  # Codex: raised for a cold start (toml_config)
+        del data[GRACE]
     for key in ("mcpServers", "mcp_servers"):
         servers = data.get(key)
         if isinstance(servers, dict):

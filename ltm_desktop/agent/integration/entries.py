@@ -27,6 +27,11 @@ MCP_OPTIONS = ("--instructions", "brief")  # `mcp` options for a server beside o
 # seconds Codex waits for the MCP server to start (`startup_timeout_sec`, 10 by default):
 # a cold start (first run after install, a slow disk, a busy machine) can take longer
 CODEX_STARTUP_TIMEOUT = 20
+# milliseconds Codex 0.171 waits for optional MCP servers before a turn starts without
+# their tools (the top-level `mcp_optional_startup_grace_ms`, about 1 s by default): a cold
+# `ltm-desktop mcp` answers in about 0.5 s, but 3-4 s on a busy machine (bench/mcp_bench.py).
+# Only a wait: a server that is ready, or has failed, ends it at once.
+CODEX_STARTUP_GRACE_MS = 5_000
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,11 @@ GROUP and HANDLER: positions in that event's list). A record names a hook by whe
 stands, so removing a group of ours takes its records along, and the person's groups
 after it, which move up, keep their trust under their new position (Codex hashes a
 hook's content, not its place).
+
+At the top level, ``mcp_optional_startup_grace_ms`` (how long Codex waits for MCP servers
+before a turn) is raised to ``CODEX_STARTUP_GRACE_MS`` when the person has not set it, so
+that a cold start on a busy machine still brings the memory tools; uninstall takes it
+out again while it holds that value.
 """
 
 from __future__ import annotations
@@ -21,10 +26,15 @@ from tomlkit.container import OutOfOrderTableProxy
 from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import AoT, Table
 
-from ltm_desktop.agent.integration.entries import SERVER_NAME, is_our_group
+from ltm_desktop.agent.integration.entries import (
+    CODEX_STARTUP_GRACE_MS,
+    SERVER_NAME,
+    is_our_group,
+)
 from ltm_desktop.agent.integration.json_config import ConfigRefused
 
 STATE = "state"  # hooks.state: Codex's trust records, not an event
+GRACE = "mcp_optional_startup_grace_ms"
 Hooks = Table | OutOfOrderTableProxy  # [hooks], in one piece or in several
 Moves = dict[int, int | None]  # a group's old position -> its new one (None: removed)
 
@@ -157,6 +167,8 @@ def add(text: str, groups: dict[str, dict[str, Any]], entry: dict[str, Any], whe
         if SERVER_NAME in servers:
             del servers[SERVER_NAME]
         servers[SERVER_NAME] = _table(entry)
+    if GRACE not in doc:  # the person's own value stays
+        doc[GRACE] = CODEX_STARTUP_GRACE_MS
     return tomlkit.dumps(doc)
 
 
@@ -179,7 +191,12 @@ def remove(text: str, where: str) -> str:
         del servers[SERVER_NAME]
         if not servers:
             del doc["mcp_servers"]
-    return _ending_kept(text, _blank_lines_kept(text, tomlkit.dumps(doc)))
+    if _plain(doc.get(GRACE)) == CODEX_STARTUP_GRACE_MS:
+        del doc[GRACE]
+    after = tomlkit.dumps(doc)
+    if after.startswith("\n") and not text.startswith("\n"):  # the key's line was first
+        after = after[1:]
+    return _ending_kept(text, _blank_lines_kept(text, after))
 
 
 def _ending_kept(before: str, after: str) -> str:
