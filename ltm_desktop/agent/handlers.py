@@ -15,6 +15,7 @@ from typing import Any
 
 from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.query import MAX_QUERY_CHARS
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.rules import MEMORY_TYPES
 
@@ -168,13 +169,22 @@ def _listing(project: dict[str, Any], query: str, rows: list[dict[str, Any]]) ->
     )
 
 
+def _query(args: dict[str, Any]) -> str:
+    """The query as the search reads it (its first MAX_QUERY_CHARS characters), cut here:
+    the same answer in process and through a server, whose request lines are limited
+    (a 1.4 MB query was refused as too large there, and cut and answered here)."""
+    query: str = args["query"][:MAX_QUERY_CHARS]
+    return query
+
+
 def memory_search(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
     project = project_of(access, cwd)
+    query = _query(args)
     # by id: the project is resolved already, and the server answers a search it has
     # cached at once only when it is asked by id
     params = {
         "project_id": project["project_id"],
-        "query": args["query"],
+        "query": query,
         "limit": args.get("limit", 5),
     }
     hits = access.call("memory.search", params)["hits"]
@@ -194,7 +204,7 @@ def memory_search(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply
         for hit in hits
         for m in [hit["memory"]]
     ]
-    return _listing(project, args["query"], rows)
+    return _listing(project, query, rows)
 
 
 def _recall_row(hit: dict[str, Any]) -> dict[str, Any]:
@@ -211,13 +221,10 @@ def _recall_row(hit: dict[str, Any]) -> dict[str, Any]:
 
 def memory_recall(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
     project = project_of(access, cwd)
-    params = {
-        "project_id": project["project_id"],
-        "query": args["query"],
-        "limit": args.get("limit", 5),
-    }
+    query = _query(args)
+    params = {"project_id": project["project_id"], "query": query, "limit": args.get("limit", 5)}
     rows = [_recall_row(hit) for hit in access.call("recall", params)["hits"]]
-    return _listing(project, args["query"], rows)
+    return _listing(project, query, rows)
 
 
 def memory_forget(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:

@@ -303,3 +303,19 @@ def test_a_relative_working_directory_is_refused(memory: Memory) -> None:
     reply = memory.tools.run("memory_search", {"query": "x"}, "src/app")
     assert reply.is_error
     assert "absolute path" in reply.text
+
+
+@pytest.mark.parametrize("tool", ["memory_search", "memory_recall"])
+def test_a_huge_query_is_read_as_the_search_reads_it_through_either_access(
+    memory: Memory, tool: str
+) -> None:
+    """One limit everywhere: through a server, a 1.4 MB query was refused as too large
+    (its request line), in process it was cut to what the search reads and answered."""
+    project = memory.project()
+    found = memory.service.add(project, MemoryDraft("Deploys need the VPN"), "gui").memory
+    query = "vpn deploys " + "x" * 1_400_000
+    rows = memory.listing(tool, query=query)
+    assert [row["id"] for row in rows] == [found.id]
+    reply = memory.tools.run(tool, {"query": query}, CWD)
+    assert reply.meta is not None
+    assert len(reply.meta[SEARCH_META]["query"]) == 500
