@@ -232,8 +232,7 @@ def _chain_head(path: Path) -> chain_anchor.Head | None:
     chains it when the database is opened, and the anchor is written then)."""
     conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
     try:
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
-        return chain_anchor.current_head(conn) if "hash" in columns else None
+        return chain_anchor.current_head(conn)
     finally:
         conn.close()
 
