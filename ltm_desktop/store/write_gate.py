@@ -1,9 +1,12 @@
 """The writer connection's one way in: every write transaction of ``SqliteStore``.
 
 A write is refused when the files at the database's path are no longer the ones open
-(``file_guard``: SQLite would write on, to files nobody finds again). After the commit
-the head it left is noted for the audit anchor (``chain_anchor``) and the checkpointer
-is told; a failure is kept for ``health`` until a write succeeds.
+(``file_guard``: SQLite would write on, to files nobody finds again), and the files are
+looked at again once it has committed: a WAL deleted or replaced while the write was in
+flight (after the first look) would otherwise have the write acknowledged on a file no
+other process will read, so it fails instead (DatabaseReplaced, as every write after it
+does). Then the head it left is noted for the audit anchor (``chain_anchor``) and the
+checkpointer is told; a failure is kept for ``health`` until a write succeeds.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ class WriteGate:
                 with transaction(self._writer, self._path) as conn:
                     yield conn
                     newest = current_head(conn)  # in the transaction, so it is this commit's
+                self._guard.check()  # acknowledged only if it is on the files at the path
                 self._anchor.note(newest)
                 if self.checkpointer is not None:
                     self.checkpointer.note_write(wal_bytes)
