@@ -8,12 +8,15 @@ here never makes the person's next action on that memory a conflict.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 
+from ltm_desktop.core.bulk import BATCH_SIZE
+from ltm_desktop.core.bulk_selection import FilterSelection
 from ltm_desktop.core.records import AddResult, AddStatus, Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.versions import millis
@@ -26,7 +29,8 @@ from ltm_desktop.gui.undo import UndoEntry, UndoStack
 
 Done = Callable[[Any], None]
 Failed = Callable[[BaseException], None]
-MakeUndo = Callable[[ops.BulkOutcome], UndoEntry]
+MakeUndo = Callable[[ops.BulkOutcome], UndoEntry]  # runs on the worker
+Planned = list[ops.Write] | Callable[[MemoryService], list[ops.Write]]  # made now, or there
 KNOWN_WRITES = 50_000  # versions of our own writes remembered (a bulk action: 500 a batch)
 
 
@@ -52,11 +56,14 @@ class MemoryActions(QObject):
         reload_requested(str): after a conflict, the person asked to see this memory as stored.
         writing(bool): writes started (True) or all have come back (False): bulk buttons
             wait meanwhile.
+        progress(str, int, int): a bulk action (what it does) wrote so many of so many
+            (only for those of more than one chunk).
     """
 
     message = Signal(str)
     writing = Signal(bool)
-    _progress = Signal(str)  # from a worker: delivered as ``message`` on the UI thread
+    progress = Signal(str, int, int)
+    _progress = Signal(str, int, int)  # from a worker: delivered on the UI thread
     added = Signal(object)
     saved = Signal(object)
     reload_requested = Signal(str)
@@ -82,7 +89,9 @@ class MemoryActions(QObject):
         self.undo_handlers: dict[type, Callable[[UndoEntry], None]] = {}
         self.redo_handlers: dict[type, Callable[[UndoEntry], None]] = {}
         self._writes_running = 0
-        self._progress.connect(self.message, Qt.ConnectionType.QueuedConnection)
+        self._cancels: set[threading.Event] = set()  # one per write running
+        self._resolving = False  # a write on a FilterSelection is running
+        self._progress.connect(self.on_progress, Qt.ConnectionType.QueuedConnection)
 
     # -- versions ---------------------------------------------------------
 
@@ -116,44 +125,83 @@ class MemoryActions(QObject):
             lambda: work(service), done, failed or (lambda exc: self._errors.report(exc, doing))
         )
 
+    def _plan(self, target: ops.Target, action: ops.Action, **values: Any) -> Planned:
+        """The writes of ``action`` on ``target``: made now for memories the person saw,
+        or by the worker for a ``FilterSelection`` (the core finds its memories)."""
+        if isinstance(target, FilterSelection):
+            return lambda service: ops.writes(action, ops.versions_of(service, target), **values)
+        return ops.writes(action, target, **values)
+
     def _write(
         self,
-        writes: list[ops.Write],
+        writes: Planned,
         doing: str,
         said: str,
         make_undo: MakeUndo | None = None,
         on_done: Done | None = None,
+        push: Callable[[UndoEntry], None] | None = None,
     ) -> None:
-        """Run ``writes`` on a worker; ``said`` is the message, ``{what}`` naming what was done."""
-        writes = [w.on(self.latest(w.memory_id, w.seen)) for w in writes]
+        """Run ``writes`` on a worker, in chunks the person may cancel between; ``said`` is
+        the message, ``{what}`` naming what was done. ``make_undo`` runs on the worker too
+        (thousands of writes to invert), its entry goes to ``push`` (the undo stack)."""
+        if isinstance(writes, list):
+            writes = [w.on(self.latest(w.memory_id, w.seen)) for w in writes]
+            if not writes:
+                return
+        elif self._resolving:
+            self.message.emit("Still working on the last change to these memories; wait for it.")
+            return
+        planned, resolving = writes, not isinstance(writes, list)
+        cancel = threading.Event()
 
-        def done(outcome: ops.BulkOutcome) -> None:
-            self._remember(outcome)
+        def report(done: int, of: int) -> None:
+            self._progress.emit(doing, done, of)
+
+        def work(service: MemoryService) -> tuple[ops.BulkOutcome, UndoEntry | None]:
+            asked = planned if isinstance(planned, list) else planned(service)
+            outcome = ops.run(service, asked, report, cancel.is_set)
             entry = make_undo(outcome) if make_undo is not None and outcome.done else None
-            self._bulk_done(outcome, doing, said, entry)
+            return outcome, entry
+
+        def end() -> None:
+            self._cancels.discard(cancel)
+            self._resolving = self._resolving and not resolving
+            self._running(-1)
+
+        def failed(exc: BaseException) -> None:
+            end()
+            self._errors.report(exc, doing)
+
+        def finished(result: tuple[ops.BulkOutcome, UndoEntry | None]) -> None:
+            end()
+            outcome, entry = result
+            self._remember(outcome)
+            self._bulk_done(outcome, doing, said, entry, push)
             if outcome.conflicts:
                 self._settle(
                     outcome.conflicts,
                     doing,
-                    lambda again: self._write(again, doing, said, make_undo, on_done),
+                    lambda again: self._write(again, doing, said, make_undo, on_done, push),
                 )
             if on_done is not None:
                 on_done(outcome)
 
-        if not writes:
-            return
-        progress = ops.progress_reporter(self._progress.emit, doing, len(writes))
-
-        def failed(exc: BaseException) -> None:
-            self._running(-1)
-            self._errors.report(exc, doing)
-
-        def finished(outcome: ops.BulkOutcome) -> None:
-            self._running(-1)
-            done(outcome)
-
+        self._cancels.add(cancel)
+        self._resolving = self._resolving or resolving
         self._running(+1)
-        self._run(lambda s: ops.run(s, writes, progress), finished, failed, doing)
+        self._run(work, finished, failed, doing)
+
+    def cancel(self) -> None:
+        """Stop the bulk actions running after the chunk each is writing (what was done
+        stays done, and undoable)."""
+        for cancel in self._cancels:
+            cancel.set()
+
+    def on_progress(self, doing: str, done: int, of: int) -> None:
+        if of > BATCH_SIZE:  # one chunk or less: done before it could be read
+            what = doing[:1].upper() + doing[1:]
+            self.message.emit(f"{what}: {done:,} of {of:,} done…")
+            self.progress.emit(what, done, of)
 
     def _running(self, step: int) -> None:
         self._writes_running += step
@@ -175,13 +223,21 @@ class MemoryActions(QObject):
         self.conflicts.ask(conflicts, doing, chosen)
 
     def _bulk_done(
-        self, outcome: ops.BulkOutcome, doing: str, said: str, undo: UndoEntry | None
+        self,
+        outcome: ops.BulkOutcome,
+        doing: str,
+        said: str,
+        undo: UndoEntry | None,
+        push: Callable[[UndoEntry], None] | None = None,
     ) -> None:
         if undo is not None:
-            self._undo.push(undo)
+            (push or self._undo.push)(undo)
         text = said.replace("{what}", _title(outcome.done)) if outcome.done else ""
         if undo is not None:
             text += " Ctrl+Z undoes it."
+        if outcome.cancelled:
+            left = count_label(outcome.cancelled, "memory", "memories")
+            text += f" Cancelled: {left} left as they were."
         if outcome.conflicts:
             text += (
                 f" {count_label(len(outcome.conflicts), 'memory', 'memories')} changed meanwhile: "
@@ -195,22 +251,28 @@ class MemoryActions(QObject):
 
     # -- bulk -------------------------------------------------------------
 
-    def delete(self, versions: ops.Versions, on_done: Done | None = None) -> None:
-        """Move to the Trash the memories, as of the versions the person saw."""
+    def delete(self, target: ops.Target, on_done: Done | None = None) -> None:
+        """Move to the Trash the memories, as of the versions the person saw (every active
+        one of a ``FilterSelection``)."""
 
         def undo(outcome: ops.BulkOutcome) -> UndoEntry:
             back = ops.writes("restore", _versions(outcome.done))
             return UndoEntry(f"Delete {_title(outcome.done)}", tuple(back))
 
-        writes = ops.writes("remove", versions)
+        if isinstance(target, FilterSelection):
+            target = target.narrowed(include_disabled=False, only_disabled=False)
+        writes = self._plan(target, "remove")
         self._write(writes, "move to the Trash", "Moved to the Trash: {what}.", undo, on_done)
 
-    def restore(self, versions: ops.Versions, on_done: Done | None = None) -> None:
+    def restore(self, target: ops.Target, on_done: Done | None = None) -> None:
         def undo(outcome: ops.BulkOutcome) -> UndoEntry:
             again = ops.writes("remove", _versions(outcome.done))
             return UndoEntry(f"Restore {_title(outcome.done)}", tuple(again))
 
-        self._write(ops.writes("restore", versions), "restore", "Restored {what}.", undo, on_done)
+        if isinstance(target, FilterSelection):
+            target = target.narrowed(only_disabled=True)
+        writes = self._plan(target, "restore")
+        self._write(writes, "restore", "Restored {what}.", undo, on_done)
 
     def keep(self, versions: ops.Versions) -> None:
         def undo(outcome: ops.BulkOutcome) -> UndoEntry:
@@ -222,7 +284,7 @@ class MemoryActions(QObject):
     def set_importance(self, versions: ops.Versions, importance: int) -> None:
         self.set_fields(versions, {"importance": importance}, f"Importance {importance}")
 
-    def set_fields(self, versions: ops.Versions, values: dict[str, Any], label: str) -> None:
+    def set_fields(self, target: ops.Target, values: dict[str, Any], label: str) -> None:
         """The same field values on every memory (bulk edit); undone as one step."""
 
         def undo(outcome: ops.BulkOutcome) -> UndoEntry:
@@ -230,26 +292,45 @@ class MemoryActions(QObject):
             back = ops.each(old, _versions(outcome.done))
             return UndoEntry(f"{label} for {_title(outcome.done)}", tuple(back))
 
-        writes = ops.writes("update", versions, **values)
+        writes = self._plan(target, "update", **values)
         self._write(writes, "change the memories", f"{label} for {{what}}.", undo)
 
-    def transfer(self, versions: ops.Versions, target: str, target_name: str, copy: bool) -> None:
-        """Move or copy memories to another scope (the core dedups and audits); one undo."""
+    def transfer(self, target: ops.Target, scope: str, scope_name: str, copy: bool) -> None:
+        """Move or copy memories to another scope (the core dedups and audits), in chunks
+        the person may cancel between; one undo."""
         verb = "Copy" if copy else "Move"
+        doing = f"{verb.lower()} the memories"
+        cancel = threading.Event()
 
-        def done(result: tuple[list[Any], list[ops.Write]]) -> None:
-            moved, back = result
-            titles = _title([t.source for t in moved])
-            label = f"{verb} {titles} to {target_name}"
-            if back:
-                self._undo.push(UndoEntry(label, tuple(back)))
-            same = sum(1 for t in moved if t.result.status == AddStatus.DEDUPLICATED)
+        def report(done: int, of: int) -> None:
+            self._progress.emit(doing, done, of)
+
+        def done(result: ops.TransferOutcome) -> None:
+            self._cancels.discard(cancel)
+            self._running(-1)
+            titles = _title([t.source for t in result.done])
+            if result.back:
+                self._undo.push(UndoEntry(f"{verb} {titles} to {scope_name}", tuple(result.back)))
+            same = sum(1 for t in result.done if t.result.status == AddStatus.DEDUPLICATED)
             note = f" {same} already there (refreshed, not duplicated)." if same else ""
-            self.message.emit(f"{'Copied' if copy else 'Moved'} {titles} to {target_name}.{note}"
+            if result.not_done:
+                left = count_label(result.not_done, "memory", "memories")
+                why = "Cancelled" if result.cancelled else "Stopped"
+                note += f" {why}: {left} left where they were."
+            self.message.emit(f"{'Copied' if copy else 'Moved'} {titles} to {scope_name}.{note}"
                               " Ctrl+Z undoes it.")  # fmt: skip
+            if result.stopped is not None:
+                self._errors.report(result.stopped, f"{doing} (the rest)")
 
-        self._run(lambda s: ops.transfer(s, versions, target, copy), done, None,
-                  f"{verb.lower()} the memories")  # fmt: skip
+        def failed(exc: BaseException) -> None:
+            self._cancels.discard(cancel)
+            self._running(-1)
+            self._errors.report(exc, doing)
+
+        self._cancels.add(cancel)
+        self._running(+1)
+        self._run(lambda s: ops.transfer(s, target, scope, copy, report, cancel.is_set),
+                  done, failed, doing)  # fmt: skip
 
     # -- single memory ----------------------------------------------------
 
@@ -325,17 +406,17 @@ class MemoryActions(QObject):
             return
         writes = [w for w in entry.writes if isinstance(w, ops.Write)]
 
-        def replayed(outcome: ops.BulkOutcome) -> None:
-            if not outcome.done:
-                return
-            back = UndoEntry(entry.label, ops.inverse(outcome))
+        def back(outcome: ops.BulkOutcome) -> UndoEntry:
+            return UndoEntry(entry.label, ops.inverse(outcome))
+
+        def push(inverse: UndoEntry) -> None:
             if mode == "undo":
-                self._undo.push_redo(back)
+                self._undo.push_redo(inverse)
             else:
-                self._undo.push(back, keep_redo=True)
+                self._undo.push(inverse, keep_redo=True)
 
         done_text = f"{'Undone' if mode == 'undo' else 'Redone'}: {entry.label}."
-        self._write(writes, f"{mode} {entry.label}", done_text, on_done=replayed)
+        self._write(writes, f"{mode} {entry.label}", done_text, back, push=push)
 
 
 def add_result_text(result: AddResult) -> str:

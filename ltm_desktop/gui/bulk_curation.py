@@ -24,6 +24,7 @@ from ltm_desktop.core.records import Category
 from ltm_desktop.core.rules import MAX_TTL_DAYS
 from ltm_desktop.gui.formatting import parse_tags
 from ltm_desktop.gui.models.projects_model import GLOBAL_LABEL
+from ltm_desktop.gui.ops import Target
 
 if TYPE_CHECKING:
     from ltm_desktop.gui.main_window import MainWindow
@@ -139,17 +140,19 @@ class BulkCuration:
         a.move_to.triggered.connect(lambda: self.transfer_selected(copy=False))
         a.copy_to.triggered.connect(lambda: self.transfer_selected(copy=True))
 
-    def _selected(self) -> dict[str, float]:
-        versions = self.window.table.selected_versions()
-        if not versions:
+    def _selected(self) -> tuple[Target, int]:
+        """What the list's selection acts on, and how many memories that is."""
+        table = self.window.table
+        target, count = table.selection_target(), table.selected_count()
+        if not count:
             self.window.status.say("Select memories in the list first.")
-        return versions
+        return target, count
 
     def edit_selected(self) -> BulkEditDialog | None:
-        versions = self._selected()
-        if not versions:
+        versions, count = self._selected()
+        if not count:
             return None
-        dialog = BulkEditDialog(len(versions), self.window)
+        dialog = BulkEditDialog(count, self.window)
 
         def apply() -> None:
             values = dialog.values()
@@ -163,13 +166,13 @@ class BulkCuration:
         return dialog
 
     def transfer_selected(self, copy: bool) -> ScopeDialog | None:
-        versions = self._selected()
-        if not versions:
+        versions, count = self._selected()
+        if not count:
             return None
         here = self.window.ctx.scope.project_id
         scopes = [(r.project_id, GLOBAL_LABEL if r.is_global else (r.label or r.name))
                   for r in self.window.projects.model.all_projects() if r.project_id != here]  # fmt: skip
-        dialog = ScopeDialog(len(versions), scopes, copy, self.window)
+        dialog = ScopeDialog(count, scopes, copy, self.window)
 
         def apply() -> None:
             target, name = dialog.chosen()

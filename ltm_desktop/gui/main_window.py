@@ -7,11 +7,15 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QApplication,
+    QLineEdit,
     QMainWindow,
+    QPlainTextEdit,
     QSplitter,
     QTableView,
     QTabWidget,
+    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -196,6 +200,13 @@ class MainWindow(QMainWindow):
         self.table.model.total_changed.connect(lambda _n: self.on_projects_loaded())
         ctx.scope.scope_changed.connect(self.on_scope_changed)
         self.memory_actions.message.connect(self.status.say)
+        self.memory_actions.progress.connect(self.status.show_progress)
+        self.memory_actions.writing.connect(self.on_writing)
+        self.status.cancel_requested.connect(self.memory_actions.cancel)
+        self.table.selected_count_changed.connect(self.on_selected_count)
+        self.trash.view.selectionModel().selectionChanged.connect(self.on_selected_count)
+        self.center.currentChanged.connect(self.on_selected_count)
+        a.select_all.triggered.connect(self.select_all)
         self.memory_actions.reload_requested.connect(self.show_stored)
         self.status.connect_requested.connect(self.show_connect)
         ctx.undo.changed.connect(self.on_undo_changed)
@@ -291,6 +302,29 @@ class MainWindow(QMainWindow):
         row = self.projects.model.project(project_id)
         return None if row is None else row.active
 
+    def on_writing(self, writing: bool) -> None:
+        if not writing:
+            self.status.hide_progress()
+
+    def on_selected_count(self, *_args: object) -> None:
+        """The status bar's "10,187 selected", for the list in front."""
+        tab = self.center.currentIndex()
+        count = 0
+        if tab == TAB_MEMORIES:
+            count = self.table.selected_count()
+        elif tab == TAB_TRASH:
+            count = self.trash.selected_count()
+        self.status.set_selected(count)
+
+    def select_all(self) -> None:
+        """Edit › Select all: in a list, every row it shows (the memory list: all of its
+        filtered scope, read or not); in a text field, its text."""
+        focus = QApplication.focusWidget()
+        if isinstance(focus, QAbstractItemView | QLineEdit | QPlainTextEdit | QTextEdit):
+            focus.selectAll()
+        elif self.center.currentIndex() == TAB_MEMORIES:
+            self.table.select_all()
+
     def on_undo_changed(self, label: str) -> None:
         self.menu_actions.undo.setEnabled(bool(label))
         self.menu_actions.undo.setText(f"&Undo {label}" if label else "&Undo")
@@ -316,7 +350,7 @@ class MainWindow(QMainWindow):
         if tab == TAB_STALE:
             self.stale.remove_selected()
         elif tab == TAB_MEMORIES:
-            self.memory_actions.delete(self.table.selected_versions())
+            self.memory_actions.delete(self.table.selection_target())
         elif tab == TAB_TRASH:
             self.status.say("These are already in the Trash; nothing is ever deleted for good.")
         elif tab == TAB_INBOX:
@@ -326,7 +360,7 @@ class MainWindow(QMainWindow):
         if self.center.currentIndex() == TAB_TRASH:
             self.trash.restore_selected()
         elif self.center.currentIndex() == TAB_MEMORIES:
-            self.memory_actions.restore(self.table.selected_versions())
+            self.memory_actions.restore(self.table.selection_target())
 
     def focus_projects(self) -> None:
         self.side_panels.reveal("projects")

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.records import MATCHED_MEANING, Category, SearchFilter
 from ltm_desktop.core.rules import normalize_tag
-from ltm_desktop.gui import theme
+from ltm_desktop.gui import ops, theme
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.delegates import HtmlDelegate
@@ -41,6 +41,7 @@ from ltm_desktop.gui.panel_base import ScopedPanel
 from ltm_desktop.gui.row_view import RowTableView
 from ltm_desktop.gui.search_box import SearchBox
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_versions
+from ltm_desktop.gui.whole_list import WholeListSelection
 
 PAGE_EMPTY, PAGE_LIST, PAGE_SEARCH = range(3)
 
@@ -64,7 +65,9 @@ class MemoryTable(ScopedPanel):
 
     Signals:
         current_changed(str): the memory under the cursor ("" for none).
-        selection_changed(list): ids of the selected memories.
+        selection_changed(list): ids of the selected memories (those read so far; after
+            Select all over rows not read, ``selection_target`` is the whole list).
+        selected_count_changed(int): how many memories the selection holds.
         activated(str): a memory was double-clicked or Enter was pressed on it.
         connect_requested(): the empty state's "Connect an agent" button.
         new_requested(): the empty state's "New memory" button.
@@ -72,6 +75,7 @@ class MemoryTable(ScopedPanel):
 
     current_changed = Signal(str)
     selection_changed = Signal(list)
+    selected_count_changed = Signal(int)
     activated = Signal(str)
     connect_requested = Signal()
     new_requested = Signal()
@@ -83,6 +87,7 @@ class MemoryTable(ScopedPanel):
         self._pending_select = ""
         self._focus_on_results = False  # Down/Enter in the search box before the hits came
         self._focus_on_rows = False  # the window opened before the first page came
+        self._count = 0
         self.has_projects = True
         self.model = MemoryTableModel(ctx.service, ctx.runner, self)
         self.search_model = SearchResultsModel(ctx.service, ctx.runner, self)
@@ -101,12 +106,14 @@ class MemoryTable(ScopedPanel):
         self.show_expired.setToolTip("Also list memories whose time to live ran out (in italics)")
         self.count_label = ElidedLabel(self)  # a long count never widens the window
         self.new_since = NewSince(ctx, self)
-        self.list_view = self._table(self.model)
+        self.list_view = self._table(self.model, watch=False)
         self.search_view = self._table(self.search_model)
         html = HtmlDelegate(self.search_view)  # only where there is HTML: it paints in Python
         for column in (COL_TITLE, COL_MATCH):
             self.search_view.setItemDelegateForColumn(column, html)
         self.list_keeper = ViewKeeper(self.list_view, self.model)
+        self.whole = WholeListSelection(self.list_view, self.model, self.list_keeper)
+        self.whole.changed.connect(self.on_selection_changed)
         self.search_keeper = ViewKeeper(self.search_view, self.search_model)
         self.empty = EmptyState(self)
         self.stack = QStackedWidget(self)
@@ -115,11 +122,14 @@ class MemoryTable(ScopedPanel):
         self._layout()
         self._connect()
 
-    def _table(self, model: RowTableModel) -> QTableView:
+    def _table(self, model: RowTableModel, *, watch: bool = True) -> QTableView:
+        """A table of ``model``; ``watch``: its selection changes reach on_selection_changed
+        directly (the list's go through ``WholeListSelection`` first)."""
         view = RowTableView(self)
         view.setModel(model)
         configure_table(view)
-        view.selectionModel().selectionChanged.connect(self.on_selection_changed)
+        if watch:
+            view.selectionModel().selectionChanged.connect(self.on_selection_changed)
         view.selectionModel().currentRowChanged.connect(self.on_selection_changed)
         view.activated.connect(self.on_activated)
         return view
@@ -329,9 +339,14 @@ class MemoryTable(ScopedPanel):
         view = self.active_view() if self.stack.currentIndex() != PAGE_EMPTY else None
         ids: list[str] = []
         current = ""
-        if view is self.list_view and self._keep_to_loaded_rows():
+        whole = view is self.list_view and self.whole.active
+        if view is self.list_view and not whole and self._keep_to_loaded_rows():
             return  # the narrowed selection comes back here
-        if view is not None:
+        if whole:  # no walk over the rows: the selection is a query
+            index = self.list_view.currentIndex()
+            if index.isValid() and self.list_view.selectionModel().isRowSelected(index.row()):
+                current = index.data(MemoryIdRole) or ""
+        elif view is not None:
             index = view.currentIndex()
             if index.isValid() and index.data(RowRole) is None:
                 return  # its page is on the way: on_rows_arrived looks again, not the editor
@@ -345,6 +360,10 @@ class MemoryTable(ScopedPanel):
         if ids != self._ids:
             self._ids = ids
             self.selection_changed.emit(ids)
+        count = self.whole.count() if whole else len(ids)
+        if count != self._count:
+            self._count = count
+            self.selected_count_changed.emit(count)
         if current != self._current:
             self._current = current
             if current:
@@ -385,6 +404,25 @@ class MemoryTable(ScopedPanel):
 
     def selected_ids(self) -> list[str]:
         return list(self._ids)
+
+    def selected_count(self) -> int:
+        """How many memories the selection holds (all of the list's after Select all)."""
+        return self._count
+
+    def selection_target(self) -> ops.Target:
+        """What a bulk action acts on: after Select all (less any Ctrl+clicked rows) every
+        memory of the list's filters, read or not, as a query the core resolves; else the
+        selected memories with the version of each the list shows."""
+        if self.active_view() is self.list_view and self.whole.active:
+            return self.whole.selection(self.project_id, self.model.query)
+        return self.selected_versions()
+
+    def select_all(self) -> None:
+        """Edit › Select all: every memory the list (or the hits) shows."""
+        if self.stack.currentIndex() != PAGE_EMPTY:
+            view = self.active_view()
+            view.selectAll()
+            view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def selected_versions(self) -> dict[str, float]:
         """The selected memories with the version of each that the list shows."""

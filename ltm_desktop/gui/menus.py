@@ -15,6 +15,7 @@ class WindowActions:
     new_memory: QAction
     save: QAction
     revert: QAction
+    select_all: QAction
     delete: QAction
     restore: QAction
     bulk_edit: QAction
@@ -68,6 +69,12 @@ def build_actions(window: QMainWindow) -> WindowActions:
         new_memory=_action(window, "&New memory", Key.New, "Write a memory in the selected scope"),
         save=_action(window, "&Save", Key.Save, "Save the memory being edited"),
         revert=_action(window, "&Revert changes", None, "Drop unsaved edits"),
+        select_all=_action(
+            window,
+            "Select &all",
+            Key.SelectAll,
+            "Select every memory the list shows, also those not scrolled to yet",
+        ),
         delete=_action(
             window, "&Delete (move to Trash)", Key.Delete, "Move the selected memories to the Trash"
         ),
@@ -156,7 +163,7 @@ def build_menus(window: QMainWindow, a: WindowActions) -> None:
     ):  # fmt: skip
         file_menu.addSeparator() if action is None else file_menu.addAction(action)
     edit = bar.addMenu("&Edit")
-    for action in (a.undo, a.redo, None, a.delete, a.restore, None, a.bulk_edit, a.move_to,
+    for action in (a.undo, a.redo, None, a.select_all, a.delete, a.restore, None, a.bulk_edit, a.move_to,
                    a.copy_to, None, a.find):  # fmt: skip
         edit.addSeparator() if action is None else edit.addAction(action)
     view = bar.addMenu("&View")

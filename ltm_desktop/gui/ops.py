@@ -11,11 +11,18 @@ before it stays done, and is said).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from ltm_desktop.core.bulk import BATCH_SIZE, Change, Progress
+from ltm_desktop.core.bulk import Change, Progress
+from ltm_desktop.core.bulk_selection import (
+    Cancelled,
+    FilterSelection,
+    resolve,
+    transfer_chunked,
+    write_chunked,
+)
 from ltm_desktop.core.errors import Conflict, ConflictReason, LtmError
 from ltm_desktop.core.records import (
     EDITABLE_FIELDS,
@@ -32,6 +39,9 @@ from ltm_desktop.gui.errors import EditConflict
 
 ACTOR = GUI_ACTOR
 Versions = dict[str, float]  # memory id -> the updated_at the person last saw
+# What a bulk action acts on: memories as the person saw them, or every memory of a list's
+# filters (Select all), which the core resolves on the worker
+Target = Versions | FilterSelection
 Action = Literal["update", "remove", "restore", "keep", "unreview"]
 SETTLED_BY_THE_PERSON = (ConflictReason.STALE, ConflictReason.REMOVED)  # a person can resolve
 
@@ -83,6 +93,13 @@ class BulkOutcome:
     writes: list[Write] = field(default_factory=list)  # of ``done``, in the same order
     failed: list[tuple[str, LtmError]] = field(default_factory=list)
     conflicts: list[WriteConflict] = field(default_factory=list)
+    cancelled: int = 0  # writes not made because the person pressed Cancel
+
+
+def versions_of(service: MemoryService, target: Target) -> Versions:
+    """Worker side: the memories a bulk action acts on, with the version of each (those
+    of a ``FilterSelection`` as stored now: the person saw a count, not these rows)."""
+    return resolve(service, target) if isinstance(target, FilterSelection) else dict(target)
 
 
 def editable_values(memory: Memory, names: Iterable[str] = EDITABLE_FIELDS) -> dict[str, Any]:
@@ -107,21 +124,26 @@ def conflict_of(service: MemoryService, write: Write, exc: Conflict) -> WriteCon
 
 
 def run(
-    service: MemoryService, writes: Iterable[Write], progress: Progress | None = None
+    service: MemoryService,
+    writes: Iterable[Write],
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
 ) -> BulkOutcome:
-    """Make the writes in batches (``MemoryService.write_many``: one transaction, one
-    change notification per batch; each memory checked against the version the person
-    saw and audited on its own). A storage error part-way leaves the batches before it
+    """Make the writes in chunks (``core.bulk_selection.write_chunked``: one transaction,
+    one change notification per chunk; each memory checked against the version the person
+    saw and audited on its own). A storage error part-way leaves the chunks before it
     written: the writes it stopped are in ``failed`` with that error.
 
     Args:
-        progress: called on the worker after each batch with (writes settled, of how many).
+        progress: called on the worker after each chunk with (writes settled, of how many).
+        cancelled: asked between chunks; once it says True the rest is left undone.
     """
     asked = list(writes)
     changes = [Change(w.memory_id, w.action, w.seen, w.values) for w in asked]
     write_of = {id(change): write for change, write in zip(changes, asked, strict=True)}
-    result = service.write_many(changes, ACTOR, progress=progress)
-    outcome = BulkOutcome()
+    chunked = write_chunked(service, changes, ACTOR, progress=progress, cancelled=cancelled)
+    result = chunked.result
+    outcome = BulkOutcome(cancelled=len(chunked.cancelled))
     for (before, after), change in zip(result.done, result.changes, strict=True):
         outcome.done.append(after)
         outcome.before.append(before)
@@ -136,19 +158,6 @@ def run(
     if result.stopped is not None:
         outcome.failed += [(write_of[id(c)].memory_id, result.stopped) for c in result.not_done]
     return outcome
-
-
-def progress_reporter(say: Callable[[str], None], doing: str, total: int) -> Progress | None:
-    """What reports a bulk action's progress in words (None for one batch or less: it is
-    done before a message could be read)."""
-    if total <= BATCH_SIZE:
-        return None
-    what = doing[:1].upper() + doing[1:]
-
-    def report(done: int, of: int) -> None:
-        say(f"{what}: {done:,} of {of:,} done…")
-
-    return report
 
 
 def writes(action: Action, versions: Versions, **values: Any) -> list[Write]:
@@ -189,12 +198,39 @@ def review_values(memory: Memory) -> dict[str, Any]:
     }
 
 
+@dataclass
+class TransferOutcome:
+    """A move or copy: what was done, the writes that take it back, and why it stopped
+    short (``stopped``, or a cancel) leaving ``not_done`` memories where they were."""
+
+    done: list[Transferred]
+    back: list[Write]
+    stopped: LtmError | None = None
+    not_done: int = 0
+    cancelled: bool = False
+
+
 def transfer(
-    service: MemoryService, versions: Versions, target: str, copy: bool
-) -> tuple[list[Transferred], list[Write]]:
-    """Move or copy to scope ``target``; with the writes that take it back (the copies
-    removed, what they superseded and the originals restored), as of the versions left."""
-    done = service.transfer_memories(versions, target, ACTOR, copy=copy)
+    service: MemoryService,
+    selected: Target,
+    target: str,
+    copy: bool,
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
+) -> TransferOutcome:
+    """Move or copy to scope ``target``, in chunks; with the writes that take it back (the
+    copies removed, what they superseded and the originals restored), as of the versions
+    left."""
+    chunked = transfer_chunked(
+        service,
+        versions_of(service, selected),
+        target,
+        ACTOR,
+        copy=copy,
+        progress=progress,
+        cancelled=cancelled,
+    )
+    done = chunked.done
     back: list[Write] = []
     for t in done:
         added = t.result.memory
@@ -205,7 +241,7 @@ def transfer(
             back.append(Write(superseded.id, "restore", superseded.updated_at))
         if not copy:
             back.append(Write(t.source.id, "restore", t.source.updated_at))
-    return done, back
+    return TransferOutcome(done, back, chunked.stopped, chunked.not_done, chunked.cancelled)
 
 
 def add(service: MemoryService, project_id: str, draft: MemoryDraft) -> AddResult:

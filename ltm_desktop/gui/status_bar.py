@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QLabel, QPushButton, QStatusBar, QWidget
+from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
 
 from ltm_desktop.core.records import IndexStatus
 from ltm_desktop.gui import theme
@@ -21,9 +21,11 @@ class StatusBar(QStatusBar):
 
     Signals:
         connect_requested(): the person clicked "Connect an agent…".
+        cancel_requested(): the person pressed Cancel on the bulk action under way.
     """
 
     connect_requested = Signal()
+    cancel_requested = Signal()
 
     def __init__(
         self,
@@ -37,6 +39,15 @@ class StatusBar(QStatusBar):
         self.search_label = QLabel(self)
         self.search_label.hide()
         self.addWidget(self.search_label)
+        self.selection_label = QLabel(self)  # "10,187 selected"
+        self.selection_label.hide()
+        self.progress_bar = QProgressBar(self)  # a bulk action's chunks
+        self.progress_bar.setMaximumWidth(160)
+        self.progress_bar.hide()
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setToolTip("Stop after the chunk being written; what was done stays")
+        self.cancel_button.clicked.connect(self.on_cancel_clicked)
+        self.cancel_button.hide()
         self.scope_label = ElidedLabel(self)
         self.api_label = ElidedLabel(self)
         self.agents_label = QLabel(self)
@@ -49,7 +60,8 @@ class StatusBar(QStatusBar):
         self.connect_button = QPushButton("Connect an agent…", self)
         self.connect_button.setFlat(True)
         self.connect_button.clicked.connect(self.connect_requested)
-        for widget in (self.scope_label, self.api_label, self.start_button, self.agents_label,
+        for widget in (self.progress_bar, self.cancel_button, self.selection_label,
+                       self.scope_label, self.api_label, self.start_button, self.agents_label,
                        self.last_label):  # fmt: skip
             self.addPermanentWidget(widget)
         self.addPermanentWidget(self.connect_button)
@@ -63,6 +75,30 @@ class StatusBar(QStatusBar):
 
     def set_scope_text(self, text: str) -> None:
         self.scope_label.setText(text)
+
+    def set_selected(self, count: int) -> None:
+        """How many memories the list's selection holds (said from two on)."""
+        self.selection_label.setText(f"{count:,} selected")
+        self.selection_label.setVisible(count > 1)
+
+    def show_progress(self, doing: str, done: int, of: int) -> None:
+        """A bulk action's progress, with its Cancel."""
+        self.progress_bar.setRange(0, max(1, of))
+        self.progress_bar.setValue(min(done, of))
+        self.progress_bar.setFormat(f"{done:,} of {of:,}")
+        self.progress_bar.setToolTip(doing)
+        self.progress_bar.show()
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.show()
+
+    def hide_progress(self) -> None:
+        self.progress_bar.hide()
+        self.cancel_button.hide()
+
+    def on_cancel_clicked(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self.say("Cancelling after the chunk being written…")
+        self.cancel_requested.emit()
 
     def say(self, text: str) -> None:
         if text:

@@ -159,10 +159,10 @@ class ViewKeeper(QObject):
         self.busy = True
         view, selection = self._view, self._view.selectionModel().selection()
         key_at = self._key_at
-        self._selected = [  # by the selection's row spans: no QModelIndex per selected row
-            key
-            for span in (selection.at(i) for i in range(selection.size()))
-            for key in map(key_at, range(span.top(), span.bottom() + 1))
+        self._selected = [  # by the selection's row spans: no QModelIndex per selected row,
+            key  # and in a paged list only the rows read (Select all over 100,000 is one span)
+            for top, bottom in self._read_spans(selection)
+            for key in map(key_at, range(top, bottom + 1))
             if key is not None
         ]
         current = view.currentIndex()
@@ -171,6 +171,12 @@ class ViewKeeper(QObject):
         top = view.rowAt(0)
         self._top = self._key_at(top) if top >= 0 else None
         self._top_offset = view.rowViewportPosition(top) if top >= 0 else 0
+
+    def _read_spans(self, selection: QItemSelection) -> list[tuple[int, int]]:
+        spans = [(r.top(), r.bottom()) for r in (selection.at(i) for i in range(selection.size()))]
+        if not isinstance(self._model, SparseTableModel):
+            return spans
+        return [read for top, bottom in spans for read in self._model.loaded_spans(top, bottom)]
 
     def on_rows_changed(self, *, reset: bool = False) -> None:
         try:

@@ -149,9 +149,11 @@ def test_a_live_write_while_scrolled_far_down_keeps_the_place_and_the_selection(
     assert table.selected_ids() == []
 
 
-def test_select_all_holds_exactly_the_rows_read_so_far(
+def test_select_all_is_the_whole_list_without_walking_its_rows(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
 ) -> None:
+    """Ctrl+A holds every memory of the list (a query the core resolves), not the rows read
+    so far; the view keeps one range, and no placeholder names a memory."""
     fill(service, billing)
     window = make_window(service, scope=billing)
     table, view, model = window.table, window.table.list_view, window.table.model
@@ -159,10 +161,12 @@ def test_select_all_holds_exactly_the_rows_read_so_far(
     assert 0 < len(loaded) < MEMORIES
     view.setFocus()
     qtbot.keyClick(view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: table.selected_ids() == loaded)
-    selected = view.selectionModel().selectedRows()
-    assert len(selected) == len(loaded)  # no placeholder is selected: what is seen is what acts
-    assert all(i.data() != PLACEHOLDER for i in selected)
+    qtbot.waitUntil(lambda: table.selected_count() == MEMORIES)
+    assert table.whole.active
+    assert view.selectionModel().selection().size() == 1  # one range, no index per row
+    target = table.selection_target()
+    assert not isinstance(target, dict)
+    assert target.project_id == billing and target.excluded == frozenset()
 
 
 def test_the_trash_is_random_access_too(
