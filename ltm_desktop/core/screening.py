@@ -5,7 +5,9 @@ leaks again and again. ``core.writing`` runs each draft, change and imported rec
 through a ``Screen`` inside the write's unit of work, whichever path it came by (API,
 agent tools, hooks, extractor, import, desktop app): one check. ``[privacy] secrets``
 picks what happens (``refuse``, the default; ``redact``; ``allow``). A refusal names the
-kind of secret and where it is, never the secret itself.
+kind of secret and where it is, never the secret itself. Every text field is screened:
+title, content, tags and the paths in ``files``; and a credential disguised (split over
+lines, spaced out, encoded, reversed: ``core.secret_views``) as one written plainly.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from typing import Any
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.observations import PRE_COMPACT_LIMIT
 from ltm_desktop.core.records import Memory, MemoryDraft
-from ltm_desktop.core.rules import normalize_tag
+from ltm_desktop.core.rules import MAX_TAG_CHARS, normalize_tag
 from ltm_desktop.core.secrets import Finding, find_secrets, redact_findings
 
-SCREENED_FIELDS = ("title", "content", "tags")
+# Every text field a memory carries into a prompt or an export: the paths in ``files``
+# too (a token can be pasted into a file name as easily as into the content).
+SCREENED_FIELDS = ("title", "content", "tags", "files")
 
 
 class SecretsMode(StrEnum):
@@ -101,9 +105,14 @@ class Screen:
         return self.transcript(value[: PRE_COMPACT_LIMIT + CUT_MARGIN])
 
     def tags(self, tags: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-        """Validated tags, screened; a redacted one is a tag again (``[redacted-...]``)."""
+        """Validated tags, screened; a redacted one is a tag again (``[redacted-...]``, or
+        ``[redacted-secret]`` where the kind would make it too long a tag)."""
         screened = [self.text(tag, "tags") for tag in tags]
-        return tuple(dict.fromkeys(normalize_tag(t) if t not in tags else t for t in screened))
+        return tuple(dict.fromkeys(_as_tag(t) if t not in tags else t for t in screened))
+
+    def files(self, files: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+        """Validated paths, screened (a redacted one keeps the rest of its path)."""
+        return tuple(dict.fromkeys(self.text(path, "files") for path in files))
 
     def draft(self, draft: MemoryDraft) -> MemoryDraft:
         """A validated draft, screened (a redacted title or tag stays a valid one)."""
@@ -114,6 +123,7 @@ class Screen:
             content=self.text(draft.content, "content"),
             title=None if draft.title is None else self.text(draft.title, "title"),
             tags=self.tags(draft.tags),
+            files=self.files(draft.files),
         )
 
     def changes(self, changes: Mapping[str, Any]) -> dict[str, Any]:
@@ -124,6 +134,8 @@ class Screen:
                 screened[name] = self.text(screened[name], name)
         if "tags" in screened:
             screened["tags"] = self.tags(screened["tags"])
+        if isinstance(screened.get("files"), tuple | list):
+            screened["files"] = self.files(screened["files"])
         return screened
 
     def memory(self, memory: Memory) -> Memory:
@@ -135,4 +147,11 @@ class Screen:
             content=self.text(memory.content, "content"),
             title=self.text(memory.title, "title"),
             tags=self.tags(memory.tags),
+            files=self.files(memory.files),
         )
+
+
+def _as_tag(redacted: str) -> str:
+    """A tag with a redaction marker in it, as a valid tag."""
+    tag = " ".join(redacted.split()).lower().replace(" ", "-")
+    return normalize_tag(tag if len(tag) <= MAX_TAG_CHARS else "[redacted-secret]")

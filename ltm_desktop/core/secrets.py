@@ -23,6 +23,11 @@ detect-secrets 1.5 filled here (EXTRA_PATTERNS):
 
 detect-secrets takes about 0.1 s to import (it pulls in ``requests``): its patterns are
 read on first use, from a copy cached on disk when there is one (core/secret_patterns.py).
+
+A credential written to slip past the patterns (split over lines, spaced out, with
+zero-width or full-width characters, base64 or hex, backwards) is found in the views of
+``core.secret_views``: its kind then says so ("GitHub Token in base64"), and the whole
+disguised run is what is redacted.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ltm_desktop.core.secret_patterns import load_patterns
+from ltm_desktop.core.secret_views import REVERSED, views
 
 REDACTED = "[redacted {kind}]"
 KEYWORD_HINTS = ("key", "pass", "pwd", "secret", "contrase")
@@ -67,6 +73,25 @@ EXTRA_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+# Formats with a prefix distinctive enough to look for backwards too (``sk-ant-``, ``ghp_``,
+# ``AKIA``): elsewhere, reversed text would only add chances of a false match.
+REVERSIBLE_KINDS = frozenset(
+    {
+        "AWS Access Key",
+        "GitHub Token",
+        "GitLab Token",
+        "Slack Token",
+        "Stripe Access Key",
+        "PyPI Token",
+        "SendGrid API Key",
+        "Anthropic API Key",
+        "OpenAI API Key",
+        "Google API Key",
+        "Hugging Face Token",
+        "npm Token",
+        "Private Key",
+    }
+)
 # Plugins whose patterns capture the credential itself in their first group.
 CAPTURING_TYPES = frozenset({"Basic Auth Credentials", "AWS Access Key", "AWS Secret Key"})
 NOT_IN_CREDENTIALS = frozenset("/().[]{}$<>\\")  # code, paths, templates
@@ -87,6 +112,7 @@ class Finding:
 class _Detectors:
     patterns: tuple[tuple[str, re.Pattern[str]], ...]
     keyword: Callable[[str], Iterable[str]]
+    reversible: tuple[tuple[str, re.Pattern[str]], ...]  # REVERSIBLE_KINDS' patterns
 
 
 def looks_like_credential(value: str) -> bool:
@@ -126,7 +152,9 @@ def _detectors() -> _Detectors:
                 values.add(value)
         return values
 
-    return _Detectors(patterns.kinds + EXTRA_PATTERNS, keyword_values)
+    every = patterns.kinds + EXTRA_PATTERNS
+    reversible = tuple((kind, p) for kind, p in every if kind in REVERSIBLE_KINDS)
+    return _Detectors(every, keyword_values, reversible)
 
 
 def _keyword_findings(text: str, values_in: Callable[[str], Iterable[str]]) -> list[Finding]:
@@ -154,19 +182,37 @@ def _span(kind: str, match: re.Match[str]) -> tuple[int, int]:
     return match.span()
 
 
+def _scan(
+    text: str,
+    patterns: Sequence[tuple[str, re.Pattern[str]]],
+    keyword: Callable[[str], Iterable[str]] | None,
+) -> list[Finding]:
+    found = [
+        Finding(kind, *_span(kind, match))
+        for kind, pattern in patterns
+        for match in pattern.finditer(text)
+        if match.end() > match.start()
+    ]
+    if keyword is not None:
+        found += _keyword_findings(text, keyword)
+    return found
+
+
 def find_secrets(text: str) -> list[Finding]:
-    """Every credential found in ``text``, in order; overlapping findings merged."""
+    """Every credential found in ``text``, as written or disguised (``core.secret_views``),
+    in order; overlapping findings merged."""
     if not text:
         return []
     with _lock:  # the plugins are shared; their scans are quick
         detectors = _detectors()
-        found = [
-            Finding(kind, *_span(kind, match))
-            for kind, pattern in detectors.patterns
-            for match in pattern.finditer(text)
-            if match.end() > match.start()
-        ]
-        found += _keyword_findings(text, detectors.keyword)
+        found = _scan(text, detectors.patterns, detectors.keyword)
+        for view in views(text):
+            reverse = view.how == REVERSED
+            patterns = detectors.reversible if reverse else detectors.patterns
+            found += [
+                Finding(f"{finding.kind} {view.how}", *view.span(finding.start, finding.end))
+                for finding in _scan(view.text, patterns, None if reverse else detectors.keyword)
+            ]
     found.sort(key=lambda f: (f.start, -f.end))
     merged: list[Finding] = []
     for finding in found:
