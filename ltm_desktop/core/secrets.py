@@ -89,7 +89,6 @@ REVERSIBLE_KINDS = frozenset(
         "Google API Key",
         "Hugging Face Token",
         "npm Token",
-        "Private Key",
     }
 )
 # Plugins whose patterns capture the credential itself in their first group.
