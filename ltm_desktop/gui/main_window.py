@@ -54,6 +54,7 @@ from ltm_desktop.gui.tasks import TaskRunner
 from ltm_desktop.gui.transfer_launcher import TransferLauncher
 from ltm_desktop.gui.trash_panel import TrashPanel
 from ltm_desktop.gui.undo import UndoStack
+from ltm_desktop.gui.undo_keys import WindowKeys
 from ltm_desktop.gui.view_state import column_widths, restore_column_widths
 from ltm_desktop.gui.window_start import first_size, warm_search
 
@@ -169,7 +170,9 @@ class MainWindow(QMainWindow):
         warm_search(ctx, ctx.scope.project_id)  # the first scope's; later ones on a switch
         self.context_menus = ContextMenus(self)
         self.side_panels = SidePanels(self)
+        a = self.menu_actions
         self.bulk = BulkCuration(self)
+        self.keys = WindowKeys(self, a.undo, a.redo, self.editor, self.focus_list)
         self._focused_once = False
 
     # -- wiring -----------------------------------------------------------
@@ -211,7 +214,7 @@ class MainWindow(QMainWindow):
         self.status.connect_requested.connect(self.show_connect)
         ctx.undo.changed.connect(self.on_undo_changed)
         a.new_memory.triggered.connect(self.new_memory)
-        a.save.triggered.connect(self.editor.save)
+        a.save.triggered.connect(self.save_edit)
         a.revert.triggered.connect(self.editor.revert)
         a.delete.triggered.connect(self.delete_selected)
         a.restore.triggered.connect(self.restore_selected)
@@ -362,6 +365,23 @@ class MainWindow(QMainWindow):
         elif self.center.currentIndex() == TAB_MEMORIES:
             self.memory_actions.restore(self.table.selection_target())
 
+    def save_edit(self) -> None:
+        """Ctrl+S: save; typed in the editor, the keyboard then goes back to the list on the
+        saved memory, where Ctrl+Z undoes the save (as the status bar says)."""
+        focus = QApplication.focusWidget()
+        typed_here = focus is not None and self.editor.isAncestorOf(focus)
+        self.editor.save(then=self.back_to_saved if typed_here else None)
+
+    def back_to_saved(self) -> None:
+        self.focus_list()
+        memory_id = self.editor.memory_id
+        if memory_id and self.center.currentIndex() == TAB_MEMORIES:
+            self.table.select_memory(memory_id)
+
+    def focus_list(self) -> None:
+        """The keyboard to the list in front (Escape in the editor, after a save)."""
+        self.focus_tab(self.center.currentIndex())
+
     def focus_projects(self) -> None:
         self.side_panels.reveal("projects")
         self.projects.view.setFocus()
@@ -475,6 +495,7 @@ class MainWindow(QMainWindow):
         self._closed = True
         self._save_settings()
         self.status.stop()
+        self.keys.remove()
         self.observations.stop()
         self.ctx.bridge.stop()
         self.memory_md_warning.stop()
