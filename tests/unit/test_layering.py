@@ -32,6 +32,7 @@ ONLY_MODULE = {
     "mcp_types": "agent/mcp_server.py",
     "tokenizers": "embedding/static.py",
     "detect_secrets": "core/secret_patterns.py",  # its patterns, cached for the others
+    "confusable_homoglyphs": "core/homoglyphs.py",  # 900 KB of JSON: only for non-ASCII text
 }
 # Dependencies that only one package may import (the HTTP API's server stack).
 ONLY_UNDER = {"starlette": "api/http/", "uvicorn": "api/http/"}
