@@ -46,6 +46,24 @@ class _CutShort(logging.Filter):
 CUT_SHORT = _CutShort()
 
 
+def listening_socket(host: str, port: int, family: socket.AddressFamily) -> socket.socket:
+    """A TCP socket listening on (host, port), made with its protocol named: asyncio sets
+    ``TCP_NODELAY`` on an accepted connection only when its ``proto`` is IPPROTO_TCP, and
+    ``socket.create_server``'s is 0, so every answer on a kept-alive connection waited
+    for the peer's delayed ACK (Nagle): 43 ms a request, against 1 ms on a new one."""
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as create_server does
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind((host, port))
+        sock.listen()
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
 class _Uvicorn(uvicorn.Server):
     """Says when it accepts connections (uvicorn has no hook for that)."""
 
@@ -83,7 +101,7 @@ class HttpServer:
         """Bind, write the token file, serve; raises LtmError/OSError when it cannot."""
         host, port = self.options.address
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        self._sock = socket.create_server((host, port), family=family)
+        self._sock = listening_socket(host, port, family)
         try:
             self.address = (host, int(self._sock.getsockname()[1]))
             token = secrets.token_urlsafe(32)
