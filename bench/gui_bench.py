@@ -3,11 +3,14 @@
 projects, what live writes (an agent adding memories) cost the window, Select all over as
 many rows, peak RSS.
 
-    .venv/bin/python bench/gui_bench.py [--memories 100000] [--keep DIR] [--only live|select]
+    .venv/bin/python bench/gui_bench.py [--memories 100000] [--keep DIR] [--only live|select|bulk]
 
 ``--only live`` runs the live-write part alone (with ``--keep``, quick to repeat: run it on
 an older checkout too, with this file copied in, to compare the figures); ``--only
-select`` the Select all part.
+select`` the Select all part; ``--only bulk`` (10,000 memories unless ``--memories`` says)
+Ctrl+A, Delete and Ctrl+Z over the whole scope in the real window: each phase's time, how
+many memories it reached, and its longest UI-thread pass (copied into an older checkout it
+runs there too: the figure to compare is how many Delete moved).
 
 The database is built in a child process (so this process's peak RSS is the GUI's),
 or reused from ``--keep DIR``. Each figure is printed next to a baseline measured in
@@ -251,6 +254,86 @@ def select_all(app: object, rows: int) -> None:
         "baseline: Qt's default header; target < 50 ms")  # fmt: skip
 
 
+def bulk(app: object, window: Any, service: MemoryService, project: str) -> None:
+    """Ctrl+A, Delete, Ctrl+Z in the memory list over the whole scope, as a person does it:
+    for each, the time until the window has settled on the result, and the longest
+    UI-thread pass meanwhile (the window repaints once per chunk, not per row). The
+    baseline: the same remove and restore through the core alone (``core.bulk_selection``)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    from ltm_desktop.core.bulk import Change
+    from ltm_desktop.core.bulk_selection import FilterSelection, resolve, write_chunked
+
+    table, view = window.table, window.table.list_view
+    total = service.count_memories(project)
+    counted = getattr(table, "selected_count", None)  # (an older checkout has none)
+
+    def settled(label: str, active: int | None = None) -> Callable[[], bool]:
+        """The action is done and the list shows what the store holds (``active`` memories
+        when given; an older checkout's Delete stops short of all)."""
+        return lambda: (
+            window.ctx.undo.top_label().startswith(label)
+            and window.is_idle()
+            and (table.model.total or 0) == service.count_memories(project)
+            and active in (None, service.count_memories(project))
+        )
+
+    def phase(label: str, press: Callable[[], None], done: Callable[[], bool]) -> float:
+        wait(app, window.is_idle)
+        run_for(app, 0.3)  # the change feed's last flush
+        STALLS.clear()
+        t = time.perf_counter()
+        press()
+        try:
+            wait(app, done, timeout=300)
+        except TimeoutError:
+            run_for(app, 1.0)
+        took = (time.perf_counter() - t) * 1000
+        run_for(app, 0.2)  # the paints it asked for
+        _wall, cpu = STALLS.wall, STALLS.cpu
+        verdict = "" if cpu <= 50 else ": MISS"
+        print(f"  {label:<40} {took:>9.1f} ms; longest pass {_wall:.1f} ms wall, {cpu:.1f} ms CPU "
+              f"(of {STALLS.count:,}; target <= 50 ms{verdict})")  # fmt: skip
+        return took
+
+    def key(k: Qt.Key, mods: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+        QTest.keyClick(QApplication.focusWidget() or view, k, mods)
+
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    print(f"\nbulk: Select all, remove, undo of {total:,} memories in one scope")
+    view.setFocus()
+    phase(
+        "Ctrl+A (all selected)",
+        lambda: key(Qt.Key.Key_A, ctrl),
+        (lambda: counted() == total) if counted else (lambda: window.is_idle()),
+    )
+    if counted:
+        print(f"  {'status bar says':<40} {window.status.selection_label.text()!r}")
+    ours_remove = phase("Delete (moved to the Trash)", lambda: key(Qt.Key.Key_Delete),
+                        settled("Delete"))  # fmt: skip
+    removed = total - service.count_memories(project)
+    print(f"  {'memories Delete moved to the Trash':<40} {removed:>9,} of {total:,}")
+    ours_undo = phase("Ctrl+Z (all back)", lambda: key(Qt.Key.Key_Z, ctrl),
+                      settled("", total))  # fmt: skip
+    print(
+        f"  {'memories back after Ctrl+Z':<40} {service.count_memories(project):>9,} of {total:,}"
+    )
+
+    t = time.perf_counter()  # the baseline: the core alone, no window
+    versions = resolve(service, FilterSelection(project))
+    out = write_chunked(service, [Change(i, "remove", v) for i, v in versions.items()], "bench")
+    base_remove = (time.perf_counter() - t) * 1000
+    t = time.perf_counter()
+    write_chunked(service, [Change(a.id, "restore", a.updated_at) for _, a in out.result.done],
+                  "bench")  # fmt: skip
+    base_undo = (time.perf_counter() - t) * 1000
+    row("remove: window vs core alone", ours_remove, base_remove, "ms")
+    row("undo: window vs core alone", ours_undo, base_undo, "ms")
+    wait(app, window.is_idle)
+
+
 def live_writes(app: object, window: Any, service: MemoryService, project: str) -> None:
     """An agent writes memories into the project shown (from another thread, as the agent
     API server does), with the MEMORY.md tab open: at 1 write/s and 5 writes/s, the list
@@ -323,12 +406,14 @@ def live_writes(app: object, window: Any, service: MemoryService, project: str) 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--memories", type=int, default=None, help="100,000 (bulk: 10,000)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", metavar="DIR", help="build into / reuse this data dir")
-    parser.add_argument("--only", choices=["live", "select"], help="run only this part")
+    parser.add_argument("--only", choices=["live", "select", "bulk"], help="run only this part")
     parser.add_argument("--build-only", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memories is None:
+        args.memories = 10_000 if args.only == "bulk" else 100_000
     if args.build_only:
         build(Path(args.build_only), args.memories, args.seed)
         return 0
@@ -411,6 +496,11 @@ def run(data_dir: Path, only: str | None = None) -> int:
         row("launch -> first page painted", first_page, base_first, "ms", "target < 1500 ms")
         if only == "select":
             select_all(app, table.model.total or 0)
+            window.close()
+            service.close()
+            return 0
+        if only == "bulk":
+            bulk(app, window, service, project)
             window.close()
             service.close()
             return 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -31,7 +31,34 @@ Done = Callable[[Any], None]
 Failed = Callable[[BaseException], None]
 MakeUndo = Callable[[ops.BulkOutcome], UndoEntry]  # runs on the worker
 Planned = list[ops.Write] | Callable[[MemoryService], list[ops.Write]]  # made now, or there
+# a write's outcome, its undo entry, and the versions it left (made on the worker)
+Ran = tuple[ops.BulkOutcome, "UndoEntry | None", list[tuple[tuple[str, int], float]]]
 KNOWN_WRITES = 50_000  # versions of our own writes remembered (a bulk action: 500 a batch)
+
+
+def follow(known: Mapping[tuple[str, int], float], memory_id: str, seen: float) -> float:
+    """``seen``, moved past every write of ours ``known`` names (one of ours on top of
+    that, and so on)."""
+    for _ in range(len(known) + 1):
+        later = known.get((memory_id, millis(seen)))
+        if later is None:
+            break
+        seen = later
+    return seen
+
+
+def written_by(memory_id: str, before: float, after: float) -> list[tuple[tuple[str, int], float]]:
+    """What to remember of a write of ours: version ``before`` became ``after``."""
+    return [((memory_id, millis(before)), after)] if millis(after) != millis(before) else []
+
+
+def remembered(outcome: ops.BulkOutcome) -> list[tuple[tuple[str, int], float]]:
+    """Worker side: what to remember of the writes of ``outcome``."""
+    return [
+        pair
+        for write, memory in zip(outcome.writes, outcome.done, strict=True)
+        for pair in written_by(write.memory_id, write.seen, memory.updated_at)
+    ]
 
 
 def _versions(memories: list[Memory]) -> ops.Versions:
@@ -97,23 +124,16 @@ class MemoryActions(QObject):
 
     def latest(self, memory_id: str, seen: float) -> float:
         """``seen``, moved past every write this window made on top of it."""
-        for _ in range(len(self._next) + 1):
-            later = self._next.get((memory_id, millis(seen)))
-            if later is None:
-                break
-            seen = later
-        return seen
+        return follow(self._next, memory_id, seen)
 
     def note_written(self, memory_id: str, before: float, after: float) -> None:
         """Our write turned version ``before`` of the memory into ``after``."""
-        if millis(after) != millis(before):
-            self._next[(memory_id, millis(before))] = after
-            if len(self._next) > KNOWN_WRITES:  # forgotten: a write from a view that old
-                self._next.popitem(last=False)  # is refused as a conflict, never lost
+        self._note(written_by(memory_id, before, after))
 
-    def _remember(self, outcome: ops.BulkOutcome) -> None:
-        for write, memory in zip(outcome.writes, outcome.done, strict=True):
-            self.note_written(write.memory_id, write.seen, memory.updated_at)
+    def _note(self, written: Iterable[tuple[tuple[str, int], float]]) -> None:
+        self._next.update(written)
+        while len(self._next) > KNOWN_WRITES:  # forgotten: a write from a view that old
+            self._next.popitem(last=False)  # is refused as a conflict, never lost
 
     # -- running writes ---------------------------------------------------
 
@@ -144,24 +164,28 @@ class MemoryActions(QObject):
         """Run ``writes`` on a worker, in chunks the person may cancel between; ``said`` is
         the message, ``{what}`` naming what was done. ``make_undo`` runs on the worker too
         (thousands of writes to invert), its entry goes to ``push`` (the undo stack)."""
-        if isinstance(writes, list):
-            writes = [w.on(self.latest(w.memory_id, w.seen)) for w in writes]
-            if not writes:
-                return
-        elif self._resolving:
+        resolving = not isinstance(writes, list)
+        if not writes:
+            return
+        if resolving and self._resolving:
             self.message.emit("Still working on the last change to these memories; wait for it.")
             return
-        planned, resolving = writes, not isinstance(writes, list)
+        known = {} if resolving else dict(self._next)  # a copy for the worker: seen past ours
+
+        def planned(service: MemoryService) -> list[ops.Write]:
+            if callable(writes):
+                return writes(service)  # as stored now: nothing of ours to move past
+            return [w.on(follow(known, w.memory_id, w.seen)) for w in writes]
+
         cancel = threading.Event()
 
         def report(done: int, of: int) -> None:
             self._progress.emit(doing, done, of)
 
-        def work(service: MemoryService) -> tuple[ops.BulkOutcome, UndoEntry | None]:
-            asked = planned if isinstance(planned, list) else planned(service)
-            outcome = ops.run(service, asked, report, cancel.is_set)
+        def work(service: MemoryService) -> Ran:
+            outcome = ops.run(service, planned(service), report, cancel.is_set)
             entry = make_undo(outcome) if make_undo is not None and outcome.done else None
-            return outcome, entry
+            return outcome, entry, remembered(outcome)
 
         def end() -> None:
             self._cancels.discard(cancel)
@@ -172,10 +196,10 @@ class MemoryActions(QObject):
             end()
             self._errors.report(exc, doing)
 
-        def finished(result: tuple[ops.BulkOutcome, UndoEntry | None]) -> None:
+        def finished(result: Ran) -> None:
             end()
-            outcome, entry = result
-            self._remember(outcome)
+            outcome, entry, written = result
+            self._note(written)
             self._bulk_done(outcome, doing, said, entry, push)
             if outcome.conflicts:
                 self._settle(
