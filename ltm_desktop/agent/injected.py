@@ -8,9 +8,10 @@ shell escapes as user records. Taken as the user's words, our own MEMORY.md beca
 title of every observation, the input of the extractor and the words of the relevance
 search, and with a long MEMORY.md the real prompt was cut away entirely.
 
-Every agent's wrappers are removed for every agent: none of them is ever what a person
-typed. A wrapper counts only where it starts a line, so a tag quoted inside a sentence
-stays.
+Every agent's wrappers are removed for every agent: none of them is what a person typed.
+But only whole blocks (opening and closing tag) that open or close the message: agents
+put them before or after the user's words, never inside, so a person who quotes
+``<system-reminder>`` in the middle of a question keeps every word of it.
 """
 
 from __future__ import annotations
@@ -40,18 +41,30 @@ WRAPPER_TAGS = (
     "system-reminder",
 )
 _TAGS = "|".join(re.escape(tag) for tag in WRAPPER_TAGS)
-# A whole block, or one cut off at the end (a transcript's tail, a clipped prompt).
-_BLOCK = re.compile(rf"(?:^|(?<=\n))[ \t]*<({_TAGS})(?:\s[^>\n]*)?>.*?(?:</\1>|\Z)", re.S)
-_NEWLINES = re.compile(r"\n{3,}")
+_LEADING = re.compile(rf"\s*<({_TAGS})(?:\s[^>\n]*)?>.*?</\1>\s*", re.S)
+_TRAILING_CLOSE = re.compile(rf"</({_TAGS})>\s*\Z")
 
 
 def strip_injected(text: str) -> str:
-    """``text`` without the blocks agents and hooks put around the user's words; "" when
-    nothing else is left."""
+    """``text`` without the blocks agents and hooks put before and after the user's
+    words; "" when nothing else is left."""
     if "<" not in text:
         return text.strip()
-    stripped = _BLOCK.sub("", text)
-    return _NEWLINES.sub("\n\n", stripped).strip()
+    while match := _LEADING.match(text):
+        text = text[match.end() :]
+    while closing := _TRAILING_CLOSE.search(text):
+        start = _block_start(text, closing.group(1), closing.start())
+        if start is None:
+            break
+        text = text[:start]
+    return text.strip()
+
+
+def _block_start(text: str, tag: str, before: int) -> int | None:
+    """Where the block closed at ``before`` opens, if it opens at the start of a line."""
+    opening = re.compile(rf"(?:^|(?<=\n))[ \t]*<{re.escape(tag)}(?:\s[^>\n]*)?>")
+    found = [m.start() for m in opening.finditer(text, 0, before)]
+    return found[-1] if found else None
 
 
 def injected_only(text: str) -> bool:

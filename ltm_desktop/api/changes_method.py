@@ -43,9 +43,12 @@ def memory_changes(d: Dispatcher, p: Params, s: Session) -> Any:
                 "kind": c.kind.value,
                 "seq": c.seq,
                 "actor": c.actor,
-                "memory": serialize.memory(c.memory),
+                "id": c.memory_id,
+                "withheld": c.withheld,
+                "memory": None if c.memory is None or c.withheld else serialize.memory(c.memory),
             }
             for c in found.changes
         ],
         "more": found.more,
+        "truncated": found.truncated,
     }

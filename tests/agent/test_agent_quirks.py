@@ -34,7 +34,22 @@ GEMINI_PROMPT = f"<hook_context>{MEMORY_MD}</hook_context>\n\nFix the authentica
             "Fix it\n<hook_context>Possibly relevant, from long-term memory:\n- x</hook_context>",
             "Fix it",
         ),
-        ("<hook_context>## Long-Term Memory\n\n- cut off by the transcript's tail", ""),
+        (  # only whole blocks: an unclosed tag may be the person's own words
+            "<hook_context> is what Gemini adds; why?",
+            "<hook_context> is what Gemini adds; why?",
+        ),
+        (  # a tag quoted inside the person's words stays: only leading and trailing blocks go
+            "Why does Claude Code put this in my transcript?\n<system-reminder>\nwhat is it?",
+            "Why does Claude Code put this in my transcript?\n<system-reminder>\nwhat is it?",
+        ),
+        (
+            'Fix the parser for\n<session_context id="1">x</session_context>\nand add a test',
+            'Fix the parser for\n<session_context id="1">x</session_context>\nand add a test',
+        ),
+        (
+            "My template:\n    <command-name>build</command-name>\nwhy is it empty?",
+            "My template:\n    <command-name>build</command-name>\nwhy is it empty?",
+        ),
         ("<session_context>\nThis is the Gemini CLI.\n</session_context>\nHi", "Hi"),
         ("<environment_context>\n  <cwd>/src/shop</cwd>\n</environment_context>", ""),
         ("<user_instructions>\nUse tabs.\n</user_instructions>", ""),

@@ -31,29 +31,37 @@ def head(memory: MemoryAccess, cwd: str) -> int:
 
 def since_last_time(memory: MemoryAccess, cwd: str, state: SessionState) -> str | None:
     """The context telling the changes after ``state.seen_seq`` (None: none), moving
-    ``state.seen_seq`` to the head. A session never told (no session start seen) only
-    starts counting."""
+    ``state.seen_seq`` to the head; the caller saves the state only once the context has
+    reached the agent. A session never told (no session start seen) only starts
+    counting."""
     params: dict[str, Any] = {"cwd": cwd, "since": state.seen_seq, "limit": ASKED}
     found = memory.call("memory.changes", params)
     told = state.seen_seq is not None
     state.seen_seq = int(found["head"])
-    if not told or not found["changes"]:
+    more, truncated = int(found.get("more", 0)), bool(found.get("truncated", False))
+    if not told or not (found["changes"] or more or truncated):
         return None
-    log.info("memory changes: %d told, %d more", len(found["changes"]), found["more"])
-    return render(found["changes"], int(found["more"]))
+    log.info("memory changes: %d told, %d more%s", len(found["changes"]), more,
+             ", older ones not read" if truncated else "")  # fmt: skip
+    return render(found["changes"], more, truncated)
 
 
 def _line(change: dict[str, Any]) -> str:
-    memory = change["memory"]
+    memory = change.get("memory")
+    ident = escape_inline(str(change.get("id") or (memory or {}).get("id", "")))
+    where = f"{ident}, by {escape_inline(str(change.get('actor', '')))}"
+    if memory is None:  # erased, or its text withheld: nothing of it is told
+        why = "withheld: it reads like an instruction and awaits review" if change.get(
+            "withheld") else "erased"  # fmt: skip
+        return f"- {change['kind']}: ({why}) ({where})"
     title = escape_inline(str(memory.get("title", "")))
-    where = f"{memory.get('id', '')}, by {escape_inline(str(change.get('actor', '')))}"
     if change["kind"] == "removed":
         return f"- removed: {title} ({where})"
     content = clip(str(memory.get("content", "")), CONTENT_CHARS).replace("\n", " ")
     return f"- {change['kind']}: {title} ({where}): {escape_inline(content)}"
 
 
-def render(changes: list[dict[str, Any]], more: int) -> str:
+def render(changes: list[dict[str, Any]], more: int, truncated: bool = False) -> str:
     """The changes, newest first, within BUDGET; what does not fit is counted."""
     lines = [HEADER]
     used = len(HEADER)
@@ -65,6 +73,8 @@ def render(changes: list[dict[str, Any]], more: int) -> str:
             break
         lines.append(line)
         used += len(line) + 1
-    if left:
+    if truncated:
+        lines.append("- …and more changes than can be listed: use memory_search.")
+    elif left:
         lines.append(f"- …and {left} more change{'s' if left != 1 else ''}: use memory_search.")
     return "\n".join(lines)

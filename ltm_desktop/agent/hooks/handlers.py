@@ -8,12 +8,13 @@ into an empty result and a log line.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ltm_desktop.agent import transcripts
-from ltm_desktop.agent.access import MemoryAccess
+from ltm_desktop.agent.access import AccessError, MemoryAccess
 from ltm_desktop.agent.hooks import changes
 from ltm_desktop.agent.hooks.events import (
     GEMINI,
@@ -26,6 +27,7 @@ from ltm_desktop.agent.hooks.events import (
 from ltm_desktop.agent.hooks.payload import HookInput
 from ltm_desktop.agent.hooks.session_state import SessionState, SessionStates
 from ltm_desktop.agent.nudge import Nudge
+from ltm_desktop.api.protocol import METHOD_NOT_FOUND
 from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.observations import PRE_COMPACT_LIMIT, USER_TEXT_LIMIT, clip
@@ -33,6 +35,7 @@ from ltm_desktop.core.observations import PRE_COMPACT_LIMIT, USER_TEXT_LIMIT, cl
 log = logging.getLogger("ltm_desktop.hooks")
 
 SESSION_START_LIMIT = 8_000  # characters of context at session start
+ANSWER_MARGIN = 0.15  # seconds kept before the deadline to write the answer
 # Gemini CLI compresses a prompt past half its model's window (DEFAULT_COMPRESSION_TOKEN_
 # THRESHOLD 0.5 of 1,048,576 tokens for its models, 0.61); its PreCompress comes earlier.
 GEMINI_COMPRESSION_TOKENS = 524_288
@@ -49,6 +52,9 @@ class HookRun:
     states: SessionStates | None = None
     data_dir: str | None = None  # as given on the command line (None: the default)
     config: str | None = None
+    deadline: float | None = None  # time.monotonic() by which the agent must have its answer
+    # run once the answer has reached the agent (what it was told is then marked told)
+    after_answer: list[Callable[[], None]] = field(default_factory=list, repr=False)
     _memory: MemoryAccess | None = field(default=None, repr=False)
 
     @property
@@ -57,6 +63,10 @@ class HookRun:
             self._memory = self.open_memory()
             log.info("memory: %s", self._memory.describe())
         return self._memory
+
+    def time_left(self) -> float:
+        """Seconds until the deadline (unbounded: none set)."""
+        return float("inf") if self.deadline is None else self.deadline - time.monotonic()
 
     def memory_getter(self) -> Callable[[], MemoryAccess]:
         """The memory, opened by whoever asks first (a worker thread may)."""
@@ -123,7 +133,7 @@ def session_start(run: HookRun) -> str | None:
     log.info("session start: %d characters of memory for %s", len(text), run.hook.cwd)
     state = run.state()
     state.seen_seq = seen
-    run.save_state(state)
+    run.after_answer.append(lambda: run.save_state(state))  # only if the memory went out
     return cut(text, SESSION_START_LIMIT) if text.strip() else None
 
 
@@ -142,13 +152,19 @@ def user_prompt(run: HookRun) -> str | None:
         log.info("turn %d: nudged", state.turns)
     try:
         changed = changes.since_last_time(run.memory, run.hook.cwd, state)
-        run.save_state(state)  # told: never twice
+        # told once the answer is out, never twice; if it never goes out, told next turn
+        run.after_answer.append(lambda: run.save_state(state))
+    except AccessError as exc:
+        if exc.code != METHOD_NOT_FOUND:
+            raise
+        log.info("memory changes: the server is older than this hook (%s)", exc)
+        changed = None
     except (LtmError, OSError) as exc:  # told next turn instead
         log.warning("memory changes skipped: %s", exc)
         changed = None
     if changed:
         parts.append(changed)
-    from ltm_desktop.agent.hooks.relevance import relevant_memories
+    from ltm_desktop.agent.hooks.relevance import BUDGET, relevant_memories
 
     try:
         relevant = relevant_memories(
@@ -157,6 +173,7 @@ def user_prompt(run: HookRun) -> str | None:
             run.hook.prompt or "",
             on_timeout=run.abandon,
             include_flagged=run.settings.privacy_flagged_in_precis,
+            budget=min(BUDGET, run.time_left() - ANSWER_MARGIN),
         )
     except (LtmError, OSError) as exc:  # the nudge needs no memory: it still goes out
         log.warning("relevant memories skipped: %s", exc)

@@ -50,12 +50,17 @@ def relevant_memories(
     *,
     on_timeout: Callable[[], None],
     include_flagged: bool = False,
+    budget: float = BUDGET,
 ) -> str | None:
     """Context listing the memories that match ``prompt`` well, or None.
 
-    The search runs in a worker thread; when it does not answer within BUDGET the turn
-    goes on without, and ``on_timeout`` is told (the memory is still in use).
+    The search runs in a worker thread; when it does not answer within ``budget`` (at
+    most BUDGET: less when the hook's deadline is nearer) the turn goes on without, and
+    ``on_timeout`` is told (the memory is still in use).
     """
+    if budget <= 0:
+        log.warning("relevant memories: no time left before the hook's deadline; skipped")
+        return None
     prompt = prompt.strip()
     if len(parse_query(prompt).positive) < MIN_TERMS:
         return None
@@ -72,9 +77,9 @@ def relevant_memories(
     started = time.monotonic()
     worker = threading.Thread(target=search, name="ltm-hook-search", daemon=True)
     worker.start()
-    worker.join(BUDGET)
+    worker.join(budget)
     if worker.is_alive():
-        log.warning("relevant memories: no answer within %.1f s; skipped", BUDGET)
+        log.warning("relevant memories: no answer within %.2f s; skipped", budget)
         on_timeout()
         return None
     if failure:

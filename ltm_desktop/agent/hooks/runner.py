@@ -58,18 +58,22 @@ class Result:
         self._lock = threading.Lock()
         self.done = False
 
-    def write(self, text: str) -> None:
+    def write(self, text: str) -> bool:
+        """Whether this call wrote ``text`` to the agent (False: another result was
+        written first, or nobody is listening)."""
         with self._lock:
             if self.done:
-                return
+                return False
             self.done = True
             if self._stream is None:  # started with stdout closed: nobody to answer
-                return
+                return False
             try:  # UTF-8 whatever the locale says: cli.main set stdout so
                 self._stream.write(text + "\n" if text else "")
                 self._stream.flush()
             except (OSError, ValueError):  # the agent stopped listening
                 log.warning("the result could not be written: the agent stopped listening")
+                return False
+            return True
 
     def empty(self) -> None:
         self.write(self._empty)
@@ -148,8 +152,10 @@ def run(
         if usage_error is not None:
             read_stdin(stdin, started + STDIN_WAIT)  # the agent's write must not fail
             raise BadCommandLine(f"bad command line ({usage_error}); nothing done")
-        context = _handle(agent, event, data_dir, config, stdin, started)
-        result.write(output.render(agent, event, context))
+        context, after_answer = _handle(agent, event, data_dir, config, stdin, started, deadline)
+        if result.write(output.render(agent, event, context)):
+            for step in after_answer:  # e.g. what the agent was told is marked told
+                step()
     except BaseException as exc:  # the edge: every failure ends as the empty result
         if isinstance(exc, LtmError | OSError):
             log.warning("failed open (empty result): %s", exc)
@@ -163,9 +169,15 @@ def run(
 
 
 def _handle(
-    agent: str, event: str, data_dir: str | None, config: str | None, stdin: BinaryIO | None,
+    agent: str,
+    event: str,
+    data_dir: str | None,
+    config: str | None,
+    stdin: BinaryIO | None,
     started: float,
-) -> str | None:  # fmt: skip
+    deadline: float,
+) -> tuple[str | None, list[Callable[[], None]]]:
+    """The context for the agent, and what to do once it has it."""
     from ltm_desktop.agent.hooks.handlers import HANDLERS, HookRun
     from ltm_desktop.agent.hooks.payload import parse
     from ltm_desktop.core.config import load_settings
@@ -184,16 +196,16 @@ def _handle(
         log.warning("%s", warning)
     if not settings.memory_enabled:
         log.info("long-term memory is disabled in the config ([memory] enabled); nothing done")
-        return None
+        return None, []
     if settings.memory_backend != "sqlite":
         log.info("the %r memory backend is not implemented yet; nothing done",
                  settings.memory_backend)  # fmt: skip
-        return None
+        return None, []
     hook = parse(agent, event, raw)
     opener = _opener(data_dir, config, CLIENT_NAMES[agent])
-    run = HookRun(hook, settings, opener, _states(agent), data_dir, config)
+    run = HookRun(hook, settings, opener, _states(agent), data_dir, config, deadline)
     try:
-        return HANDLERS[event](run)
+        return HANDLERS[event](run), run.after_answer
     finally:
         run.close()
 
