@@ -182,9 +182,12 @@ def restore_data_dir(
     data_dir: str | os.PathLike[str] | None, source: Path
 ) -> tuple[Path | None, int]:
     """Replace the data dir's database by ``source`` if it verifies (schema, integrity,
-    audit chain: ``backup.vet_restore``; a refusal changes nothing); returns where the
-    current one was kept (None: there was none) and how many memories the restored one
-    holds. The caller holds the data dir's server lock."""
+    audit chain, and the memories replayed from their history as ``verify`` does:
+    ``backup.vet_restore``; a refusal changes nothing); returns where the current one was
+    kept (None: there was none) and how many memories the restored one holds. The caller
+    holds the data dir's server lock."""
+    from ltm_desktop.core.verifying import check_replay
+
     paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
-    restored = backup.restore_database(paths.db_path, source, paths.backup_dir)
+    restored = backup.restore_database(paths.db_path, source, paths.backup_dir, check_replay)
     return restored.aside, restored.info.memories

@@ -8,8 +8,8 @@ gone. The quick part (the store's bounded check) runs at every start of the app.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
 
 from ltm_desktop.core.backend import MemoryStore, SearchRepair, Verification
 from ltm_desktop.core.records import AuditAction, AuditEvent, Memory
@@ -18,7 +18,15 @@ REPLAYED = ("title", "content", "category", "importance", "tags", "ttl_days", "d
 PAGE = 1_000
 
 
-def _events(store: MemoryStore) -> Iterator[AuditEvent]:
+class History(Protocol):
+    """What the replay reads: the open store, or a backup being vetted before it is
+    restored (``store.verify.FrozenHistory``: the same check, on a file not yet served)."""
+
+    def events_after(self, seq: int, limit: int) -> list[AuditEvent]: ...
+    def get_memories(self, memory_ids: Sequence[str]) -> list[Memory]: ...
+
+
+def _events(store: History) -> Iterator[AuditEvent]:
     seq = 0
     while page := store.events_after(seq, PAGE):
         yield from page
@@ -50,7 +58,10 @@ def replay(events: Iterator[AuditEvent]) -> tuple[dict[str, dict[str, Any]], set
     return state, erased
 
 
-def check_replay(store: MemoryStore) -> list[str]:
+def check_replay(store: History) -> list[str]:
+    """Where the rows differ from their replayed history, each memory named (empty: they
+    agree). The rows are not covered by the audit chain, so this is what shows a row
+    edited behind the history's back."""
     state, erased = replay(_events(store))
     problems = []
     ids = sorted(state | dict.fromkeys(erased))

@@ -11,8 +11,11 @@ A restore takes only a file that verifies (``vet_restore``): it is copied (read 
 to a private file beside the database, and that copy, opened immutable, must pass
 SQLite's integrity check, hold exactly this ltm-desktop's schema of its version
 (``schema_check``: a hostile trigger, view or index is named and refused, with no way
-round it) and an unbroken audit chain (the first broken link is named). Only then is
-the current database copied aside and replaced; a refusal leaves it as it was.
+round it), an unbroken audit chain (the first broken link is named) and memories that
+are what their history says (``verify``'s replay, handed in by the caller: the chain
+covers the history, not the rows, so a row edited in the file shows only there; the
+first difference is named). Only then is the current database copied aside and
+replaced; a refusal leaves it as it was.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import logging
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,11 +32,15 @@ from ltm_desktop.core.errors import NotADatabase
 from ltm_desktop.store import audit_chain, chain_anchor, schema_check, search_integrity
 from ltm_desktop.store.connection import copy_failure, refuse_symlink
 from ltm_desktop.store.migrations import copy_aside, latest_version
+from ltm_desktop.store.verify import FrozenHistory
 
 log = logging.getLogger(__name__)
 
 BACKUP_PREFIX = "ltm-backup-"
 BUSY_TIMEOUT_MS = 10_000
+SHOWN_PROBLEMS = 5  # named in a refusal; the rest are counted
+# ``core.verifying.check_replay``: where the memories differ from their replayed history.
+Replay = Callable[[FrozenHistory], list[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,10 +203,17 @@ class Restored:
     aside: Path | None  # where the database it replaced was kept (None: there was none)
 
 
-def vet_restore(copy: Path, source: Path) -> DatabaseFileInfo:
+def _refused(source: Path, why: str, problems: list[str]) -> NotADatabase:
+    more = len(problems) - SHOWN_PROBLEMS
+    shown = "; ".join(problems[:SHOWN_PROBLEMS]) + (f" (and {more} more)" if more > 0 else "")
+    return NotADatabase(f"{source} was not restored: {why}: {shown}")
+
+
+def vet_restore(copy: Path, source: Path, replay: Replay) -> DatabaseFileInfo:
     """What ``copy`` (a private copy of ``source``, which messages name) holds, if it may
     be restored: NotADatabase naming what is wrong if not. Opened immutable and read
-    only, so nothing in it runs or is written while it is looked at."""
+    only, so nothing in it runs or is written while it is looked at. ``replay`` compares
+    the memories with their history (run last: it reads every row and event)."""
     conn = sqlite3.connect(f"{copy.absolute().as_uri()}?mode=ro&immutable=1", uri=True)
     try:
         info = _verify(conn, source)
@@ -207,19 +222,23 @@ def vet_restore(copy: Path, source: Path) -> DatabaseFileInfo:
         except sqlite3.DatabaseError as exc:
             problems = [f"its schema cannot be read ({exc})"]
         if problems:
-            raise NotADatabase(
-                f"{source} was not restored: its schema is not exactly that of an ltm-desktop "
-                f"database of version {info.schema_version}: {'; '.join(problems[:5])}"
-                + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
+            why = (
+                "its schema is not exactly that of an ltm-desktop database of version "
+                f"{info.schema_version}"
             )
+            raise _refused(source, why, problems)
         columns = {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
         if "hash" in columns:  # before schema 5 the history is chained when migrated
             broken, _ = audit_chain.check_chain(conn)
             if broken is not None:
-                raise NotADatabase(
-                    f"{source} was not restored: its audit history does not verify: "
-                    f"{broken.describe()}"
-                )
+                raise _refused(source, "its audit history does not verify", [broken.describe()])
+        try:
+            problems = replay(FrozenHistory(conn))
+        except (ValueError, TypeError) as exc:  # a value no ltm-desktop writes (an action)
+            problems = [f"a memory or audit event cannot be read ({exc})"]
+        if problems:
+            why = "its memories are not what their audit history says"
+            raise _refused(source, why, problems)
     except sqlite3.DatabaseError as exc:
         raise NotADatabase(f"{source} was not restored: it cannot be read ({exc})") from None
     finally:
@@ -249,9 +268,9 @@ def new_aside_path(backup_dir: Path, label: str = "before-restore") -> Path:
     return aside
 
 
-def restore_database(db_path: Path, source: Path, backup_dir: Path) -> Restored:
+def restore_database(db_path: Path, source: Path, backup_dir: Path, replay: Replay) -> Restored:
     """Put the database in ``source`` in place of ``db_path``, if it verifies
-    (``vet_restore``); the current one is first copied (online, verified) into
+    (``vet_restore``, with ``replay``); the current one is first copied (online, verified) into
     ``backup_dir``. A refusal changes nothing. No connection may have ``db_path`` open
     (the caller holds the data dir's server lock)."""
     temp = db_path.with_name(f".{db_path.name}.restore.part")
@@ -259,7 +278,7 @@ def restore_database(db_path: Path, source: Path, backup_dir: Path) -> Restored:
     aside = None
     try:
         _copy(source, temp, read_only=True)
-        info = vet_restore(temp, source)
+        info = vet_restore(temp, source, replay)
         if db_path.exists():
             aside = new_aside_path(backup_dir)
             _copy(db_path, aside)

@@ -2,17 +2,24 @@
 append-only triggers, the audit chain and its anchor outside the database
 (``chain_anchor``), and the JSON columns of every memory (which reads tolerate, so only
 this check tells). The search indexes are checked on the writer
-(``search_integrity``: FTS5's own check is a write statement)."""
+(``search_integrity``: FTS5's own check is a write statement).
+
+``FrozenHistory`` serves ``core.verifying``'s replay from a bare connection, so that a
+backup (of any schema version, opened immutable) is replayed by the same code as
+``verify`` before it is restored."""
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 from ltm_desktop.core.backend import Verification
+from ltm_desktop.core.records import AuditEvent, Memory
 from ltm_desktop.store import audit_chain, chain_anchor
-from ltm_desktop.store.rows import bad_json_columns
+from ltm_desktop.store.memory_reads import IDS_PER_QUERY, events_after
+from ltm_desktop.store.rows import MEMORY_COLUMNS, MEMORY_FROM, bad_json_columns, memory_from_row
 
 QUICK_EVENTS = 1_000  # the quick check follows the chain over the newest events only
 NAMED_ROWS = 20  # damaged rows named one by one; the rest are counted
@@ -92,3 +99,41 @@ def verify(conn: sqlite3.Connection, quick: bool, anchor: Path | None = None) ->
         problems += _json_columns(conn)
     events = int(conn.execute("SELECT count(*) FROM audit").fetchone()[0])
     return Verification(tuple(problems), head, events, quick)
+
+
+# What a column added by a later migration reads as in a file from before it (its
+# migration's default): the replay compares none of them, but a Memory needs a value.
+_ADDED_LATER = {"review_state": "NULL", "provenance": "NULL", "use_heat": "0", "files": "'[]'"}
+
+
+class FrozenHistory:
+    """The audit history and the memories behind ``conn`` as ``core.verifying.History``,
+    read with plain SELECTs only (the connection may be immutable); a file of an older
+    schema version reads its missing columns as their migrations' defaults."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        present = {row[1] for row in conn.execute("PRAGMA table_info(memories)")}
+        columns = [column.strip() for column in MEMORY_COLUMNS.split(",")]
+        self._columns = ", ".join(
+            column
+            if not column.startswith("m.") or column[2:] in present
+            else _ADDED_LATER[column[2:]]
+            for column in columns
+        )
+
+    def events_after(self, seq: int, limit: int) -> list[AuditEvent]:
+        return events_after(self._conn, seq, limit)
+
+    def get_memories(self, memory_ids: Sequence[str]) -> list[Memory]:
+        found: list[Memory] = []
+        ids = list(memory_ids)
+        for start in range(0, len(ids), IDS_PER_QUERY):
+            chunk = ids[start : start + IDS_PER_QUERY]
+            rows = self._conn.execute(
+                f"SELECT {self._columns} FROM {MEMORY_FROM} "
+                f"WHERE m.id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            found += [memory_from_row(row) for row in rows]
+        return found

@@ -41,8 +41,9 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
         "restore",
         help="replace the database with a backup (the app and servers must be stopped)",
         description="Check FILE (SQLite's integrity check, exactly this ltm-desktop's "
-        "schema of its version, an unbroken audit chain; a file that fails is refused and "
-        "nothing changes), keep the current database aside in backups/ (and say where), then "
+        "schema of its version, an unbroken audit chain, and every memory as its audit "
+        "history says, as `verify` checks; a file that fails is refused, naming what is "
+        "wrong, and nothing changes), keep the current database aside in backups/ (and say where), then "
         "put FILE's database in its place. Refuses while a server or the app runs on the "
         "data dir.",
     )
