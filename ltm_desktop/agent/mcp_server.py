@@ -78,11 +78,13 @@ FALLBACK_INSTRUCTIONS = (
 )
 
 BRIEF_INSTRUCTIONS = (
-    "You have a long-term memory that persists across sessions; its most important "
-    "memories for this project are in your context already. Search it with "
-    "`memory_search` before answering questions about this project's conventions, "
-    "decisions or the user's preferences, and save durable facts (decisions, preferences, "
-    "how-tos) with `memory_write` when you learn them."
+    "You have a long-term memory that persists across sessions; a session-start hook puts "
+    "its most important memories for this project in your context, under the heading "
+    '"Long-Term Memory". If that section is not in your context (the hooks are not trusted or are '
+    "turned off), search the memory with `memory_search` before you rely on what you "
+    "know of this project. Search it before answering questions about this project's "
+    "conventions, decisions or the user's preferences, and save durable facts (decisions, "
+    "preferences, how-tos) with `memory_write` when you learn them."
 )
 FULL, BRIEF = "full", "brief"
 INSTRUCTION_KINDS = (FULL, BRIEF)

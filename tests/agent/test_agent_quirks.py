@@ -254,3 +254,29 @@ def test_claude_mcp_list_ending_a_session_it_never_wrote_is_no_warning(
     log = hook_log()
     assert "no transcript at" in log
     assert " WARNING " not in log
+
+
+@pytest.mark.parametrize(
+    ("settings", "recorded"),
+    [
+        ('{\n  // compress early\n  "model": {"compressionThreshold": 0.2}\n}\n', True),
+        ('{"model": {"compressionThreshold": 0.5}}', False),
+        ('{"model": {"compressionThreshold": "soon"}}', False),  # not a share: the default
+        ("not json at all", False),
+    ],
+)
+def test_gemini_precompress_follows_the_projects_compression_threshold(
+    settings: str, recorded: bool, service: MemoryService, tmp_path: Path
+) -> None:
+    """Gemini compresses past ``model.compressionThreshold`` of its window (its help
+    suggests 0.2 or 0.3): 300,000 tokens is past 0.2, not past the default 0.5."""
+    cwd = tmp_path / "project"
+    (cwd / ".gemini").mkdir(parents=True)
+    (cwd / ".gemini" / "settings.json").write_text(settings)
+    project = service.resolve_scope(cwd=str(cwd), register=True)
+    session = gemini_session(tmp_path / "session.jsonl", 300_000)
+    stdin = payload("gemini", "pre-compact", cwd, session)
+    done = run_hook("gemini", "pre-compact", stdin, service.paths.data_dir)
+    assert done.returncode == 0, done.stderr
+    kinds = [o.kind.value for o in service.observations(project)]
+    assert kinds == (["pre_compact"] if recorded else [])

@@ -162,7 +162,7 @@ def test_hook_tables_of_one_event_in_two_places_are_refused_unchanged(codex_home
     assert config.read_text() == split
 
 
-@pytest.mark.parametrize("own", [None, 1500])
+@pytest.mark.parametrize("own", [None, 1500, 5000])
 def test_the_mcp_start_up_grace_is_raised_unless_the_person_set_one(
     own: int | None, codex_home: Path
 ) -> None:

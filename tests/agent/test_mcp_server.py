@@ -155,6 +155,7 @@ def test_brief_instructions_leave_the_memory_to_the_hook(
             instructions = session.init.instructions or ""
             assert "Deploys need the VPN" not in instructions
             assert "## Long-Term Memory" not in instructions
+            assert "If that section is not in your context" in instructions  # hooks not run
             assert "`memory_search`" in instructions
             assert "`memory_write`" in instructions
             text, error = await session.call("memory_search", {"query": "vpn deploys"})

@@ -36,9 +36,6 @@ log = logging.getLogger("ltm_desktop.hooks")
 
 SESSION_START_LIMIT = 8_000  # characters of context at session start
 ANSWER_MARGIN = 0.15  # seconds kept before the deadline to write the answer
-# Gemini CLI compresses a prompt past half its model's window (DEFAULT_COMPRESSION_TOKEN_
-# THRESHOLD 0.5 of 1,048,576 tokens for its models, 0.61); its PreCompress comes earlier.
-GEMINI_COMPRESSION_TOKENS = 524_288
 TRUNCATED = "\n…(truncated)"
 
 
@@ -204,8 +201,8 @@ def pre_compact(run: HookRun) -> str | None:
 def _compacting(run: HookRun) -> bool:
     """Whether the agent is about to compact. Gemini CLI fires PreCompress ("auto")
     before every model request, and only then checks whether the prompt is past its
-    compression threshold: such an event below the threshold is no compaction (it made
-    an observation and an extraction per request)."""
+    compression threshold (``gemini_settings``): such an event below the threshold is no
+    compaction (it made an observation and an extraction per request)."""
     hook = run.hook
     if hook.agent != GEMINI or hook.trigger == "manual" or hook.transcript is None:
         return True
@@ -214,8 +211,12 @@ def _compacting(run: HookRun) -> bool:
     except OSError as exc:
         log.warning("transcript %s cannot be read: %s", hook.transcript, exc.strerror or exc)
         return False
-    if tokens is None or tokens < GEMINI_COMPRESSION_TOKENS:
-        log.info("pre-compact: Gemini's prompt is %s tokens, not compressed yet", tokens)
+    from ltm_desktop.agent.hooks.gemini_settings import compression_tokens
+
+    threshold = compression_tokens(hook.cwd)
+    if tokens is None or tokens < threshold:
+        log.info("pre-compact: Gemini's prompt is %s tokens of %d, not compressed yet",
+                 tokens, threshold)  # fmt: skip
         return False
     return True
 

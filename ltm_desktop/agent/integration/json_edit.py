@@ -79,6 +79,9 @@ def _without_comments(text: str) -> str:
     return _STRING_OR_COMMENT.sub(blank, text)
 
 
+without_comments = _without_comments  # for readers of JSON with comments (Gemini's settings)
+
+
 def _fail(text: str, pos: int, what: str) -> JsonSyntaxError:
     line = text.count("\n", 0, pos) + 1
     column = pos - (text.rfind("\n", 0, pos) + 1) + 1

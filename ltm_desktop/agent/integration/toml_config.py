@@ -12,7 +12,7 @@ hook's content, not its place).
 At the top level, ``mcp_optional_startup_grace_ms`` (how long Codex waits for MCP servers
 before a turn) is raised to ``CODEX_STARTUP_GRACE_MS`` when the person has not set it, so
 that a cold start on a busy machine still brings the memory tools; uninstall takes it
-out again while it holds that value.
+out again: only the line that carries its comment, so a person's own setting stays.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 import tomlkit
 from tomlkit.container import OutOfOrderTableProxy
 from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import AoT, Table
+from tomlkit.items import AoT, Item, Table
 
 from ltm_desktop.agent.integration.entries import (
     CODEX_STARTUP_GRACE_MS,
@@ -35,6 +35,7 @@ from ltm_desktop.agent.integration.json_config import ConfigRefused
 
 STATE = "state"  # hooks.state: Codex's trust records, not an event
 GRACE = "mcp_optional_startup_grace_ms"
+GRACE_MARK = "set by ltm-desktop integrate"  # its line's comment: ours, not the person's
 Hooks = Table | OutOfOrderTableProxy  # [hooks], in one piece or in several
 Moves = dict[int, int | None]  # a group's old position -> its new one (None: removed)
 
@@ -168,7 +169,9 @@ def add(text: str, groups: dict[str, dict[str, Any]], entry: dict[str, Any], whe
             del servers[SERVER_NAME]
         servers[SERVER_NAME] = _table(entry)
     if GRACE not in doc:  # the person's own value stays
-        doc[GRACE] = CODEX_STARTUP_GRACE_MS
+        grace = tomlkit.integer(CODEX_STARTUP_GRACE_MS)
+        grace.comment(GRACE_MARK)  # what uninstall takes out, and nothing else
+        doc[GRACE] = grace
     return tomlkit.dumps(doc)
 
 
@@ -191,7 +194,8 @@ def remove(text: str, where: str) -> str:
         del servers[SERVER_NAME]
         if not servers:
             del doc["mcp_servers"]
-    if _plain(doc.get(GRACE)) == CODEX_STARTUP_GRACE_MS:
+    grace = doc.item(GRACE) if GRACE in doc else None
+    if isinstance(grace, Item) and GRACE_MARK in grace.trivia.comment:
         del doc[GRACE]
     after = tomlkit.dumps(doc)
     if after.startswith("\n") and not text.startswith("\n"):  # the key's line was first
