@@ -162,3 +162,23 @@ def test_the_reply_parser_refuses_prose_and_huge_replies() -> None:
         parse_merge_reply("{{{{ not json")
     with pytest.raises(MergeReplyError, match="longer than"):
         parse_merge_reply("x" * 300_000)
+
+
+def test_a_directory_that_is_no_project_is_refused(
+    tmp_path: Path, make_service: ServiceFactory
+) -> None:
+    """A typo in --cwd looked like success ("0 groups found", exit 0)."""
+    seed(make_service, tmp_path / "data").close()
+    command = [CONSOLE_SCRIPT, "consolidate", "--cwd", str(tmp_path / "no-such-dir"), "--dry-run"]
+    result = subprocess.run(
+        [*command, "--data-dir", str(tmp_path / "data")], capture_output=True, text=True, timeout=60
+    )
+    assert_one_error_line(result, "no project at", "no-such-dir")
+    assert result.returncode == 1
+
+
+def test_without_an_endpoint_nothing_is_opened(tmp_path: Path) -> None:
+    """Refused before the database is opened: no data dir is made for a run that cannot go."""
+    result = run(tmp_path, write_config(tmp_path / "c.toml", None))
+    assert_one_error_line(result, "consolidate needs a model")
+    assert not (tmp_path / "data").exists()

@@ -67,30 +67,41 @@ def add_parser(commands: Any, add_command: Any) -> None:
     )
 
 
+def _require_endpoint(config: str | None) -> None:
+    """Refuse a run that cannot write merges, before anything is opened."""
+    from ltm_desktop.core.config import load_settings
+    from ltm_desktop.core.paths import resolve_config_path
+
+    path = resolve_config_path(config)
+    if not load_settings(path)[0].extractor_configured:
+        raise LtmError(
+            "consolidate needs a model to write the merges: set [extractor] base_url "
+            f"and model in {path} (--dry-run lists the groups without one); nothing was "
+            "changed"
+        )
+
+
 def cmd_consolidate(args: argparse.Namespace) -> int:
     from ltm_desktop.agent.consolidation.running import consolidator_for
     from ltm_desktop.app import open_service
     from ltm_desktop.core.consolidation.consolidator import ConsolidationFailed
-    from ltm_desktop.core.paths import resolve_config_path
     from ltm_desktop.core.records import GLOBAL_PROJECT_ID
     from ltm_desktop.embedding.factory import make_embedder
 
+    if not args.dry_run:  # before the database is opened (migrations, the purge at start)
+        _require_endpoint(args.config)
     opened = open_service(args.data_dir, args.config)
     for warning in opened.warnings:
         sys.stderr.write(f"ltm-desktop: warning: {warning}\n")
     service = opened.service
     try:
-        if not args.dry_run and not service.settings.extractor_configured:
-            raise LtmError(
-                "consolidate needs a model to write the merges: set [extractor] base_url "
-                f"and model in {resolve_config_path(args.config)} (--dry-run lists the "
-                "groups without one); nothing was changed"
-            )
         if args.global_scope:
             project_id = GLOBAL_PROJECT_ID
         else:
             cwd = os.path.abspath(os.path.expanduser(args.cwd or os.getcwd()))
             project_id = service.resolve_scope(cwd=cwd)
+            if not os.path.isdir(cwd) and not service.count_memories(project_id):
+                raise LtmError(f"no project at {cwd}: no such directory and no memories")
         consolidator = consolidator_for(
             service,
             make_embedder(service.settings),
