@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -61,21 +62,36 @@ def current_head(conn: sqlite3.Connection) -> Head | None:
         return None
 
 
+MAX_SEQ = 2**63 - 1  # SQLite's largest INTEGER: a bigger one cannot even be looked up
+_HASH = re.compile(r"[0-9a-f]{64}")
+
+
 def read_anchor(path: Path) -> Head | None:
-    """The anchored head; None when there is no file. ValueError when it cannot be read."""
+    """The anchored head; None when there is no file. ValueError, naming the file, when
+    it is not an anchor this code writes (not JSON, not UTF-8, a seq that is not a plain
+    int SQLite can hold, a hash that is not 64 lowercase hex digits, a directory): a
+    damaged anchor is a problem to report, never a reason not to open."""
+    damaged = (
+        f"{path} is not an audit anchor (damaged?); remove it to accept the database as it "
+        "is and anchor it afresh"
+    )
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
+    except UnicodeDecodeError:
+        raise ValueError(damaged) from None
     except OSError as exc:
         raise ValueError(f"{path} cannot be read ({exc.strerror})") from None
     try:
         values = json.loads(text)
         seq, digest = values["seq"], values["hash"]
     except (ValueError, TypeError, KeyError):
-        raise ValueError(f"{path} is not an audit anchor (damaged?)") from None
-    if not isinstance(seq, int) or seq < 0 or not isinstance(digest, str) or len(digest) != 64:
-        raise ValueError(f"{path} is not an audit anchor (damaged?)")
+        raise ValueError(damaged) from None
+    if type(seq) is not int or not 0 <= seq <= MAX_SEQ:  # bool is an int: not a seq
+        raise ValueError(damaged)
+    if not isinstance(digest, str) or _HASH.fullmatch(digest) is None:
+        raise ValueError(damaged)
     return Head(seq, digest)
 
 
