@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -19,11 +19,11 @@ from ltm_desktop.core.bulk import BATCH_SIZE
 from ltm_desktop.core.bulk_selection import FilterSelection
 from ltm_desktop.core.records import AddResult, AddStatus, Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.core.versions import millis
 from ltm_desktop.gui import ops
 from ltm_desktop.gui.conflicts import OVERWRITE, RELOAD, ConflictResolver
 from ltm_desktop.gui.errors import ErrorReporter, describe
 from ltm_desktop.gui.formatting import count_label
+from ltm_desktop.gui.own_writes import Written, follow, remembered, written_by
 from ltm_desktop.gui.tasks import TaskRunner
 from ltm_desktop.gui.undo import UndoEntry, UndoStack
 
@@ -32,33 +32,8 @@ Failed = Callable[[BaseException], None]
 MakeUndo = Callable[[ops.BulkOutcome], UndoEntry]  # runs on the worker
 Planned = list[ops.Write] | Callable[[MemoryService], list[ops.Write]]  # made now, or there
 # a write's outcome, its undo entry, and the versions it left (made on the worker)
-Ran = tuple[ops.BulkOutcome, "UndoEntry | None", list[tuple[tuple[str, int], float]]]
+Ran = tuple[ops.BulkOutcome, "UndoEntry | None", Written]
 KNOWN_WRITES = 50_000  # versions of our own writes remembered (a bulk action: 500 a batch)
-
-
-def follow(known: Mapping[tuple[str, int], float], memory_id: str, seen: float) -> float:
-    """``seen``, moved past every write of ours ``known`` names (one of ours on top of
-    that, and so on)."""
-    for _ in range(len(known) + 1):
-        later = known.get((memory_id, millis(seen)))
-        if later is None:
-            break
-        seen = later
-    return seen
-
-
-def written_by(memory_id: str, before: float, after: float) -> list[tuple[tuple[str, int], float]]:
-    """What to remember of a write of ours: version ``before`` became ``after``."""
-    return [((memory_id, millis(before)), after)] if millis(after) != millis(before) else []
-
-
-def remembered(outcome: ops.BulkOutcome) -> list[tuple[tuple[str, int], float]]:
-    """Worker side: what to remember of the writes of ``outcome``."""
-    return [
-        pair
-        for write, memory in zip(outcome.writes, outcome.done, strict=True)
-        for pair in written_by(write.memory_id, write.seen, memory.updated_at)
-    ]
 
 
 def _versions(memories: list[Memory]) -> ops.Versions:
@@ -130,7 +105,7 @@ class MemoryActions(QObject):
         """Our write turned version ``before`` of the memory into ``after``."""
         self._note(written_by(memory_id, before, after))
 
-    def _note(self, written: Iterable[tuple[tuple[str, int], float]]) -> None:
+    def _note(self, written: Written) -> None:
         self._next.update(written)
         while len(self._next) > KNOWN_WRITES:  # forgotten: a write from a view that old
             self._next.popitem(last=False)  # is refused as a conflict, never lost

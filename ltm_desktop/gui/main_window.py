@@ -7,15 +7,11 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QApplication,
-    QLineEdit,
     QMainWindow,
-    QPlainTextEdit,
     QSplitter,
     QTableView,
     QTabWidget,
-    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -39,6 +35,7 @@ from ltm_desktop.gui.inbox_actions import InboxActions
 from ltm_desktop.gui.inbox_ops import InboxWrite
 from ltm_desktop.gui.inbox_panel import InboxPanel
 from ltm_desktop.gui.integrity_warning import IntegrityWarning
+from ltm_desktop.gui.list_selection import ListSelection
 from ltm_desktop.gui.memory_md_warning import MemoryMdWarning
 from ltm_desktop.gui.memory_table import MemoryTable
 from ltm_desktop.gui.menus import build_actions, build_menus
@@ -170,8 +167,10 @@ class MainWindow(QMainWindow):
         warm_search(ctx, ctx.scope.project_id)  # the first scope's; later ones on a switch
         self.context_menus = ContextMenus(self)
         self.side_panels = SidePanels(self)
-        a = self.menu_actions
         self.bulk = BulkCuration(self)
+        a = self.menu_actions
+        shown = (self.table, self.trash, self.stale, self.inbox)
+        self.lists = ListSelection(self.center, shown, self.memory_actions, a, self.status)
         self.keys = WindowKeys(self, a.undo, a.redo, self.editor, self.focus_list)
         self._focused_once = False
 
@@ -203,21 +202,12 @@ class MainWindow(QMainWindow):
         self.table.model.total_changed.connect(lambda _n: self.on_projects_loaded())
         ctx.scope.scope_changed.connect(self.on_scope_changed)
         self.memory_actions.message.connect(self.status.say)
-        self.memory_actions.progress.connect(self.status.show_progress)
-        self.memory_actions.writing.connect(self.on_writing)
-        self.status.cancel_requested.connect(self.memory_actions.cancel)
-        self.table.selected_count_changed.connect(self.on_selected_count)
-        self.trash.view.selectionModel().selectionChanged.connect(self.on_selected_count)
-        self.center.currentChanged.connect(self.on_selected_count)
-        a.select_all.triggered.connect(self.select_all)
         self.memory_actions.reload_requested.connect(self.show_stored)
         self.status.connect_requested.connect(self.show_connect)
         ctx.undo.changed.connect(self.on_undo_changed)
         a.new_memory.triggered.connect(self.new_memory)
         a.save.triggered.connect(self.save_edit)
         a.revert.triggered.connect(self.editor.revert)
-        a.delete.triggered.connect(self.delete_selected)
-        a.restore.triggered.connect(self.restore_selected)
         a.undo.triggered.connect(self.memory_actions.undo)
         a.redo.triggered.connect(self.memory_actions.redo)
         ctx.undo.redo_changed.connect(self.on_redo_changed)
@@ -305,29 +295,6 @@ class MainWindow(QMainWindow):
         row = self.projects.model.project(project_id)
         return None if row is None else row.active
 
-    def on_writing(self, writing: bool) -> None:
-        if not writing:
-            self.status.hide_progress()
-
-    def on_selected_count(self, *_args: object) -> None:
-        """The status bar's "10,187 selected", for the list in front."""
-        tab = self.center.currentIndex()
-        count = 0
-        if tab == TAB_MEMORIES:
-            count = self.table.selected_count()
-        elif tab == TAB_TRASH:
-            count = self.trash.selected_count()
-        self.status.set_selected(count)
-
-    def select_all(self) -> None:
-        """Edit › Select all: in a list, every row it shows (the memory list: all of its
-        filtered scope, read or not); in a text field, its text."""
-        focus = QApplication.focusWidget()
-        if isinstance(focus, QAbstractItemView | QLineEdit | QPlainTextEdit | QTextEdit):
-            focus.selectAll()
-        elif self.center.currentIndex() == TAB_MEMORIES:
-            self.table.select_all()
-
     def on_undo_changed(self, label: str) -> None:
         self.menu_actions.undo.setEnabled(bool(label))
         self.menu_actions.undo.setText(f"&Undo {label}" if label else "&Undo")
@@ -343,44 +310,20 @@ class MainWindow(QMainWindow):
         if self.editor.new_project is not None:  # the person did not stay on unsaved edits
             self.table.forget_current()
 
-    def delete_selected(self) -> None:
-        focus = QApplication.focusWidget()
-        if focus is not None and focus is not self.center and not self.center.isAncestorOf(focus):
-            # Delete pressed in the editor or the projects list is not meant for the table.
-            self.status.say("Delete acts on the memories selected in the list; click it first.")
-            return
-        tab = self.center.currentIndex()
-        if tab == TAB_STALE:
-            self.stale.remove_selected()
-        elif tab == TAB_MEMORIES:
-            self.memory_actions.delete(self.table.selection_target())
-        elif tab == TAB_TRASH:
-            self.status.say("These are already in the Trash; nothing is ever deleted for good.")
-        elif tab == TAB_INBOX:
-            self.inbox.reject_selected()
-
-    def restore_selected(self) -> None:
-        if self.center.currentIndex() == TAB_TRASH:
-            self.trash.restore_selected()
-        elif self.center.currentIndex() == TAB_MEMORIES:
-            self.memory_actions.restore(self.table.selection_target())
-
     def save_edit(self) -> None:
         """Ctrl+S: save; typed in the editor, the keyboard then goes back to the list on the
         saved memory, where Ctrl+Z undoes the save (as the status bar says)."""
         focus = QApplication.focusWidget()
         typed_here = focus is not None and self.editor.isAncestorOf(focus)
-        self.editor.save(then=self.back_to_saved if typed_here else None)
+        self.editor.save(
+            then=(lambda: self.focus_list(self.editor.memory_id)) if typed_here else None
+        )
 
-    def back_to_saved(self) -> None:
-        self.focus_list()
-        memory_id = self.editor.memory_id
+    def focus_list(self, memory_id: str | None = None) -> None:
+        """The keyboard to the list in front (Escape in the editor), on ``memory_id``."""
+        self.focus_tab(self.center.currentIndex())
         if memory_id and self.center.currentIndex() == TAB_MEMORIES:
             self.table.select_memory(memory_id)
-
-    def focus_list(self) -> None:
-        """The keyboard to the list in front (Escape in the editor, after a save)."""
-        self.focus_tab(self.center.currentIndex())
 
     def focus_projects(self) -> None:
         self.side_panels.reveal("projects")

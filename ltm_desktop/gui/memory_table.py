@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QItemSelection, QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -41,7 +41,7 @@ from ltm_desktop.gui.panel_base import ScopedPanel
 from ltm_desktop.gui.row_view import RowTableView
 from ltm_desktop.gui.search_box import SearchBox
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_versions
-from ltm_desktop.gui.whole_list import WholeListSelection
+from ltm_desktop.gui.whole_list import WholeListSelection, narrow_to_read
 
 PAGE_EMPTY, PAGE_LIST, PAGE_SEARCH = range(3)
 
@@ -340,7 +340,7 @@ class MemoryTable(ScopedPanel):
         ids: list[str] = []
         current = ""
         whole = view is self.list_view and self.whole.active
-        if view is self.list_view and not whole and self._keep_to_loaded_rows():
+        if view is self.list_view and not whole and narrow_to_read(self.list_view, self.model):
             return  # the narrowed selection comes back here
         if whole:  # no walk over the rows: the selection is a query
             index = self.list_view.currentIndex()
@@ -369,28 +369,6 @@ class MemoryTable(ScopedPanel):
             if current:
                 self._pending_select = ""  # the person chose: drop any older "select later"
             self.current_changed.emit(current)
-
-    def _keep_to_loaded_rows(self) -> bool:
-        """Narrow a wide selection (Select All, a Shift range far down) to the rows read so
-        far, so that it holds exactly the memories an action would touch (and 100,000
-        placeholders are never walked on the UI thread). True if it narrowed it."""
-        selection_model = self.list_view.selectionModel()
-        current = self.list_view.currentIndex().row()
-        wanted, narrowed = QItemSelection(), False
-        last_column = self.model.columnCount() - 1
-        selection = selection_model.selection()
-        for span in (selection.at(i) for i in range(selection.size())):
-            spans = self.model.loaded_spans(span.top(), span.bottom())
-            loaded = sum(last - first + 1 for first, last in spans)
-            if span.top() <= current <= span.bottom() and self.model.row_at(current) is None:
-                spans.append((current, current))  # its page is on the way (End, a click)
-                loaded += 1
-            narrowed = narrowed or loaded < span.bottom() - span.top() + 1
-            for first, last in spans:
-                wanted.select(self.model.index(first, 0), self.model.index(last, last_column))
-        if narrowed:
-            selection_model.select(wanted, selection_model.SelectionFlag.ClearAndSelect)
-        return narrowed
 
     def on_rows_arrived(self, *_args: object) -> None:
         """A page came in: selected rows that were placeholders now name their memories."""

@@ -143,3 +143,26 @@ class WholeListSelection(QObject):
         finally:
             self._applying = False
         self.changed.emit()
+
+
+def narrow_to_read(view: QTableView, model: SparseTableModel) -> bool:
+    """Narrow a wide selection that is not the whole list (a Shift range far down) to the
+    rows read so far, so that it holds exactly the memories an action would touch (and
+    100,000 placeholders are never walked on the UI thread). True if it narrowed it."""
+    selection_model = view.selectionModel()
+    current = view.currentIndex().row()
+    wanted, narrowed = QItemSelection(), False
+    last_column = model.columnCount() - 1
+    selection = selection_model.selection()
+    for span in (selection.at(i) for i in range(selection.size())):
+        spans = model.loaded_spans(span.top(), span.bottom())
+        loaded = sum(last - first + 1 for first, last in spans)
+        if span.top() <= current <= span.bottom() and model.row_at(current) is None:
+            spans.append((current, current))  # its page is on the way (End, a click)
+            loaded += 1
+        narrowed = narrowed or loaded < span.bottom() - span.top() + 1
+        for first, last in spans:
+            wanted.select(model.index(first, 0), model.index(last, last_column))
+    if narrowed:
+        selection_model.select(wanted, Flag.ClearAndSelect)
+    return narrowed
