@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -31,23 +30,24 @@ def claude_state(megabytes: int) -> str:
     return json.dumps({"numStartups": 300, "projects": projects, "userID": "f" * 64}, indent=2)
 
 
-def test_an_18_mb_claude_json_is_planned_diffed_and_written_within_seconds(tmp_path: Path) -> None:
+def test_an_18_mb_claude_json_is_planned_diffed_written_and_given_back(tmp_path: Path) -> None:
+    """How long it takes is bench/integrate_bench.py's (0.35 s here, 12.9 s before)."""
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
     state = claude_state(18)
     (home / ".claude.json").write_text(state)
 
-    started = time.perf_counter()
     planned = plan("claude-code", command=COMMAND, home=home)
     diff = planned.diff()
     apply(planned)
+    installed = json.loads((home / ".claude.json").read_text())
     removed = plan("claude-code", uninstall=True, command=COMMAND, home=home)
     apply(removed)
-    seconds = time.perf_counter() - started
 
     assert len(state) > 18_000_000
-    assert seconds < 6, f"{seconds:.1f} s"  # 10 s and more before; about 1.5 s now
     assert diff.count("\n+") > 10
+    assert "ltm-desktop" in installed["mcpServers"]
+    assert installed["projects"] == json.loads(state)["projects"]
     assert (home / ".claude.json").read_text() == state
 
 
