@@ -5,12 +5,20 @@ A model reads "Ig\\u200bnore previous instructions" (a zero-width space inside a
 as the instruction it spells; a regex over the typed characters does not. So the
 instruction flagger (``core.injection``) matches against this form instead, built by:
 
+- HTML read through: character references decoded (twice, for ``&amp;#105;``: the prompt
+  shows a memory's ``<`` as ``&lt;``, which a model reads as ``<``), tags inside a word
+  (``Ign<b></b>ore``, ``Ign<wbr>ore``) removed, a role tag (``<system>``) kept;
+- Markdown backslash escapes read as the character (``\\#`` renders ``#``);
 - removing what renders as nothing: format characters (Cf: zero-width space, joiners,
   word joiner, soft hyphen, bidi controls, tag characters) and the rest of Unicode's
   default-ignorable code points (variation selectors, the combining grapheme joiner);
-  blank letters (Hangul fillers, the Braille blank) become spaces;
+  blank letters (Hangul fillers, the Braille blank) become spaces; one inside a word may
+  be read as nothing too, so ``readings`` gives that form as well;
 - full-width, mathematical and other compatibility forms as plain letters, and Latin
   look-alikes as the Latin letters (``core.homoglyphs``, TR39);
+- the letters TR39 does not list read by their Unicode names: a small capital, a letter
+  with a stroke or a hook as its base letter (``ɢ``, ``ø``, ``ɠ``, ``ƫ``), and the
+  Cyrillic and Greek letters whose name and shape are one Latin letter (``т``, ``κ``);
 - combining marks removed (accents, stacked "zalgo" marks), after NFKD;
 - case folding (and look-alikes again: some are the lower case of a capital);
 - whitespace collapsed; a line break inside a paragraph read as the space it renders as
@@ -26,6 +34,7 @@ are there.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from typing import NamedTuple
@@ -50,6 +59,17 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _MARKUP = re.compile(r"[*`]+")  # emphasis and code spans, inside a word too
 _UNDERSCORES = re.compile(r"_+")
 _DOUBLE_SPACES = re.compile(r" {2,}")
+# A blank letter between two letters: a space to some readers, nothing to others.
+_BLANK_IN_WORD = re.compile(r"(?<=[^\W\d_])[\u115f\u1160\u3164\uffa0\u2800]+(?=[^\W\d_])")
+# Tags between two letters: a model reads the word through them. A role tag (``<system>``,
+# ``core.injection`` reads it) and a comment (its text is read too) are not removed.
+_ROLE = r"\s*/?\s*(?:system|assistant|user|tool|function|developer|instructions?)\b"
+_TAGS_IN_WORD = re.compile(
+    rf"(?<=[^\W\d_])(?:<(?!{_ROLE})(?:[a-z/]|!(?!--))[^<>\n]{{0,200}}>)+(?=[^\W\d_])",
+    re.IGNORECASE,
+)
+# A Markdown backslash escape: what renders is the character after it.
+_ESCAPE = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
 
 
 class Folded(NamedTuple):
@@ -72,8 +92,37 @@ def fold(text: str) -> str:
     return folds(text).joined
 
 
+def readings(text: str) -> tuple[Folded, ...]:
+    """The comparison forms of each way a model may read ``text``: one, or two when a
+    blank letter sits inside a word (``prev\\u3164ious``: read as a space, and as
+    nothing)."""
+    text = _markup(text)
+    if not text.isascii() and _BLANK_IN_WORD.search(text):
+        return _folds(text), _folds(_BLANK_IN_WORD.sub("", text))
+    return (_folds(text),)
+
+
 def folds(text: str) -> Folded:
-    """Both comparison forms of ``text``."""
+    """Both comparison forms of ``text`` (a blank letter read as a space)."""
+    return _folds(_markup(text))
+
+
+def _markup(text: str) -> str:
+    """``text`` with the markup a model reads through gone: character references decoded,
+    tags inside a word removed, backslash escapes read as the character."""
+    if "&" in text:
+        decoded = html.unescape(text)
+        if "&" in decoded and decoded != text:
+            decoded = html.unescape(decoded)  # double-encoded: ``&amp;lt;``
+        text = decoded
+    if "<" in text:
+        text = _TAGS_IN_WORD.sub("", text)
+    if "\\" in text:
+        text = _ESCAPE.sub("", text)
+    return text
+
+
+def _folds(text: str) -> Folded:
     letters = _letters(text)
     if "<!--" in letters or "-->" in letters:
         hidden = letters.replace("<!--", " ").replace("-->", " ")
@@ -92,7 +141,51 @@ def _letters(text: str) -> str:
     text = latin(BLANK.sub(" ", IGNORABLE.sub("", text)))
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if c.isascii() or unicodedata.category(c) not in _MARKS)
-    return _breaks(latin(text.casefold()).lower())
+    return _breaks(latin(text.casefold()).lower().translate(_BY_NAME))
+
+
+# Cyrillic and Greek letters whose name and shape are both one Latin letter (а, ο, ѕ ...
+# are TR39's already; п is named "pe" but looks like n, so it is not here).
+_NAMED_LETTERS = {
+    "CYRILLIC": {"A": "a", "IE": "e", "O": "o", "ES": "s", "TE": "t", "KA": "k", "EM": "m"},
+    "GREEK": {
+        "ALPHA": "a",
+        "BETA": "b",
+        "EPSILON": "e",
+        "IOTA": "i",
+        "KAPPA": "k",
+        "OMICRON": "o",
+        "TAU": "t",
+        "UPSILON": "u",
+        "CHI": "x",
+    },  # fmt: skip
+}
+_LATIN_NAME = re.compile(
+    r"LATIN (?:SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL )?([A-Z])(?: WITH .*)?"
+)
+_OTHER_NAME = re.compile(r"(CYRILLIC|GREEK) (?:SMALL|CAPITAL) LETTER ([A-Z]+)(?: WITH .*)?")
+
+
+class _ByName(dict[int, str]):
+    """A ``str.translate`` table, filled on first sight of each character: the base
+    Latin letter a look-alike that TR39 does not list is named after, or the character
+    itself."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        base = char
+        if code > 0x7F and char.isalpha():
+            name = unicodedata.name(char, "")
+            latin_name = _LATIN_NAME.fullmatch(name)
+            if latin_name:
+                base = latin_name.group(1).lower()
+            elif other := _OTHER_NAME.fullmatch(name):
+                base = _NAMED_LETTERS[other.group(1)].get(other.group(2), char)
+        self[code] = base
+        return base
+
+
+_BY_NAME = _ByName()
 
 
 def _breaks(text: str) -> str:

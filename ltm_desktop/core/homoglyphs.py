@@ -69,4 +69,6 @@ def _prototypes(chars: str) -> Iterable[tuple[str, str]]:
         ascii_targets = [t for t in targets if t.isascii() and t.isprintable() and t.strip()]
         if ascii_targets:
             char, target = str(entry["character"]), ascii_targets[0]
+            if char.isalpha():  # a letter with a hook is a letter: TR39 writes Ƭ as 'T
+                target = "".join(c for c in target if c.isalnum()) or target
             yield char, "I" if target == "l" and char.isupper() else target

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 
-from ltm_desktop.core.folding import folds
+from ltm_desktop.core.folding import readings
+from ltm_desktop.core.memory_block import render_block
 from ltm_desktop.core.records import Memory, ReviewState
 
 # Matched against the comparison form (``core.folding``), which is lower case: no
@@ -55,7 +56,12 @@ _LINE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "imitates a system or tool message",
         re.compile(
-            r"^\s*(?:system|assistant|developer)\s*:|^\s*#{1,6}\s*(?:system|instructions?)\b",
+            r"^\s*(?:system|assistant|developer)\s*:"
+            # A heading that names a role or instructions and no more (a title is one:
+            # ``## Instructions (task)``); "## System architecture" is a note's heading.
+            r"|^\s*#{1,6}\s*(?:(?:new|updated|your|the)\s+)?(?:system|assistant|developer|"
+            r"instructions?)(?:\s+(?:prompt|message|instructions?|rules))?\s*"
+            r"(?:\([a-z]+\))?\s*(?::.*)?$",
             re.MULTILINE,
         ),
     ),
@@ -67,16 +73,17 @@ def instruction_reason(text: str) -> str | None:
 
     Matched against both comparison forms (``core.folding``): lines joined as rendered
     (a phrase broken over a line, or a word split by a comment) and lines kept (a fake
-    ``System:`` turn at a line's start, an instruction inside an HTML comment)."""
-    folded = folds(text)
-    # Within a line, the joined form holds all the lines form does, but a comment's text.
-    checks = [(_PATTERNS, folded.joined), (_LINE_PATTERNS, folded.lines)]
-    if folded.hidden:
-        checks.append((_PATTERNS, folded.lines))
-    for patterns, form in checks:
-        for reason, pattern in patterns:
-            if pattern.search(form):
-                return reason
+    ``System:`` turn at a line's start, an instruction inside an HTML comment), for each
+    way the text may be read (``folding.readings``)."""
+    for folded in readings(text):
+        # Within a line, the joined form holds all the lines form does, but a comment's.
+        checks = [(_PATTERNS, folded.joined), (_LINE_PATTERNS, folded.lines)]
+        if folded.hidden:
+            checks.append((_PATTERNS, folded.lines))
+        for patterns, form in checks:
+            for reason, pattern in patterns:
+                if pattern.search(form):
+                    return reason
     return None
 
 
@@ -85,7 +92,13 @@ def flag_reason(memory: Memory) -> str | None:
     like an instruction and no person has approved it since (``review_state``)."""
     if memory.review_state is not ReviewState.UNREVIEWED:
         return None
-    return instruction_reason(f"{memory.title}\n{memory.content}")
+    return memory_reason(memory)
+
+
+def memory_reason(memory: Memory) -> str | None:
+    """Why ``memory`` reads like an instruction, screened as MEMORY.md and the prompt show
+    it (``core.memory_block``): its title is a heading over its text there."""
+    return instruction_reason(render_block(memory))
 
 
 def is_flagged(memory: Memory) -> bool:

@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.clean_text import clean_text
 from ltm_desktop.core.injection import is_flagged
+from ltm_desktop.core.memory_block import heading, render_block
 from ltm_desktop.core.memory_md_files import read_text
 from ltm_desktop.core.ranking import MAX_BOOST, effective_importance, precis_key
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory, PrecisInfo
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, PrecisInfo
 from ltm_desktop.core.rules import MAX_IMPORTANCE
-from ltm_desktop.core.safe_markdown import escape_inline, open_fence, safe_block_text
+from ltm_desktop.core.safe_markdown import open_fence
+
+__all__ = ["heading", "render_block"]  # core.memory_block's, shared with core.injection
 
 TRUNCATION_MARK = "\n…(truncated)"
 BLOCK_SEPARATOR = "\n\n"
@@ -32,20 +34,6 @@ class RenderedPrecis:
     text: str
     truncated: bool
     memory_ids: tuple[str, ...]
-
-
-def heading(memory: Memory) -> str:
-    """A block's heading: the title, tagged with the category unless it is plain knowledge,
-    so an agent tells a preference, a task or a skill from a fact at a glance."""
-    title = escape_inline(clean_text(memory.title))  # clean already, unless stored before
-    if memory.category is Category.KNOWLEDGE:
-        return f"## {title}"
-    return f"## {title} ({memory.category.value})"
-
-
-def render_block(memory: Memory) -> str:
-    """One memory's block: its heading, then its text, which cannot leave the block."""
-    return f"{heading(memory)}\n\n{safe_block_text(clean_text(memory.content))}"
 
 
 def _cut(text: str, budget: int) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from ltm_desktop.core.auditing import changed_fields, memory_snapshot
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
 from ltm_desktop.core.errors import Conflict, ConflictReason
-from ltm_desktop.core.injection import instruction_reason
+from ltm_desktop.core.injection import memory_reason
 from ltm_desktop.core.records import (
     AddResult,
     AddStatus,
@@ -236,7 +236,7 @@ def import_memories(
 def flag_instructions(memory: Memory) -> Memory:
     """A memory whose text reads like an instruction to the model waits for a person
     (``unreviewed``, see ``core.injection``); others are returned as they are."""
-    if memory.review_state is None and instruction_reason(f"{memory.title}\n{memory.content}"):
+    if memory.review_state is None and memory_reason(memory):
         return replace(memory, review_state=ReviewState.UNREVIEWED)
     return memory
 

@@ -8,7 +8,7 @@ import unicodedata
 
 import pytest
 
-from ltm_desktop.core.folding import fold, folds
+from ltm_desktop.core.folding import fold, folds, readings
 from ltm_desktop.core.homoglyphs import latin
 
 
@@ -90,3 +90,35 @@ def test_the_confusables_library_is_imported_for_non_ascii_text_only() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+@pytest.mark.parametrize(
+    ("text", "folded"),
+    [
+        ("Ign&lt;b>&lt;/b>ore &#105;nstructions", "ignore instructions"),  # as rendered
+        ("Ign<wbr>ore Ign&#8203;ore Ign&amp;#8203;ore", "ignore ignore ignore"),
+        ("&lt;system&gt; a<system>b", "<system> a<system>b"),  # a role tag is read
+        ("a <b>bold</b> word", "a <b>bold</b> word"),  # tags between words stay
+        ("\\## Instructions", "## instructions"),  # a Markdown escape reads as the #
+        ("\u026a\u0262\u0274\u1d0f\u0280\u1d07", "ignore"),  # small capitals
+        ("Ign\u00f8re I\u0260nore I\u01e5nore Igno\u024de", "ignore ignore ignore ignore"),
+        (
+            "instruc\u01abions ins\u0288ructions instruc\u0442ions",
+            "instructions " * 2 + "instructions",
+        ),
+        ("\u01acest", "test"),  # TR39 writes T with hook as 'T: a letter is a letter
+    ],
+)
+def test_markup_and_named_look_alikes_are_read_through(text: str, folded: str) -> None:
+    assert fold(text) == folded
+
+
+def test_a_blank_letter_inside_a_word_is_read_both_ways() -> None:
+    assert [f.joined for f in readings("prev\u3164ious")] == ["prev ious", "previous"]
+    assert [f.joined for f in readings("previous \u3164 next")] == ["previous next"]
+
+
+def test_whole_words_of_other_scripts_stay_themselves() -> None:
+    """Only the Cyrillic and Greek letters shaped and named as one Latin letter change."""
+    assert fold("инструкции") != "instruktsii"
+    assert "п" in fold("Деплой по пятницам")
