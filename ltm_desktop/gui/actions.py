@@ -48,6 +48,10 @@ def _title(memories: list[Memory]) -> str:
     )
 
 
+UNDO_HINT = " Ctrl+Z undoes it."
+REDO_HINT = " Ctrl+Shift+Z redoes it."
+
+
 class MemoryActions(QObject):
     """Deletes, restores, edits, adds and undo, shared by every panel.
 
@@ -135,10 +139,12 @@ class MemoryActions(QObject):
         make_undo: MakeUndo | None = None,
         on_done: Done | None = None,
         push: Callable[[UndoEntry], None] | None = None,
+        hint: str = UNDO_HINT,
     ) -> None:
         """Run ``writes`` on a worker, in chunks the person may cancel between; ``said`` is
         the message, ``{what}`` naming what was done. ``make_undo`` runs on the worker too
-        (thousands of writes to invert), its entry goes to ``push`` (the undo stack)."""
+        (thousands of writes to invert), its entry goes to ``push`` (the undo stack), and
+        ``hint`` says which key takes it back."""
         resolving = not isinstance(writes, list)
         if not writes:
             return
@@ -175,12 +181,12 @@ class MemoryActions(QObject):
             end()
             outcome, entry, written = result
             self._note(written)
-            self._bulk_done(outcome, doing, said, entry, push)
+            self._bulk_done(outcome, doing, said, entry, push, hint)
             if outcome.conflicts:
                 self._settle(
                     outcome.conflicts,
                     doing,
-                    lambda again: self._write(again, doing, said, make_undo, on_done, push),
+                    lambda again: self._write(again, doing, said, make_undo, on_done, push, hint),
                 )
             if on_done is not None:
                 on_done(outcome)
@@ -228,12 +234,13 @@ class MemoryActions(QObject):
         said: str,
         undo: UndoEntry | None,
         push: Callable[[UndoEntry], None] | None = None,
+        hint: str = UNDO_HINT,
     ) -> None:
         if undo is not None:
             (push or self._undo.push)(undo)
         text = said.replace("{what}", _title(outcome.done)) if outcome.done else ""
         if undo is not None:
-            text += " Ctrl+Z undoes it."
+            text += hint
         if outcome.cancelled:
             left = count_label(outcome.cancelled, "memory", "memories")
             text += f" Cancelled: {left} left as they were."
@@ -415,7 +422,8 @@ class MemoryActions(QObject):
                 self._undo.push(inverse, keep_redo=True)
 
         done_text = f"{'Undone' if mode == 'undo' else 'Redone'}: {entry.label}."
-        self._write(writes, f"{mode} {entry.label}", done_text, back, push=push)
+        hint = REDO_HINT if mode == "undo" else UNDO_HINT  # where the entry went
+        self._write(writes, f"{mode} {entry.label}", done_text, back, push=push, hint=hint)
 
 
 def add_result_text(result: AddResult) -> str:

@@ -89,10 +89,13 @@ def test_ctrl_a_then_delete_moves_every_memory_of_the_scope_and_ctrl_z_brings_al
     assert in_trash(service, billing) == MEMORIES, "Delete after Ctrl+A left memories behind"
     assert active(service, billing) == 0
     assert window.ctx.undo.top_label() == f"Delete {MEMORIES:,} memories"
+    assert window.status.currentMessage().endswith("Ctrl+Z undoes it.")
     undo(qtbot, window)
     qtbot.waitUntil(lambda: active(service, billing) == MEMORIES, timeout=20_000)
     assert in_trash(service, billing) == 0
     wait_idle(qtbot, window, 20_000)
+    # the undone action went to the redo stack: the hint names the key that takes it back
+    assert window.status.currentMessage().endswith("Ctrl+Shift+Z redoes it.")
 
 
 def test_the_status_bar_says_how_many_are_selected(qtbot: QtBot, big_window: MainWindow) -> None:
