@@ -151,9 +151,24 @@ def _detectors() -> _Detectors:
                 values.add(value)
         return values
 
-    every = patterns.kinds + EXTRA_PATTERNS
+    every = tuple((kind, _bounded(p)) for kind, p in patterns.kinds) + EXTRA_PATTERNS
     reversible = tuple((kind, p) for kind, p in every if kind in REVERSIBLE_KINDS)
     return _Detectors(every, keyword_values, reversible)
+
+
+# detect-secrets' OpenAI pattern, ``sk-[A-Za-z0-9-_]*[A-Za-z0-9]{20}T3BlbkFJ...``: from
+# each ``sk-`` the ``*`` reads to the end of a run of such characters and back, so 80 KB of
+# ``sk-ant-sk-ant-...`` took 4 s. A key holds its ``T3BlbkFJ`` within its first 200
+# characters (``sk-proj-`` keys are about 164 long), so the run is bounded there.
+_UNBOUNDED_RUN = "[A-Za-z0-9-_]*"
+_BOUNDED_RUN = "[A-Za-z0-9-_]{0,256}"
+
+
+def _bounded(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern`` with an unbounded run of key characters bounded (linear scans)."""
+    if _UNBOUNDED_RUN not in pattern.pattern:
+        return pattern
+    return re.compile(pattern.pattern.replace(_UNBOUNDED_RUN, _BOUNDED_RUN), pattern.flags)
 
 
 def _keyword_findings(text: str, values_in: Callable[[str], Iterable[str]]) -> list[Finding]:
