@@ -31,11 +31,13 @@ class EditorPanel(QWidget):
         memory_opened(str): the editor now shows this memory (e.g. after creating it).
         dirty_changed(bool): there are (no longer) unsaved edits.
         open_requested(str): the person asked to open another memory (a conflicting twin).
+        occupied_changed(bool): the editor shows a memory or a new one (True), or none.
     """
 
     memory_opened = Signal(str)
     dirty_changed = Signal(bool)
     open_requested = Signal(str)
+    occupied_changed = Signal(bool)
 
     def __init__(
         self, ctx: AppContext, actions: MemoryActions, parent: QWidget | None = None
@@ -111,6 +113,7 @@ class EditorPanel(QWidget):
         self.form.setEnabled(False)
         self.banner.hide()
         self._set_dirty(False)
+        self.occupied_changed.emit(False)
 
     def _load_into_form(self, memory: Memory) -> None:
         self.base, self.new_project = memory, None
@@ -119,6 +122,7 @@ class EditorPanel(QWidget):
         self.form.set_values(FormValues.of(memory))
         self._describe(memory)
         self._set_dirty(False)
+        self.occupied_changed.emit(True)
         if memory.disabled:
             self.banner.show_message(
                 "This memory is in the Trash. Restore it to edit it.",
@@ -222,6 +226,7 @@ class EditorPanel(QWidget):
         self.heading.setText(f"<b>New memory</b> in {scope_name}")
         self.meta.setText("Saved as written by you (source “gui”).")
         self._set_dirty(False)
+        self.occupied_changed.emit(True)
         self.save_button.setEnabled(True)
         self.form.content.setFocus()
 

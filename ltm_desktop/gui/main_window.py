@@ -140,7 +140,7 @@ class MainWindow(QMainWindow):
         for widget in (self.projects, self.center, self.details):
             self.splitter.addWidget(widget)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([280, 760, 420])  # the sidebar shows names of ~20 characters
+        self.splitter.setSizes([220, 860, 300])  # the editor widens when a memory opens
         self.memory_md_warning = MemoryMdWarning(service, ctx.runner, self)
         self.integrity_warning = IntegrityWarning(service, ctx.runner, self)
         central = QWidget(self)

@@ -6,11 +6,8 @@ import html
 
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLineEdit,
     QStackedWidget,
     QTableView,
     QVBoxLayout,
@@ -18,7 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from ltm_desktop.core.errors import InvalidInput
-from ltm_desktop.core.records import MATCHED_MEANING, Category, SearchFilter
+from ltm_desktop.core.records import MATCHED_MEANING, SearchFilter
 from ltm_desktop.core.rules import normalize_tag
 from ltm_desktop.gui import ops, theme
 from ltm_desktop.gui.bridge import ChangeSet
@@ -26,11 +23,15 @@ from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.delegates import HtmlDelegate
 from ltm_desktop.gui.elided_label import ElidedLabel
 from ltm_desktop.gui.empty_state import EmptyState
+from ltm_desktop.gui.filter_bar import FilterBar
 from ltm_desktop.gui.formatting import count_label
+from ltm_desktop.gui.models import memory_model as cols
 from ltm_desktop.gui.models.base import MemoryIdRole, RowRole, RowTableModel
 from ltm_desktop.gui.models.memory_model import MemoryTableModel
 from ltm_desktop.gui.models.search_model import (
     COL_MATCH,
+    COL_SCOPE,
+    COL_TAGS,
     COL_TITLE,
     SEARCH_LIMIT,
     HitRow,
@@ -39,11 +40,12 @@ from ltm_desktop.gui.models.search_model import (
 from ltm_desktop.gui.new_since import NewSince
 from ltm_desktop.gui.panel_base import ScopedPanel
 from ltm_desktop.gui.row_view import RowTableView
-from ltm_desktop.gui.search_box import SearchBox
+from ltm_desktop.gui.title_room import TitleRoom
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_versions
 from ltm_desktop.gui.whole_list import WholeListSelection, narrow_to_read
 
 PAGE_EMPTY, PAGE_LIST, PAGE_SEARCH = range(3)
+TITLE_MIN = 180  # the title (or the match) column's width before other columns step aside
 
 
 def describe_hits(rows: list[HitRow]) -> str:
@@ -91,19 +93,10 @@ class MemoryTable(ScopedPanel):
         self.has_projects = True
         self.model = MemoryTableModel(ctx.service, ctx.runner, self)
         self.search_model = SearchResultsModel(ctx.service, ctx.runner, self)
-        self.search_box = SearchBox(self)
-        self.category = QComboBox(self)
-        self.category.addItem("All categories", None)
-        for category in Category:
-            self.category.addItem(category.value.capitalize(), category.value)
-        self.tag = QLineEdit(self)
-        self.tag.setPlaceholderText("Tag")
-        self.tag.setClearButtonEnabled(True)
-        self.tag.setMaximumWidth(140)
-        self.show_removed = QCheckBox("Removed", self)
-        self.show_removed.setToolTip("Also list memories in the Trash (struck through)")
-        self.show_expired = QCheckBox("Expired", self)
-        self.show_expired.setToolTip("Also list memories whose time to live ran out (in italics)")
+        self.bar = FilterBar(self)
+        bar = self.bar
+        self.search_box, self.category, self.tag = bar.search_box, bar.category, bar.tag
+        self.show_removed, self.show_expired = bar.show_removed, bar.show_expired
         self.count_label = ElidedLabel(self)  # a long count never widens the window
         self.new_since = NewSince(ctx, self)
         self.list_view = self._table(self.model, watch=False)
@@ -115,6 +108,13 @@ class MemoryTable(ScopedPanel):
         self.whole = WholeListSelection(self.list_view, self.model, self.list_keeper)
         self.whole.changed.connect(self.on_selection_changed)
         self.search_keeper = ViewKeeper(self.search_view, self.search_model)
+        TitleRoom(
+            self.list_view,
+            cols.COL_TITLE,
+            (cols.COL_USES, cols.COL_SOURCE, cols.COL_UPDATED),
+            TITLE_MIN,
+        )
+        TitleRoom(self.search_view, COL_MATCH, (COL_SCOPE, COL_TAGS), TITLE_MIN)
         self.empty = EmptyState(self)
         self.stack = QStackedWidget(self)
         for page in (self.empty, self.list_view, self.search_view):
@@ -135,19 +135,13 @@ class MemoryTable(ScopedPanel):
         return view
 
     def _layout(self) -> None:
-        bar = QHBoxLayout()
-        bar.addWidget(self.search_box, 1)
-        bar.addWidget(self.category)
-        bar.addWidget(self.tag)
-        bar.addWidget(self.show_removed)
-        bar.addWidget(self.show_expired)
-        bar.addWidget(self.new_since.toggle)
+        self.bar.add_filter(self.new_since.toggle)
         bottom = QHBoxLayout()
         bottom.addWidget(self.count_label, 1)
         bottom.addWidget(self.new_since.mark_seen)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(bar)
+        layout.addWidget(self.bar)
         layout.addWidget(self.stack, 1)
         layout.addLayout(bottom)
         header = self.list_view.horizontalHeader()

@@ -125,21 +125,21 @@ def test_usable_at_800_pixels_with_collapsible_side_panels(
     assert window.minimumSizeHint().width() <= 800
     window.resize(800, 600)
     qtbot.waitUntil(lambda: window.width() == 800)
-    for panel in (window.projects, window.table, window.details):
+    for panel in (window.table, window.details):
         assert panel.isVisible()
         assert panel.width() > 0
+    assert not window.projects.isVisible()  # stepped aside for the list, not the person's choice
     a = window.menu_actions
-    a.show_projects.trigger()
     a.show_details.trigger()
-    assert not window.projects.isVisible()
     assert not window.details.isVisible()
     qtbot.waitUntil(lambda: window.table.width() > 700)  # the list takes the room
     window.menu_actions.go_editor.trigger()  # Ctrl+E brings the editor back
     assert window.details.isVisible()
     assert a.show_details.isChecked()
+    a.show_details.trigger()
     window.shutdown()
-    assert gui_settings.value("panels/projects") in (False, "false")
-    assert gui_settings.value("panels/details") in (True, "true")
+    assert gui_settings.value("panels/projects") in (True, "true")  # back when there is room
+    assert gui_settings.value("panels/details") in (False, "false")
 
 
 def test_the_status_names_the_count_of_the_scope_shown_from_any_tab(

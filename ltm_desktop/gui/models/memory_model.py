@@ -167,4 +167,5 @@ class MemoryTableModel(SparseTableModel):
             state = "Expired: its time to live has run out; agents no longer see it.\n\n"
         elif row.flagged:
             state = f"Flagged: it {row.flagged}. Out of MEMORY.md until approved in the Inbox.\n\n"
-        return state + row.preview
+        title = f"{row.title}\n\n" if column == COL_TITLE and row.title else ""
+        return title + state + row.preview
