@@ -32,11 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.atomic_files import replace_text
+from ltm_desktop.core.errors import StorageError
 from ltm_desktop.store.audit_chain import GENESIS, head
-from ltm_desktop.store.connection import journals
+from ltm_desktop.store.checkpointer import passive_checkpoint
+from ltm_desktop.store.connection import connect
 
 log = logging.getLogger(__name__)
 SUFFIX = ".audit-head.json"
+CLOSING_BUSY_MS = 200  # how long a closing process waits for another's lock to anchor
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +146,9 @@ class ChainAnchor:
         self._path = anchor_path(db_path)
         self._still_ours = still_ours
         self._lock = threading.Lock()
-        self._noted: Head | None = None  # the head after the newest commit seen
-        self._written: Head | None = None
-        self.problem: str | None = None  # a mismatch found at open: the anchor stays put
+        self._noted: Head | None = None  # the head after this process's newest commit
+        self._written: Head | None = None  # what this process last found or put on disk
+        self.problem: str | None = None  # a mismatch found: the anchor stays put
 
     @property
     def path(self) -> Path:
@@ -160,42 +163,98 @@ class ChainAnchor:
         self.note(current_head(conn))
 
     def note(self, newest: Head | None) -> None:
-        """A commit was made; ``newest`` is the head it left (any thread)."""
+        """A commit was made; ``newest`` is the head it left (any thread). Only a hint for
+        callers: what is anchored is read from the database at a checkpoint, because
+        other processes write to it too."""
         with self._lock:
             self._noted = newest
-
-    def closed(self, ours: bool, db_path: Path, noted: Head | None) -> None:
-        """After the store's last connection closed: SQLite copied the WAL back, synced
-        the database and removed the WAL when no other process had it open, so the head
-        noted before is durable (a short-lived process's checkpointer may never have run).
-        ``ours``: the files were still the ones open just before closing."""
-        if ours and not journals(db_path)[0].exists():
-            self.anchor(noted)
 
     def noted(self) -> Head | None:
         with self._lock:
             return self._noted
 
-    def before_checkpoint(self) -> Callable[[], None]:
-        """Called before a checkpoint starts; returns what to call once it has copied the
-        whole WAL back: anchor the head noted before it (durable by then), unless the
-        files at the path are no longer the ones open (that head is not theirs)."""
-        noted = self.noted()
+    def closed(self, ours: bool, db_path: Path, noted: Head | None = None) -> None:
+        """After the store's last connection closed: one more checkpoint, on a connection
+        of its own, and the head it made durable anchored. A short-lived process (an agent
+        hook, ``ltm-desktop mcp``, a command) may close before its checkpointer ever ran,
+        and while another process holds the database closing leaves the WAL in place, so
+        nothing else would anchor what it wrote. Waits for no lock for long (a hook must
+        not): if another process is writing, that process checkpoints next and anchors.
+        ``ours``: the files were still the ones open just before closing."""
+        if not ours or self.problem is not None:
+            return
+        try:
+            conn = connect(db_path, busy_timeout_ms=CLOSING_BUSY_MS)
+        except (StorageError, sqlite3.Error, OSError) as exc:
+            log.info("no last checkpoint of %s to anchor its audit head: %s", db_path, exc)
+            return
+        try:
+            then = self.before_checkpoint(conn)
+            if passive_checkpoint(conn):
+                then()
+        except sqlite3.Error as exc:
+            log.info("no last checkpoint of %s to anchor its audit head: %s", db_path, exc)
+        finally:
+            conn.close()
+
+    def before_checkpoint(self, conn: sqlite3.Connection) -> Callable[[], None]:
+        """Called on ``conn`` before a checkpoint on it starts: reads the head from the
+        database (every process's commits so far, not only this one's) and returns what
+        to call once that checkpoint has copied the whole WAL back, the head durable by
+        then: anchor it (``advance``), unless the files at the path are no longer the ones
+        open (that head is not theirs)."""
+        newest = current_head(conn)
 
         def then() -> None:
             if self._still_ours():
-                self.anchor(noted)
+                self.advance(conn, newest)
 
         return then
 
-    def anchor(self, noted: Head | None) -> bool:
-        """Write ``noted`` as the anchor (the caller knows it is durable and ours)."""
-        if noted is None or noted == self._written or self.problem is not None:
+    def advance(self, conn: sqlite3.Connection, newest: Head | None) -> bool:
+        """Anchor ``newest``, a durable head of the database behind ``conn``, unless the
+        anchor on disk is ahead of it (another process anchored a later head: it never
+        moves back) or is not in this history (kept as evidence, and reported). The read,
+        comparison and replace happen under the database's write lock, so two processes
+        anchoring at once cannot interleave (each replace is atomic besides). Whether the
+        anchor was written."""
+        if newest is None or self.problem is not None:
             return False
+        with self._lock:
+            if newest == self._written:
+                return False
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    return self._replace(conn, newest)
+                finally:
+                    conn.execute("COMMIT")  # nothing was written in it: releases the lock
+            except sqlite3.Error as exc:  # busy: the next checkpoint, or the close, retries
+                log.info("the audit anchor %s waits for the next checkpoint: %s", self._path, exc)
+                return False
+
+    def _replace(self, conn: sqlite3.Connection, newest: Head) -> bool:
         try:
-            write_anchor(self._path, noted)
+            on_disk = read_anchor(self._path)
+        except ValueError as exc:
+            return self._keep(str(exc))
+        if on_disk is not None and on_disk.seq > newest.seq:
+            return False  # another process anchored a later head
+        if on_disk == newest:
+            self._written = newest
+            return False
+        if on_disk is not None and (mismatch := compare(conn, on_disk, self._path)):
+            return self._keep(mismatch)
+        try:
+            write_anchor(self._path, newest)
         except OSError as exc:  # the database is fine; the anchor is retried next time
             log.warning("cannot write the audit anchor %s: %s", self._path, exc)
             return False
-        self._written = noted
+        self._written = newest
         return True
+
+    def _keep(self, problem: str) -> bool:
+        """The anchor on disk is not one this history passed through: leave it, and say."""
+        self.problem = problem
+        log.error("%s", problem)
+        return False

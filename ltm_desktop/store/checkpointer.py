@@ -15,7 +15,11 @@ held on to it) gets a TRUNCATE checkpoint, which empties the file.
 
 A checkpoint that copied the whole WAL back has synced it and the database, so the
 commits before it are durable whatever ``synchronous`` says: ``durable`` hears of it
-(the audit chain's anchor, ``chain_anchor``, is only moved to such a head).
+(the audit chain's anchor, ``chain_anchor``, is only moved to such a head). Other
+processes' commits count as writes to checkpoint too (``PRAGMA data_version`` on the
+thread's connection): a hook or ``ltm-desktop mcp`` writing while the app holds the
+database leaves its WAL frames here, and its events are anchored by the app's next
+checkpoint.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ from pathlib import Path
 
 from ltm_desktop.store.connection import BUSY_TIMEOUT_MS, SYNCHRONOUS, connect
 
-Durable = Callable[[], Callable[[], None]]  # before a checkpoint: what to call if it completes
+# Called on the checkpoint's connection before it starts: what to call if it completes.
+Durable = Callable[[sqlite3.Connection], Callable[[], None]]
 
 log = logging.getLogger(__name__)
 # Module attributes, read when a Checkpointer starts, so that tests can shorten them.
@@ -80,6 +85,7 @@ class Checkpointer:
         self._wake = threading.Event()
         self._stopping = False
         self._conn: sqlite3.Connection | None = None
+        self._data_version: int | None = None  # of ``_conn``: moves on others' commits
         self._failure: Failure | None = None
         self._thread = threading.Thread(target=self._run, name="ltm-checkpointer", daemon=True)
         self._thread.start()
@@ -153,22 +159,31 @@ class Checkpointer:
             self._close()  # the store refuses writes; nothing here is ours to checkpoint
             return
         oversized = self.wal_bytes() > self._limit
-        if not (oversized or self._dirty.is_set()):
+        if not (oversized or self._dirty.is_set() or self._others_committed()):
             return
         self._dirty.clear()
         try:
             if self._conn is None:
                 self._conn = connect(self._path, synchronous=self._synchronous)
-            then = self._durable() if self._durable is not None else None
-            if oversized:
-                complete = self._truncate(self._conn)
-            else:
-                complete = _complete(self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)"))
+                self._others_committed()  # the version to compare with from now on
+            then = self._durable(self._conn) if self._durable is not None else None
+            conn = self._conn
+            complete = self._truncate(conn) if oversized else passive_checkpoint(conn)
         except BaseException:
             self._dirty.set()  # still to be done
             raise
         if complete and then is not None:
             then()
+
+    def _others_committed(self) -> bool:
+        """Whether another connection (this process's writer, or another process) has
+        committed since the last look: one PRAGMA a second, on the open connection."""
+        if self._conn is None:
+            return False
+        version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        changed = self._data_version is not None and version != self._data_version
+        self._data_version = version
+        return changed
 
     def _truncate(self, conn: sqlite3.Connection) -> bool:
         """Copy everything back and empty the WAL file; waits for readers only briefly.
@@ -180,7 +195,7 @@ class Checkpointer:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if result[0]:  # a reader or the writer was in the way: copy what can be, try again later
             self._dirty.set()
-            return _complete(conn.execute("PRAGMA wal_checkpoint(PASSIVE)"))
+            return passive_checkpoint(conn)
         return True
 
     def _failed(self, exc: Exception) -> float:
@@ -209,17 +224,18 @@ class Checkpointer:
             except sqlite3.Error:
                 pass
             self._conn = None
+            self._data_version = None
 
     def _finish(self) -> None:
         """A last checkpoint at stop, on the connection there is (never a new one)."""
         if self._conn is not None and self._still_ours():
-            then = self._durable() if self._durable is not None else None
             try:
-                complete = _complete(self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)"))
+                then = self._durable(self._conn) if self._durable is not None else None
+                complete = passive_checkpoint(self._conn)
+                if complete and then is not None:
+                    then()
             except sqlite3.Error:
-                complete = False
-            if complete and then is not None:
-                then()
+                pass  # the store's close checkpoints and anchors once more
         self._close()
 
 
@@ -227,3 +243,8 @@ def _complete(result: sqlite3.Cursor) -> bool:
     """Whether a checkpoint's (busy, WAL frames, frames copied) say it copied every frame."""
     busy, frames, copied = result.fetchone()
     return not busy and frames >= 0 and frames == copied
+
+
+def passive_checkpoint(conn: sqlite3.Connection) -> bool:
+    """A PASSIVE checkpoint (it waits for no one); whether it copied the whole WAL back."""
+    return _complete(conn.execute("PRAGMA wal_checkpoint(PASSIVE)"))
