@@ -9,11 +9,19 @@ or whose hash at that event differs (the history rewritten) is reported.
 
 Only a head that is durable is anchored, or a power cut could leave the anchor ahead of
 the database (``synchronous=NORMAL`` syncs the WAL at checkpoints, not at commits): the
-writer notes the head after each commit, and the Checkpointer hands it here once a
-checkpoint that started after that commit has copied the whole WAL back and synced the
-database. So the anchor costs one small durable file write per checkpoint (at most one
-a second), none per write, and lags the database by about a second, which is harmless:
-it only says how far the history reached *at least*.
+head is read from the database just before a checkpoint and anchored once that
+checkpoint has copied the whole WAL back and synced the database. It is read from the
+database, not remembered from this process's commits, because other processes write too
+(agent hooks, ``ltm-desktop mcp``, commands): their events are anchored by whichever
+process checkpoints next, and each closing store checkpoints once more itself. So the
+anchor costs one small durable file write per checkpoint (at most one a second), none
+per write, and lags the database by about a second, which is harmless: it only says how
+far the history reached *at least*.
+
+The anchor never moves back: it is replaced under the database's write lock, and only
+when the one on disk is an event of this history at or below the new head (another
+process may have anchored a later head meanwhile; one not in the history is evidence,
+kept and reported). A damaged file is reported the same way and left as it is.
 
 While a mismatch stands the anchor is not moved (writes would erase the evidence): a
 restore of a verified backup re-anchors, and removing the file accepts the database as it
