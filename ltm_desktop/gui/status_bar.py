@@ -1,4 +1,6 @@
-"""The status bar: the scope's size, and whether agents can reach this app and what they did last."""
+"""The status bar, in fixed sections that never overlap: the scope's size (and the
+selection's) | background work (indexing, a bulk action's progress and its Cancel) | the
+last message | whether agents can reach this app and what they did last."""
 
 from __future__ import annotations
 
@@ -36,11 +38,11 @@ class StatusBar(QStatusBar):
         super().__init__(parent)
         self.api = api
         self._search = search
-        self.search_label = QLabel(self)
-        self.search_label.hide()
-        self.addWidget(self.search_label)
+        self.scope_label = QLabel(self)  # never cut: the count is what the bar is for
         self.selection_label = QLabel(self)  # "10,187 selected"
         self.selection_label.hide()
+        self.search_label = ElidedLabel(self)  # indexing meaning
+        self.search_label.hide()
         self.progress_bar = QProgressBar(self)  # a bulk action's chunks
         self.progress_bar.setMaximumWidth(160)
         self.progress_bar.hide()
@@ -48,9 +50,12 @@ class StatusBar(QStatusBar):
         self.cancel_button.setToolTip("Stop after the chunk being written; what was done stays")
         self.cancel_button.clicked.connect(self.on_cancel_clicked)
         self.cancel_button.hide()
-        self.scope_label = ElidedLabel(self)
+        self.message_label = ElidedLabel(self)  # its whole text in its tooltip
+        self._message_timer = QTimer(self, singleShot=True, interval=MESSAGE_MS)
+        self._message_timer.timeout.connect(self.clear_message)
+        self._about_api: tuple[str | None, str | None] | None = None  # the API's state then
         self.api_label = ElidedLabel(self)
-        self.agents_label = QLabel(self)
+        self.agents_label = ElidedLabel(self)
         self.last_label = ElidedLabel(self)
         self.start_button = QPushButton("Start API", self)
         self.start_button.setFlat(True)
@@ -60,11 +65,15 @@ class StatusBar(QStatusBar):
         self.connect_button = QPushButton("Connect an agent…", self)
         self.connect_button.setFlat(True)
         self.connect_button.clicked.connect(self.connect_requested)
-        for widget in (self.progress_bar, self.cancel_button, self.selection_label,
-                       self.scope_label, self.api_label, self.start_button, self.agents_label,
-                       self.last_label):  # fmt: skip
+        # All permanent: Qt's temporary messages (a menu's status tips too) hide the
+        # normal widgets and paint over them ("Saved …" over "Indexing meaning").
+        for widget in (self.scope_label, self.selection_label, self.search_label,
+                       self.progress_bar, self.cancel_button):  # fmt: skip
             self.addPermanentWidget(widget)
-        self.addPermanentWidget(self.connect_button)
+        self.addPermanentWidget(self.message_label, 1)
+        for widget in (self.api_label, self.start_button, self.agents_label, self.last_label,
+                       self.connect_button):  # fmt: skip
+            self.addPermanentWidget(widget)
         self._timer = QTimer(self, interval=POLL_MS)
         self._timer.timeout.connect(self.on_poll_due)
         self._timer.start()
@@ -100,9 +109,26 @@ class StatusBar(QStatusBar):
         self.say("Cancelling after the chunk being written…")
         self.cancel_requested.emit()
 
-    def say(self, text: str) -> None:
-        if text:
-            self.showMessage(text, MESSAGE_MS)
+    def say(self, text: str, *, about_api: bool = False) -> None:
+        """Show ``text`` in the message section for a while; ``about_api``: it goes as soon
+        as the agent API's state moves on (it would be stale)."""
+        if not text:
+            return
+        self.message_label.setText(text)
+        self._about_api = self._api_state() if about_api else None
+        self._message_timer.start()
+
+    def clear_message(self) -> None:
+        self.message_label.setText("")
+        self._about_api = None
+
+    def currentMessage(self) -> str:
+        """The message section's text (Qt's own temporary message is not used)."""
+        return self.message_label.text()
+
+    def _api_state(self) -> tuple[str | None, str | None]:
+        api = self.api
+        return (None, None) if api is None else (api.endpoint, api.error)
 
     def on_poll_due(self) -> None:
         self._show_search()
@@ -117,6 +143,8 @@ class StatusBar(QStatusBar):
         except Exception as exc:  # a status object must never take the window down
             self._show(f"Agent API status unavailable: {exc}", "", "", error=True)
             return
+        if self._about_api is not None and self._about_api != (endpoint, error):
+            self.clear_message()  # what it said of the API is no longer so
         self._offer_start(api, error)
         if error and self._waiting_for_other:
             self._show("Agent API: another ltm-desktop server serves this data dir; this "
@@ -160,7 +188,7 @@ class StatusBar(QStatusBar):
         api = self.api
         if isinstance(api, RestartableApi):
             api.restart()
-            self.say("Starting the agent API…")
+            self.say("Starting the agent API…", about_api=True)
             self.on_poll_due()
 
     def _show_search(self) -> None:
