@@ -38,13 +38,15 @@ EVENT_OF: dict[str, str] = {
 }
 VIEW_ACTIONS = frozenset({"update", "remove", "restore"})  # those a MEMORY.md may show
 Progress = Callable[[int, int], None]  # (memories settled so far, of how many)
+TAG_EDITS = ("add_tags", "remove_tags")  # an update's edits of each memory's own tags
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
     """One memory's part of a bulk write, as of the version the caller saw of it.
 
-    ``values``: for ``update`` the fields to set (as ``MemoryService.update`` takes them);
+    ``values``: for ``update`` the fields to set (as ``MemoryService.update`` takes them,
+    or ``add_tags`` / ``remove_tags``: tags added to or taken from each memory's own);
     for ``unreview`` (the undo of a Keep) the ``reviewed_at`` and ``review_state`` it had.
     """
 
@@ -93,8 +95,11 @@ def apply(
     raises, before writing anything (so the caller may carry on with the next)."""
     memory_id, expected = change.memory_id, change.expected_updated_at
     if change.action == "update":
+        values = change.values
+        if any(name in values for name in TAG_EDITS):
+            values = with_tag_edits(txn.get_memory(memory_id).tags, values)
         return writing.update_memory(
-            txn, memory_id, change.values, actor, now, expected, embed, screen=screen
+            txn, memory_id, values, actor, now, expected, embed, screen=screen
         )
     before = txn.get_memory(memory_id)
     if change.action in ("remove", "restore"):
@@ -109,6 +114,16 @@ def apply(
             txn, memory_id, actor, now, earlier_review(change.values), expected
         )
     return before, after
+
+
+def with_tag_edits(tags: Sequence[str], values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with its tag edits made on ``tags`` (a memory's, read in the transaction
+    that writes it: the write's compare-and-swap covers them)."""
+    removed = set(values.get("remove_tags", ()))
+    kept = [tag for tag in tags if tag not in removed]
+    added = [tag for tag in values.get("add_tags", ()) if tag not in kept]
+    rest = {name: value for name, value in values.items() if name not in TAG_EDITS}
+    return {**rest, "tags": kept + added}
 
 
 def earlier_review(values: dict[str, Any]) -> tuple[float | None, ReviewState | None]:

@@ -18,6 +18,7 @@ from ltm_desktop.core import rules, writing
 from ltm_desktop.core.bulk import (
     BATCH_SIZE,
     EVENT_OF,
+    TAG_EDITS,
     VIEW_ACTIONS,
     BulkResult,
     Change,
@@ -92,7 +93,12 @@ class BulkWrites(ServiceParts):
         expected = check_expected(change.expected_updated_at)
         values = change.values
         if change.action == "update":
-            values = rules.validate_changes(self._relative_file_changes(memory_id, values))
+            edits = {name: values[name] for name in TAG_EDITS if name in values}
+            rest = {name: value for name, value in values.items() if name not in TAG_EDITS}
+            if edits and "tags" in rest:
+                raise InvalidInput("set the tags, or add and remove some: not both", "tags")
+            values = rules.validate_changes(self._relative_file_changes(memory_id, rest))
+            values.update({name: list(rules.check_tags(tags)) for name, tags in edits.items()})
         elif change.action == "unreview":
             try:
                 earlier_review(values)

@@ -206,3 +206,28 @@ def test_erase_many_stopped_part_way_says_how_far_it_got(
     assert list(erased.ids) == ids[: 2 * BATCH_SIZE]
     assert list(erased.not_done) == ids[2 * BATCH_SIZE :]
     assert service.count_memories(project, trash_query()) == MANY - 2 * BATCH_SIZE
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "memory"], indirect=True)
+def test_tags_are_added_and_removed_per_memory_against_its_version(
+    service: MemoryService, project: str
+) -> None:
+    """``add_tags`` / ``remove_tags`` edit each memory's own tags (compare-and-swap per
+    memory, as every bulk change): the others' tags are kept."""
+    memories = fill(service, project, 3)
+    first = service.update(memories[0].id, {"tags": ["deploy", "old"]}, "agent")
+    second = service.update(memories[1].id, {"tags": ["ci"]}, "agent")
+    seen = {first.id: first.updated_at, second.id: second.updated_at}
+    moved = service.update(memories[2].id, {"tags": ["x"]}, "agent")
+    values = {"add_tags": ["Urgent", "ci"], "remove_tags": ["old"]}
+    changes = [Change(i, "update", v, values) for i, v in seen.items()]
+    changes.append(Change(moved.id, "update", memories[2].updated_at, values))  # stale
+    result = service.write_many(changes, "gui")
+    assert service.get(first.id).tags == ("deploy", "urgent", "ci")
+    assert service.get(second.id).tags == ("ci", "urgent")
+    assert [c.memory_id for c, _ in result.refused] == [moved.id]
+    assert isinstance(result.refused[0][1], StaleEdit)
+    assert service.get(moved.id).tags == ("x",)
+    both = {"tags": ["a"], "add_tags": ["b"]}
+    bad = service.write_many([Change(first.id, "update", None, both)], "gui")
+    assert isinstance(bad.refused[0][1], InvalidInput)
