@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from ltm_desktop.core.bulk import BATCH_SIZE
+from ltm_desktop.core.bulk import BATCH_SIZE, TAG_EDITS
 from ltm_desktop.core.bulk_selection import FilterSelection
 from ltm_desktop.core.records import AddResult, AddStatus, Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService
@@ -294,7 +294,8 @@ class MemoryActions(QObject):
         """The same field values on every memory (bulk edit); undone as one step."""
 
         def undo(outcome: ops.BulkOutcome) -> UndoEntry:
-            old = {m.id: ops.editable_values(m, values) for m in outcome.before}
+            names = {"tags" if name in TAG_EDITS else name for name in values}
+            old = {m.id: ops.editable_values(m, names) for m in outcome.before}
             back = ops.each(old, _versions(outcome.done))
             return UndoEntry(f"{label} for {_title(outcome.done)}", tuple(back))
 

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from ltm_desktop.gui.main_window import MainWindow
 
 
+Ok, Cancel = QDialogButtonBox.StandardButton.Ok, QDialogButtonBox.StandardButton.Cancel
+
+
 def ok_cancel(dialog: QDialog, ok_text: str, on_ok: Callable[[], object]) -> QDialogButtonBox:
     buttons = QDialogButtonBox(
         QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, dialog
@@ -41,7 +44,8 @@ def ok_cancel(dialog: QDialog, ok_text: str, on_ok: Callable[[], object]) -> QDi
 
 
 class BulkEditDialog(QDialog):
-    """Fields to set on every selected memory: only the ticked ones change."""
+    """Fields to set on every selected memory: only the ticked ones change. Tags are
+    replaced, or added to and removed from each memory's own."""
 
     def __init__(self, count: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -52,39 +56,64 @@ class BulkEditDialog(QDialog):
         self.importance = QSpinBox(self)
         self.importance.setRange(0, 10)
         self.importance.setValue(5)
-        self.tags = QLineEdit(self)
-        self.tags.setPlaceholderText("comma, separated (replaces their tags)")
+        self.tags, self.add_tags, self.remove_tags = (QLineEdit(self) for _ in range(3))
+        for field in (self.tags, self.add_tags, self.remove_tags):
+            field.setPlaceholderText("comma, separated")
         self.ttl = QSpinBox(self)
         self.ttl.setRange(0, MAX_TTL_DAYS)
         self.ttl.setSpecialValueText("never expires")
         self.ttl.setSuffix(" days")
         self.ticks: dict[str, QCheckBox] = {}
+        self._rows: list[tuple[QCheckBox, QWidget]] = []
         form = QFormLayout()
-        for name, label, widget in (("category", "Category", self.category),
-                                    ("importance", "Importance", self.importance),
-                                    ("tags", "Tags", self.tags), ("ttl_days", "Expires", self.ttl)):  # fmt: skip
+        for name, label, widget in (("category", "&Category", self.category),
+                                    ("importance", "&Importance", self.importance),
+                                    ("tags", "&Tags (replaces their tags)", self.tags),
+                                    ("add_tags", "&Add tags", self.add_tags),
+                                    ("remove_tags", "&Remove tags", self.remove_tags),
+                                    ("ttl_days", "E&xpires", self.ttl)):  # fmt: skip
             tick = QCheckBox(label, self)
             widget.setEnabled(False)
             tick.toggled.connect(widget.setEnabled)
             self.ticks[name] = tick
+            self._rows.append((tick, widget))
             form.addRow(tick, widget)
+        self.ticks["tags"].toggled.connect(lambda on: self._untick(on, "add_tags", "remove_tags"))
+        for name in ("add_tags", "remove_tags"):
+            self.ticks[name].toggled.connect(lambda on: self._untick(on, "tags"))
         self.error = QLabel(self)
         self.error.setWordWrap(True)
-        self.buttons = ok_cancel(self, f"Set on {count:,}", self.on_ok)
+        self.buttons = ok_cancel(self, f"&Set on {count:,}", self.on_ok)
+        order = [w for pair in self._rows for w in pair]
+        order += [self.buttons.button(b) for b in (Ok, Cancel)]
+        for before, after in zip(order, order[1:], strict=False):  # top to bottom
+            QWidget.setTabOrder(before, after)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
 
+    def rows(self) -> list[tuple[QCheckBox, QWidget]]:
+        """(tick, field) for each row, top to bottom."""
+        return list(self._rows)
+
+    def _untick(self, ticked: bool, *names: str) -> None:
+        """Replacing the tags and editing them exclude each other."""
+        for name in names if ticked else ():
+            self.ticks[name].setChecked(False)
+
     def values(self) -> dict[str, Any]:
-        """The ticked fields as ``service.update`` takes them (InvalidInput for bad tags)."""
+        """The ticked fields as ``service.update`` takes them, tag edits as ``add_tags`` /
+        ``remove_tags`` (InvalidInput for bad tags)."""
         chosen: dict[str, Any] = {}
         if self.ticks["category"].isChecked():
             chosen["category"] = self.category.currentData()
         if self.ticks["importance"].isChecked():
             chosen["importance"] = self.importance.value()
-        if self.ticks["tags"].isChecked():
-            chosen["tags"] = parse_tags(self.tags.text())
+        for name, field in (("tags", self.tags), ("add_tags", self.add_tags),
+                            ("remove_tags", self.remove_tags)):  # fmt: skip
+            if self.ticks[name].isChecked():
+                chosen[name] = parse_tags(field.text())
         if self.ticks["ttl_days"].isChecked():
             chosen["ttl_days"] = self.ttl.value() or None
         return chosen
@@ -129,6 +158,17 @@ class ScopeDialog(QDialog):
         return str(self.scope.currentData()), self.scope.currentText()
 
 
+def describe_fields(values: dict[str, Any]) -> str:
+    """An undo step's name: "Set category, importance", "Add tags urgent", ..."""
+    parts = [f"{n.replace('_', ' ').capitalize()} {', '.join(values[n])}"
+             for n in ("add_tags", "remove_tags") if n in values]  # fmt: skip
+    names = [n.replace("_days", "").replace("ttl", "expiry") for n in values
+             if n not in ("add_tags", "remove_tags")]  # fmt: skip
+    if names:
+        parts.insert(0, "Set " + ", ".join(names))
+    return "; ".join(parts)
+
+
 class BulkCuration:
     """Opens the dialogs for the memory list's selection and runs what they ask for."""
 
@@ -156,9 +196,7 @@ class BulkCuration:
 
         def apply() -> None:
             values = dialog.values()
-            label = "Set " + ", ".join(
-                n.replace("_days", "").replace("ttl", "expiry") for n in values
-            )
+            label = describe_fields(values)
             self.window.memory_actions.set_fields(versions, values, label)
 
         dialog.accepted.connect(apply)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel
-from PySide6.QtWidgets import QDialogButtonBox
+from PySide6.QtWidgets import QDialogButtonBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
@@ -97,3 +97,40 @@ def test_copy_to_another_project(
     qtbot.waitUntil(lambda: len(service.list_memories(shop)) == 2)
     assert not service.get(fact.id).disabled
     assert service.history(fact.id)[-1].action == "copied"
+
+
+def test_set_fields_tab_order_follows_the_rows_and_tags_can_be_added_or_removed(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    one = add(service, billing, "Builds use make", tags=["build", "old"])
+    two = add(service, billing, "Deploys use the release workflow", tags=["deploy"])
+    window = make_window(service, scope=billing)
+    select(qtbot, window, [one.id, two.id])
+    dialog = window.bulk.edit_selected()
+    assert dialog is not None
+    rows = [w for pair in dialog.rows() for w in pair]  # tick, field; top to bottom
+    chain: list[QWidget] = []
+    widget: QWidget | None = rows[0]
+    for _ in range(40):
+        assert widget is not None
+        if widget in rows and widget not in chain:
+            chain.append(widget)
+        widget = widget.nextInFocusChain()
+    assert chain == rows
+    assert "replaces their tags" in dialog.ticks["tags"].text()  # not in a placeholder
+    dialog.ticks["add_tags"].setChecked(True)
+    dialog.add_tags.setText("urgent")
+    dialog.ticks["remove_tags"].setChecked(True)
+    dialog.remove_tags.setText("old")
+    dialog.ticks["tags"].setChecked(True)  # replacing unticks adding and removing
+    assert not dialog.ticks["add_tags"].isChecked()
+    dialog.ticks["add_tags"].setChecked(True)
+    assert not dialog.ticks["tags"].isChecked()
+    dialog.ticks["remove_tags"].setChecked(True)
+    ok(dialog)
+    qtbot.waitUntil(lambda: service.get(two.id).tags == ("deploy", "urgent"))
+    qtbot.waitUntil(lambda: service.get(one.id).tags == ("build", "urgent"))
+    qtbot.waitUntil(lambda: window.ctx.undo.top_label().startswith("Add tags"))
+    window.menu_actions.undo.trigger()
+    qtbot.waitUntil(lambda: service.get(one.id).tags == ("build", "old"))
+    assert service.get(two.id).tags == ("deploy",)
