@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ltm_desktop.core.observations import ObservationPayload
+from ltm_desktop.core.overview_reads import OverviewReads
 from ltm_desktop.core.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import (
@@ -37,10 +38,8 @@ ObservationHit = tuple[Observation, float, str]
 
 # ``ListQuery.order_by`` values every backend sorts by (the core refuses others), and the
 # largest page ``list_memories`` is asked for.
-LIST_ORDERS = (
-    "importance", "updated_at", "created_at", "last_used_at", "use_count", "title",
-    "category", "source", "disabled_at",
-)  # fmt: skip
+LIST_ORDERS = ("importance", "updated_at", "created_at", "last_used_at", "use_count", "title",
+               "category", "source", "disabled_at")  # fmt: skip
 MAX_PAGE = 10_000
 # ``use_heat`` of a memory: the sum over its uses of 2 ** ((used_at - USE_HEAT_EPOCH) /
 # USE_HEAT_HALF_LIFE). Times 2 ** (-(now - USE_HEAT_EPOCH) / USE_HEAT_HALF_LIFE) it is the
@@ -224,8 +223,8 @@ class WriteTxn(Protocol):
         ...
 
 
-class MemoryStore(Protocol):
-    """What the service needs from a backend."""
+class MemoryStore(OverviewReads, Protocol):
+    """What the service needs from a backend (the Overview's counts: core.overview_reads)."""
 
     @property
     def location(self) -> str: ...

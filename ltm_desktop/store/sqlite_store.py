@@ -42,6 +42,7 @@ from ltm_desktop.store.fts_tables import OBSERVATION_TABLE, MemoryTables
 from ltm_desktop.store.inbox_reads import InboxReads
 from ltm_desktop.store.migrations import MIGRATIONS, Migration
 from ltm_desktop.store.opening import open_database
+from ltm_desktop.store.overview_reads import OverviewQueries
 from ltm_desktop.store.readers import Readers
 from ltm_desktop.store.scope_index import ScopeTokenSets
 from ltm_desktop.store.search_damage import SearchDamage
@@ -52,7 +53,7 @@ from ltm_desktop.store.write_txn import SqliteWriteTxn
 T = TypeVar("T")
 
 
-class SqliteStore(AuditReads, InboxReads, CountReads):
+class SqliteStore(AuditReads, InboxReads, CountReads, OverviewQueries):
     """Memories, observations and their history in one SQLite file."""
 
     def __init__(

@@ -45,6 +45,7 @@ from ltm_desktop.core.records import (
     SearchFilter,
 )
 from tests.doubles.inbox_store import InboxReads, InboxTxn
+from tests.doubles.overview_store import OverviewScans
 from tests.doubles.queries import is_live, ordered, score, stale
 
 SCHEMA_VERSION = 1
@@ -230,7 +231,7 @@ class MemoryTxn(InboxTxn):
         ]
 
 
-class InMemoryStore(InboxReads):
+class InMemoryStore(InboxReads, OverviewScans):
     """Memories, observations and their history in dicts (see the module docstring)."""
 
     def __init__(self, location: Path, files: Files) -> None:
