@@ -68,7 +68,7 @@ def build_actions(window: QMainWindow) -> WindowActions:
     a = WindowActions(
         new_memory=_action(window, "&New memory", Key.New, "Write a memory in the selected scope"),
         save=_action(window, "&Save", Key.Save, "Save the memory being edited"),
-        revert=_action(window, "&Revert changes", None, "Drop unsaved edits"),
+        revert=_action(window, "&Revert changes", "Ctrl+Shift+R", "Drop unsaved edits"),
         select_all=_action(
             window,
             "Select &all",
@@ -101,8 +101,8 @@ def build_actions(window: QMainWindow) -> WindowActions:
         redo=_action(window, "&Redo", "Ctrl+Shift+Z"),
         find=_action(window, "&Find…", Key.Find, "Search memories"),
         refresh=_action(window, "Re&fresh", Key.Refresh),
-        show_removed=_action(window, "Show &removed memories"),
-        show_expired=_action(window, "Show &expired memories"),
+        show_removed=_action(window, "Show &removed memories", "Ctrl+Alt+R"),
+        show_expired=_action(window, "Show &expired memories", "Ctrl+Alt+E"),
         show_projects=_action(
             window, "Projects &panel", "Ctrl+Shift+L", "Show or hide the list of projects"
         ),
@@ -122,24 +122,28 @@ def build_actions(window: QMainWindow) -> WindowActions:
         go_editor=_action(window, "&Editor", "Ctrl+E"),
         go_history=_action(window, "&History", "Ctrl+H"),
         go_precis=_action(window, "MEMORY.md &preview", "Ctrl+M"),
-        open_folder=_action(window, "Open &data folder"),
+        open_folder=_action(window, "Open &data folder", "Ctrl+Shift+O"),
         extract=_action(
             window,
             "E&xtract memories from a transcript…",
-            None,
+            "Ctrl+Shift+T",
             "Ask the configured model what is worth remembering in an agent's transcript",
         ),
-        export=_action(window, "Ex&port…", None, "Write every memory to a JSONL or Markdown file"),
+        export=_action(
+            window, "Ex&port…", "Ctrl+Shift+X", "Write every memory to a JSONL or Markdown file"
+        ),
         import_=_action(
             window,
             "&Import…",
-            None,
+            "Ctrl+I",
             "Add memories from an export, CLAUDE.md, AGENTS.md or GEMINI.md (with a preview)",
         ),
-        backup_now=_action(window, "&Back up now", None, "Make a verified copy of the database"),
+        backup_now=_action(
+            window, "&Back up now", "Ctrl+Shift+B", "Make a verified copy of the database"
+        ),
         quit=_action(window, "&Quit", Key.Quit),
         connect=_action(window, "&Connect an agent…", Key.HelpContents),
-        about=_action(window, "&About ltm-desktop"),
+        about=_action(window, "&About ltm-desktop", "Ctrl+F1"),
     )
     a.undo.setEnabled(False)
     a.redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])

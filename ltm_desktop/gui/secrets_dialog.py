@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -103,6 +103,7 @@ class FindSecrets:
         self.dialog: SecretsDialog | None = None
         self.action = QAction("Find &secrets in all memories…", window)
         self.action.setStatusTip("List the stored memories that hold a credential")
+        self.action.setShortcut(QKeySequence("Ctrl+Shift+K"))
         self.action.triggered.connect(self.show)
         for menu_action in window.menuBar().actions():  # after the Edit menu's last entry
             menu = menu_action.menu()

@@ -109,6 +109,8 @@ class SwitchesBar(QWidget):
         """File ▸ Settings… (before the last separator, above Quit)."""
         action = QAction("Se&ttings…", window)
         action.setShortcut(QKeySequence(QKeySequence.StandardKey.Preferences))
+        if action.shortcut().isEmpty():  # Linux and Windows have no standard one
+            action.setShortcut(QKeySequence("Ctrl+,"))
         action.setStatusTip("The service switches: memory on or off, backend, observations")
         action.triggered.connect(lambda: self.show_settings(window))
         window.addAction(action)

@@ -1,0 +1,32 @@
+"""Every menu action has a shortcut (as the README says), and no two actions share one."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from PySide6.QtGui import QAction
+from pytestqt.qtbot import QtBot
+
+from ltm_desktop.core.service import MemoryService
+from tests.gui.conftest import WindowFactory
+
+
+def test_every_menu_action_has_a_shortcut_of_its_own(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    window = make_window(service)
+    a = window.menu_actions
+    for action in (a.revert, a.import_, a.export, a.backup_now, a.extract, window.settings_action,
+                   a.open_folder, a.show_removed, a.show_expired, a.about):  # fmt: skip
+        assert not action.shortcut().isEmpty(), action.text()
+    for menu in window.menuBar().actions():
+        for action in menu.menu().actions():  # type: ignore[union-attr]
+            if not action.isSeparator():
+                assert not action.shortcut().isEmpty(), action.text()
+    keys = Counter(
+        key.toString()
+        for action in window.findChildren(QAction)
+        if action.shortcutContext() != action.shortcutContext().WidgetShortcut
+        for key in action.shortcuts()
+    )
+    assert [key for key, n in keys.items() if n > 1] == []
