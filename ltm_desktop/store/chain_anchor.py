@@ -150,9 +150,19 @@ def check(conn: sqlite3.Connection, path: Path) -> str | None:
 class ChainAnchor:
     """Keeps the anchor of one open database: checked at open, moved at checkpoints."""
 
-    def __init__(self, db_path: Path, still_ours: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        db_path: Path,
+        still_ours: Callable[[], bool],
+        database_is_ours: Callable[[], bool] | None = None,
+    ) -> None:
+        """``still_ours``: whether the database, its WAL and -shm are still the files open;
+        ``database_is_ours``: whether the database file is (all that is left to compare
+        once the last connection closed: SQLite then removed the WAL, and the closing
+        checkpoint's connection made a new one). Default: ``still_ours``."""
         self._path = anchor_path(db_path)
         self._still_ours = still_ours
+        self._database_is_ours = database_is_ours or still_ours
         self._lock = threading.Lock()
         self._noted: Head | None = None  # the head after this process's newest commit
         self._written: Head | None = None  # what this process last found or put on disk
@@ -197,9 +207,9 @@ class ChainAnchor:
             log.info("no last checkpoint of %s to anchor its audit head: %s", db_path, exc)
             return
         try:
-            then = self.before_checkpoint(conn)
-            if passive_checkpoint(conn):
-                then()
+            newest = current_head(conn)
+            if passive_checkpoint(conn) and self._database_is_ours():
+                self.advance(conn, newest)
         except sqlite3.Error as exc:
             log.info("no last checkpoint of %s to anchor its audit head: %s", db_path, exc)
         finally:

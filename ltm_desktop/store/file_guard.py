@@ -80,6 +80,12 @@ class FileGuard:
                     wal_bytes = info.st_size
         return Look(self._lost, wal_bytes)
 
+    def database_is_ours(self) -> bool:
+        """Whether the database file at the path is still the one opened (its WAL and -shm
+        are not compared: once every connection closed, SQLite removed them, and a new
+        connection makes new ones). Latches nothing."""
+        return self._lost is None and file_id(self._paths[0]) == self._expected[0]
+
     def check(self) -> int:
         """Raise DatabaseReplaced if the files are no longer ours; else the WAL's size."""
         seen = self.look()

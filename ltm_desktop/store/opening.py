@@ -77,7 +77,7 @@ def open_database(
         schema_version = int(writer.execute("PRAGMA user_version").fetchone()[0])
         writer.execute("PRAGMA wal_autocheckpoint = 0")  # the Checkpointer's job
         guard = FileGuard(path)  # now that SQLite has opened the WAL and -shm
-        anchor = ChainAnchor(path, lambda: guard.look().lost is None)
+        anchor = ChainAnchor(path, lambda: guard.look().lost is None, guard.database_is_ours)
         anchor.open(writer)
     except sqlite3.Error as exc:
         writer.close()
