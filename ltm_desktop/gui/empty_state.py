@@ -20,10 +20,12 @@ class EmptyState(QWidget):
     Signals:
         connect_requested(): the person wants the "Connect an agent" instructions.
         new_requested(): the person wants to write a memory themselves.
+        clear_requested(): the person wants the filters that hide every memory cleared.
     """
 
     connect_requested = Signal()
     new_requested = Signal()
+    clear_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -38,10 +40,13 @@ class EmptyState(QWidget):
         self.connect_button.clicked.connect(self.connect_requested)
         self.new_button = QPushButton("New memory (Ctrl+N)", self)
         self.new_button.clicked.connect(self.new_requested)
+        self.clear_button = QPushButton("C&lear filters", self)
+        self.clear_button.clicked.connect(self.clear_requested)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.connect_button)
         buttons.addWidget(self.new_button)
+        buttons.addWidget(self.clear_button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addStretch(1)
@@ -58,8 +63,12 @@ class EmptyState(QWidget):
         self._set_text(WELCOME)
         self.connect_button.show()
         self.new_button.show()
+        self.clear_button.hide()
 
-    def show_text(self, title: str, text: str, *, offer_new: bool = False) -> None:
+    def show_text(
+        self, title: str, text: str, *, offer_new: bool = False, offer_clear: bool = False
+    ) -> None:
         self._set_text(f"<h3>{title}</h3><p>{text}</p>")
         self.connect_button.setVisible(offer_new)
         self.new_button.setVisible(offer_new)
+        self.clear_button.setVisible(offer_clear)

@@ -51,6 +51,13 @@ class FilterBar(QWidget):
         widget.setParent(self.filters)
         self._row.addWidget(widget)
 
+    def clear(self) -> None:
+        """Every filter off (the empty state's "Clear filters")."""
+        for box in self.filters.findChildren(QCheckBox):
+            box.setChecked(False)
+        self.category.setCurrentIndex(0)
+        self.tag.clear()
+
     def minimumSizeHint(self) -> QSize:
         """As narrow as the search box: the filters then take a row of their own."""
         hint = super().minimumSizeHint()

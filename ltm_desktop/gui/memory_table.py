@@ -181,6 +181,7 @@ class MemoryTable(ScopedPanel):
         self.search_keeper.restored.connect(self.on_rows_restored)
         self.empty.connect_requested.connect(self.connect_requested)
         self.empty.new_requested.connect(self.new_requested)
+        self.empty.clear_requested.connect(self.bar.clear)  # each filter refilters
 
     # -- scope and data ---------------------------------------------------
 
@@ -291,7 +292,12 @@ class MemoryTable(ScopedPanel):
                 self.empty.show_welcome()
                 self.stack.setCurrentIndex(PAGE_EMPTY)
             elif self._filtered():
-                self.empty.show_text("Nothing here", "No memories match these filters.")
+                self.empty.show_text(
+                    "No memory matches these filters",
+                    "The scope's memories are hidden by the category, tag, New or "
+                    "Removed / Expired filters above.",
+                    offer_clear=True,
+                )
                 self.stack.setCurrentIndex(PAGE_EMPTY)
             else:
                 self.empty.show_text(

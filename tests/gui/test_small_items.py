@@ -11,6 +11,7 @@ from ltm_desktop.core.rules import MAX_CONTENT_CHARS
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui import theme
 from ltm_desktop.gui.main_window import TAB_HISTORY, TAB_PRECIS
+from ltm_desktop.gui.memory_table import PAGE_EMPTY, PAGE_LIST
 from ltm_desktop.gui.models.history_model import COL_TIME
 from ltm_desktop.gui.models.precis_model import COL_STATUS
 from tests.conftest import ServiceFactory
@@ -83,3 +84,19 @@ def test_every_validation_error_at_once_and_a_character_counter(
     assert form.error_text("title")
     form.content.setPlainText("Short and fine")
     assert form.counter.text() == f"14 / {MAX_CONTENT_CHARS:,} characters"
+
+
+def test_a_filter_that_hides_every_memory_offers_to_clear_it(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    add(service, billing, "Builds use make", tags=["build"])
+    window = make_window(service, scope=billing)
+    table = window.table
+    table.tag.setText("nope")
+    table.on_filters_changed()
+    qtbot.waitUntil(lambda: table.stack.currentIndex() == PAGE_EMPTY)
+    assert "No memory matches these filters" in table.empty.label.text()
+    assert table.empty.clear_button.isVisible()
+    table.empty.clear_button.click()
+    qtbot.waitUntil(lambda: table.stack.currentIndex() == PAGE_LIST)
+    assert table.tag.text() == ""
