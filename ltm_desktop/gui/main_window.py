@@ -40,6 +40,7 @@ from ltm_desktop.gui.memory_md_warning import MemoryMdWarning
 from ltm_desktop.gui.memory_table import MemoryTable
 from ltm_desktop.gui.menus import build_actions, build_menus
 from ltm_desktop.gui.observations_panel import ObservationsPanel
+from ltm_desktop.gui.overview_panel import install_overview
 from ltm_desktop.gui.precis_panel import PrecisPanel
 from ltm_desktop.gui.projects_panel import ProjectsPanel
 from ltm_desktop.gui.secrets_dialog import FindSecrets
@@ -128,6 +129,7 @@ class MainWindow(QMainWindow):
         )  # fmt: skip
         for panel, title in lists:
             self.center.addTab(panel, title)
+        self.overview = install_overview(self.center, ctx, self)  # the last tab, Ctrl+7
         self.details = QTabWidget(self)
         details: tuple[tuple[QWidget, str], ...] = (
             (self.editor, "Editor"),

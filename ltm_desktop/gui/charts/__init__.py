@@ -1,0 +1,1 @@
+"""Small charts painted with QPainter (PySide6-Essentials has no QtCharts)."""
