@@ -45,6 +45,7 @@ from ltm_desktop.gui.view_state import ViewKeeper, configure_table, selected_ver
 from ltm_desktop.gui.whole_list import WholeListSelection, narrow_to_read
 
 PAGE_EMPTY, PAGE_LIST, PAGE_SEARCH = range(3)
+LIST_OPTIONAL = (cols.COL_USES, cols.COL_SOURCE, cols.COL_UPDATED, cols.COL_TAGS, cols.COL_CATEGORY)
 TITLE_MIN = 180  # the title (or the match) column's width before other columns step aside
 
 
@@ -108,12 +109,7 @@ class MemoryTable(ScopedPanel):
         self.whole = WholeListSelection(self.list_view, self.model, self.list_keeper)
         self.whole.changed.connect(self.on_selection_changed)
         self.search_keeper = ViewKeeper(self.search_view, self.search_model)
-        TitleRoom(
-            self.list_view,
-            cols.COL_TITLE,
-            (cols.COL_USES, cols.COL_SOURCE, cols.COL_UPDATED),
-            TITLE_MIN,
-        )
+        TitleRoom(self.list_view, cols.COL_TITLE, LIST_OPTIONAL, TITLE_MIN)
         TitleRoom(self.search_view, COL_MATCH, (COL_SCOPE, COL_TAGS), TITLE_MIN)
         self.empty = EmptyState(self)
         self.stack = QStackedWidget(self)

@@ -51,7 +51,6 @@ class SidePanels(QObject):
                 panel.hide()
             action.toggled.connect(lambda on, n=name: self.on_toggled(n, on))
         self.projects_button = QToolButton(window.center)
-        self.projects_button.setToolTip("Show the projects (Ctrl+0)")
         self.projects_button.setAutoRaise(True)
         self.projects_button.clicked.connect(lambda: self.reveal("projects"))
         window.center.setCornerWidget(self.projects_button, Qt.Corner.TopLeftCorner)
@@ -80,7 +79,10 @@ class SidePanels(QObject):
         self.panels[name][1].setChecked(True)
 
     def on_scope_changed(self, *_args: object) -> None:
-        self.projects_button.setText(f"☰ {self.window.ctx.scope.name}")
+        self.projects_button.setText("☰")  # narrow: the tabs need the room
+        self.projects_button.setToolTip(
+            f"Show the projects (Ctrl+0); this is {self.window.ctx.scope.name}"
+        )
 
     def _show_button(self) -> None:
         self.projects_button.setVisible(self.window.projects.isHidden())

@@ -55,7 +55,7 @@ class StatusBar(QStatusBar):
         self._message_timer.timeout.connect(self.clear_message)
         self._about_api: tuple[str | None, str | None] | None = None  # the API's state then
         self.api_label = ElidedLabel(self)
-        self.agents_label = ElidedLabel(self)
+        self.agents_label = QLabel(self)  # short: cut, it read '2 a…ted'
         self.last_label = ElidedLabel(self)
         self.start_button = QPushButton("Start API", self)
         self.start_button.setFlat(True)

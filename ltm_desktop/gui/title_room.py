@@ -17,10 +17,10 @@ class TitleRoom(QObject):
         super().__init__(view)
         self.view, self.stretch, self.optional, self.title_min = view, stretch, optional, title_min
         self._widths: dict[int, int] = {}  # of the columns hidden here
-        view.installEventFilter(self)
+        view.viewport().installEventFilter(self)  # its width is the room, once laid out
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.view and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
             self.fit()
         return False
 

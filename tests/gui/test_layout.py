@@ -68,7 +68,7 @@ def test_the_projects_panel_steps_aside_when_narrow_and_comes_back(
     sized(qtbot, window, 800, 800)
     qtbot.waitUntil(lambda: not window.projects.isVisible())
     assert toggle.isVisible()  # a toggle next to the tabs brings it back
-    assert window.ctx.scope.name in toggle.text()
+    assert window.ctx.scope.name in toggle.toolTip()
     toggle.click()
     qtbot.waitUntil(window.projects.isVisible)
     sized(qtbot, window, 1920, 1000)

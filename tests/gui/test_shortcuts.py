@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.service import MemoryService
@@ -19,8 +20,10 @@ def test_every_menu_action_has_a_shortcut_of_its_own(
     for action in (a.revert, a.import_, a.export, a.backup_now, a.extract, window.settings_action,
                    a.open_folder, a.show_removed, a.show_expired, a.about):  # fmt: skip
         assert not action.shortcut().isEmpty(), action.text()
-    for menu in window.menuBar().actions():
-        for action in menu.menu().actions():  # type: ignore[union-attr]
+    for entry in window.menuBar().actions():
+        menu = entry.menu()
+        assert isinstance(menu, QMenu)
+        for action in menu.actions():
             if not action.isSeparator():
                 assert not action.shortcut().isEmpty(), action.text()
     keys = Counter(
