@@ -1,6 +1,6 @@
 """Render the main views with demo data to docs/screenshots/*.png (offscreen, no display needed).
 
-.venv/bin/python scripts/screenshots.py [--out docs/screenshots]
+.venv/bin/python scripts/screenshots.py [--out docs/screenshots] [--only overview]
 """
 
 from __future__ import annotations
@@ -108,10 +108,23 @@ def settle(app: QApplication, done: Callable[[], bool], timeout: float = 10.0) -
         app.processEvents()
 
 
+def shoot_overview(app: QApplication, window: MainWindow, shot: Callable[[str], None]) -> None:
+    """The Overview tab at 1280x800, the keyboard on a week of its first chart."""
+    size = window.size()
+    window.resize(1280, 800)
+    window.center.setCurrentWidget(window.overview)
+    settle(app, lambda: window.is_idle() and window.overview.shown is not None)
+    window.overview.memories.setFocus()
+    window.overview.memories.select(window.overview.memories.count() - 1)
+    shot("overview")
+    window.resize(size)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="docs/screenshots")
     parser.add_argument("--dark", action="store_true", help="render with a dark palette")
+    parser.add_argument("--only", choices=["overview"], help="render only this picture")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -135,7 +148,7 @@ def main() -> int:
         window = MainWindow(
             service, settings=settings, data_dir_label="~/.local/share/ltm-desktop", api=DemoApi()
         )
-        window.resize(1480, 860)
+        window.resize(1280, 800)
         window.show()
         idle = window.is_idle
         settle(app, lambda: idle() and window.table.model.rowCount() > 0)
@@ -145,6 +158,11 @@ def main() -> int:
             (widget or window).grab().save(str(out / f"{name}.png"))
             print(out / f"{name}.png")
 
+        shoot_overview(app, window, lambda name: shot(name))
+        if args.only == "overview":
+            window.close()
+            service.close()
+            return 0
         model = window.table.model
         flags = QItemSelectionModel.SelectionFlag
         window.table.list_view.selectionModel().setCurrentIndex(
@@ -152,6 +170,9 @@ def main() -> int:
         )
         window.details.setCurrentIndex(TAB_EDITOR)
         shot("main-window")
+        window.resize(800, 800)  # the projects step aside, the list keeps its room
+        shot("main-window-800")
+        window.resize(1280, 800)
         window.details.setCurrentIndex(TAB_HISTORY)
         window.history.view.selectRow(window.history.model.rowCount() - 1)
         shot("history")
