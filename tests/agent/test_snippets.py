@@ -15,6 +15,8 @@ from ltm_desktop.agent.snippets import SERVER_NAME, Snippet, agent_snippets, mar
 from tests.agent.mcp_client import EXECUTABLE, mcp_session
 
 ROOT = Path(__file__).resolve().parents[2]
+# The snippets and the toolbox example live in docs/agents.md (the README links there).
+AGENTS_DOC = ROOT / "docs" / "agents.md"
 README_COMMAND = ["/home/me/.local/bin/ltm-desktop"]  # where `pipx install` puts it
 README_HOME = "/home/me"
 AGENTS = ["Claude Code", "Claude Desktop", "Cursor", "VS Code", "Codex", "Gemini CLI"]
@@ -69,18 +71,18 @@ def test_each_snippet_starts_a_working_server(index: int, tmp_path: Path) -> Non
     anyio.run(scenario)
 
 
-def test_the_readme_shows_the_same_snippets() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_docs_show_the_same_snippets() -> None:
+    text = AGENTS_DOC.read_text(encoding="utf-8")
     expected = markdown(agent_snippets(README_COMMAND, home=README_HOME))
-    assert expected in readme, "README.md's agent snippets are out of date; paste:\n" + expected
+    assert expected in text, "docs/agents.md's agent snippets are out of date; paste:\n" + expected
 
 
-def test_the_readme_toolbox_example_runs() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### In an agent framework") :]
+def test_the_docs_toolbox_example_runs() -> None:
+    text = AGENTS_DOC.read_text(encoding="utf-8")
+    section = text[text.index("## In an agent framework") :]
     start = section.index("```python\n") + len("```python\n")
     code = section[start : section.index("\n```", start)]
     namespace: dict[str, Any] = {}
-    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 - our own README
+    exec(compile(code, "docs/agents.md", "exec"), namespace)  # noqa: S102 - our own docs
     assert [t["name"] for t in namespace["tools"]][:2] == ["memory_write", "memory_search"]
     assert isinstance(json.loads(namespace["text"]), list)  # the text is the JSON array
