@@ -1,4 +1,4 @@
-"""Every check CI runs, in order: lint, format, types, then the test suite.
+"""Every check CI runs, in order: lint, format, types, the docs site, then the test suite.
 
     .venv/bin/python scripts/check.py            # what .ci/run and the README run
     .venv/bin/python scripts/check.py -k search  # extra arguments go to pytest
@@ -22,6 +22,8 @@ def steps(pytest_args: list[str]) -> list[tuple[str, list[str]]]:
         ("lint (ruff check)", [python, "-m", "ruff", "check", "."]),
         ("format (ruff format --check)", [python, "-m", "ruff", "format", "--check", "."]),
         ("types (mypy, configured in pyproject.toml)", [python, "-m", "mypy"]),
+        # mkdocs.yml: a broken link or anchor, or a page missing from nav, fails it (site/).
+        ("docs (mkdocs build --strict)", [python, "-m", "mkdocs", "build", "--strict", "-q"]),
         ("tests (pytest)", [python, "-m", "pytest", *pytest_args]),
     ]
 
