@@ -3,14 +3,17 @@
 projects, what live writes (an agent adding memories) cost the window, Select all over as
 many rows, peak RSS.
 
-    .venv/bin/python bench/gui_bench.py [--memories 100000] [--keep DIR] [--only live|select|bulk]
+    .venv/bin/python bench/gui_bench.py [--memories 100000] [--keep DIR]
+        [--only live|select|bulk|overview]
 
 ``--only live`` runs the live-write part alone (with ``--keep``, quick to repeat: run it on
 an older checkout too, with this file copied in, to compare the figures); ``--only
 select`` the Select all part; ``--only bulk`` (10,000 memories unless ``--memories`` says)
 Ctrl+A, Delete and Ctrl+Z over the whole scope in the real window: each phase's time, how
 many memories it reached, and its longest UI-thread pass (copied into an older checkout it
-runs there too: the figure to compare is how many Delete moved).
+runs there too: the figure to compare is how many Delete moved); ``--only overview`` the
+Overview (bench/overview_bench.py): its computation cold, per store query and for every
+scope, a cache hit, and the tab's longest UI-thread pass while it computes and paints.
 
 The database is built in a child process (so this process's peak RSS is the GUI's),
 or reused from ``--keep DIR``. Each figure is printed next to a baseline measured in
@@ -409,7 +412,9 @@ def main() -> int:
     parser.add_argument("--memories", type=int, default=None, help="100,000 (bulk: 10,000)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", metavar="DIR", help="build into / reuse this data dir")
-    parser.add_argument("--only", choices=["live", "select", "bulk"], help="run only this part")
+    parser.add_argument(
+        "--only", choices=["live", "select", "bulk", "overview"], help="run only this part"
+    )
     parser.add_argument("--build-only", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memories is None:
@@ -501,6 +506,14 @@ def run(data_dir: Path, only: str | None = None) -> int:
             return 0
         if only == "bulk":
             bulk(app, window, service, project)
+            window.close()
+            service.close()
+            return 0
+        if only == "overview":
+            from bench.overview_bench import computation, in_the_window
+
+            computation(service, project)
+            in_the_window(app, window)
             window.close()
             service.close()
             return 0

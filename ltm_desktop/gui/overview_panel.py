@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QScrollArea,
+    QSizePolicy,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -102,6 +103,7 @@ class OverviewPanel(ScopedPanel):
         for i, card in enumerate(self.cards[:4]):
             grid.addWidget(card, i // 2, i % 2)
         grid.addWidget(self.cards[4], 2, 0, 1, 2)
+        self.cards[4].setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         grid.setRowStretch(0, 1)
         grid.setRowStretch(1, 1)
         body = QWidget(self)
@@ -201,7 +203,7 @@ class OverviewPanel(ScopedPanel):
             share.budget,
             text.budget_caption(share),
         )
-        self.cards[4].set_summary("")
+        self.cards[4].set_summary(text.budget_caption(share))
 
 
 def install_overview(tabs: QTabWidget, ctx: AppContext, window: QWidget) -> OverviewPanel:

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QWidget
 
 from ltm_desktop.gui.charts.base import Chart
 from ltm_desktop.gui.charts.colors import faint, ink, series_color
-from ltm_desktop.gui.theme import muted_color
 
 BAR = 26
 
@@ -21,7 +20,7 @@ class ShareBar(Chart):
     def __init__(self, name: str, empty_text: str, parent: QWidget | None = None) -> None:
         super().__init__(name, empty_text, parent)
         self.setMinimumWidth(260)
-        self.setFixedHeight(BAR + 3 * self.fontMetrics().height() + 24)
+        self.setFixedHeight(BAR + self.fontMetrics().height() + 26)  # the caption is the panel's
         self.parts: list[str] = []
         self.sizes: list[int] = []
         self.tips: list[str] = []
@@ -85,9 +84,3 @@ class ShareBar(Chart):
             painter.setPen(ink(palette))
             painter.drawText(QPointF(x + 14, y), text)
             x += 14 + metrics.horizontalAdvance(text) + 16
-        painter.setPen(muted_color(palette))
-        painter.drawText(
-            QRectF(plot.left(), y + 6, plot.width(), metrics.height() + 2),
-            Qt.AlignmentFlag.AlignLeft,
-            self.caption,
-        )
