@@ -91,7 +91,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"ltm-desktop {__version__}")
     print(f"data dir:  {report['data_dir']}")
     print(f"database:  {report['db_path']} (schema v{report['schema_version']})")
-    durability = DURABILITY.get(state.synchronous, "see the README")
+    durability = DURABILITY.get(state.synchronous, "see docs/data-model.md, Durability and faults")
     print(f"writes:    synchronous={state.synchronous.upper()} ({durability})")
     for problem in state.problems:
         print(f"problem:   {problem}")

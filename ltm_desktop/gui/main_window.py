@@ -157,7 +157,7 @@ class MainWindow(QMainWindow):
         self.status = StatusBar(api, self, search=service.backfill.last_status)
         self.setStatusBar(self.status)
         self.menu_actions = build_actions(self)
-        build_menus(self, self.menu_actions)
+        build_menus(self, self.menu_actions, (self.overview.go_action,))
         self.settings_action = self.switches.add_settings_action(self)
         self.find_secrets = FindSecrets(self, ctx, self.open_memory)
         self._wire()

@@ -158,7 +158,10 @@ def build_actions(window: QMainWindow) -> WindowActions:
     return a
 
 
-def build_menus(window: QMainWindow, a: WindowActions) -> None:
+def build_menus(
+    window: QMainWindow, a: WindowActions, extra_views: tuple[QAction, ...] = ()
+) -> None:
+    """The menu bar; ``extra_views``: more tabs to go to (the Overview's), after the Inbox."""
     bar = window.menuBar()
     file_menu = bar.addMenu("&File")
     for action in (
@@ -173,7 +176,7 @@ def build_menus(window: QMainWindow, a: WindowActions) -> None:
     view = bar.addMenu("&View")
     for action in (
         a.go_projects, a.go_memories, a.go_trash, a.go_stale, a.go_observations, a.go_activity,
-        a.go_inbox, None,
+        a.go_inbox, *extra_views, None,
         a.go_editor, a.go_history, a.go_precis, None, a.show_projects, a.show_details, None,
         a.show_removed, a.show_expired, None, a.refresh,
     ):  # fmt: skip

@@ -33,3 +33,16 @@ def test_every_menu_action_has_a_shortcut_of_its_own(
         for key in action.shortcuts()
     )
     assert [key for key, n in keys.items() if n > 1] == []
+
+
+def test_the_view_menu_goes_to_the_overview_too(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService
+) -> None:
+    """Ctrl+7 was only on the window: a person looking through the menus never met it."""
+    window = make_window(service)
+    view = next(e.menu() for e in window.menuBar().actions() if e.text() == "&View")
+    assert isinstance(view, QMenu)
+    overview = next(a for a in view.actions() if a.text() == "&Overview")
+    assert overview.shortcut().toString() == "Ctrl+7"
+    overview.trigger()
+    qtbot.waitUntil(lambda: window.center.currentWidget() is window.overview)
