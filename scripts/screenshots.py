@@ -163,6 +163,7 @@ def main() -> int:
             window.close()
             service.close()
             return 0
+        window.center.setCurrentIndex(TAB_MEMORIES)  # back from the Overview
         model = window.table.model
         flags = QItemSelectionModel.SelectionFlag
         window.table.list_view.selectionModel().setCurrentIndex(
