@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ltm_desktop.core.records import GUI_ACTOR
 from ltm_desktop.gui.context import AppContext
@@ -11,6 +11,7 @@ from ltm_desktop.gui.formatting import actor_label
 from ltm_desktop.gui.models.activity_model import COL_TITLE, ActivityModel
 from ltm_desktop.gui.models.base import MemoryIdRole
 from ltm_desktop.gui.panel_base import ScopedPanel
+from ltm_desktop.gui.row_view import RowTableView
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table
 
 ALL_ACTORS = "Everyone"
@@ -31,7 +32,7 @@ class ActivityPanel(ScopedPanel):
         self.actor = QComboBox(self)
         self.actor.addItem(ALL_ACTORS, None)
         self.actor.setMinimumContentsLength(14)
-        self.view = QTableView(self)
+        self.view = RowTableView(self)
         self.view.setModel(self.model)
         configure_table(self.view, multi=False, stretch=COL_TITLE)
         self.keeper = ViewKeeper(self.view, self.model)

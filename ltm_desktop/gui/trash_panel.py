@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -32,6 +31,7 @@ from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.models.base import MemoryIdRole
 from ltm_desktop.gui.models.trash_model import COL_TITLE, COL_WHEN, COL_WHY, TrashModel
 from ltm_desktop.gui.panel_base import ScopedPanel
+from ltm_desktop.gui.row_view import RowTableView
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table, row_spans
 
 Versions = dict[str, float]  # memory id -> the updated_at the person saw (or read)
@@ -90,7 +90,7 @@ class TrashPanel(ScopedPanel):
         super().__init__(ctx, parent)
         self.memory_actions = actions
         self.model = TrashModel(ctx.service, ctx.runner, self)
-        self.view = QTableView(self)
+        self.view = RowTableView(self)
         self.view.setModel(self.model)
         configure_table(self.view, stretch=COL_TITLE)
         for column, width in ((1, 80), (COL_WHY, 160), (COL_WHEN, 90), (COL_WHEN + 1, 100)):
