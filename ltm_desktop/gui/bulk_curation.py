@@ -23,6 +23,7 @@ from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.records import Category
 from ltm_desktop.core.rules import MAX_TTL_DAYS
 from ltm_desktop.gui.formatting import parse_tags
+from ltm_desktop.gui.mnemonics import assign_mnemonics
 from ltm_desktop.gui.models.projects_model import GLOBAL_LABEL
 from ltm_desktop.gui.ops import Target
 
@@ -92,6 +93,7 @@ class BulkEditDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
+        assign_mnemonics(self)
 
     def rows(self) -> list[tuple[QCheckBox, QWidget]]:
         """(tick, field) for each row, top to bottom."""
@@ -153,6 +155,7 @@ class ScopeDialog(QDialog):
         layout.addWidget(note)
         layout.addWidget(self.scope)
         layout.addWidget(self.buttons)
+        assign_mnemonics(self)
 
     def chosen(self) -> tuple[str, str]:
         return str(self.scope.currentData()), self.scope.currentText()

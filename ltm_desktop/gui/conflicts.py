@@ -20,6 +20,7 @@ from ltm_desktop.core.records import EDITABLE_FIELDS
 from ltm_desktop.gui import ops
 from ltm_desktop.gui.diff_html import event_html, values_html
 from ltm_desktop.gui.errors import ErrorReporter
+from ltm_desktop.gui.mnemonics import assign_mnemonics
 
 RELOAD, OVERWRITE, CANCEL = "reload", "overwrite", "cancel"
 
@@ -124,6 +125,7 @@ class ConflictDialog(QDialog):
         layout.addWidget(self.message)
         layout.addWidget(self.compare_view, 1)
         layout.addWidget(buttons)
+        assign_mnemonics(self)
         self.reload_button.setDefault(True)
 
     def on_compare_toggled(self, shown: bool) -> None:

@@ -25,6 +25,7 @@ from ltm_desktop.agent.snippets import agent_snippets, api_snippets
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.api_status import ApiStatus, socket_path
 from ltm_desktop.gui.integrate_dialog import INTEGRATED_TABS, IntegrateRow
+from ltm_desktop.gui.mnemonics import assign_mnemonics
 from ltm_desktop.resources import icon_pngs
 
 ABOUT_ICON_SIZE = 64
@@ -111,6 +112,7 @@ class ConnectDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+        assign_mnemonics(self)
 
     def _page(self, entries: list[tuple[str, str]]) -> QWidget:
         page = QWidget(self.tabs)
@@ -191,6 +193,7 @@ class AboutDialog(QDialog):
         layout.addWidget(blurb)
         layout.addLayout(grid)
         layout.addWidget(buttons)
+        assign_mnemonics(self)
 
     def open_folder(self) -> bool:
         return open_folder(self.data_dir)

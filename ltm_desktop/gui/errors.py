@@ -20,6 +20,7 @@ from ltm_desktop.core.errors import (
     NotFound,
     StorageError,
 )
+from ltm_desktop.gui.mnemonics import assign_mnemonics
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +98,7 @@ class ErrorReporter(QObject):
         box.setParent(self.window, box.windowFlags())
         box.finished.connect(lambda _=0, b=box: self._forget(b))
         self._boxes.append(box)
+        assign_mnemonics(box)
         if isinstance(exc, DatabaseBusy):  # passing: the window stays usable meanwhile
             box.setWindowModality(Qt.WindowModality.NonModal)
             box.show()

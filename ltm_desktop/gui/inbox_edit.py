@@ -8,6 +8,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 from ltm_desktop.gui.editor_form import EditorForm, FormValues
+from ltm_desktop.gui.mnemonics import assign_mnemonics
 from ltm_desktop.gui.models.inbox_model import InboxRow
 
 
@@ -49,6 +50,7 @@ class InboxEditDialog(QDialog):
         layout.addWidget(self.form, 1)
         layout.addWidget(note)
         layout.addWidget(self.buttons)
+        assign_mnemonics(self)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from ltm_desktop.agent.integrate import Plan, apply, plan
 from ltm_desktop.core.errors import LtmError
+from ltm_desktop.gui.mnemonics import assign_mnemonics
 
 # The connect dialog's tab names for the agents ``integrate`` knows.
 INTEGRATED_TABS = {"Claude Code": "claude-code", "Codex": "codex", "Gemini CLI": "gemini"}
@@ -110,6 +111,7 @@ class PreviewDialog(QDialog):
         self.apply_button.clicked.connect(self.on_apply)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
+        assign_mnemonics(self)
 
     def on_apply(self) -> None:
         try:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from ltm_desktop.gui.diff_html import FIELD_ORDER, TEXT_FIELDS, _value, word_diff
 from ltm_desktop.gui.editor_form import FormValues
+from ltm_desktop.gui.mnemonics import assign_mnemonics
 
 MINE, THEIRS = "mine", "theirs"
 LABELS = {"title": "Title", "content": "Content", "category": "Category",
@@ -118,6 +119,7 @@ class MergeDialog(QDialog):
         layout.addWidget(intro)
         layout.addWidget(scroll, 1)
         layout.addWidget(self.buttons)
+        assign_mnemonics(self)
         self.resize(760, 520)
 
     def take(self, name: str, side: str) -> None:

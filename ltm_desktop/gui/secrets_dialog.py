@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from ltm_desktop.core.secret_scan import SecretHit, find_stored
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.formatting import count_label
+from ltm_desktop.gui.mnemonics import assign_mnemonics
 
 COLUMNS = ("Memory", "Scope", "Where", "Kind", "")
 
@@ -56,6 +57,7 @@ class SecretsDialog(QDialog):
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
         layout.addWidget(buttons)
+        assign_mnemonics(self)
         self.hits: list[SecretHit] | None = None
         self._names = {p.project_id: p.name for p, _ in ctx.service.projects()}
         ctx.runner.run(

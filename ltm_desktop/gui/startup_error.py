@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ltm_desktop.core.paths import DataPaths
+from ltm_desktop.gui.mnemonics import assign_mnemonics
 
 DirChooser = Callable[[QWidget], Path | None]
 
@@ -82,6 +83,7 @@ class StartupErrorDialog(QDialog):
         layout.addWidget(self.message)
         layout.addWidget(advice)
         layout.addWidget(buttons)
+        assign_mnemonics(self)
         self.setMinimumWidth(520)
 
     def on_open_other(self) -> None:

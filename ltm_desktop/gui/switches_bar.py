@@ -24,6 +24,7 @@ from ltm_desktop.core.config_file import set_config_value
 from ltm_desktop.core.paths import resolve_config_path
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.banner import Banner
+from ltm_desktop.gui.mnemonics import assign_mnemonics
 from ltm_desktop.gui.tasks import TaskRunner
 
 MEMORY_OFF = (
@@ -164,6 +165,7 @@ class SettingsDialog(QDialog):
         column.addLayout(form)
         column.addWidget(self.status)
         column.addWidget(buttons)
+        assign_mnemonics(self)
 
     def _toggled(self, checked: bool) -> None:
         self.enabled.setEnabled(False)
