@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 
 from ltm_desktop.gui.actions import MemoryActions
 from ltm_desktop.gui.inbox_panel import InboxPanel
+from ltm_desktop.gui.keep_place import KeepPlace
 from ltm_desktop.gui.memory_table import MemoryTable
 from ltm_desktop.gui.menus import WindowActions
 from ltm_desktop.gui.stale_panel import StalePanel
@@ -46,6 +47,11 @@ class ListSelection(QObject):
         self._trash.view.selectionModel().selectionChanged.connect(self.on_selected_count)
         center.currentChanged.connect(self.on_selected_count)
         menu.select_all.triggered.connect(self.select_all)
+        t, trash = self._table, self._trash
+        self.places = (KeepPlace(t.list_view, t.model, t.list_keeper),
+                       KeepPlace(trash.view, trash.model, trash.keeper))  # fmt: skip
+        for place in self.places:
+            actions.writing.connect(place.on_writing)
 
     def on_writing(self, writing: bool) -> None:
         if not writing:
