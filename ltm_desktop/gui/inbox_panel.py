@@ -273,11 +273,12 @@ def details_html(row: InboxRow) -> str:
     )
     if row.is_merge:
         kind = f"Merge proposal: merges {row.merge_count} memories into this one"
+    tags = f" · tags: {e(', '.join(row.tags))}" if row.tags else ""
     parts = [
         f"<h3>{e(row.title)}</h3>",
         f"<p style='white-space: pre-wrap'>{e(row.content)}</p>",
         f"<p><small>{e(kind)} · {e(row.category)} · importance {row.importance}"
-        f" · {e(row.project)}</small></p>",
+        f" · {e(row.project)}{tags}</small></p>",
         "<p><b>From</b> "
         + e(p.agent or "an agent")
         + (f", session {e(p.session_id)}" if p.session_id else "")

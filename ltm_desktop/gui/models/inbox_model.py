@@ -53,7 +53,9 @@ class InboxRow:
     def of(cls, entry: InboxEntry, projects: dict[str, str]) -> InboxRow:
         item = entry.proposal or entry.memory
         assert item is not None
-        provenance = item.provenance or NO_PROVENANCE
+        # a memory an agent wrote itself (one flagged, say) has no extraction behind it:
+        # its writer and when it was written stand in for them
+        provenance = item.provenance or Provenance("", item.source, "", "", "", item.created_at)
         similar = entry.similar
         return cls(
             id=item.id,
@@ -118,6 +120,8 @@ class InboxModel(RowTableModel):
             if column == COL_WHEN:
                 return absolute_time(provenance.extracted_at or None)
             if column == COL_FROM:
+                if not provenance.model:
+                    return f"written by {provenance.agent}" if provenance.agent else None
                 return f"session {provenance.session_id}, extracted by {provenance.model}"
             if column == COL_SIMILAR and row.similar_id is not None:
                 return row.similar_content
