@@ -160,11 +160,7 @@ class PrecisPanel(ScopedPanel):
         self.meter.setValue(min(info.bytes, info.budget))
         self.meter.setFormat(budget_label(info.bytes, info.budget))
         full = info.truncated or info.bytes >= info.budget  # the meter says so in colour too
-        style = (
-            f"QProgressBar::chunk {{ background-color: {theme.css(theme.warning_color())}; }}"
-            if full
-            else ""
-        )
+        style = theme.meter_style(full)
         if self.meter.styleSheet() != style:  # setting one re-polishes, even the same one
             self.meter.setStyleSheet(style)
         cut = len(info.candidate_ids) - len(info.memory_ids)
