@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt
+from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QMenu, QTableView
 
 from ltm_desktop.gui.models.base import MemoryIdRole
@@ -18,10 +18,32 @@ if TYPE_CHECKING:
 Entry = QAction | tuple[str, Callable[[], object]] | None  # None: a separator
 
 
-class ContextMenus:
-    """Builds each list's menu when it is asked for (``menu_for``), then pops it up."""
+def menu_key(event: QEvent) -> bool:
+    """Whether ``event`` is a press of the Menu key or of Shift+F10 (the keys that open a
+    context menu; Qt turns neither into one on every platform)."""
+    if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
+        return False
+    mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+    if event.key() == Qt.Key.Key_Menu:
+        return mods == Qt.KeyboardModifier.NoModifier
+    return event.key() == Qt.Key.Key_F10 and mods == Qt.KeyboardModifier.ShiftModifier
+
+
+def current_row_point(view: QTableView) -> QPoint:
+    """Where a menu opened from the keyboard goes: under the current row's start (the
+    top of the list when there is none), in viewport coordinates."""
+    rect = view.visualRect(view.currentIndex())
+    if not rect.isValid() or not view.viewport().rect().intersects(rect):
+        return QPoint(8, 8)
+    return QPoint(rect.left() + 8, rect.bottom())
+
+
+class ContextMenus(QObject):
+    """Builds each list's menu when it is asked for (``menu_for``), then pops it up: on a
+    right-click where it was clicked, on the Menu key or Shift+F10 at the current row."""
 
     def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
         self.window = window
         self._entries: dict[QTableView, Callable[[QTableView], list[Entry]]] = {}
         table = window.table
@@ -34,6 +56,13 @@ class ContextMenus:
         self._entries[view] = entries
         view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         view.customContextMenuRequested.connect(lambda pos, v=view: self.show(v, pos))
+        view.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if isinstance(watched, QTableView) and watched in self._entries and menu_key(event):
+            self.show(watched, current_row_point(watched))
+            return True
+        return False
 
     def show(self, view: QTableView, pos: QPoint) -> None:
         menu = self.menu_for(view)
