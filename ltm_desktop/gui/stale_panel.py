@@ -22,6 +22,7 @@ from ltm_desktop.gui.actions import MemoryActions
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.formatting import count_label
+from ltm_desktop.gui.models.base import diff_keys
 from ltm_desktop.gui.models.projects_model import GLOBAL_LABEL, distinct_labels
 from ltm_desktop.gui.models.stale_model import (
     COL_AGE,
@@ -36,6 +37,8 @@ from ltm_desktop.gui.models.stale_model import (
 )
 from ltm_desktop.gui.panel_base import ScopedPanel
 from ltm_desktop.gui.view_state import ColumnFitter, ViewKeeper, configure_table
+
+MAX_PATCHED_RANGES = 50  # more changed ranges than this: the list is reset in one go
 
 
 def load_stale(service: MemoryService, project_id: str, everywhere: bool = False) -> list[StaleRow]:
@@ -166,13 +169,25 @@ class StalePanel(ScopedPanel):
     def _on_loaded(self, project_id: str, rows: list[StaleRow]) -> None:
         if project_id != self.project_id:
             return
-        self.model.set_rows(rows)
+        self._patch_rows(rows)
         where = "in every project" if self.everywhere.isChecked() else "in this scope"
         if rows:
             self.summary.setText(f"<b>{count_label(len(rows), 'stale candidate')}</b> {where}.")
         else:
             self.summary.setText("<b>No stale memories here.</b> Nothing needs review.")
         self.on_selection_changed()
+
+    def _patch_rows(self, rows: list[StaleRow]) -> None:
+        """Patch the list in place when few ranges changed; after a bulk removal that left
+        thousands of gaps, one reset instead (a repaint per range took seconds)."""
+        model = self.model
+        opcodes = diff_keys([model.key(r) for r in model.rows()], [model.key(r) for r in rows])
+        if sum(1 for op in opcodes if op[0] != "equal") <= MAX_PATCHED_RANGES:
+            model.set_rows(rows, opcodes)
+            return
+        model.refresh_started.emit()  # the view keeper keeps the current row and scroll
+        model.reset_rows(rows)
+        model.refresh_finished.emit()
 
     def selected_rows(self) -> list[int]:
         """The selected rows in order, read off the selection's ranges (Select all on
