@@ -4,12 +4,15 @@ with their shortcuts shown, so every action is reachable by mouse and by keyboar
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QMenu, QTableView
 
+from ltm_desktop.core.records import GUI_ACTOR
+from ltm_desktop.gui.dialogs import open_folder
 from ltm_desktop.gui.models.base import MemoryIdRole
 
 if TYPE_CHECKING:
@@ -51,6 +54,10 @@ class ContextMenus(QObject):
             self._attach(view, self._memory_entries)
         self._attach(window.trash.view, self._trash_entries)
         self._attach(window.stale.view, self._stale_entries)
+        self._attach(window.projects.view, self._project_entries)
+        self._attach(window.inbox.view, self._inbox_entries)
+        self._attach(window.activity.view, self._activity_entries)
+        self._attach(window.history.view, self._history_entries)
 
     def _attach(self, view: QTableView, entries: Callable[[QTableView], list[Entry]]) -> None:
         self._entries[view] = entries
@@ -106,7 +113,12 @@ class ContextMenus(QObject):
     def _trash_entries(self, view: QTableView) -> list[Entry]:
         a = self.window.menu_actions
         has_rows = bool(view.selectionModel().selectedRows())
-        rows: list[Entry] = [a.restore, ("Copy id", self._copy_ids(view)), None] if has_rows else []
+        erase = self.window.trash.erase
+        rows: list[Entry] = (
+            [a.restore, ("Erase permanently…", erase.ask_erase), ("Copy id", self._copy_ids(view)),
+             None]
+            if has_rows and not self.window.trash.busy() else []
+        )  # fmt: skip
         return [*rows, a.undo, a.redo, a.refresh]
 
     def _stale_entries(self, view: QTableView) -> list[Entry]:
@@ -118,3 +130,76 @@ class ContextMenus(QObject):
             if has_rows else []
         )  # fmt: skip
         return [*rows, a.undo, a.redo, a.refresh]
+
+    def _project_entries(self, view: QTableView) -> list[Entry]:
+        w, a = self.window, self.window.menu_actions
+        row = w.projects.model.row_at(view.currentIndex().row())
+        entries: list[Entry] = []
+        if row is not None:
+
+            def new_here(project_id: str = row.project_id) -> None:
+                w.projects.select(project_id)
+                w.new_memory()
+
+            entries.append(("New memory here", new_here))
+            if row.path:
+                path = row.path
+                entries += [("Copy path", lambda: QGuiApplication.clipboard().setText(path)),
+                            ("Open folder", lambda: open_folder(Path(path)))]  # fmt: skip
+            entries.append(None)
+        entries += [("Mark all seen", w.table.new_since.mark_all_seen), a.refresh]
+        return entries
+
+    def _inbox_entries(self, view: QTableView) -> list[Entry]:
+        inbox, a = self.window.inbox, self.window.menu_actions
+        count = len(inbox.selected_rows())
+        entries: list[Entry] = []
+        if count:
+            entries += [("Approve\tA", inbox.approve_selected)]
+            if count == 1:
+                entries.append(("Edit then approve…\tE", inbox.edit_selected))
+            entries += [("Reject\tR", inbox.reject_selected), None]
+        return [*entries, ("Select all", view.selectAll), None, a.undo, a.redo, a.refresh]
+
+    def _activity_entries(self, view: QTableView) -> list[Entry]:
+        w, a = self.window, self.window.menu_actions
+        index = view.currentIndex()
+        row = w.activity.model.row_at(index.row()) if index.isValid() else None
+        entries: list[Entry] = []
+        if row is not None:
+            item = row.event.memory_id
+            if item.startswith("mem_"):
+
+                def history(memory_id: str = item) -> None:
+                    w.open_memory(memory_id)
+                    a.go_history.trigger()
+
+                entries += [("Show in list", lambda: w.open_activity_item(item)),
+                            ("Show history", history)]  # fmt: skip
+            elif item.startswith("prop_"):
+                entries.append(("Show in the Inbox", lambda: w.open_activity_item(item)))
+            if self._newest_app_action(view, index.row()):
+                entries.append(a.undo)
+            entries += [("Copy id", lambda: QGuiApplication.clipboard().setText(item)), None]
+        return [*entries, a.refresh]
+
+    def _newest_app_action(self, view: QTableView, row: int) -> bool:
+        """Whether the event at ``row`` is the app's and the newest the list holds while
+        the app has something to undo (Activity lists newest first). The undo stack does
+        not say which events its top entry made, so this is as near as the list can tell."""
+        event = self.window.activity.model.row_at(row)
+        return (
+            row == 0
+            and event is not None
+            and event.event.actor == GUI_ACTOR
+            and self.window.menu_actions.undo.isEnabled()
+        )
+
+    def _history_entries(self, view: QTableView) -> list[Entry]:
+        history = self.window.history
+        entries: list[Entry] = []
+        if history.selected_event() is not None:
+            entries += [history.revert_action] if history.revert_action.isEnabled() else []
+            text = history.diff.toPlainText()
+            entries.append(("Copy diff", lambda: QGuiApplication.clipboard().setText(text)))
+        return entries

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -49,6 +50,9 @@ class HistoryPanel(QWidget):
         self.revert_button = QPushButton("Revert to the version before this change", self)
         self.revert_button.setEnabled(False)
         self.revert_button.clicked.connect(self.revert_selected)
+        self.revert_action = QAction(self.revert_button.text(), self)  # the list's menu
+        self.revert_action.setEnabled(False)
+        self.revert_action.triggered.connect(self.revert_selected)
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.view)
         splitter.addWidget(self.diff)
@@ -133,6 +137,7 @@ class HistoryPanel(QWidget):
         event = self.selected_event()
         self.diff.setHtml(event_html(event) if event else "")
         self.revert_button.setEnabled(bool(event and revertible_values(event)))
+        self.revert_action.setEnabled(self.revert_button.isEnabled())
 
     def revert_selected(self) -> None:
         event = self.selected_event()

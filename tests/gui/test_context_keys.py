@@ -80,3 +80,30 @@ def test_shift_f10_opens_the_menu_of_the_trash_and_stale_lists(
     menu = open_menu(qtbot, view, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
     assert "&Undo" in texts(menu)
     menu.close()
+
+
+def projects_view(window: MainWindow) -> QTableView:
+    return window.projects.view
+
+
+def inbox_view(window: MainWindow) -> QTableView:
+    window.center.setCurrentWidget(window.inbox)
+    return window.inbox.view
+
+
+def activity_view(window: MainWindow) -> QTableView:
+    window.center.setCurrentWidget(window.activity)
+    return window.activity.view
+
+
+@pytest.mark.parametrize("which", [projects_view, inbox_view, activity_view])
+def test_shift_f10_opens_the_menu_of_the_other_lists(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, which: object
+) -> None:
+    project = fill(service, "/src/menu-others", 2)
+    window = make_window(service, scope=project)
+    view = which(window)  # type: ignore[operator]
+    qtbot.waitUntil(window.is_idle)
+    menu = open_menu(qtbot, view, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    assert texts(menu)
+    menu.close()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtWidgets import QApplication, QTableView
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import MemoryDraft
@@ -16,6 +16,15 @@ def fill(service: MemoryService, cwd: str, count: int) -> str:
     drafts = [MemoryDraft(f"{cwd} note number {i} about subject {i * 7}") for i in range(count)]
     service.import_memories(project, drafts, "test")
     return project
+
+
+def select_row(view: QTableView, row: int) -> None:
+    """Select a row as a click would (``selectRow`` reads the keyboard's modifiers, which
+    a key test before may have left held)."""
+    flags = QItemSelectionModel.SelectionFlag
+    view.selectionModel().setCurrentIndex(
+        view.model().index(row, 0), flags.ClearAndSelect | flags.Rows
+    )
 
 
 def selected_rows(view: object) -> list[int]:
@@ -115,7 +124,7 @@ def test_after_a_restore_the_trash_selects_the_next_row(
     trash = window.trash
     qtbot.waitUntil(lambda: trash.model.rowCount() == 3 and window.is_idle())
     ids = [trash.model.row_at(r).id for r in range(3)]
-    trash.view.selectRow(0)
+    select_row(trash.view, 0)
     trash.restore_selected()
     qtbot.waitUntil(lambda: trash.model.rowCount() == 2 and window.is_idle())
     assert selected_rows(trash.view) == [0]
