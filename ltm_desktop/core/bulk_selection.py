@@ -72,9 +72,7 @@ def resolve(
         versions = {}
         start: int | None = 0
         while start is not None:
-            pairs, start = ids_matching(
-                service, selection.project_id, selection.query, start, page
-            )
+            pairs, start = ids_matching(service, selection.project_id, selection.query, start, page)
             versions.update(pairs)
         if count_matching(service, selection) == before == len(versions):
             break

@@ -166,7 +166,8 @@ def test_select_all_is_the_whole_list_without_walking_its_rows(
     assert view.selectionModel().selection().size() == 1  # one range, no index per row
     target = table.selection_target()
     assert not isinstance(target, dict)
-    assert target.project_id == billing and target.excluded == frozenset()
+    assert target.project_id == billing
+    assert target.excluded == frozenset()
 
 
 def test_the_trash_is_random_access_too(
