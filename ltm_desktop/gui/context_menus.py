@@ -199,7 +199,7 @@ class ContextMenus(QObject):
         history = self.window.history
         entries: list[Entry] = []
         if history.selected_event() is not None:
-            entries += [history.revert_action] if history.revert_action.isEnabled() else []
+            entries += [a for a in (history.revert_action, history.version_action) if a.isEnabled()]
             text = history.diff.toPlainText()
             entries.append(("Copy diff", lambda: QGuiApplication.clipboard().setText(text)))
         return entries

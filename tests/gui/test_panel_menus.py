@@ -84,7 +84,8 @@ def test_the_history_menu_copies_the_diff(
     qtbot.waitUntil(lambda: history.model.rowCount() == 2)
     menu = window.context_menus.menu_for(history.view)
     assert "Copy diff" in texts(menu)
-    assert any(t.startswith("Revert") for t in texts(menu))
+    assert "Revert this change" in texts(menu)
+    assert "Revert to this version" not in texts(menu)  # the newest: the memory as it is
     trigger(menu, "Copy diff")
     assert "New" in QGuiApplication.clipboard().text()
 
