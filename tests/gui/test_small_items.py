@@ -52,7 +52,7 @@ def test_memory_md_names_the_cut_short_memory_and_the_meter_turns(
     statuses = [precis.model.index(r, COL_STATUS).data() for r in range(precis.model.rowCount())]
     assert "cut short" in statuses
     assert statuses.index("cut short") == statuses.count("included")  # after the included
-    assert theme.css(theme.warning_color()) in precis.meter.styleSheet()
+    assert precis.meter.styleSheet() == theme.meter_style(full=True)  # the amber bar
 
 
 def test_history_shows_seconds(
