@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QFontDatabase, QGuiApplication, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
@@ -21,12 +22,18 @@ from PySide6.QtWidgets import (
 )
 
 from ltm_desktop import __version__
-from ltm_desktop.agent.snippets import agent_snippets, api_snippets
+from ltm_desktop.agent.snippets import agent_snippets
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui.api_status import ApiStatus, socket_path
+from ltm_desktop.gui.api_status import ApiStatus
+from ltm_desktop.gui.connect_check import check_health, failure_line, project_dir, socket_snippets
 from ltm_desktop.gui.integrate_dialog import INTEGRATED_TABS, IntegrateRow
 from ltm_desktop.gui.mnemonics import assign_mnemonics
 from ltm_desktop.resources import icon_pngs
+
+if TYPE_CHECKING:
+    from ltm_desktop.gui.context import AppContext
+    from ltm_desktop.gui.models.projects_model import ProjectsModel
+    from ltm_desktop.gui.tasks import TaskRunner
 
 ABOUT_ICON_SIZE = 64
 
@@ -39,11 +46,6 @@ def app_icon() -> QIcon:
         if pixmap.loadFromData(data, "PNG"):
             icon.addPixmap(pixmap)
     return icon
-
-
-def snippets(api: ApiStatus | None) -> list[tuple[str, str]]:
-    """(caption, text) for each way of talking to the socket API directly (its own socket)."""
-    return [(s.agent, s.text) for s in api_snippets(socket_path(api.endpoint if api else None))]
 
 
 def mcp_data_dir(data_dir: Path | None) -> str | None:
@@ -67,12 +69,25 @@ def _code_box(text: str, parent: QWidget) -> QPlainTextEdit:
 
 class ConnectDialog(QDialog):
     """Copyable snippets that make an agent use this memory: one tab per agent (MCP, from
-    the same source as the README, with this installation's path), and the socket API."""
+    the same source as the README, with this installation's path), and the socket API
+    (searching the window's project), with a "Test connection" of the running API."""
 
     def __init__(
-        self, api: ApiStatus | None, parent: QWidget | None = None, data_dir: Path | None = None
+        self,
+        api: ApiStatus | None,
+        parent: QWidget | None = None,
+        data_dir: Path | None = None,
+        *,
+        runner: TaskRunner | None = None,
+        cwd: str | None = None,
     ) -> None:
+        """Args:
+        runner: runs the connection test (without one the test button is disabled).
+        cwd: the working directory of the window's project (None: the home folder).
+        """
         super().__init__(parent)
+        self.api, self.runner = api, runner
+        self.cwd = project_dir(cwd)
         self.setWindowTitle("Connect an agent")
         self.setMinimumWidth(900)
         if api is not None and api.endpoint:
@@ -106,10 +121,24 @@ class ConnectDialog(QDialog):
                 layout_of_page.insertWidget(layout_of_page.count() - 1, row)
                 self.integrate_rows[agent] = row
             self.tabs.addTab(page, snippet.agent)
-        self.tabs.addTab(self._page(snippets(api)), "Socket API")
+        endpoint = api.endpoint if api else None
+        self.socket_entries = socket_snippets(endpoint, self.cwd)
+        self.tabs.addTab(self._page(self.socket_entries), "Socket API")
         self.copied = QLabel(self)
         layout.addWidget(self.copied)
+        self.check_result = QLabel(self)  # what "Test connection" found, in one line
+        self.check_result.setTextFormat(Qt.TextFormat.PlainText)
+        self.check_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.check_result)
+        self.test_button = QPushButton("Test connection", self)
+        self.test_button.setToolTip("Ask the running agent API for its health")
+        self.test_button.setEnabled(runner is not None)
+        self.test_button.clicked.connect(self.test_connection)
+        self._check_key = key = f"connect-test-{id(self)}"
+        if runner is not None:  # a closed dialog drops a late answer
+            self.destroyed.connect(lambda: runner.cancel(key))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.addButton(self.test_button, QDialogButtonBox.ButtonRole.ActionRole)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         assign_mnemonics(self)
@@ -133,9 +162,39 @@ class ConnectDialog(QDialog):
         column.addStretch(1)
         return page
 
+    @classmethod
+    def for_window(cls, ctx: AppContext, projects: ProjectsModel, parent: QWidget) -> ConnectDialog:
+        """The dialog for a window: its API, data dir, task runner and chosen project."""
+        row = projects.project(ctx.scope.project_id)
+        cwd = None if row is None or row.is_global else row.path
+        data_dir = Path(ctx.service.paths.data_dir)
+        return cls(ctx.api, parent, data_dir, runner=ctx.runner, cwd=cwd)
+
+    def python_snippet(self) -> str:
+        return next(text for caption, text in self.socket_entries if "Python" in caption)
+
     def copy(self, text: str) -> None:
         QGuiApplication.clipboard().setText(text)
         self.copied.setText("Copied to the clipboard.")
+
+    def test_connection(self) -> None:
+        """Call the running API's ``health`` in a background task; say what came back."""
+        if self.runner is None:
+            return
+        endpoint = self.api.endpoint if self.api else None
+        error = self.api.error if self.api else None
+        self.test_button.setEnabled(False)
+        self.check_result.setText("Testing the connection…")
+        self.runner.run(
+            lambda: check_health(endpoint, error),
+            self.on_checked,
+            lambda exc: self.on_checked(failure_line(exc)),
+            key=self._check_key,
+        )
+
+    def on_checked(self, line: str) -> None:
+        self.check_result.setText(line)
+        self.test_button.setEnabled(True)
 
 
 def last_backup_label(data_dir: Path) -> str:

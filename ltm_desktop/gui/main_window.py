@@ -373,7 +373,7 @@ class MainWindow(QMainWindow):
             panel.reload_now()
 
     def show_connect(self) -> ConnectDialog:
-        dialog = ConnectDialog(self.ctx.api, self, Path(self.ctx.service.paths.data_dir))
+        dialog = ConnectDialog.for_window(self.ctx, self.projects.model, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog

@@ -21,18 +21,23 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from PySide6.QtGui import QGuiApplication
+from pytestqt.qtbot import QtBot
 
+from ltm_desktop import __version__
+from ltm_desktop.api import PROTOCOL_VERSION
 from ltm_desktop.api.runtime import ENV_SOCKET
 from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.paths import ENV_DATA_DIR
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.dialogs import ConnectDialog
+from ltm_desktop.gui.mnemonics import mnemonic
 from ltm_desktop.serve import server_options
 from tests.agent.test_snippets import server_command
 from tests.conftest import ServiceFactory
-from tests.gui.conftest import WindowFactory
+from tests.gui.conftest import FakeApi, WindowFactory, add
 
-REPO = "/path/to/repo"  # the snippets' example working directory
+REPO = "/path/to/repo"  # the generated snippets' made-up working directory
 
 
 @pytest.fixture
@@ -81,17 +86,26 @@ def open_dialog(
 def test_python_and_command_line_snippets_reach_the_apps_socket(
     make_window: WindowFactory, app_service: MemoryService, app_api: ServerThread, tmp_path: Path
 ) -> None:
-    dialog = open_dialog(make_window, app_service, app_api)
+    """The Python snippet searches the window's project (read-only): it writes nothing."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    project = app_service.resolve_scope(cwd=str(repo), register=True)
+    add(app_service, project, "Run the tests with make test")
+    window = make_window(app_service, api=app_api, scope=project)
+    dialog = window.show_connect()
     python, command_line, raw = copied(dialog, "Socket API")
+    assert REPO not in python
+    assert repr(str(repo)) in python
+    assert "memory_add" not in python
     env = terminal_env()
     ran = subprocess.run([sys.executable, "-c", python], env=env, capture_output=True, text=True,
                          timeout=60)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
-    project = app_service.resolve_scope(cwd=REPO)
+    assert "Run the tests with make test" in ran.stdout
     assert [m.content for m in app_service.list_memories(project)] == [
         "Run the tests with make test"
-    ]
-    assert "memory.add" in (app_api.last_action() or "")
+    ]  # nothing written
+    assert REPO not in command_line
     ran = subprocess.run(command_line, shell=True, env=env, capture_output=True, text=True,
                          timeout=60)  # fmt: skip
     assert ran.returncode == 0, ran.stderr
@@ -110,6 +124,51 @@ def test_python_and_command_line_snippets_reach_the_apps_socket(
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["result"]["db_path"] == str(app_service.paths.db_path)
     dialog.close()
+
+
+def test_the_global_scopes_snippet_searches_from_the_home_folder(
+    make_window: WindowFactory, app_service: MemoryService
+) -> None:
+    window = make_window(app_service, api=FakeApi(), scope=GLOBAL_PROJECT_ID)
+    python = window.show_connect().python_snippet()
+    assert f"cwd={str(Path.home())!r}" in python
+    assert REPO not in python
+
+
+def test_test_connection_reports_the_servers_version_protocol_and_memory_switch(
+    qtbot: QtBot, make_window: WindowFactory, app_service: MemoryService, app_api: ServerThread
+) -> None:
+    window = make_window(app_service, api=app_api)
+    dialog = window.show_connect()
+    button = dialog.test_button
+    assert mnemonic(button.text()) is not None  # an Alt key
+    button.click()
+    qtbot.waitUntil(lambda: "protocol" in dialog.check_result.text(), timeout=10000)
+    text = dialog.check_result.text()
+    assert f"ltm-desktop {__version__}" in text
+    assert f"protocol {PROTOCOL_VERSION}" in text
+    assert "memory on" in text
+    assert "\n" not in text
+    assert button.isEnabled()  # it can be pressed again
+    dialog.close()
+
+
+def test_test_connection_says_why_it_failed_in_one_line(
+    qtbot: QtBot, make_window: WindowFactory, app_service: MemoryService, tmp_path: Path
+) -> None:
+    missing = tmp_path / "nobody.sock"
+    window = make_window(app_service, api=FakeApi(endpoint=f"unix:{missing}"))
+    dialog = window.show_connect()
+    dialog.test_button.click()
+    qtbot.waitUntil(lambda: "failed" in dialog.check_result.text().lower(), timeout=10000)
+    text = dialog.check_result.text()
+    assert str(missing) in text
+    assert "\n" not in text
+    assert "Traceback" not in text
+    not_running = make_window(app_service, api=FakeApi(endpoint=None, error="address in use"))
+    dialog = not_running.show_connect()
+    dialog.test_button.click()
+    qtbot.waitUntil(lambda: "address in use" in dialog.check_result.text(), timeout=10000)
 
 
 def stand_in_socat(tmp_path: Path) -> Path:

@@ -50,7 +50,7 @@ def _error_box(parent: QWidget) -> QDialog:
 
 
 DIALOGS: dict[str, Build] = {
-    "connect": lambda s, w, r: ConnectDialog(FakeApi(), w, Path(s.paths.data_dir)),
+    "connect": lambda s, w, r: ConnectDialog(FakeApi(), w, Path(s.paths.data_dir), runner=r),
     "about": lambda s, w, r: AboutDialog(s, w),
     "preview": lambda s, w, r: PreviewDialog(
         Plan("claude-code", "user", False, [Change(Path("/tmp/x.json"), None, "{}")]), w
