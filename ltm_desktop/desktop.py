@@ -87,30 +87,47 @@ def launch(
     demo: bool,
     warn: Callable[[Sequence[str]], None],
 ) -> int:
+    """Open the data, serve the API and run the window; returns the exit code.
+
+    However it ends (also when the data cannot be opened or the window cannot be built),
+    the API's socket is closed and removed and ``--demo``'s temporary folder is deleted;
+    the error then goes to the caller, which prints it in one line.
+    """
     problem = display_problem()
     if problem:
         raise LtmError(problem)
     demo_dir = Path(tempfile.mkdtemp(prefix="ltm-desktop-demo-")) if demo else None
+    try:
+        return _launch(data_dir if demo_dir is None else str(demo_dir), config, demo_dir, warn)
+    finally:
+        if demo_dir is not None:
+            shutil.rmtree(demo_dir, ignore_errors=True)
+
+
+def _launch(
+    data_dir: str | None,
+    config: str | None,
+    demo_dir: Path | None,
+    warn: Callable[[Sequence[str]], None],
+) -> int:
     clock = None
     if demo_dir is not None:
         from ltm_desktop.gui.demo import DemoClock
 
         clock = DemoClock()
-        data_dir = str(demo_dir)
     opened = open_or_ask(
         data_dir, config, ask=_ask_in_a_window, **({"clock": clock} if clock else {})
     )
-    warn(opened.warnings)
     service = opened.service
-    backing_up = None if demo_dir else start_backup_if_due(service, opened.config_path, warn)
-    api = ServerThread(
-        service,
-        service.paths.data_dir,
-        server_options(service.paths.data_dir, None, None, opened.config_path),
-    )
+    backing_up: threading.Thread | None = None
     web: HttpServer | None = None
+    options = server_options(service.paths.data_dir, None, None, opened.config_path)
+    api = ServerThread(service, service.paths.data_dir, options)
     try:
-        if demo_dir is not None:
+        warn(opened.warnings)
+        if demo_dir is None:
+            backing_up = start_backup_if_due(service, opened.config_path, warn)
+        else:
             from ltm_desktop.gui.demo import fill_demo_data
 
             fill_demo_data(service, clock=clock)
@@ -122,14 +139,19 @@ def launch(
         label = "demo data (temporary)" if demo_dir else str(service.paths.data_dir)
         return run_gui(service, data_dir_label=label, api=api)
     finally:
-        if web is not None:
-            web.stop()
-        api.stop()
-        if backing_up is not None:
-            backing_up.join()  # a backup cut short would be no backup
-        service.close()
-        if demo_dir is not None:
-            shutil.rmtree(demo_dir, ignore_errors=True)
+        try:
+            if web is not None:
+                web.stop()
+            api.stop()  # closes the socket and removes it (and the endpoint file)
+            if demo_dir is not None and options.socket_path is not None:
+                # The demo's socket is named after its temporary folder: nobody else
+                # ever takes its lock, so the lock file goes with it.
+                lock = options.socket_path.with_name(options.socket_path.name + ".lock")
+                lock.unlink(missing_ok=True)
+            if backing_up is not None:
+                backing_up.join()  # a backup cut short would be no backup
+        finally:
+            service.close()
 
 
 def start_backup_if_due(
