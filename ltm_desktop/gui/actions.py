@@ -164,9 +164,10 @@ class MemoryActions(QObject):
             self._progress.emit(doing, done, of)
 
         def work(service: MemoryService) -> Ran:
-            outcome = ops.run(service, planned(service), report, cancel.is_set)
-            entry = make_undo(outcome) if make_undo is not None and outcome.done else None
-            return outcome, entry, remembered(outcome)
+            with ops.collector_paused():
+                outcome = ops.run(service, planned(service), report, cancel.is_set)
+                entry = make_undo(outcome) if make_undo is not None and outcome.done else None
+                return outcome, entry, remembered(outcome)
 
         def end() -> None:
             self._cancels.discard(cancel)
@@ -336,8 +337,12 @@ class MemoryActions(QObject):
 
         self._cancels.add(cancel)
         self._running(+1)
-        self._run(lambda s: ops.transfer(s, target, scope, copy, report, cancel.is_set),
-                  done, failed, doing)  # fmt: skip
+
+        def work(service: MemoryService) -> ops.TransferOutcome:
+            with ops.collector_paused():
+                return ops.transfer(service, target, scope, copy, report, cancel.is_set)
+
+        self._run(work, done, failed, doing)
 
     # -- single memory ----------------------------------------------------
 

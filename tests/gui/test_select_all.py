@@ -4,6 +4,7 @@ copy; in chunks on a worker, with progress and a Cancel, undone in one step."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import threading
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from ltm_desktop.core.bulk import BulkResult, Change
 from ltm_desktop.core.records import ListQuery, Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui import memory_table
+from ltm_desktop.gui import memory_table, ops
 from ltm_desktop.gui.bulk_curation import BulkEditDialog
 from ltm_desktop.gui.main_window import MainWindow
 from ltm_desktop.gui.models.memory_model import MemoryTableModel
@@ -258,3 +259,43 @@ def test_a_bulk_action_can_be_cancelled_and_what_was_done_is_undone_in_one_step(
     assert not window.status.cancel_button.isVisible()
     window.menu_actions.undo.trigger()
     qtbot.waitUntil(lambda: active(service, billing) == MEMORIES, timeout=20_000)
+
+
+def test_the_collector_is_paused_while_a_bulk_action_writes_and_on_again_after(
+    qtbot: QtBot,
+    big_window: MainWindow,
+    service: MemoryService,
+    billing: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The worker builds thousands of objects (each memory before and after, the writes
+    that undo them): a garbage collection there holds the GIL for all its length (60 ms
+    seen at 10,000 memories) and the window cannot finish a pass meanwhile."""
+    collecting: list[bool] = []
+    real_run = ops.run
+
+    def run(*args: Any, **kwargs: Any) -> ops.BulkOutcome:
+        collecting.append(gc.isenabled())
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(ops, "run", run)
+    ctrl_a(qtbot, big_window)
+    qtbot.keyClick(big_window.table.list_view, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: big_window.ctx.undo.top_label() != "", timeout=20_000)
+    wait_idle(qtbot, big_window, 20_000)
+    assert in_trash(service, billing) == MEMORIES
+    undo(qtbot, big_window)
+    qtbot.waitUntil(lambda: active(service, billing) == MEMORIES, timeout=20_000)
+    wait_idle(qtbot, big_window, 20_000)
+    assert collecting == [False, False]  # the Delete, its undo
+    assert gc.isenabled()
+
+
+def test_the_collector_comes_back_when_the_last_of_two_overlapping_writes_ends() -> None:
+    first, second = ops.collector_paused(), ops.collector_paused()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert not gc.isenabled()
+    second.__exit__(None, None, None)
+    assert gc.isenabled()
