@@ -164,10 +164,9 @@ class MemoryActions(QObject):
             self._progress.emit(doing, done, of)
 
         def work(service: MemoryService) -> Ran:
-            with ops.collector_paused():
-                outcome = ops.run(service, planned(service), report, cancel.is_set)
-                entry = make_undo(outcome) if make_undo is not None and outcome.done else None
-                return outcome, entry, remembered(outcome)
+            outcome = ops.run(service, planned(service), report, cancel.is_set)
+            entry = make_undo(outcome) if make_undo is not None and outcome.done else None
+            return outcome, entry, remembered(outcome)
 
         def end() -> None:
             self._cancels.discard(cancel)
@@ -195,7 +194,7 @@ class MemoryActions(QObject):
         self._cancels.add(cancel)
         self._resolving = self._resolving or resolving
         self._running(+1)
-        self._run(work, finished, failed, doing)
+        self._run(ops.paused(work), finished, failed, doing)
 
     def cancel(self) -> None:
         """Stop the bulk actions running after the chunk each is writing (what was done
@@ -338,11 +337,8 @@ class MemoryActions(QObject):
         self._cancels.add(cancel)
         self._running(+1)
 
-        def work(service: MemoryService) -> ops.TransferOutcome:
-            with ops.collector_paused():
-                return ops.transfer(service, target, scope, copy, report, cancel.is_set)
-
-        self._run(work, done, failed, doing)
+        self._run(ops.paused(lambda s: ops.transfer(s, target, scope, copy, report, cancel.is_set)),
+                  done, failed, doing)  # fmt: skip
 
     # -- single memory ----------------------------------------------------
 
@@ -427,9 +423,14 @@ class MemoryActions(QObject):
             else:
                 self._undo.push(inverse, keep_redo=True)
 
+        since = self._service.now()
+
+        def written(outcome: ops.BulkOutcome) -> None:  # the Activity tab marks its events
+            self._undo.note_replayed(mode, [m.id for m in outcome.done], since, self._service.now())
+
         done_text = f"{'Undone' if mode == 'undo' else 'Redone'}: {entry.label}."
         hint = REDO_HINT if mode == "undo" else UNDO_HINT  # where the entry went
-        self._write(writes, f"{mode} {entry.label}", done_text, back, push=push, hint=hint)
+        self._write(writes, f"{mode} {entry.label}", done_text, back, written, push=push, hint=hint)
 
 
 def add_result_text(result: AddResult) -> str:

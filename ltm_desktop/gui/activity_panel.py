@@ -2,19 +2,61 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Signal
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ltm_desktop.core.records import GUI_ACTOR
+from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.formatting import actor_label
-from ltm_desktop.gui.models.activity_model import COL_TITLE, ActivityModel
+from ltm_desktop.gui.models.activity_model import COL_ACTION, COL_TITLE, ActivityModel, ActivityRow
 from ltm_desktop.gui.models.base import MemoryIdRole
 from ltm_desktop.gui.panel_base import ScopedPanel
 from ltm_desktop.gui.row_view import RowTableView
+from ltm_desktop.gui.tasks import TaskRunner
+from ltm_desktop.gui.undo import UndoStack
 from ltm_desktop.gui.view_state import ViewKeeper, configure_table
 
 ALL_ACTORS = "Everyone"
+REPLAY_TIPS = {
+    "undo": "Written by Ctrl+Z (undo) in this session",
+    "redo": "Written by Ctrl+Shift+Z (redo) in this session",
+}
+
+
+class MarkedActivityModel(ActivityModel):
+    """The activity, with the events this session's undo and redo wrote marked as such
+    (the audit has them as ordinary changes by the person: ``UndoStack.replayed_by``)."""
+
+    def __init__(
+        self, service: MemoryService, runner: TaskRunner, undo: UndoStack, parent: QObject
+    ) -> None:
+        super().__init__(service, runner, parent)
+        self._undo = undo
+        undo.replayed.connect(self.on_replayed)
+
+    def cell(self, row: ActivityRow, column: int, role: int) -> Any:
+        value = super().cell(row, column, role)
+        if column == COL_ACTION and role in (
+            Qt.ItemDataRole.DisplayRole,
+            Qt.ItemDataRole.ToolTipRole,
+        ):
+            mode = self._undo.replayed_by(row.event.memory_id, row.event.at)
+            if mode is not None:
+                return (
+                    f"{value} ({mode})"
+                    if role == Qt.ItemDataRole.DisplayRole
+                    else REPLAY_TIPS[mode]
+                )
+        return value
+
+    def on_replayed(self) -> None:
+        """Rows read before the undo's versions were noted show their mark now."""
+        if self.rowCount():
+            first, last = self.index(0, COL_ACTION), self.index(self.rowCount() - 1, COL_ACTION)
+            self.dataChanged.emit(first, last)
 
 
 class ActivityPanel(ScopedPanel):
@@ -28,7 +70,7 @@ class ActivityPanel(ScopedPanel):
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, parent)
-        self.model = ActivityModel(ctx.service, ctx.runner, self)
+        self.model = MarkedActivityModel(ctx.service, ctx.runner, ctx.undo, self)
         self.actor = QComboBox(self)
         self.actor.addItem(ALL_ACTORS, None)
         self.actor.setMinimumContentsLength(14)

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ltm_desktop.core.bulk import Change, Progress
 from ltm_desktop.core.bulk_selection import (
@@ -47,6 +47,7 @@ Versions = dict[str, float]  # memory id -> the updated_at the person last saw
 Target = Versions | FilterSelection
 Action = Literal["update", "remove", "restore", "keep", "unreview"]
 SETTLED_BY_THE_PERSON = (ConflictReason.STALE, ConflictReason.REMOVED)  # a person can resolve
+R = TypeVar("R")
 _pausing = threading.Lock()
 _paused = 0  # bulk actions running with the collector paused
 _resume = False  # whether the collector was on when the first of them paused it
@@ -136,6 +137,16 @@ def collector_paused() -> Iterator[None]:
                     gc.freeze()
                     gc.unfreeze()
                 gc.enable()
+
+
+def paused(work: Callable[[MemoryService], R]) -> Callable[[MemoryService], R]:
+    """``work`` run with the collector paused (``collector_paused``)."""
+
+    def run_paused(service: MemoryService) -> R:
+        with collector_paused():
+            return work(service)
+
+    return run_paused
 
 
 def versions_of(service: MemoryService, target: Target) -> Versions:

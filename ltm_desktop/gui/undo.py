@@ -4,6 +4,7 @@ its inverse."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
@@ -12,6 +13,7 @@ from ltm_desktop.gui.inbox_ops import InboxWrite
 from ltm_desktop.gui.ops import Write
 
 MAX_ENTRIES = 100
+MAX_REPLAYED = 200  # undos and redos remembered for the Activity tab's marks
 
 
 @dataclass(frozen=True)
@@ -27,15 +29,20 @@ class UndoStack(QObject):
     """Signals:
     changed(str): the label of what Ctrl+Z would undo now ("" when nothing).
     redo_changed(str): the label of what Ctrl+Shift+Z would redo now ("" when nothing).
+    replayed(): the writes of an undo or redo were noted (``replayed_by``).
     """
 
     changed = Signal(str)
     redo_changed = Signal(str)
+    replayed = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._entries: list[UndoEntry] = []
         self._redo: list[UndoEntry] = []
+        # What each undo or redo wrote: (which, the memories, from, until when). Their audit
+        # events are ordinary changes by the person; nothing else in them says so.
+        self._replayed: list[tuple[str, frozenset[str], float, float]] = []
 
     def push(self, entry: UndoEntry, *, keep_redo: bool = False) -> None:
         """A new action (which ends what could be redone) or, with ``keep_redo``, the
@@ -62,6 +69,24 @@ class UndoStack(QObject):
         entry = self._entries.pop() if self._entries else None
         self.changed.emit(self.top_label())
         return entry
+
+    def note_replayed(
+        self, mode: str, memory_ids: Iterable[str], since: float, until: float
+    ) -> None:
+        """An undo (or redo: ``mode``) wrote to these memories this session, between ``since`` and
+        ``until`` (the service's clock, as the audit has it)."""
+        self._replayed.append((mode, frozenset(memory_ids), since, until))
+        del self._replayed[:-MAX_REPLAYED]
+        self.replayed.emit()
+
+    def replayed_by(self, memory_id: str, at: float) -> str | None:
+        """Whether the person's write of ``memory_id`` at ``at`` was this session's undo or
+        redo: one of them wrote to it then (each writes a memory once, and another write
+        of ours to it meanwhile would have made it a conflict)."""
+        for mode, memory_ids, since, until in reversed(self._replayed):
+            if since <= at <= until and memory_id in memory_ids:
+                return mode
+        return None
 
     def top_label(self) -> str:
         return self._entries[-1].label if self._entries else ""
