@@ -111,8 +111,11 @@ def inbox_approve(d: Dispatcher, p: Params, s: Session) -> Any:
     item_id = _item_id(p)
     changes = {name: p.raw(name) for name in EDITABLE_FIELDS if p.present(name)}
     expected = expected_version(p)
+    into = p.text("into_project_id")
     p.done()
-    result = d.service.approve(item_id, s.client, changes=changes, expected_updated_at=expected)
+    result = d.service.approve(
+        item_id, s.client, changes=changes, expected_updated_at=expected, into=into
+    )
     return serialize_inbox.decision(result)
 
 

@@ -133,14 +133,19 @@ class InboxService:
         *,
         changes: dict[str, Any] | None = None,
         expected_updated_at: float | None = None,
+        into: str | None = None,
     ) -> Decision:
         """Approve a proposal (added now, through dedup and supersede) or an unreviewed
         memory, after applying ``changes`` (the editable fields). ``expected_updated_at``
-        is the item's ``updated_at`` the person saw (StaleEdit if it moved on)."""
+        is the item's ``updated_at`` the person saw (StaleEdit if it moved on); ``into``
+        the scope a proposal's memory goes to (default: its own)."""
         if "files" in (changes or {}):
             raise InvalidInput("files cannot be set while approving; edit it afterwards", "files")
         clean = rules.validate_changes(changes or {})
-        approve = functools.partial(reviewing.approve, screen=self.screen)
+        if into is not None:
+            into = rules.check_project_id(into)
+            self.store.get_project(into)  # NotFound for a scope that does not exist
+        approve = functools.partial(reviewing.approve, screen=self.screen, into=into)
         return self._decide(approve, item_id, actor, expected_updated_at, clean)
 
     def reject(

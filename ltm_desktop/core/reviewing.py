@@ -21,7 +21,7 @@ from typing import Any
 from ltm_desktop.core import writing
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
 from ltm_desktop.core.consolidation import merge_review
-from ltm_desktop.core.errors import Conflict, ConflictReason
+from ltm_desktop.core.errors import Conflict, ConflictReason, InvalidInput
 from ltm_desktop.core.proposals import (
     PROPOSAL_PREFIX,
     Decision,
@@ -62,15 +62,24 @@ def approve(
     expected_updated_at: float | None = None,
     *,
     screen: Screen,
+    into: str | None = None,
 ) -> Outcome:
     """Approve a proposal (added as a memory now) or an unreviewed memory (kept), with
     validated ``changes`` applied first (edit, then approve); ``screen`` as in
-    ``writing.add_memory``."""
+    ``writing.add_memory``. ``into``: the scope a proposal's memory goes to (default: the
+    proposal's own; it stays in its own Inbox, and undoing takes the memory back from
+    there). An unreviewed memory is approved where it is, and a merge in its own scope."""
     if is_proposal_id(item_id):
-        return _approve_proposal(txn, item_id, actor, now, changes, expected_updated_at, screen)
+        return _approve_proposal(
+            txn, item_id, actor, now, changes, expected_updated_at, screen, into
+        )
     before = txn.get_memory(item_id)
     check_version(before, expected_updated_at)
     _check_unreviewed(before)
+    if into is not None and into != before.project_id:
+        raise InvalidInput(
+            f"memory {item_id} is approved in its own scope; move it afterwards", "into"
+        )
     current = before
     outcome = Outcome(Decision(item_id, "memory", before.title, before.updated_at))
     if changes:
@@ -110,18 +119,22 @@ def _approve_proposal(
     changes: dict[str, Any],
     expected_updated_at: float | None,
     screen: Screen,
+    into: str | None = None,
 ) -> Outcome:
     before = txn.get_proposal(proposal_id)
     check_proposal_version(before, expected_updated_at)
     check_proposal_state(before, (ProposalState.PROPOSED,))
+    target = into or before.project_id
     if before.is_merge:
+        if target != before.project_id:
+            raise InvalidInput(f"merge {proposal_id} is approved in its own scope", "into")
         return merge_review.approve_merge(txn, before, actor, now, changes, screen=screen)
     edited = replace(before, **changes)
     if edited.content != before.content:
         edited = replace(edited, signature=content_signature(edited.content))
     origin = writing.Origin(source=before.source, provenance=before.provenance, approved=True)
     draft = edited.draft()
-    result = writing.add_memory(txn, before.project_id, draft, actor, now, origin, screen=screen)
+    result = writing.add_memory(txn, target, draft, actor, now, origin, screen=screen)
     after = replace(
         edited,
         state=ProposalState.APPROVED,
@@ -140,6 +153,8 @@ def _approve_proposal(
         "memory_id": result.memory.id,
         "status": result.status.value,
     }
+    if target != before.project_id:  # where it went, in the proposal's own history
+        new["into"] = target
     edited_old, edited_new = edited_fields(before, after)
     old.update(edited_old)
     new.update(edited_new)

@@ -132,3 +132,18 @@ def test_extract_refuses_bad_params(
 ) -> None:
     with pytest.raises(InvalidParams, match=message):
         client.call("extract", {"cwd": CWD, **params})
+
+
+def test_approve_into_another_scope(inbox_client: Client) -> None:
+    with inbox_client as client:
+        client.extract(cwd=CWD, text="conversation")
+        wait_until(lambda: client.inbox_list(cwd=CWD)["total"] == 2)
+        items = {i["proposal"]["title"]: i for i in client.inbox_list(cwd=CWD)["items"]}
+        tabs = items["Tabs"]["proposal"]["id"]
+        with pytest.raises(InvalidParams) as refused:
+            client.call("inbox.approve", {"id": tabs, "into_project_id": 7})
+        assert "into_project_id" in str(refused.value)
+        approved = client.call("inbox.approve", {"id": tabs, "into_project_id": "global"})
+        assert approved["memory"]["project_id"] == "global"
+        assert client.memory_list(project_id="global")["total"] == 1
+        assert client.memory_list(cwd=CWD)["total"] == 0

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from ltm_desktop.core.config import Settings
-from ltm_desktop.core.errors import Conflict, StaleEdit
+from ltm_desktop.core.errors import Conflict, InvalidInput, NotFound, StaleEdit
 from ltm_desktop.core.extraction import MAX_ENTRIES, new_run_id
 from ltm_desktop.core.proposals import ProposalState, RunStatus
 from ltm_desktop.core.records import (
+    GLOBAL_PROJECT_ID,
     AuditAction,
     ListQuery,
     MemoryDraft,
@@ -321,3 +322,36 @@ def test_keeping_an_unreviewed_memory_from_the_stale_list_reviews_it(
         {"reviewed_at": None, "review_state": "unreviewed"},
         {"reviewed_at": kept.reviewed_at, "review_state": None},
     )
+
+
+def test_a_proposal_is_approved_into_another_scope_and_taken_back_from_there(
+    service: MemoryService, project: str
+) -> None:
+    """The extractor may file a person's general preference under the project it heard it
+    in: approving it can put it in global (or another project) instead."""
+    run = extract(service, project, [PREFS], review=True)
+    proposal = service.get_proposal(run.item_ids[0])
+    decision = service.approve(proposal.id, "gui", into=GLOBAL_PROJECT_ID)
+    assert decision.memory is not None
+    assert decision.memory.project_id == GLOBAL_PROJECT_ID
+    assert service.list_memories(project) == []
+    approved = service.history(proposal.id)[-1]
+    assert approved.after is not None
+    assert approved.after["into"] == GLOBAL_PROJECT_ID
+    service.reopen(proposal.id, "gui")  # the undo: the memory leaves global
+    assert service.get(decision.memory.id).disabled
+    assert [e.id for e in service.inbox()] == [proposal.id]
+    assert service.get_proposal(proposal.id).project_id == project
+
+
+def test_an_unreviewed_memory_or_an_unknown_scope_is_refused_by_name(
+    service: MemoryService, project: str
+) -> None:
+    run = extract(service, project, [DEPLOY], review=False)
+    with pytest.raises(InvalidInput) as refused:
+        service.approve(run.item_ids[0], "gui", into=GLOBAL_PROJECT_ID)
+    assert refused.value.field == "into"
+    proposals = extract(service, project, [PREFS], review=True)
+    with pytest.raises(NotFound):
+        service.approve(proposals.item_ids[0], "gui", into="proj_0000000000000000")
+    assert service.get_proposal(proposals.item_ids[0]).state is ProposalState.PROPOSED
