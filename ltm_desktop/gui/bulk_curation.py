@@ -24,7 +24,6 @@ from ltm_desktop.core.records import Category
 from ltm_desktop.core.rules import MAX_TTL_DAYS
 from ltm_desktop.gui.formatting import parse_tags
 from ltm_desktop.gui.mnemonics import assign_mnemonics
-from ltm_desktop.gui.models.projects_model import GLOBAL_LABEL
 from ltm_desktop.gui.ops import Target
 
 if TYPE_CHECKING:
@@ -211,8 +210,8 @@ class BulkCuration:
         if not count:
             return None
         here = self.window.ctx.scope.project_id
-        scopes = [(r.project_id, GLOBAL_LABEL if r.is_global else (r.label or r.name))
-                  for r in self.window.projects.model.all_projects() if r.project_id != here]  # fmt: skip
+        choices = self.window.projects.model.scope_choices()
+        scopes = [(project_id, name) for project_id, name in choices if project_id != here]
         dialog = ScopeDialog(count, scopes, copy, self.window)
 
         def apply() -> None:

@@ -56,9 +56,16 @@ class InboxActions(QObject):
         self._errors = errors
         self._note_written = note_written
 
-    def approve(self, versions: Versions, changes: dict[str, object] | None = None) -> None:
+    def approve(
+        self,
+        versions: Versions,
+        changes: dict[str, object] | None = None,
+        into: str | None = None,
+    ) -> None:
+        """``into``: the scope the memories go to (None: each proposal's own)."""
         writes = [
-            InboxWrite(i, "approve", seen, dict(changes or {})) for i, seen in versions.items()
+            InboxWrite(i, "approve", seen, dict(changes or {}), into=into)
+            for i, seen in versions.items()
         ]
         self._run(writes, "approve")
 

@@ -31,6 +31,7 @@ class InboxWrite:
     seen: float
     changes: dict[str, Any] = field(default_factory=dict)  # edit, then approve
     undoes: InboxAction | None = None  # a reopen: the decision it takes back (redo's)
+    into: str | None = None  # approve: the scope the memory goes to (None: its own)
 
 
 @dataclass
@@ -47,7 +48,11 @@ class InboxOutcome:
 def perform(service: MemoryService, write: InboxWrite) -> Decision:
     if write.action == "approve":
         return service.approve(
-            write.item_id, GUI_ACTOR, changes=write.changes, expected_updated_at=write.seen
+            write.item_id,
+            GUI_ACTOR,
+            changes=write.changes,
+            expected_updated_at=write.seen,
+            into=write.into,
         )
     if write.action == "reject":
         return service.reject(write.item_id, GUI_ACTOR, expected_updated_at=write.seen)
@@ -62,11 +67,20 @@ def inverse(outcome: InboxOutcome) -> tuple[InboxWrite, ...]:
         if write.action != "reopen":
             back.append(
                 InboxWrite(
-                    decision.item_id, "reopen", decision.version, write.changes, write.action
+                    decision.item_id,
+                    "reopen",
+                    decision.version,
+                    write.changes,
+                    write.action,
+                    write.into,  # kept for the redo
                 )
             )
         elif write.undoes is not None:
-            back.append(InboxWrite(decision.item_id, write.undoes, decision.version, write.changes))
+            back.append(
+                InboxWrite(
+                    decision.item_id, write.undoes, decision.version, write.changes, into=write.into
+                )
+            )
     return tuple(back)
 
 

@@ -8,6 +8,7 @@ R (or Delete) rejects; the next item is selected after each; Ctrl+Z undoes.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShowEvent
@@ -52,11 +53,17 @@ class InboxPanel(QWidget):
     count_changed = Signal(int)
 
     def __init__(
-        self, ctx: AppContext, actions: InboxActions, parent: QWidget | None = None
+        self,
+        ctx: AppContext,
+        actions: InboxActions,
+        scopes: Callable[[], list[tuple[str, str]]] = list,
+        parent: QWidget | None = None,
     ) -> None:
+        """``scopes``: the scopes a proposal may be approved into (Edit then approve)."""
         super().__init__(parent)
         self.ctx = ctx
         self.inbox_actions = actions
+        self.scopes = scopes
         self.model = InboxModel(ctx.service, self)
         self.view = QTableView(self)
         self.view.setModel(self.model)
@@ -248,18 +255,19 @@ class InboxPanel(QWidget):
         row = self.current_row()
         if row is None:
             return None
-        dialog = InboxEditDialog(row, self)
+        dialog = InboxEditDialog(row, self, self.scopes())
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.approved.connect(lambda changes, r=row: self._approve_edited(r, changes))
+        dialog.approved.connect(lambda changes, into, r=row: self._approve_edited(r, changes, into))
         dialog.destroyed.connect(lambda *_: setattr(self, "edit_dialog", None))
         self.edit_dialog = dialog
         dialog.open()
         return dialog
 
-    def _approve_edited(self, row: InboxRow, changes: dict[str, object]) -> None:
+    def _approve_edited(self, row: InboxRow, changes: dict[str, object], into: str = "") -> None:
         position = self.model.row_of(row.id)
         self._resume_row = position if position >= 0 else None
-        self.inbox_actions.approve({row.id: row.version}, changes)
+        into = "" if into == row.project_id else into
+        self.inbox_actions.approve({row.id: row.version}, changes, into or None)
 
 
 def details_html(row: InboxRow) -> str:

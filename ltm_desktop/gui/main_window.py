@@ -116,7 +116,7 @@ class MainWindow(QMainWindow):
         self.stale = StalePanel(ctx, self.memory_actions, self)
         self.observations = ObservationsPanel(ctx, self)
         self.activity = ActivityPanel(ctx, self)
-        self.inbox = InboxPanel(ctx, self.inbox_actions, self)
+        self.inbox = InboxPanel(ctx, self.inbox_actions, self.projects.model.scope_choices, self)
         self.extractor = ExtractLauncher(ctx, self)
         self.transfer = TransferLauncher(ctx, self)
         self.editor = EditorPanel(ctx, self.memory_actions, self)

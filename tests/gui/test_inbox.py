@@ -16,7 +16,7 @@ from ltm_desktop.agent.extractor.worker import ExtractionWorker
 from ltm_desktop.core.errors import StorageError
 from ltm_desktop.core.extraction import new_run_id
 from ltm_desktop.core.proposals import ExtractionRun, ProposalState
-from ltm_desktop.core.records import Provenance, ReviewState
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Provenance, ReviewState
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.main_window import TAB_ACTIVITY, TAB_INBOX, MainWindow
 from tests.agent.fake_model import FakeModel
@@ -306,3 +306,30 @@ def test_without_an_extractor_nothing_is_extracted(
     window.extractor.start(FIXTURE)
     qtbot.waitUntil(lambda: "no extractor is configured" in window.status.currentMessage())
     assert service.extraction_runs() == []
+
+
+def test_edit_then_approve_into_another_scope_and_undo_and_redo(
+    qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
+) -> None:
+    """A general preference the extractor heard in one project belongs in Global: the
+    scope could not be chosen on approval."""
+    extract(service, billing, [DEPLOY])
+    window = make_window(service, scope=billing)
+    open_inbox(qtbot, window, 1)
+    window.inbox.select_row(0)
+    press(qtbot, window, Qt.Key.Key_E)
+    qtbot.waitUntil(lambda: window.inbox.edit_dialog is not None)
+    dialog = window.inbox.edit_dialog
+    assert dialog is not None
+    assert dialog.scope.isVisibleTo(dialog)
+    assert dialog.scope.currentData() == billing  # its own scope by default
+    dialog.scope.setCurrentIndex(dialog.scope.findData(GLOBAL_PROJECT_ID))
+    dialog.approve_button.click()
+    qtbot.waitUntil(lambda: service.count_memories(GLOBAL_PROJECT_ID) == 1)
+    assert service.count_memories(billing) == 0
+    window.menu_actions.undo.trigger()
+    qtbot.waitUntil(lambda: service.count_memories(GLOBAL_PROJECT_ID) == 0)
+    qtbot.waitUntil(window.menu_actions.redo.isEnabled)
+    window.menu_actions.redo.trigger()  # into the same scope again
+    qtbot.waitUntil(lambda: service.count_memories(GLOBAL_PROJECT_ID) == 1)
+    assert service.count_memories(billing) == 0

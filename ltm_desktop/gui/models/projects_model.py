@@ -103,6 +103,12 @@ class ProjectsModel(RowTableModel):
     def all_projects(self) -> list[ProjectRow]:
         return list(self._all)
 
+    def scope_choices(self) -> list[tuple[str, str]]:
+        """(project id, name) of every scope, global first: what a scope picker offers."""
+        return [
+            (r.project_id, GLOBAL_LABEL if r.is_global else (r.label or r.name)) for r in self._all
+        ]
+
     def _apply(self) -> None:
         wanted = self._filter
         self.set_rows(
