@@ -2,8 +2,9 @@
 
 The extractor (``ltm_desktop.agent.extractor``) talks to the model and parses its reply
 into raw entries; the rules for those entries are here. An entry is a JSON object with
-``content`` and optionally ``title``, ``category`` and ``importance`` (other members are
-ignored); one that the memory rules refuse is skipped and counted as invalid, one that
+``content`` and optionally ``title``, ``category``, ``importance`` and ``tags`` (other
+members are ignored; tags that break the tag rules are left off, the entry kept); one that
+the memory rules refuse is skipped and counted as invalid, one that
 holds a credential is refused and counted, and the rest go through the normal add. A
 reply is asked for at most ``MAX_ENTRIES``; the entries past them are counted as invalid
 too (a model that ignores the limit must not flood the review inbox).
@@ -21,7 +22,7 @@ from ltm_desktop.core.records import Category, MemoryDraft
 from ltm_desktop.core.secrets import holds_secret
 
 EXTRACTOR_ACTOR = "extractor"  # the actor and source of what the extractor stores
-ENTRY_FIELDS = ("title", "content", "category", "importance")
+ENTRY_FIELDS = ("title", "content", "category", "importance", "tags")
 MAX_ENTRIES = 10  # per run: what the prompt asks for, and what is kept
 
 
@@ -46,7 +47,7 @@ def check_entries(entries: Sequence[object]) -> CheckedEntries:
         except InvalidInput:
             checked.invalid += 1
             continue
-        if holds_secret(f"{draft.title}\n{draft.content}"):
+        if holds_secret(f"{draft.title}\n{draft.content}\n{' '.join(draft.tags)}"):
             checked.refused += 1
             continue
         signature = rules.content_signature(draft.content)
@@ -69,5 +70,17 @@ def _draft(entry: object) -> MemoryDraft:
             title=entry.get("title"),
             category=entry.get("category") or Category.KNOWLEDGE,
             importance=entry.get("importance", 5),
+            tags=_tags(entry.get("tags")),
         )
     )
+
+
+def _tags(value: object) -> tuple[str, ...]:
+    """The model's tags, as the rules keep them; none when they break a rule (the memory
+    is worth more than its keywords)."""
+    if value is None:
+        return ()
+    try:
+        return rules.check_tags(value)
+    except InvalidInput:
+        return ()

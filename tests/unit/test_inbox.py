@@ -355,3 +355,17 @@ def test_an_unreviewed_memory_or_an_unknown_scope_is_refused_by_name(
     with pytest.raises(NotFound):
         service.approve(proposals.item_ids[0], "gui", into="proj_0000000000000000")
     assert service.get_proposal(proposals.item_ids[0]).state is ProposalState.PROPOSED
+
+
+def test_the_models_tags_are_kept_and_bad_ones_left_off(
+    service: MemoryService, project: str
+) -> None:
+    """The model's tags were dropped: only title, content, category and importance were
+    read of an entry."""
+    tagged = {**DEPLOY, "tags": ["Deploy", "ci"]}
+    odd = {**PREFS, "tags": "not a list"}
+    run = extract(service, project, [tagged, odd], review=True)
+    proposals = {service.get_proposal(i).content: service.get_proposal(i) for i in run.item_ids}
+    assert proposals[DEPLOY["content"]].tags == ("deploy", "ci")
+    assert proposals[PREFS["content"]].tags == ()  # the memory kept, its bad tags not
+    assert run.invalid == 0

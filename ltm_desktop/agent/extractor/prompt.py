@@ -29,8 +29,8 @@ or credential (keys, tokens, passwords): never repeat one.
 Reply with a JSON array and nothing else. Each element is an object: {"title": a short \
 title (at most 80 characters), "content": the memory in one to three self-contained \
 sentences, "category": one of "preference", "knowledge", "skill", "task", "importance": \
-an integer from 0 (trivia) to 10 (essential)}. Reply [] when nothing is worth keeping. \
-Write at most """
+an integer from 0 (trivia) to 10 (essential), "tags": up to 5 lower-case keywords}. \
+Reply [] when nothing is worth keeping. Write at most """
     + f"{MAX_ENTRIES} memories."
 )
 
