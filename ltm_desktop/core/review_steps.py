@@ -6,13 +6,15 @@ the same steps without importing it back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ltm_desktop.core import writing
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
-from ltm_desktop.core.errors import Conflict, ConflictReason, StaleEdit
+from ltm_desktop.core.errors import Conflict, ConflictReason, NotFound, StaleEdit
 from ltm_desktop.core.proposals import Decision, Proposal, ProposalState
-from ltm_desktop.core.records import AuditAction, Memory
+from ltm_desktop.core.records import AddStatus, AuditAction, Memory
 from ltm_desktop.core.versions import same_version
 
 # Fields of a proposal that an approval may change (edit, then approve).
@@ -78,3 +80,51 @@ def edited_fields(before: Proposal, after: Proposal) -> tuple[dict[str, Any], di
             old[name] = audit_value(name, getattr(before, name))
             new[name] = audit_value(name, getattr(after, name))
     return old, new
+
+
+def remove_added(
+    txn: WriteTxn, proposal: Proposal, actor: str, now: float, outcome: Outcome, what: str
+) -> None:
+    """Undoing an approval: the memory it created goes to the Trash, unless it was only
+    refreshed (``deduplicated``: it was there before) or is in the Trash already. One
+    changed since the approval is not taken back (Conflict): the person's or an agent's
+    edit is not undone along with the approval. ``what``: the proposal's kind, for the
+    message."""
+    if proposal.memory_id is None or proposal.outcome == AddStatus.DEDUPLICATED.value:
+        return
+    memory = txn.get_memory(proposal.memory_id)
+    if memory.disabled:
+        return
+    if proposal.memory_version is not None and not same_version(
+        memory.updated_at, proposal.memory_version
+    ):
+        raise Conflict(
+            f"memory {memory.id}, added by approving {what} {proposal.id}, was changed "
+            "since; nothing was written: remove that memory instead",
+            reason=ConflictReason.STALE,
+            current=memory,
+        )
+    removed = writing.set_disabled(txn, memory.id, True, actor, now)
+    outcome.memories.append(removed)
+    outcome.events.append((removed, AuditAction.REMOVED.value))
+
+
+def restore_replaced(
+    txn: WriteTxn,
+    memory_ids: Sequence[str],
+    by: str,
+    actor: str,
+    now: float,
+    outcome: Outcome,
+) -> None:
+    """Undoing an approval: each of ``memory_ids`` that the approval's memory ``by``
+    superseded comes back (one erased since, or superseded by something else, stays)."""
+    for memory_id in memory_ids:
+        try:
+            old = txn.get_memory(memory_id)
+        except NotFound:  # erased since: nothing to bring back
+            continue
+        if old.disabled and old.superseded_by == by:
+            restored = writing.set_disabled(txn, old.id, False, actor, now)
+            outcome.memories.append(restored)
+            outcome.events.append((restored, AuditAction.RESTORED.value))

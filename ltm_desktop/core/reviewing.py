@@ -40,10 +40,12 @@ from ltm_desktop.core.review_steps import (
     check_proposal_state,
     check_proposal_version,
     edited_fields,
+    remove_added,
+    restore_replaced,
 )
 from ltm_desktop.core.rules import content_signature
 from ltm_desktop.core.screening import Screen
-from ltm_desktop.core.versions import check_version, next_version, same_version
+from ltm_desktop.core.versions import check_version, next_version
 
 
 def is_proposal_id(item_id: str) -> bool:
@@ -253,31 +255,15 @@ def _undo_approval(
 ) -> None:
     """Take back the memory an approval created (and bring back the one it replaced).
 
-    A refreshed memory (``deduplicated``) was there before: it stays, with its count."""
+    A refreshed memory (``deduplicated``) was there before: it stays, with its count; one
+    removed by someone since leaves nothing of the approval to take back."""
     if proposal.memory_id is None or proposal.outcome == AddStatus.DEDUPLICATED.value:
         return
-    memory = txn.get_memory(proposal.memory_id)
-    if memory.disabled:  # removed by someone since: nothing of the approval is left
+    if txn.get_memory(proposal.memory_id).disabled:
         return
-    if proposal.memory_version is not None and not same_version(
-        memory.updated_at, proposal.memory_version
-    ):
-        raise Conflict(
-            f"memory {memory.id}, added by approving proposal {proposal.id}, was changed "
-            "since; nothing was written: remove that memory instead",
-            reason=ConflictReason.STALE,
-            current=memory,
-        )
-    removed = writing.set_disabled(txn, memory.id, True, actor, now)
-    outcome.memories.append(removed)
-    outcome.events.append((removed, AuditAction.REMOVED.value))
-    if proposal.superseded_id is None:
-        return
-    old = txn.get_memory(proposal.superseded_id)
-    if old.disabled and old.superseded_by == memory.id:
-        restored = writing.set_disabled(txn, old.id, False, actor, now)
-        outcome.memories.append(restored)
-        outcome.events.append((restored, AuditAction.RESTORED.value))
+    remove_added(txn, proposal, actor, now, outcome, "proposal")
+    if proposal.superseded_id is not None:
+        restore_replaced(txn, [proposal.superseded_id], proposal.memory_id, actor, now, outcome)
 
 
 def _reopen_memory(

@@ -32,6 +32,8 @@ from ltm_desktop.core.review_steps import (
     audit_proposal,
     audit_value,
     edited_fields,
+    remove_added,
+    restore_replaced,
 )
 from ltm_desktop.core.rules import content_signature
 from ltm_desktop.core.screening import Screen
@@ -200,30 +202,8 @@ def undo_merge(txn: WriteTxn, proposal: Proposal, actor: str, now: float, outcom
     superseded comes back."""
     if proposal.memory_id is None:
         return
-    merged = txn.get_memory(proposal.memory_id)
-    created = proposal.outcome != AddStatus.DEDUPLICATED.value
-    if created and not merged.disabled:
-        if proposal.memory_version is not None and not same_version(
-            merged.updated_at, proposal.memory_version
-        ):
-            raise Conflict(
-                f"memory {merged.id}, added by approving merge proposal {proposal.id}, was "
-                "changed since; nothing was written: remove that memory instead",
-                reason=ConflictReason.STALE,
-                current=merged,
-            )
-        removed = writing.set_disabled(txn, merged.id, True, actor, now)
-        outcome.memories.append(removed)
-        outcome.events.append((removed, AuditAction.REMOVED.value))
+    remove_added(txn, proposal, actor, now, outcome, "merge proposal")
     replaced = [m.memory_id for m in proposal.merges]
     if proposal.superseded_id is not None:
         replaced.append(proposal.superseded_id)
-    for memory_id in replaced:
-        try:
-            old = txn.get_memory(memory_id)
-        except NotFound:  # erased since: nothing to bring back
-            continue
-        if old.disabled and old.superseded_by == merged.id:
-            restored = writing.set_disabled(txn, old.id, False, actor, now)
-            outcome.memories.append(restored)
-            outcome.events.append((restored, AuditAction.RESTORED.value))
+    restore_replaced(txn, replaced, proposal.memory_id, actor, now, outcome)
