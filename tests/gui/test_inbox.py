@@ -327,6 +327,8 @@ def test_edit_then_approve_into_another_scope_and_undo_and_redo(
     dialog.approve_button.click()
     qtbot.waitUntil(lambda: service.count_memories(GLOBAL_PROJECT_ID) == 1)
     assert service.count_memories(billing) == 0
+    qtbot.waitUntil(lambda: window.inbox.model.rowCount() == 0)  # the GUI heard the store
+    wait_idle(qtbot, window)
     window.menu_actions.undo.trigger()
     qtbot.waitUntil(lambda: service.count_memories(GLOBAL_PROJECT_ID) == 0)
     qtbot.waitUntil(window.menu_actions.redo.isEnabled)
