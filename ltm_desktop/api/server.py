@@ -151,9 +151,13 @@ class ApiServer:
         if self.options.events_from_audit:
             self._audit_feed = self.loop.create_task(self._feed_from_audit())
         if self.options.publish_endpoint and self._owns_listeners:
-            self._endpoint_file = runtime.publish_endpoint(
-                self.endpoint, self.data_dir, listeners.token_file
-            )
+            try:
+                self._endpoint_file = runtime.publish_endpoint(
+                    self.endpoint, self.data_dir, listeners.token_file
+                )
+            except BaseException:  # a failed start leaves no socket behind to refuse the next
+                await self.stop(grace=0)
+                raise
         start_companion = self.options.companion
         if start_companion is not None and self._owns_listeners and self.endpoint.socket_path:
             try:
