@@ -56,6 +56,8 @@ class SidePanels(QObject):
         window.center.setCornerWidget(self.projects_button, Qt.Corner.TopLeftCorner)
         window.center.setUsesScrollButtons(False)  # every tab in view, shortened if need be
         window.center.setElideMode(Qt.TextElideMode.ElideRight)
+        for index in range(window.center.count()):  # a shortened tab says its name on hover
+            window.center.setTabToolTip(index, window.center.tabText(index).replace("&", ""))
         window.ctx.scope.scope_changed.connect(self.on_scope_changed)
         window.editor.occupied_changed.connect(self.on_editor_occupied)
         window.splitter.splitterMoved.connect(self.on_splitter_moved)

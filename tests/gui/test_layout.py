@@ -50,6 +50,9 @@ def test_the_window_reads_at_each_width(
     bar = window.center.tabBar()
     for index in range(bar.count()):  # every tab in view, the Memories tab first of all
         assert bar.rect().contains(bar.tabRect(index)), (index, bar.tabRect(index), bar.rect())
+        # shortened at 800 px ("Me…"): its whole name on hover
+        assert bar.tabToolTip(index) == window.center.tabText(index).replace("&", "")
+        assert bar.tabToolTip(index)
     if window.projects.isVisible():
         assert window.projects.width() >= 180
     if window.details.isVisible():
