@@ -7,7 +7,7 @@ the same steps without importing it back.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ltm_desktop.core import writing
@@ -15,7 +15,7 @@ from ltm_desktop.core.backend import AuditEntry, WriteTxn
 from ltm_desktop.core.errors import Conflict, ConflictReason, NotFound, StaleEdit
 from ltm_desktop.core.proposals import Decision, Proposal, ProposalState
 from ltm_desktop.core.records import AddStatus, AuditAction, Memory
-from ltm_desktop.core.versions import same_version
+from ltm_desktop.core.versions import next_version, same_version
 
 # Fields of a proposal that an approval may change (edit, then approve).
 PROPOSAL_EDITABLE = ("title", "content", "category", "importance", "tags", "ttl_days")
@@ -128,3 +128,27 @@ def restore_replaced(
             restored = writing.set_disabled(txn, old.id, False, actor, now)
             outcome.memories.append(restored)
             outcome.events.append((restored, AuditAction.RESTORED.value))
+
+
+def approved(
+    before: Proposal,
+    edited: Proposal,
+    actor: str,
+    now: float,
+    memory: Memory,
+    status: str,
+    superseded_id: str | None,
+) -> Proposal:
+    """``edited`` (``before`` with the person's edits) as approved into ``memory``: what
+    undoing the approval takes back (``memory_id``, ``memory_version``, ``superseded_id``)."""
+    return replace(
+        edited,
+        state=ProposalState.APPROVED,
+        updated_at=next_version(before.updated_at, now),
+        decided_at=now,
+        decided_by=actor,
+        memory_id=memory.id,
+        outcome=status,
+        memory_version=memory.updated_at,
+        superseded_id=superseded_id,
+    )

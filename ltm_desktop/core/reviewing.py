@@ -36,6 +36,7 @@ from ltm_desktop.core.records import (
 )
 from ltm_desktop.core.review_steps import (
     Outcome,
+    approved,
     audit_proposal,
     check_proposal_state,
     check_proposal_version,
@@ -137,16 +138,8 @@ def _approve_proposal(
     origin = writing.Origin(source=before.source, provenance=before.provenance, approved=True)
     draft = edited.draft()
     result = writing.add_memory(txn, target, draft, actor, now, origin, screen=screen)
-    after = replace(
-        edited,
-        state=ProposalState.APPROVED,
-        updated_at=next_version(before.updated_at, now),
-        decided_at=now,
-        decided_by=actor,
-        memory_id=result.memory.id,
-        outcome=result.status.value,
-        memory_version=result.memory.updated_at,
-        superseded_id=result.superseded_id,
+    after = approved(
+        before, edited, actor, now, result.memory, result.status.value, result.superseded_id
     )
     txn.save_proposal(before, after)
     old: dict[str, Any] = {"state": before.state.value}

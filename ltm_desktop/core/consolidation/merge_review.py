@@ -29,6 +29,7 @@ from ltm_desktop.core.records import AddStatus, AuditAction, Memory, MemoryDraft
 from ltm_desktop.core.review_steps import (
     PROPOSAL_EDITABLE,
     Outcome,
+    approved,
     audit_proposal,
     audit_value,
     edited_fields,
@@ -37,7 +38,7 @@ from ltm_desktop.core.review_steps import (
 )
 from ltm_desktop.core.rules import content_signature
 from ltm_desktop.core.screening import Screen
-from ltm_desktop.core.versions import next_version, same_version
+from ltm_desktop.core.versions import same_version
 
 CONSOLIDATOR_ACTOR = "consolidator"  # who proposes merges (the source of merged memories)
 
@@ -162,17 +163,7 @@ def approve_merge(
         gone = writing.set_disabled(txn, member.id, True, actor, now, superseded_by=merged.id)
         outcome.memories.append(gone)
         outcome.events.append((gone, AuditAction.SUPERSEDED.value))
-    after = replace(
-        edited,
-        state=ProposalState.APPROVED,
-        updated_at=next_version(before.updated_at, now),
-        decided_at=now,
-        decided_by=actor,
-        memory_id=merged.id,
-        outcome=result.status.value,
-        memory_version=merged.updated_at,
-        superseded_id=result.superseded_id,
-    )
+    after = approved(before, edited, actor, now, merged, result.status.value, result.superseded_id)
     txn.save_proposal(before, after)
     old, new = edited_fields(before, after)
     old["state"] = before.state.value
