@@ -125,10 +125,23 @@ def report_latency(label: str, local: list[float], remote: list[float]) -> None:
 
 def start_server(data_dir: Path, socket_path: Path, workers: int, config: Path) -> subprocess.Popen:
     server = subprocess.Popen(
-        [sys.executable, "-m", "ltm_desktop", "--data-dir", str(data_dir), "--config", str(config),
-         "serve", "--socket", str(socket_path), "--workers", str(workers)],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "ltm_desktop",
+            "--data-dir",
+            str(data_dir),
+            "--config",
+            str(config),
+            "serve",
+            "--socket",
+            str(socket_path),
+            "--workers",
+            str(workers),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert server.stdout is not None
     print(server.stdout.readline().strip())
     return server

@@ -117,8 +117,9 @@ def switching(app: object, window: Any, service: MemoryService, project: str) ->
 
     small = service.resolve_scope(cwd="/home/dev/src/small-tool", register=True)
     if service.count_memories(small) == 0:
-        service.import_memories(small, [MemoryDraft(f"small tool fact {i}") for i in range(50)],
-                                "bench")  # fmt: skip
+        service.import_memories(
+            small, [MemoryDraft(f"small tool fact {i}") for i in range(50)], "bench"
+        )
     window.projects.reload()
     wait(app, lambda: window.projects.model.row_of(small) >= 0)
     STALLS.clear()
@@ -126,8 +127,12 @@ def switching(app: object, window: Any, service: MemoryService, project: str) ->
 
     def shown(target: str) -> bool:
         model = window.table.model
-        return bool(window.ctx.scope.project_id == target and window.is_idle()
-                    and model.rowCount() == (model.total or 0) and model.is_settled())  # fmt: skip
+        return bool(
+            window.ctx.scope.project_id == target
+            and window.is_idle()
+            and model.rowCount() == (model.total or 0)
+            and model.is_settled()
+        )
 
     for target in [small, project, GLOBAL_PROJECT_ID, project] * 3:
         window.projects.select(target)
@@ -186,8 +191,13 @@ def select_all(app: object, rows: int) -> None:
         run_for(app, 0.3)
         passes.append(STALLS.wall)
         view.close()
-    row(f"select all over {rows:,} rows (longest pass)", passes[1], passes[0], "ms",
-        "baseline: Qt's default header; target < 50 ms")  # fmt: skip
+    row(
+        f"select all over {rows:,} rows (longest pass)",
+        passes[1],
+        passes[0],
+        "ms",
+        "baseline: Qt's default header; target < 50 ms",
+    )
 
 
 def bulk(app: object, window: Any, service: MemoryService, project: str) -> None:
@@ -230,8 +240,10 @@ def bulk(app: object, window: Any, service: MemoryService, project: str) -> None
         run_for(app, 0.2)  # the paints it asked for
         _wall, cpu = STALLS.wall, STALLS.cpu
         verdict = "" if cpu <= 50 else ": MISS"
-        print(f"  {label:<40} {took:>9.1f} ms; longest pass {_wall:.1f} ms wall, {cpu:.1f} ms CPU "
-              f"(of {STALLS.count:,}; target <= 50 ms{verdict})")  # fmt: skip
+        print(
+            f"  {label:<40} {took:>9.1f} ms; longest pass {_wall:.1f} ms wall, {cpu:.1f} ms CPU "
+            f"(of {STALLS.count:,}; target <= 50 ms{verdict})"
+        )
         return took
 
     def key(k: Qt.Key, mods: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
@@ -247,12 +259,12 @@ def bulk(app: object, window: Any, service: MemoryService, project: str) -> None
     )
     if counted:
         print(f"  {'status bar says':<40} {window.status.selection_label.text()!r}")
-    ours_remove = phase("Delete (moved to the Trash)", lambda: key(Qt.Key.Key_Delete),
-                        settled("Delete"))  # fmt: skip
+    ours_remove = phase(
+        "Delete (moved to the Trash)", lambda: key(Qt.Key.Key_Delete), settled("Delete")
+    )
     removed = total - service.count_memories(project)
     print(f"  {'memories Delete moved to the Trash':<40} {removed:>9,} of {total:,}")
-    ours_undo = phase("Ctrl+Z (all back)", lambda: key(Qt.Key.Key_Z, ctrl),
-                      settled("", total))  # fmt: skip
+    ours_undo = phase("Ctrl+Z (all back)", lambda: key(Qt.Key.Key_Z, ctrl), settled("", total))
     print(
         f"  {'memories back after Ctrl+Z':<40} {service.count_memories(project):>9,} of {total:,}"
     )
@@ -262,8 +274,9 @@ def bulk(app: object, window: Any, service: MemoryService, project: str) -> None
     out = write_chunked(service, [Change(i, "remove", v) for i, v in versions.items()], "bench")
     base_remove = (time.perf_counter() - t) * 1000
     t = time.perf_counter()
-    write_chunked(service, [Change(a.id, "restore", a.updated_at) for _, a in out.result.done],
-                  "bench")  # fmt: skip
+    write_chunked(
+        service, [Change(a.id, "restore", a.updated_at) for _, a in out.result.done], "bench"
+    )
     base_undo = (time.perf_counter() - t) * 1000
     row("remove: window vs core alone", ours_remove, base_remove, "ms")
     row("undo: window vs core alone", ours_undo, base_undo, "ms")
@@ -304,11 +317,18 @@ def live_writes(app: object, window: Any, service: MemoryService, project: str) 
         for i in range(int(rate * seconds)):
             time.sleep(max(0.0, start + i / rate - time.perf_counter()))
             fact = next(facts)
-            service.add(project, MemoryDraft(fact.content, fact.title, fact.category,
-                                             fact.importance, fact.tags), "bench-agent")  # fmt: skip
+            service.add(
+                project,
+                MemoryDraft(fact.content, fact.title, fact.category, fact.importance, fact.tags),
+                "bench-agent",
+            )
 
-    for where, rate, seconds in (("top", 1.0, 8.0), ("top", 5.0, 10.0),
-                                 ("middle", 1.0, 8.0), ("middle", 5.0, 10.0)):  # fmt: skip
+    for where, rate, seconds in (
+        ("top", 1.0, 8.0),
+        ("top", 5.0, 10.0),
+        ("middle", 1.0, 8.0),
+        ("middle", 5.0, 10.0),
+    ):
         if where == "top":
             view.scrollToTop()
         else:
@@ -332,9 +352,11 @@ def live_writes(app: object, window: Any, service: MemoryService, project: str) 
         with lock:
             rows = counter[0]
         busy = STALLS.total_cpu - idle * (time.perf_counter() - started)
-        print(f"  {f'{rate:g} write/s for {seconds:g} s, view at the {where}':<34} "
-              f"{rows / writes:>10,.0f} {busy / writes:>6.1f} ms {STALLS.slow:>7} "
-              f"{STALLS.slow_wall:>6.0f} ms {STALLS.wall:>6.0f} ms")  # fmt: skip
+        print(
+            f"  {f'{rate:g} write/s for {seconds:g} s, view at the {where}':<34} "
+            f"{rows / writes:>10,.0f} {busy / writes:>6.1f} ms {STALLS.slow:>7} "
+            f"{STALLS.slow_wall:>6.0f} ms {STALLS.wall:>6.0f} ms"
+        )
     model.make_fetcher = make_fetcher
     model.reload()
     wait(app, window.is_idle)
@@ -428,8 +450,10 @@ def run(data_dir: Path, only: str | None = None) -> int:
         wait(app, lambda: watch.at > 0)
         first_page = (watch.at - t0) * 1000
         wait(app, window.is_idle)
-        print(f"\nGUI on {table.model.total:,} memories in one project "
-              f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")  # fmt: skip
+        print(
+            f"\nGUI on {table.model.total:,} memories in one project "
+            f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+        )
         print("  (baseline = the same data through MemoryService alone, same run)")
         row("launch -> first page painted", first_page, base_first, "ms", "target < 1500 ms")
         if only == "select":
@@ -517,8 +541,13 @@ def run(data_dir: Path, only: str | None = None) -> int:
         wait(app, partial(shown_at, model, total - 1))
         one_pass(app)  # painted
         scroll = (time.perf_counter() - t) * 1000
-        row("scroll to the end (End key, last rows shown)", scroll, base_scroll, "ms",
-            "target < 1000 ms")  # fmt: skip
+        row(
+            "scroll to the end (End key, last rows shown)",
+            scroll,
+            base_scroll,
+            "ms",
+            "target < 1000 ms",
+        )
 
         # drag the scroll bar down the list in 40 steps, each until its rows are shown
         bar, jumps, base_jumps = view.verticalScrollBar(), [], []
@@ -533,15 +562,26 @@ def run(data_dir: Path, only: str | None = None) -> int:
                 project, ListQuery(limit=PAGE_SIZE, offset=middle // PAGE_SIZE * PAGE_SIZE)
             )
             base_jumps.append((time.perf_counter() - t) * 1000)
-        row("scroll bar dragged -> rows shown (median)", statistics.median(jumps),
-            statistics.median(base_jumps), "ms")  # fmt: skip
+        row(
+            "scroll bar dragged -> rows shown (median)",
+            statistics.median(jumps),
+            statistics.median(base_jumps),
+            "ms",
+        )
         row("scroll bar dragged -> rows shown (max)", max(jumps), max(base_jumps), "ms")
         # the same in title order (its own index since schema version 7)
         model.sort(COL_TITLE, Qt.SortOrder.AscendingOrder)
         wait(app, window.is_idle)
         t = time.perf_counter()
-        service.list_memories(project, ListQuery(order_by="title", descending=False,
-                                                 limit=PAGE_SIZE, offset=max(0, total - PAGE_SIZE)))  # fmt: skip
+        service.list_memories(
+            project,
+            ListQuery(
+                order_by="title",
+                descending=False,
+                limit=PAGE_SIZE,
+                offset=max(0, total - PAGE_SIZE),
+            ),
+        )
         base_title = (time.perf_counter() - t) * 1000
         table.focus_results()
         wait(app, window.is_idle)
@@ -549,8 +589,13 @@ def run(data_dir: Path, only: str | None = None) -> int:
         QTest.keyClick(view, Qt.Key.Key_End)
         wait(app, partial(shown_at, model, total - 1))
         one_pass(app)
-        row("scroll to the end in title order", (time.perf_counter() - t) * 1000, base_title,
-            "ms", "target < 1000 ms")  # fmt: skip
+        row(
+            "scroll to the end in title order",
+            (time.perf_counter() - t) * 1000,
+            base_title,
+            "ms",
+            "target < 1000 ms",
+        )
         longest("while scrolling")
         model.sort(COL_IMPORTANCE, Qt.SortOrder.DescendingOrder)
         wait(app, window.is_idle)

@@ -89,10 +89,19 @@ def main() -> int:
     active = sum(n for _, n in service.projects())
     service.close()
     print(f"{active:,} active memories; hooks run for {cwd}")
-    start = {"session_id": "bench", "cwd": cwd, "hook_event_name": "SessionStart",
-             "source": "startup", "transcript_path": str(scratch / "none.jsonl")}  # fmt: skip
-    stop = {**start, "hook_event_name": "Stop", "stop_hook_active": False,
-            "last_assistant_message": "Done: the release notes are in CHANGES.md."}  # fmt: skip
+    start = {
+        "session_id": "bench",
+        "cwd": cwd,
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "transcript_path": str(scratch / "none.jsonl"),
+    }
+    stop = {
+        **start,
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+        "last_assistant_message": "Done: the release notes are in CHANGES.md.",
+    }
     hook = [str(EXECUTABLE), "--data-dir", str(workdir), "hook", "claude-code"]
     try:
         print("without a server (the hook opens the database):")

@@ -62,8 +62,12 @@ def params(data_dir: Path, cwd: str, instructions: str = "full") -> StdioServerP
     return StdioServerParameters(
         command=str(EXECUTABLE),
         args=["--data-dir", str(data_dir), "mcp", "--cwd", cwd, "--instructions", instructions],
-        env={k: v for k, v in {**env, "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", "")}.items() if v},
-    )  # fmt: skip
+        env={
+            k: v
+            for k, v in {**env, "XDG_RUNTIME_DIR": os.environ.get("XDG_RUNTIME_DIR", "")}.items()
+            if v
+        },
+    )
 
 
 async def time_to_tools(server: StdioServerParameters) -> tuple[float, float]:

@@ -80,9 +80,13 @@ def in_the_window(app: Any, window: Any) -> None:
     for x in range(0, chart.width(), 4):
         point = QPointF(x, chart.height() / 2)
         move = QMouseEvent(
-            QMouseEvent.Type.MouseMove, point, chart.mapToGlobal(QPoint(x, chart.height() // 2)).toPointF(),
-            Qt.MouseButton.NoButton, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
-        )  # fmt: skip
+            QMouseEvent.Type.MouseMove,
+            point,
+            chart.mapToGlobal(QPoint(x, chart.height() // 2)).toPointF(),
+            Qt.MouseButton.NoButton,
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+        )
         QApplication.sendEvent(chart, move)
         one_pass(app)
     longest("hovering across a chart")

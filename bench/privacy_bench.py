@@ -77,8 +77,11 @@ def bench_render(service: MemoryService, project: str) -> None:
     memories = service.precis_manager.candidates(project)
     safe = [ms(lambda: render_precis(memories, 5120)) for _ in range(300)]
     base = [ms(lambda: plain(memories)) for _ in range(300)]
-    row(f"MEMORY.md render ({len(memories)} memories)", statistics.median(safe),
-        statistics.median(base))  # fmt: skip
+    row(
+        f"MEMORY.md render ({len(memories)} memories)",
+        statistics.median(safe),
+        statistics.median(base),
+    )
 
 
 def bench_verify(service: MemoryService) -> None:
@@ -104,8 +107,11 @@ def bench_erase(service: MemoryService, project: str, count: int) -> None:
     erased = [service.erase(m.id, "bench") for m in added[count : count + 1]]
     erases = [ms(partial(service.erase, m.id, "bench")) for m in added[count + 1 :]]
     print(f"  the WAL was truncated after an erase: {erased[0].scrubbed}")
-    row(f"erase one vs remove one ({count} each)", statistics.median(erases),
-        statistics.median(removes))  # fmt: skip
+    row(
+        f"erase one vs remove one ({count} each)",
+        statistics.median(erases),
+        statistics.median(removes),
+    )
 
 
 def main() -> None:

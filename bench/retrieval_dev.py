@@ -10,27 +10,85 @@ from __future__ import annotations
 from bench.retrieval_set import Labelled
 
 DEV_MEMORIES = (
-    Labelled("d_flags", "Feature toggles", "Unfinished features ship dark behind Unleash toggles until QA signs off."),
+    Labelled(
+        "d_flags",
+        "Feature toggles",
+        "Unfinished features ship dark behind Unleash toggles until QA signs off.",
+    ),
     Labelled("d_mono", "Monorepo", "All services live in one repository managed with Nx."),
-    Labelled("d_owners", "Code owners", "Changes to the payments folder need approval from the billing team."),
-    Labelled("d_http", "HTTP client", "Outgoing requests use httpx with a ten second timeout and three retries."),
-    Labelled("d_pwd", "Password hashing", "Passwords are hashed with Argon2id; bcrypt hashes are upgraded at login."),
-    Labelled("d_release", "Release notes", "The changelog is generated from conventional commit messages."),
-    Labelled("d_dark", "Dark theme", "The interface follows the operating system's dark mode setting."),
-    Labelled("d_upload", "File uploads", "Uploads larger than 50 MB go directly to S3 with presigned URLs."),
+    Labelled(
+        "d_owners",
+        "Code owners",
+        "Changes to the payments folder need approval from the billing team.",
+    ),
+    Labelled(
+        "d_http",
+        "HTTP client",
+        "Outgoing requests use httpx with a ten second timeout and three retries.",
+    ),
+    Labelled(
+        "d_pwd",
+        "Password hashing",
+        "Passwords are hashed with Argon2id; bcrypt hashes are upgraded at login.",
+    ),
+    Labelled(
+        "d_release",
+        "Release notes",
+        "The changelog is generated from conventional commit messages.",
+    ),
+    Labelled(
+        "d_dark", "Dark theme", "The interface follows the operating system's dark mode setting."
+    ),
+    Labelled(
+        "d_upload",
+        "File uploads",
+        "Uploads larger than 50 MB go directly to S3 with presigned URLs.",
+    ),
     Labelled("d_lunch", "Lunch", "Food is delivered to the office every Thursday at noon."),
-    Labelled("d_parking", "Parking", "Visitors park in the underground garage; spaces are booked at the front desk."),
-    Labelled("d_python", "Python version", "The backend targets Python 3.12 and uses uv to pin dependencies."),
-    Labelled("d_queue", "Retries", "Failed webhook deliveries are retried with exponential backoff for a day."),
-    Labelled("d_pager", "Escalation", "If nobody acknowledges a page within fifteen minutes the manager is called."),
-    Labelled("d_photos", "Thumbnails", "Product photos are resized to three widths by a Lambda function."),
-    Labelled("d_sql", "Raw SQL", "Avoid string formatting in queries; always pass bound parameters."),
-    Labelled("d_docs", "API reference", "The OpenAPI spec is the source of truth; Redoc renders it."),
-    Labelled("d_kids", "Parental leave", "Parents get sixteen weeks of paid leave after a birth or adoption."),
-    Labelled("d_bike", "Cycling", "Bicycles can be locked in the courtyard racks; showers are on the ground floor."),
+    Labelled(
+        "d_parking",
+        "Parking",
+        "Visitors park in the underground garage; spaces are booked at the front desk.",
+    ),
+    Labelled(
+        "d_python",
+        "Python version",
+        "The backend targets Python 3.12 and uses uv to pin dependencies.",
+    ),
+    Labelled(
+        "d_queue",
+        "Retries",
+        "Failed webhook deliveries are retried with exponential backoff for a day.",
+    ),
+    Labelled(
+        "d_pager",
+        "Escalation",
+        "If nobody acknowledges a page within fifteen minutes the manager is called.",
+    ),
+    Labelled(
+        "d_photos", "Thumbnails", "Product photos are resized to three widths by a Lambda function."
+    ),
+    Labelled(
+        "d_sql", "Raw SQL", "Avoid string formatting in queries; always pass bound parameters."
+    ),
+    Labelled(
+        "d_docs", "API reference", "The OpenAPI spec is the source of truth; Redoc renders it."
+    ),
+    Labelled(
+        "d_kids",
+        "Parental leave",
+        "Parents get sixteen weeks of paid leave after a birth or adoption.",
+    ),
+    Labelled(
+        "d_bike",
+        "Cycling",
+        "Bicycles can be locked in the courtyard racks; showers are on the ground floor.",
+    ),
     Labelled("d_vpn", "Remote access", "Employees connect to internal tools through Tailscale."),
-    Labelled("d_print", "Printer", "The colour printer near the kitchen jams when given thick card."),
-)  # fmt: skip
+    Labelled(
+        "d_print", "Printer", "The colour printer near the kitchen jams when given thick card."
+    ),
+)
 
 # Forty more, written when the shipped static model (scripts/train_static_model.py) was
 # being trained: twenty questions could no longer tell its variants apart.
@@ -263,23 +321,49 @@ DEV_QUERIES = [
     ("commuting by bike", "d_bike"),
     ("private network for working from home", "d_vpn"),
     ("paper getting stuck in the copier", "d_print"),
-]  # fmt: skip
+]
 
 # Questions about nothing stored, on which the static model's floor was set (the
 # benchmark's own OFF_TOPIC are held out).
 OFF_TOPIC_DEV = [
-    "banana bread recipe", "volcano eruption history", "best hiking boots for winter",
-    "how tall is a giraffe", "knitting patterns for beginners", "who won the world cup in 1998",
-    "symptoms of the common cold", "how to train a puppy to sit", "medieval castle architecture",
-    "planting tomatoes in spring", "why is the sky blue", "famous impressionist painters",
-    "how do bees make honey", "rules of chess castling", "ancient egyptian pyramids",
-    "learn to play the violin", "best beaches in portugal", "how to fold a paper crane",
-    "recipe for lemon cake", "migration of monarch butterflies",
-    "how long to boil an egg", "capital city of australia", "best way to learn guitar chords",
-    "train times from london to paris", "how many moons does jupiter have", "what do cats eat",
-    "wedding dress shopping", "symptoms of hay fever", "football match results",
-    "grow basil indoors", "poems by emily dickinson", "how to make sourdough starter",
-    "the french revolution causes", "skiing holidays in the alps", "how to tie a tie",
-    "dinosaur species list", "yoga poses for back pain", "how deep is the ocean",
-    "origami frog instructions", "birthday party ideas for kids",
-]  # fmt: skip
+    "banana bread recipe",
+    "volcano eruption history",
+    "best hiking boots for winter",
+    "how tall is a giraffe",
+    "knitting patterns for beginners",
+    "who won the world cup in 1998",
+    "symptoms of the common cold",
+    "how to train a puppy to sit",
+    "medieval castle architecture",
+    "planting tomatoes in spring",
+    "why is the sky blue",
+    "famous impressionist painters",
+    "how do bees make honey",
+    "rules of chess castling",
+    "ancient egyptian pyramids",
+    "learn to play the violin",
+    "best beaches in portugal",
+    "how to fold a paper crane",
+    "recipe for lemon cake",
+    "migration of monarch butterflies",
+    "how long to boil an egg",
+    "capital city of australia",
+    "best way to learn guitar chords",
+    "train times from london to paris",
+    "how many moons does jupiter have",
+    "what do cats eat",
+    "wedding dress shopping",
+    "symptoms of hay fever",
+    "football match results",
+    "grow basil indoors",
+    "poems by emily dickinson",
+    "how to make sourdough starter",
+    "the french revolution causes",
+    "skiing holidays in the alps",
+    "how to tie a tie",
+    "dinosaur species list",
+    "yoga poses for back pain",
+    "how deep is the ocean",
+    "origami frog instructions",
+    "birthday party ideas for kids",
+]

@@ -71,6 +71,8 @@ def longest(label: str) -> tuple[float, float]:
     """Print and return the longest pass since STALLS was cleared (wall, CPU)."""
     wall, cpu = STALLS.wall, STALLS.cpu
     verdict = "  target < 50 ms" if cpu < 50 else "  target < 50 ms: MISS"
-    print(f"  {'longest UI-thread pass ' + label:<40} {wall:>9.1f} ms wall, {cpu:.1f} ms CPU "
-          f"(of {STALLS.count:,} passes){verdict}")  # fmt: skip
+    print(
+        f"  {'longest UI-thread pass ' + label:<40} {wall:>9.1f} ms wall, {cpu:.1f} ms CPU "
+        f"(of {STALLS.count:,} passes){verdict}"
+    )
     return wall, cpu

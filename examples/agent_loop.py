@@ -71,8 +71,14 @@ class ScriptedModel:
         prompt = last["content"] if isinstance(last["content"], str) else ""
         if "remember" in prompt and "memory_write" in names:
             fact = "Deploy with ./scripts/deploy.sh from the release branch only."
-            return Reply(tool_calls=[("memory_write", {"action": "add", "content": fact,
-                                                       "category": "skill", "importance": 8})])  # fmt: skip
+            return Reply(
+                tool_calls=[
+                    (
+                        "memory_write",
+                        {"action": "add", "content": fact, "category": "skill", "importance": 8},
+                    )
+                ]
+            )
         if "How do we deploy" in prompt:
             if "./scripts/deploy.sh" in system:  # it is in memory: the prompt section says so
                 return Reply("Run ./scripts/deploy.sh, from the release branch only.")

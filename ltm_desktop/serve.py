@@ -79,8 +79,12 @@ def serve(
         if web is not None and workers > 1:
             if http is not None:
                 raise LtmError("the HTTP API is served with --workers 1 only (--http)")
-            warn([f"the HTTP API ([http] listen) is not served with --workers {workers}; "
-                  "--workers 1 serves it"])  # fmt: skip
+            warn(
+                [
+                    f"the HTTP API ([http] listen) is not served with --workers {workers}; "
+                    "--workers 1 serves it"
+                ]
+            )
             web = None
         if workers <= 1:
             asyncio.run(_run(ApiServer(service, data_path, options), announce=True, http=web))

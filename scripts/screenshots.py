@@ -58,12 +58,20 @@ def use_dark_palette(app: QApplication) -> None:
     palette = QPalette()
     role = QPalette.ColorRole
     for name, colour in {
-        role.Window: "#2b2b2b", role.WindowText: "#e6e6e6", role.Base: "#1e1e1e",
-        role.AlternateBase: "#262626", role.Text: "#e6e6e6", role.Button: "#353535",
-        role.ButtonText: "#e6e6e6", role.Highlight: "#2f65ca", role.HighlightedText: "#ffffff",
-        role.ToolTipBase: "#353535", role.ToolTipText: "#e6e6e6", role.PlaceholderText: "#8c8c8c",
+        role.Window: "#2b2b2b",
+        role.WindowText: "#e6e6e6",
+        role.Base: "#1e1e1e",
+        role.AlternateBase: "#262626",
+        role.Text: "#e6e6e6",
+        role.Button: "#353535",
+        role.ButtonText: "#e6e6e6",
+        role.Highlight: "#2f65ca",
+        role.HighlightedText: "#ffffff",
+        role.ToolTipBase: "#353535",
+        role.ToolTipText: "#e6e6e6",
+        role.PlaceholderText: "#8c8c8c",
         role.Link: "#6ea8fe",
-    }.items():  # fmt: skip
+    }.items():
         palette.setColor(name, QColor(colour))
     palette.setColor(QPalette.ColorGroup.Disabled, role.Text, QColor("#7a7a7a"))
     palette.setColor(QPalette.ColorGroup.Disabled, role.ButtonText, QColor("#7a7a7a"))
@@ -76,23 +84,46 @@ def fill_inbox(service: MemoryService, project_id: str) -> None:
     session = "7c1e9a40-52b3-4d0e-9f6a-0e2d8c4b1a77"
     transcript = f"~/.claude/projects/-home-me-src-billing-api/{session}.jsonl"
     for review, entries in (
-        (True, [
-            {"title": "Invoice footer", "content": "The VAT number and the IBAN are missing "
-             "from the invoice PDF footer (`templates/invoice.html`); ticket BILL-231, due "
-             "before the March release.", "category": "task", "importance": 6},
-            {"title": "Stripe webhooks", "content": "Stripe webhooks are verified with the "
-             "signing secret from the vault, and retried three times with backoff.",
-             "category": "knowledge", "importance": 7},
-        ]),
-        (False, [
-            {"title": "Small commits", "content": "The user prefers small commits with "
-             "imperative subject lines.", "category": "preference", "importance": 5},
-        ]),
-    ):  # fmt: skip
+        (
+            True,
+            [
+                {
+                    "title": "Invoice footer",
+                    "content": "The VAT number and the IBAN are missing "
+                    "from the invoice PDF footer (`templates/invoice.html`); ticket BILL-231, due "
+                    "before the March release.",
+                    "category": "task",
+                    "importance": 6,
+                },
+                {
+                    "title": "Stripe webhooks",
+                    "content": "Stripe webhooks are verified with the "
+                    "signing secret from the vault, and retried three times with backoff.",
+                    "category": "knowledge",
+                    "importance": 7,
+                },
+            ],
+        ),
+        (
+            False,
+            [
+                {
+                    "title": "Small commits",
+                    "content": "The user prefers small commits with imperative subject lines.",
+                    "category": "preference",
+                    "importance": 5,
+                },
+            ],
+        ),
+    ):
         source = Provenance(
-            new_run_id(service.now()), "claude-code", session, transcript, "llama3.1:8b",
+            new_run_id(service.now()),
+            "claude-code",
+            session,
+            transcript,
+            "llama3.1:8b",
             service.now(),
-        )  # fmt: skip
+        )
         service.store_extraction(
             project_id, entries, source, review=review, started_at=service.now()
         )

@@ -14,8 +14,12 @@ from ltm_desktop.core.errors import LtmError
 
 # API prefixes ("invalid params: ...") that say what the error code already says.
 _PREFIXES = (
-    "invalid params: ", "not found: ", "conflict: ", "internal error: ", "not implemented: ",
-)  # fmt: skip
+    "invalid params: ",
+    "not found: ",
+    "conflict: ",
+    "internal error: ",
+    "not implemented: ",
+)
 
 
 class AccessError(LtmError):

@@ -43,8 +43,9 @@ def find_server(data_dir: Path, client: str, *, timeout: float = 30.0) -> Memory
         return None
     served = Path(str(health.get("db_path", ""))).resolve()
     if served != DataPaths(data_dir).db_path.resolve():
-        log.warning("the server at %s serves %s, not %s; opening it here", api.endpoint, served,
-                    data_dir)  # fmt: skip
+        log.warning(
+            "the server at %s serves %s, not %s; opening it here", api.endpoint, served, data_dir
+        )
         api.close()
         return None
     return SocketAccess(api)

@@ -76,12 +76,17 @@ def _request(
     command = [
         *_ltm_desktop(),
         "extract",
-        "--transcript", path,
-        "--agent", agent,
-        "--cwd", cwd,
-        "--session", session_id,
-        "--data-dir", str(directory),
-    ]  # fmt: skip
+        "--transcript",
+        path,
+        "--agent",
+        agent,
+        "--cwd",
+        cwd,
+        "--session",
+        session_id,
+        "--data-dir",
+        str(directory),
+    ]
     if config:
         command += ["--config", str(Path(config).expanduser().absolute())]
     _spawn(command, directory)

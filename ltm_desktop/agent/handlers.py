@@ -211,12 +211,27 @@ def _recall_row(hit: dict[str, Any]) -> dict[str, Any]:
     score = _score(hit["score"])
     if hit["kind"] == "memory":
         m = hit["memory"]
-        return {"kind": "memory", "id": m["id"], "title": m["title"], "text": m["content"],
-                "category": m["category"], "importance": m["importance"], "tags": m["tags"],
-                "updated_at": m["updated_at"], "score": score}  # fmt: skip
+        return {
+            "kind": "memory",
+            "id": m["id"],
+            "title": m["title"],
+            "text": m["content"],
+            "category": m["category"],
+            "importance": m["importance"],
+            "tags": m["tags"],
+            "updated_at": m["updated_at"],
+            "score": score,
+        }
     o = hit["observation"]
-    return {"kind": "observation", "id": o["id"], "title": o["title"], "text": o["narrative"],
-            "session_id": o["session_id"], "created_at": o["created_at"], "score": score}  # fmt: skip
+    return {
+        "kind": "observation",
+        "id": o["id"],
+        "title": o["title"],
+        "text": o["narrative"],
+        "session_id": o["session_id"],
+        "created_at": o["created_at"],
+        "score": score,
+    }
 
 
 def memory_recall(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:

@@ -93,8 +93,12 @@ def _unified_diff(before: str, after: str, old: str, new: str, context: int = 3)
     skip = max(0, head - context)
     keep = max(0, tail_lines - context - 1)  # the last line may lack its newline
     keep = min(keep, len(before_lines) - skip, len(after_lines) - skip)
-    hunks = difflib.unified_diff(before_lines[skip : len(before_lines) - keep],
-                                 after_lines[skip : len(after_lines) - keep], old, new)  # fmt: skip
+    hunks = difflib.unified_diff(
+        before_lines[skip : len(before_lines) - keep],
+        after_lines[skip : len(after_lines) - keep],
+        old,
+        new,
+    )
     return "".join(_shifted(line, skip) for line in hunks)
 
 
@@ -182,16 +186,24 @@ def _edits(tgt: Target, command: list[str], options: list[str]) -> dict[Path, tu
     entry = mcp_entry(tgt.agent, command, options)
     if tgt.agent == CODEX:
         where = str(tgt.hooks_file)
-        return {tgt.hooks_file: (lambda t: toml_config.add(t, groups, entry, where),
-                                 lambda t: toml_config.remove(t, where))}  # fmt: skip
+        return {
+            tgt.hooks_file: (
+                lambda t: toml_config.add(t, groups, entry, where),
+                lambda t: toml_config.remove(t, where),
+            )
+        }
     hooks_where, mcp_where = str(tgt.hooks_file), str(tgt.mcp_file)
     add_hooks: Edit = lambda t: json_config.add_hooks(t, groups, hooks_where)  # noqa: E731
     drop_hooks: Edit = lambda t: json_config.remove_hooks(t, hooks_where)  # noqa: E731
     add_server: Edit = lambda t: json_config.add_server(t, tgt.mcp_key, entry, mcp_where)  # noqa: E731
     drop_server: Edit = lambda t: json_config.remove_server(t, tgt.mcp_key, mcp_where)  # noqa: E731
     if tgt.hooks_file == tgt.mcp_file:
-        return {tgt.hooks_file: (lambda t: add_server(add_hooks(t)),
-                                 lambda t: drop_server(drop_hooks(t)))}  # fmt: skip
+        return {
+            tgt.hooks_file: (
+                lambda t: add_server(add_hooks(t)),
+                lambda t: drop_server(drop_hooks(t)),
+            )
+        }
     return {tgt.hooks_file: (add_hooks, drop_hooks), tgt.mcp_file: (add_server, drop_server)}
 
 

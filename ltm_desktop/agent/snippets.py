@@ -136,21 +136,32 @@ def api_snippets(socket_path: str | None, command: list[str] | None = None) -> l
     params = '{"cwd": "/path/to/repo", "query": "tests"}'
     request = '{"jsonrpc":"2.0","id":1,"method":"health"}'
     return [
-        Snippet("Python client", "Python (ltm_desktop on the path)", "python",
-                "from ltm_desktop.api.client import Client\n"
-                f"c = Client{python_socket}\n"
-                'c.memory_add("Run the tests with make test", cwd="/path/to/repo")\n'),
-        Snippet("Command line", "A terminal", "sh",
-                f"{shlex.join([*call, 'memory.search', params])}\n"),
-        Snippet("Raw socket (one JSON-RPC request per line)", "A terminal", "sh",
-                f"echo {shlex.quote(request)} | socat - UNIX-CONNECT:{shlex.quote(socket)}\n"),
-    ]  # fmt: skip
+        Snippet(
+            "Python client",
+            "Python (ltm_desktop on the path)",
+            "python",
+            "from ltm_desktop.api.client import Client\n"
+            f"c = Client{python_socket}\n"
+            'c.memory_add("Run the tests with make test", cwd="/path/to/repo")\n',
+        ),
+        Snippet(
+            "Command line", "A terminal", "sh", f"{shlex.join([*call, 'memory.search', params])}\n"
+        ),
+        Snippet(
+            "Raw socket (one JSON-RPC request per line)",
+            "A terminal",
+            "sh",
+            f"echo {shlex.quote(request)} | socat - UNIX-CONNECT:{shlex.quote(socket)}\n",
+        ),
+    ]
 
 
 def markdown(snippets: list[Snippet]) -> str:
     """The snippets as README Markdown: a heading-less list of agents with fenced blocks."""
     parts = []
     for snippet in snippets:
-        parts.append(f"**{snippet.agent}**: {snippet.where}\n\n```{snippet.syntax}\n"
-                     f"{snippet.text.rstrip()}\n```")  # fmt: skip
+        parts.append(
+            f"**{snippet.agent}**: {snippet.where}\n\n```{snippet.syntax}\n"
+            f"{snippet.text.rstrip()}\n```"
+        )
     return "\n\n".join(parts) + "\n"

@@ -60,11 +60,25 @@ from ltm_desktop.core.errors import UnsafePath
 
 ENV_TOKEN = "LTM_DESKTOP_TOKEN"
 __all__ = [  # the errors are defined in api.client_errors; callers import them from here
-    "ApiError", "BackendNotImplementedError", "Busy", "Client", "ConflictError",
-    "ConnectionFailed", "Disabled", "InternalError",
-    "InvalidParams", "InvalidRequest", "MethodNotFound", "NotFoundError", "ParseError",
-    "TooLarge", "Unauthorized", "UntrustedServer", "discover", "error_from",
-]  # fmt: skip
+    "ApiError",
+    "BackendNotImplementedError",
+    "Busy",
+    "Client",
+    "ConflictError",
+    "ConnectionFailed",
+    "Disabled",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "MethodNotFound",
+    "NotFoundError",
+    "ParseError",
+    "TooLarge",
+    "Unauthorized",
+    "UntrustedServer",
+    "discover",
+    "error_from",
+]
 
 
 def discover(
@@ -312,13 +326,36 @@ class Client(InboxCalls):
     def project_list(self) -> list[ProjectShape]:
         return cast(list[ProjectShape], self.call("project.list")["projects"])
 
-    def memory_add(self, content: str, *, cwd: str | None = None, project_id: str | None = None,
-                   title: str | None = None, category: str | None = None, importance: int | None = None,
-                   tags: list[str] | None = None, ttl_days: int | None = None,
-                   files: list[str] | None = None) -> AddResultShape:  # fmt: skip
-        return cast(AddResultShape, self.call("memory.add", _drop_none(
-            cwd=cwd, project_id=project_id, content=content, title=title, category=category,
-            importance=importance, tags=tags, ttl_days=ttl_days, files=files)))  # fmt: skip
+    def memory_add(
+        self,
+        content: str,
+        *,
+        cwd: str | None = None,
+        project_id: str | None = None,
+        title: str | None = None,
+        category: str | None = None,
+        importance: int | None = None,
+        tags: list[str] | None = None,
+        ttl_days: int | None = None,
+        files: list[str] | None = None,
+    ) -> AddResultShape:
+        return cast(
+            AddResultShape,
+            self.call(
+                "memory.add",
+                _drop_none(
+                    cwd=cwd,
+                    project_id=project_id,
+                    content=content,
+                    title=title,
+                    category=category,
+                    importance=importance,
+                    tags=tags,
+                    ttl_days=ttl_days,
+                    files=files,
+                ),
+            ),
+        )
 
     def memory_get(self, memory_id: str) -> MemoryShape:
         return cast(MemoryShape, self.call("memory.get", {"id": memory_id})["memory"])
@@ -343,18 +380,53 @@ class Client(InboxCalls):
         params = _drop_none(id=memory_id, expected_updated_at=expected_updated_at)
         return cast(MemoryShape, self.call("memory.restore", params)["memory"])
 
-    def memory_search(self, query: str, *, cwd: str | None = None, project_id: str | None = None,
-                      limit: int | None = None, include_global: bool | None = None) -> list[SearchHitShape]:  # fmt: skip
-        return cast(list[SearchHitShape], self.call("memory.search", _drop_none(
-            cwd=cwd, project_id=project_id, query=query, limit=limit,
-            include_global=include_global))["hits"])  # fmt: skip
+    def memory_search(
+        self,
+        query: str,
+        *,
+        cwd: str | None = None,
+        project_id: str | None = None,
+        limit: int | None = None,
+        include_global: bool | None = None,
+    ) -> list[SearchHitShape]:
+        return cast(
+            list[SearchHitShape],
+            self.call(
+                "memory.search",
+                _drop_none(
+                    cwd=cwd,
+                    project_id=project_id,
+                    query=query,
+                    limit=limit,
+                    include_global=include_global,
+                ),
+            )["hits"],
+        )
 
-    def memory_list(self, *, cwd: str | None = None, project_id: str | None = None,
-                    limit: int | None = None, offset: int | None = None, category: str | None = None,
-                    include_disabled: bool | None = None) -> MemoryPageShape:  # fmt: skip
-        return cast(MemoryPageShape, self.call("memory.list", _drop_none(
-            cwd=cwd, project_id=project_id, limit=limit, offset=offset, category=category,
-            include_disabled=include_disabled)))  # fmt: skip
+    def memory_list(
+        self,
+        *,
+        cwd: str | None = None,
+        project_id: str | None = None,
+        limit: int | None = None,
+        offset: int | None = None,
+        category: str | None = None,
+        include_disabled: bool | None = None,
+    ) -> MemoryPageShape:
+        return cast(
+            MemoryPageShape,
+            self.call(
+                "memory.list",
+                _drop_none(
+                    cwd=cwd,
+                    project_id=project_id,
+                    limit=limit,
+                    offset=offset,
+                    category=category,
+                    include_disabled=include_disabled,
+                ),
+            ),
+        )
 
     def memory_history(self, memory_id: str) -> list[AuditEventShape]:
         return cast(list[AuditEventShape], self.call("memory.history", {"id": memory_id})["events"])
@@ -370,29 +442,81 @@ class Client(InboxCalls):
             self.call("memory.purge_expired", _drop_none(cwd=cwd, project_id=project_id))["purged"]
         )
 
-    def recall(self, query: str, *, cwd: str | None = None, project_id: str | None = None,
-               kinds: list[str] | None = None, limit: int | None = None,
-               include_global: bool | None = None) -> list[RecallHitShape]:  # fmt: skip
-        return cast(list[RecallHitShape], self.call("recall", _drop_none(
-            cwd=cwd, project_id=project_id, query=query, kinds=kinds, limit=limit,
-            include_global=include_global))["hits"])  # fmt: skip
+    def recall(
+        self,
+        query: str,
+        *,
+        cwd: str | None = None,
+        project_id: str | None = None,
+        kinds: list[str] | None = None,
+        limit: int | None = None,
+        include_global: bool | None = None,
+    ) -> list[RecallHitShape]:
+        return cast(
+            list[RecallHitShape],
+            self.call(
+                "recall",
+                _drop_none(
+                    cwd=cwd,
+                    project_id=project_id,
+                    query=query,
+                    kinds=kinds,
+                    limit=limit,
+                    include_global=include_global,
+                ),
+            )["hits"],
+        )
 
-    def observe(self, kind: str, session_id: str, *, cwd: str | None = None,
-                project_id: str | None = None, user_text: str | None = None,
-                assistant_text: str | None = None, messages_text: str | None = None) -> ObservationShape | None:  # fmt: skip
+    def observe(
+        self,
+        kind: str,
+        session_id: str,
+        *,
+        cwd: str | None = None,
+        project_id: str | None = None,
+        user_text: str | None = None,
+        assistant_text: str | None = None,
+        messages_text: str | None = None,
+    ) -> ObservationShape | None:
         """The recorded observation; None when the config turns this kind off."""
-        return cast(ObservationShape | None, self.call("observe", _drop_none(
-            cwd=cwd, project_id=project_id, kind=kind, session_id=session_id, user_text=user_text,
-            assistant_text=assistant_text, messages_text=messages_text))["observation"])  # fmt: skip
+        return cast(
+            ObservationShape | None,
+            self.call(
+                "observe",
+                _drop_none(
+                    cwd=cwd,
+                    project_id=project_id,
+                    kind=kind,
+                    session_id=session_id,
+                    user_text=user_text,
+                    assistant_text=assistant_text,
+                    messages_text=messages_text,
+                ),
+            )["observation"],
+        )
 
-    def precis_get(self, *, cwd: str | None = None, project_id: str | None = None,
-                   include_global: bool | None = None) -> PrecisShape:  # fmt: skip
-        return cast(PrecisShape, self.call(
-            "precis.get", _drop_none(cwd=cwd, project_id=project_id, include_global=include_global)
-        ))  # fmt: skip
+    def precis_get(
+        self,
+        *,
+        cwd: str | None = None,
+        project_id: str | None = None,
+        include_global: bool | None = None,
+    ) -> PrecisShape:
+        return cast(
+            PrecisShape,
+            self.call(
+                "precis.get",
+                _drop_none(cwd=cwd, project_id=project_id, include_global=include_global),
+            ),
+        )
 
-    def prompt_section(self, *, cwd: str | None = None, project_id: str | None = None,
-                       include_global: bool | None = None) -> str:  # fmt: skip
+    def prompt_section(
+        self,
+        *,
+        cwd: str | None = None,
+        project_id: str | None = None,
+        include_global: bool | None = None,
+    ) -> str:
         result = self.call(
             "prompt.section",
             _drop_none(cwd=cwd, project_id=project_id, include_global=include_global),

@@ -94,10 +94,21 @@ class BackendNotImplementedError(ApiError):
 
 ERRORS: dict[int, type[ApiError]] = {
     cls.code: cls
-    for cls in (ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
-                NotFoundError, Unauthorized, ConflictError, TooLarge, Busy, Disabled,
-                BackendNotImplementedError)
-}  # fmt: skip
+    for cls in (
+        ParseError,
+        InvalidRequest,
+        MethodNotFound,
+        InvalidParams,
+        InternalError,
+        NotFoundError,
+        Unauthorized,
+        ConflictError,
+        TooLarge,
+        Busy,
+        Disabled,
+        BackendNotImplementedError,
+    )
+}
 
 
 def error_from(payload: dict[str, Any]) -> ApiError:

@@ -22,24 +22,47 @@ class InboxCalls:
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
         raise NotImplementedError  # Client's
 
-    def extract(self, *, cwd: str | None = None, project_id: str | None = None,
-                transcript_path: str | None = None, text: str | None = None,
-                observation_id: str | None = None, agent: str | None = None,
-                session_id: str | None = None) -> ExtractStartedShape:  # fmt: skip
+    def extract(
+        self,
+        *,
+        cwd: str | None = None,
+        project_id: str | None = None,
+        transcript_path: str | None = None,
+        text: str | None = None,
+        observation_id: str | None = None,
+        agent: str | None = None,
+        session_id: str | None = None,
+    ) -> ExtractStartedShape:
         """Queue an extraction (answered at once); ``started`` false says why not."""
-        return cast(ExtractStartedShape, self.call("extract", _drop_none(
-            cwd=cwd, project_id=project_id, transcript_path=transcript_path, text=text,
-            observation_id=observation_id, agent=agent, session_id=session_id)))  # fmt: skip
+        return cast(
+            ExtractStartedShape,
+            self.call(
+                "extract",
+                _drop_none(
+                    cwd=cwd,
+                    project_id=project_id,
+                    transcript_path=transcript_path,
+                    text=text,
+                    observation_id=observation_id,
+                    agent=agent,
+                    session_id=session_id,
+                ),
+            ),
+        )
 
-    def extract_runs(self, *, cwd: str | None = None, project_id: str | None = None,
-                     limit: int | None = None) -> list[RunShape]:  # fmt: skip
+    def extract_runs(
+        self, *, cwd: str | None = None, project_id: str | None = None, limit: int | None = None
+    ) -> list[RunShape]:
         result = self.call("extract.runs", _drop_none(cwd=cwd, project_id=project_id, limit=limit))
         return cast(list[RunShape], result["runs"])
 
-    def inbox_list(self, *, cwd: str | None = None, project_id: str | None = None,
-                   limit: int | None = None) -> InboxPageShape:  # fmt: skip
-        return cast(InboxPageShape, self.call(
-            "inbox.list", _drop_none(cwd=cwd, project_id=project_id, limit=limit)))  # fmt: skip
+    def inbox_list(
+        self, *, cwd: str | None = None, project_id: str | None = None, limit: int | None = None
+    ) -> InboxPageShape:
+        return cast(
+            InboxPageShape,
+            self.call("inbox.list", _drop_none(cwd=cwd, project_id=project_id, limit=limit)),
+        )
 
     def inbox_approve(
         self, item_id: str, *, expected_updated_at: str | None = None, **changes: Any

@@ -8,10 +8,21 @@ from ltm_desktop.core.records import Memory
 
 # Fields of a memory that the audit history records, in record order.
 AUDITED_FIELDS = (
-    "id", "project_id", "title", "content", "category", "importance", "tags",
-    "created_at", "updated_at", "ttl_days", "disabled", "source", "superseded_by",
+    "id",
+    "project_id",
+    "title",
+    "content",
+    "category",
+    "importance",
+    "tags",
+    "created_at",
+    "updated_at",
+    "ttl_days",
+    "disabled",
+    "source",
+    "superseded_by",
     "review_state",
-)  # fmt: skip
+)
 
 
 def memory_snapshot(memory: Memory) -> dict[str, Any]:

@@ -38,8 +38,17 @@ ObservationHit = tuple[Observation, float, str]
 
 # ``ListQuery.order_by`` values every backend sorts by (the core refuses others), and the
 # largest page ``list_memories`` is asked for.
-LIST_ORDERS = ("importance", "updated_at", "created_at", "last_used_at", "use_count", "title",
-               "category", "source", "disabled_at")  # fmt: skip
+LIST_ORDERS = (
+    "importance",
+    "updated_at",
+    "created_at",
+    "last_used_at",
+    "use_count",
+    "title",
+    "category",
+    "source",
+    "disabled_at",
+)
 MAX_PAGE = 10_000
 # ``use_heat`` of a memory: the sum over its uses of 2 ** ((used_at - USE_HEAT_EPOCH) /
 # USE_HEAT_HALF_LIFE). Times 2 ** (-(now - USE_HEAT_EPOCH) / USE_HEAT_HALF_LIFE) it is the

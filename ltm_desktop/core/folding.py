@@ -158,7 +158,7 @@ _NAMED_LETTERS = {
         "TAU": "t",
         "UPSILON": "u",
         "CHI": "x",
-    },  # fmt: skip
+    },
 }
 _LATIN_NAME = re.compile(
     r"LATIN (?:SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL )?([A-Z])(?: WITH .*)?"

@@ -3,6 +3,13 @@ them: the command line offers them without loading that code (start-up stays lig
 
 EXPORT_FORMATS = ("jsonl", "markdown")
 IMPORT_FORMATS = (
-    "auto", "jsonl", "markdown", "claude-md", "agents-md", "gemini-md", "hermes", "cline",
+    "auto",
+    "jsonl",
+    "markdown",
+    "claude-md",
+    "agents-md",
+    "gemini-md",
+    "hermes",
+    "cline",
     "claude-auto-memory",
-)  # fmt: skip
+)

@@ -51,9 +51,26 @@ STOP_WORDS = frozenset(
 
 # Longest first: the first suffix that leaves a root of MIN_ROOT_CHARS wins.
 _SUFFIXES = (
-    "ational", "ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion",
-    "ers", "er", "ies", "ied", "es", "ed", "ly", "s", "y", "e",
-)  # fmt: skip
+    "ational",
+    "ations",
+    "ation",
+    "ments",
+    "ment",
+    "ings",
+    "ing",
+    "ions",
+    "ion",
+    "ers",
+    "er",
+    "ies",
+    "ied",
+    "es",
+    "ed",
+    "ly",
+    "s",
+    "y",
+    "e",
+)
 
 
 @dataclass(frozen=True, slots=True)

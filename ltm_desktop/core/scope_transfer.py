@@ -43,8 +43,14 @@ class Transferred:
 
 
 def _draft(memory: Memory) -> MemoryDraft:
-    return MemoryDraft(memory.content, memory.title, memory.category, memory.importance,
-                       list(memory.tags), memory.ttl_days)  # fmt: skip
+    return MemoryDraft(
+        memory.content,
+        memory.title,
+        memory.category,
+        memory.importance,
+        list(memory.tags),
+        memory.ttl_days,
+    )
 
 
 def transfer(
@@ -64,18 +70,31 @@ def transfer(
         source = txn.get_memory(memory_id)
         check_version(source, expected)
         if source.disabled:
-            raise Conflict(f"memory {memory_id} is in the trash; restore it first",
-                           reason=ConflictReason.REMOVED, current=source)  # fmt: skip
+            raise Conflict(
+                f"memory {memory_id} is in the trash; restore it first",
+                reason=ConflictReason.REMOVED,
+                current=source,
+            )
         if source.project_id == target:
             raise InvalidInput(f"memory {memory_id} is already in that scope", "project_id")
         result = writing.add_memory(txn, target, _draft(source), actor, now, screen=screen)
         moved = {"to": target, "as": result.memory.id}
         if copy:
-            txn.record(AuditEntry(now, source.id, source.project_id, actor, AuditAction.COPIED,
-                                  None, moved))  # fmt: skip
+            txn.record(
+                AuditEntry(
+                    now, source.id, source.project_id, actor, AuditAction.COPIED, None, moved
+                )
+            )
         else:  # to the trash, superseded by its copy in the target scope
-            source = writing.set_disabled(txn, source.id, True, actor, now,
-                                          superseded_by=result.memory.id, action=AuditAction.MOVED)  # fmt: skip
+            source = writing.set_disabled(
+                txn,
+                source.id,
+                True,
+                actor,
+                now,
+                superseded_by=result.memory.id,
+                action=AuditAction.MOVED,
+            )
         done.append(Transferred(source, result))
     return done
 
@@ -115,8 +134,10 @@ class ScopeTransfers(ServiceParts):
         self._after_write(changed)
         self.events.publish(events)
         self.backfill.wake()  # the new memories' vectors
-        return [replace(t, result=replace(t.result, memory=self._uses.overlay(t.result.memory)))
-                for t in done]  # fmt: skip
+        return [
+            replace(t, result=replace(t.result, memory=self._uses.overlay(t.result.memory)))
+            for t in done
+        ]
 
 
 def _added(result: AddResult) -> str:

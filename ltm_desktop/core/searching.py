@@ -119,9 +119,15 @@ class SearchReads:
         return self._deliver(hits, count, reinforce)
 
     def _file_hits(
-        self, project_id: str, path: str, rest: object, count: int, include_global: bool,
-        typing: bool, where: SearchFilter | None = None,
-    ) -> list[SearchHit]:  # fmt: skip
+        self,
+        project_id: str,
+        path: str,
+        rest: object,
+        count: int,
+        include_global: bool,
+        typing: bool,
+        where: SearchFilter | None = None,
+    ) -> list[SearchHit]:
         """``file:PATH`` (``core.files``): the memories naming the file, best first; with
         more words, the best of a deeper search by them that name it (within ``where``)."""
         scopes = self._with_global(rules.check_project_id(project_id), include_global)
@@ -136,8 +142,11 @@ class SearchReads:
             ]
         ids = {m.id for m in named}
         depth = max(count, FILE_SEARCH_DEPTH // 10)
-        return [h for h in self._hits(project_id, rest, depth, include_global, typing, where)
-                if h.memory.id in ids]  # fmt: skip
+        return [
+            h
+            for h in self._hits(project_id, rest, depth, include_global, typing, where)
+            if h.memory.id in ids
+        ]
 
     def search_if_cached(
         self,

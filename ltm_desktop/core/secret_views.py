@@ -116,8 +116,10 @@ def _compact(text: str) -> View | None:
         drops += [m.span() for m in _INVISIBLE_IN_TOKEN.finditer(chars)]
     if _MAYBE_SPACED.search(chars):
         for spaced in _SPACED.finditer(chars):
-            drops += [(spaced.start() + m.start(), spaced.start() + m.end())
-                      for m in _GAP.finditer(spaced.group())]  # fmt: skip
+            drops += [
+                (spaced.start() + m.start(), spaced.start() + m.end())
+                for m in _GAP.finditer(spaced.group())
+            ]
     if not drops and chars == text:
         return None
     kept_text: list[str] = []

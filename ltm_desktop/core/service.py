@@ -66,9 +66,19 @@ SYSTEM_ACTOR = "system"
 
 
 class MemoryService(
-    SearchReads, HistoryReads, ObservationReads, InboxService, TransferService, Curation,
-    Switches, FileAware, PrivacyService, BulkWrites, DatabaseInfo, MemoryMdStatus,
-):  # fmt: skip
+    SearchReads,
+    HistoryReads,
+    ObservationReads,
+    InboxService,
+    TransferService,
+    Curation,
+    Switches,
+    FileAware,
+    PrivacyService,
+    BulkWrites,
+    DatabaseInfo,
+    MemoryMdStatus,
+):
     """Thread-safe access to one data directory's memories."""
 
     def __init__(

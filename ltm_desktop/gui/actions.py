@@ -324,8 +324,9 @@ class MemoryActions(QObject):
                 left = count_label(result.not_done, "memory", "memories")
                 why = "Cancelled" if result.cancelled else "Stopped"
                 note += f" {why}: {left} left where they were."
-            self.message.emit(f"{'Copied' if copy else 'Moved'} {titles} to {scope_name}.{note}"
-                              " Ctrl+Z undoes it.")  # fmt: skip
+            self.message.emit(
+                f"{'Copied' if copy else 'Moved'} {titles} to {scope_name}.{note} Ctrl+Z undoes it."
+            )
             if result.stopped is not None:
                 self._errors.report(result.stopped, f"{doing} (the rest)")
 
@@ -337,8 +338,12 @@ class MemoryActions(QObject):
         self._cancels.add(cancel)
         self._running(+1)
 
-        self._run(ops.paused(lambda s: ops.transfer(s, target, scope, copy, report, cancel.is_set)),
-                  done, failed, doing)  # fmt: skip
+        self._run(
+            ops.paused(lambda s: ops.transfer(s, target, scope, copy, report, cancel.is_set)),
+            done,
+            failed,
+            doing,
+        )
 
     # -- single memory ----------------------------------------------------
 

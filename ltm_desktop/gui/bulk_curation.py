@@ -66,12 +66,14 @@ class BulkEditDialog(QDialog):
         self.ticks: dict[str, QCheckBox] = {}
         self._rows: list[tuple[QCheckBox, QWidget]] = []
         form = QFormLayout()
-        for name, label, widget in (("category", "&Category", self.category),
-                                    ("importance", "&Importance", self.importance),
-                                    ("tags", "&Tags (replaces their tags)", self.tags),
-                                    ("add_tags", "&Add tags", self.add_tags),
-                                    ("remove_tags", "&Remove tags", self.remove_tags),
-                                    ("ttl_days", "E&xpires", self.ttl)):  # fmt: skip
+        for name, label, widget in (
+            ("category", "&Category", self.category),
+            ("importance", "&Importance", self.importance),
+            ("tags", "&Tags (replaces their tags)", self.tags),
+            ("add_tags", "&Add tags", self.add_tags),
+            ("remove_tags", "&Remove tags", self.remove_tags),
+            ("ttl_days", "E&xpires", self.ttl),
+        ):
             tick = QCheckBox(label, self)
             widget.setEnabled(False)
             tick.toggled.connect(widget.setEnabled)
@@ -111,8 +113,11 @@ class BulkEditDialog(QDialog):
             chosen["category"] = self.category.currentData()
         if self.ticks["importance"].isChecked():
             chosen["importance"] = self.importance.value()
-        for name, field in (("tags", self.tags), ("add_tags", self.add_tags),
-                            ("remove_tags", self.remove_tags)):  # fmt: skip
+        for name, field in (
+            ("tags", self.tags),
+            ("add_tags", self.add_tags),
+            ("remove_tags", self.remove_tags),
+        ):
             if self.ticks[name].isChecked():
                 chosen[name] = parse_tags(field.text())
         if self.ticks["ttl_days"].isChecked():
@@ -162,10 +167,16 @@ class ScopeDialog(QDialog):
 
 def describe_fields(values: dict[str, Any]) -> str:
     """An undo step's name: "Set category, importance", "Add tags urgent", ..."""
-    parts = [f"{n.replace('_', ' ').capitalize()} {', '.join(values[n])}"
-             for n in ("add_tags", "remove_tags") if n in values]  # fmt: skip
-    names = [n.replace("_days", "").replace("ttl", "expiry") for n in values
-             if n not in ("add_tags", "remove_tags")]  # fmt: skip
+    parts = [
+        f"{n.replace('_', ' ').capitalize()} {', '.join(values[n])}"
+        for n in ("add_tags", "remove_tags")
+        if n in values
+    ]
+    names = [
+        n.replace("_days", "").replace("ttl", "expiry")
+        for n in values
+        if n not in ("add_tags", "remove_tags")
+    ]
     if names:
         parts.insert(0, "Set " + ", ".join(names))
     return "; ".join(parts)

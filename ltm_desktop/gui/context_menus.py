@@ -115,20 +115,30 @@ class ContextMenus(QObject):
         has_rows = bool(view.selectionModel().selectedRows())
         erase = self.window.trash.erase
         rows: list[Entry] = (
-            [a.restore, ("Erase permanently…", erase.ask_erase), ("Copy id", self._copy_ids(view)),
-             None]
-            if has_rows and not self.window.trash.busy() else []
-        )  # fmt: skip
+            [
+                a.restore,
+                ("Erase permanently…", erase.ask_erase),
+                ("Copy id", self._copy_ids(view)),
+                None,
+            ]
+            if has_rows and not self.window.trash.busy()
+            else []
+        )
         return [*rows, a.undo, a.redo, a.refresh]
 
     def _stale_entries(self, view: QTableView) -> list[Entry]:
         w, a = self.window, self.window.menu_actions
         has_rows = bool(view.selectionModel().selectedRows())
         rows: list[Entry] = (
-            [("Keep (mark reviewed)", w.stale.keep_selected), a.delete,
-             ("Copy id", self._copy_ids(view)), None]
-            if has_rows else []
-        )  # fmt: skip
+            [
+                ("Keep (mark reviewed)", w.stale.keep_selected),
+                a.delete,
+                ("Copy id", self._copy_ids(view)),
+                None,
+            ]
+            if has_rows
+            else []
+        )
         return [*rows, a.undo, a.redo, a.refresh]
 
     def _project_entries(self, view: QTableView) -> list[Entry]:
@@ -144,8 +154,10 @@ class ContextMenus(QObject):
             entries.append(("New memory here", new_here))
             if row.path:
                 path = row.path
-                entries += [("Copy path", lambda: QGuiApplication.clipboard().setText(path)),
-                            ("Open folder", lambda: open_folder(Path(path)))]  # fmt: skip
+                entries += [
+                    ("Copy path", lambda: QGuiApplication.clipboard().setText(path)),
+                    ("Open folder", lambda: open_folder(Path(path))),
+                ]
             entries.append(None)
         entries += [("Mark all seen", w.table.new_since.mark_all_seen), a.refresh]
         return entries
@@ -174,8 +186,10 @@ class ContextMenus(QObject):
                     w.open_memory(memory_id)
                     a.go_history.trigger()
 
-                entries += [("Show in list", lambda: w.open_activity_item(item)),
-                            ("Show history", history)]  # fmt: skip
+                entries += [
+                    ("Show in list", lambda: w.open_activity_item(item)),
+                    ("Show history", history),
+                ]
             elif item.startswith("prop_"):
                 entries.append(("Show in the Inbox", lambda: w.open_activity_item(item)))
             if self._newest_app_action(view, index.row()):

@@ -62,9 +62,11 @@ class HtmlDelegate(QStyledItemDelegate):
         if ellipsis_at is not None:
             painter.setPen(color)
             painter.setFont(opt.font)
-            painter.drawText(QRectF(ellipsis_at, 0, text_rect.width(), height),
-                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                             ELLIPSIS)  # fmt: skip
+            painter.drawText(
+                QRectF(ellipsis_at, 0, text_rect.width(), height),
+                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                ELLIPSIS,
+            )
         painter.restore()
 
     def sizeHint(

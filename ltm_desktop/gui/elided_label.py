@@ -33,6 +33,11 @@ class ElidedLabel(QLabel):
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         self.style().drawItemText(
-            painter, self.contentsRect(), int(self.alignment()), self.palette(),
-            self.isEnabled(), self.shown_text(), self.foregroundRole(),
-        )  # fmt: skip
+            painter,
+            self.contentsRect(),
+            int(self.alignment()),
+            self.palette(),
+            self.isEnabled(),
+            self.shown_text(),
+            self.foregroundRole(),
+        )

@@ -119,8 +119,11 @@ class InboxPanel(QWidget):
         layout.addWidget(self.flagged_only)  # its own row: the buttons' row fits 800 px
         layout.addWidget(split, 1)
         layout.addLayout(buttons)
-        for key, slot in (("A", self.approve_selected), ("E", self.edit_selected),
-                          ("R", self.reject_selected)):  # fmt: skip
+        for key, slot in (
+            ("A", self.approve_selected),
+            ("E", self.edit_selected),
+            ("R", self.reject_selected),
+        ):
             action = QAction(self)
             action.setShortcut(QKeySequence(key))
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)

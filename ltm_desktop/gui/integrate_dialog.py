@@ -69,9 +69,10 @@ class IntegrateRow(QWidget):
             self.result.setText(f"Nothing was changed: {exc}")
             return
         if not planned.changes:
-            self.result.setText("Nothing to change: " + (
-                "ltm-desktop is not in its settings." if uninstall else "already set up."
-            ))  # fmt: skip
+            self.result.setText(
+                "Nothing to change: "
+                + ("ltm-desktop is not in its settings." if uninstall else "already set up.")
+            )
             return
         self.dialog = PreviewDialog(planned, self)
         self.dialog.applied.connect(self.result.setText)

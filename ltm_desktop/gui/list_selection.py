@@ -48,8 +48,10 @@ class ListSelection(QObject):
         center.currentChanged.connect(self.on_selected_count)
         menu.select_all.triggered.connect(self.select_all)
         t, trash = self._table, self._trash
-        self.places = (KeepPlace(t.list_view, t.model, t.list_keeper),
-                       KeepPlace(trash.view, trash.model, trash.keeper))  # fmt: skip
+        self.places = (
+            KeepPlace(t.list_view, t.model, t.list_keeper),
+            KeepPlace(trash.view, trash.model, trash.keeper),
+        )
         for place in self.places:
             actions.writing.connect(place.on_writing)
 

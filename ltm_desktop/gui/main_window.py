@@ -124,9 +124,13 @@ class MainWindow(QMainWindow):
         self.precis = PrecisPanel(ctx, self)
         self.center = QTabWidget(self)
         lists: tuple[tuple[QWidget, str], ...] = (
-            (self.table, "Memories"), (self.trash, "Trash"), (self.stale, "Stale"),
-            (self.observations, "Observations"), (self.activity, "Activity"), (self.inbox, "Inbox"),
-        )  # fmt: skip
+            (self.table, "Memories"),
+            (self.trash, "Trash"),
+            (self.stale, "Stale"),
+            (self.observations, "Observations"),
+            (self.activity, "Activity"),
+            (self.inbox, "Inbox"),
+        )
         for panel, title in lists:
             self.center.addTab(panel, title)
         self.overview = install_overview(self.center, ctx, self)  # the last tab, Ctrl+7
@@ -220,9 +224,14 @@ class MainWindow(QMainWindow):
         self.table.show_removed.toggled.connect(a.show_removed.setChecked)
         self.table.show_expired.toggled.connect(a.show_expired.setChecked)
         a.go_projects.triggered.connect(self.focus_projects)
-        for action, index in ((a.go_memories, TAB_MEMORIES), (a.go_trash, TAB_TRASH), (a.go_stale, TAB_STALE),
-                              (a.go_observations, TAB_OBSERVATIONS), (a.go_activity, TAB_ACTIVITY),
-                              (a.go_inbox, TAB_INBOX)):  # fmt: skip
+        for action, index in (
+            (a.go_memories, TAB_MEMORIES),
+            (a.go_trash, TAB_TRASH),
+            (a.go_stale, TAB_STALE),
+            (a.go_observations, TAB_OBSERVATIONS),
+            (a.go_activity, TAB_ACTIVITY),
+            (a.go_inbox, TAB_INBOX),
+        ):
             action.triggered.connect(lambda _=False, i=index: self.focus_tab(i))
         a.go_editor.triggered.connect(self.focus_editor)
         for action, index in ((a.go_history, TAB_HISTORY), (a.go_precis, TAB_PRECIS)):
@@ -393,10 +402,16 @@ class MainWindow(QMainWindow):
 
     def _tables(self) -> dict[str, QTableView]:
         """Every table whose column widths the person may set, by settings name."""
-        return {"memories": self.table.list_view, "search": self.table.search_view,
-                "trash": self.trash.view, "stale": self.stale.view,
-                "observations": self.observations.view, "activity": self.activity.view,
-                "inbox": self.inbox.view, "precis": self.precis.candidates}  # fmt: skip
+        return {
+            "memories": self.table.list_view,
+            "search": self.table.search_view,
+            "trash": self.trash.view,
+            "stale": self.stale.view,
+            "observations": self.observations.view,
+            "activity": self.activity.view,
+            "inbox": self.inbox.view,
+            "precis": self.precis.candidates,
+        }
 
     def _restore_settings(self) -> None:
         settings = self.ctx.settings

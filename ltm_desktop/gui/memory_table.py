@@ -220,10 +220,15 @@ class MemoryTable(ScopedPanel):
             new_since=self.new_since.since(),
         )
         q = self.model.query
-        self.search_model.set_filter(SearchFilter(
-            None if q.category is None else str(q.category), q.tag, q.include_disabled,
-            q.include_expired, q.new_since,
-        ))  # fmt: skip
+        self.search_model.set_filter(
+            SearchFilter(
+                None if q.category is None else str(q.category),
+                q.tag,
+                q.include_disabled,
+                q.include_expired,
+                q.new_since,
+            )
+        )
         self._show_page()  # the count again, also when the query did not change
 
     def on_query_changed(self, text: str) -> None:

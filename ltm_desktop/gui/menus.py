@@ -165,21 +165,60 @@ def build_menus(
     bar = window.menuBar()
     file_menu = bar.addMenu("&File")
     for action in (
-        a.new_memory, a.save, a.revert, None, a.extract, None, a.import_, a.export, a.backup_now,
-        None, a.open_folder, None, a.quit,
-    ):  # fmt: skip
+        a.new_memory,
+        a.save,
+        a.revert,
+        None,
+        a.extract,
+        None,
+        a.import_,
+        a.export,
+        a.backup_now,
+        None,
+        a.open_folder,
+        None,
+        a.quit,
+    ):
         file_menu.addSeparator() if action is None else file_menu.addAction(action)
     edit = bar.addMenu("&Edit")
-    for action in (a.undo, a.redo, None, a.select_all, a.delete, a.restore, None, a.bulk_edit, a.move_to,
-                   a.copy_to, None, a.find):  # fmt: skip
+    for action in (
+        a.undo,
+        a.redo,
+        None,
+        a.select_all,
+        a.delete,
+        a.restore,
+        None,
+        a.bulk_edit,
+        a.move_to,
+        a.copy_to,
+        None,
+        a.find,
+    ):
         edit.addSeparator() if action is None else edit.addAction(action)
     view = bar.addMenu("&View")
     for action in (
-        a.go_projects, a.go_memories, a.go_trash, a.go_stale, a.go_observations, a.go_activity,
-        a.go_inbox, *extra_views, None,
-        a.go_editor, a.go_history, a.go_precis, None, a.show_projects, a.show_details, None,
-        a.show_removed, a.show_expired, None, a.refresh,
-    ):  # fmt: skip
+        a.go_projects,
+        a.go_memories,
+        a.go_trash,
+        a.go_stale,
+        a.go_observations,
+        a.go_activity,
+        a.go_inbox,
+        *extra_views,
+        None,
+        a.go_editor,
+        a.go_history,
+        a.go_precis,
+        None,
+        a.show_projects,
+        a.show_details,
+        None,
+        a.show_removed,
+        a.show_expired,
+        None,
+        a.refresh,
+    ):
         view.addSeparator() if action is None else view.addAction(action)
     help_menu = bar.addMenu("&Help")
     help_menu.addAction(a.connect)

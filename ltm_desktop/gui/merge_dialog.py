@@ -31,8 +31,14 @@ from ltm_desktop.gui.editor_form import FormValues
 from ltm_desktop.gui.mnemonics import assign_mnemonics
 
 MINE, THEIRS = "mine", "theirs"
-LABELS = {"title": "Title", "content": "Content", "category": "Category",
-          "importance": "Importance", "tags": "Tags", "ttl_days": "Expires"}  # fmt: skip
+LABELS = {
+    "title": "Title",
+    "content": "Content",
+    "category": "Category",
+    "importance": "Importance",
+    "tags": "Tags",
+    "ttl_days": "Expires",
+}
 
 
 def differing(mine: FormValues, theirs: FormValues) -> list[str]:
@@ -84,8 +90,9 @@ class MergeDialog(QDialog):
         grid.addWidget(QLabel(f"<b>Theirs</b> ({who})", self), 0, 2)
         b, m, t = asdict(base), asdict(mine), asdict(theirs)
         for row, name in enumerate(self.fields, start=1):
-            grid.addWidget(QLabel(f"<b>{LABELS.get(name, name)}</b>", self), row, 0,
-                           Qt.AlignmentFlag.AlignTop)  # fmt: skip
+            grid.addWidget(
+                QLabel(f"<b>{LABELS.get(name, name)}</b>", self), row, 0, Qt.AlignmentFlag.AlignTop
+            )
             group = QButtonGroup(self)
             for column, (side, value) in enumerate(((MINE, m[name]), (THEIRS, t[name])), start=1):
                 cell = QWidget(self)

@@ -100,10 +100,12 @@ class ProjectsPanel(QWidget):
 
     def on_counts(self, counts: tuple[dict[str, int], dict[str, int]]) -> None:
         stale, new = counts
-        self.model.set_projects([
-            replace(r, stale=stale.get(r.project_id, 0), new=new.get(r.project_id, 0))
-            for r in self.model.all_projects()
-        ])  # fmt: skip
+        self.model.set_projects(
+            [
+                replace(r, stale=stale.get(r.project_id, 0), new=new.get(r.project_id, 0))
+                for r in self.model.all_projects()
+            ]
+        )
 
     def on_changes(self, changes: ChangeSet) -> None:
         if not self._throttle.isActive():
@@ -116,10 +118,12 @@ class ProjectsPanel(QWidget):
     def on_projects(self, rows: list[ProjectRow]) -> None:
         self._loading = False
         known = {r.project_id: r for r in self.model.all_projects()}  # counts until new ones
-        self.model.set_projects([
-            replace(r, stale=old.stale, new=old.new) if (old := known.get(r.project_id)) else r
-            for r in rows
-        ])  # fmt: skip
+        self.model.set_projects(
+            [
+                replace(r, stale=old.stale, new=old.new) if (old := known.get(r.project_id)) else r
+                for r in rows
+            ]
+        )
         if self._wanted is not None:
             wanted, self._wanted = self._wanted, None
             if self.model.project(wanted) is None:

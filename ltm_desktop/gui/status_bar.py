@@ -67,12 +67,22 @@ class StatusBar(QStatusBar):
         self.connect_button.clicked.connect(self.connect_requested)
         # All permanent: Qt's temporary messages (a menu's status tips too) hide the
         # normal widgets and paint over them ("Saved …" over "Indexing meaning").
-        for widget in (self.scope_label, self.selection_label, self.search_label,
-                       self.progress_bar, self.cancel_button):  # fmt: skip
+        for widget in (
+            self.scope_label,
+            self.selection_label,
+            self.search_label,
+            self.progress_bar,
+            self.cancel_button,
+        ):
             self.addPermanentWidget(widget)
         self.addPermanentWidget(self.message_label, 1)
-        for widget in (self.api_label, self.start_button, self.agents_label, self.last_label,
-                       self.connect_button):  # fmt: skip
+        for widget in (
+            self.api_label,
+            self.start_button,
+            self.agents_label,
+            self.last_label,
+            self.connect_button,
+        ):
             self.addPermanentWidget(widget)
         self._timer = QTimer(self, interval=POLL_MS)
         self._timer.timeout.connect(self.on_poll_due)
@@ -147,8 +157,12 @@ class StatusBar(QStatusBar):
             self.clear_message()  # what it said of the API is no longer so
         self._offer_start(api, error)
         if error and self._waiting_for_other:
-            self._show("Agent API: another ltm-desktop server serves this data dir; this "
-                       "window takes over when it stops", "", "")  # fmt: skip
+            self._show(
+                "Agent API: another ltm-desktop server serves this data dir; this "
+                "window takes over when it stops",
+                "",
+                "",
+            )
             self.api_label.setToolTip(f"{self.api_label.text()}\n{error}")
         elif error:
             self._show(f"Agent API not running: {error}", "", "", error=True)
@@ -157,8 +171,10 @@ class StatusBar(QStatusBar):
         else:
             if self._waiting_for_other:
                 self._waiting_for_other = False
-                self.say(f"The other ltm-desktop server stopped: agents now reach this window at "
-                         f"{endpoint}.")  # fmt: skip
+                self.say(
+                    f"The other ltm-desktop server stopped: agents now reach this window at "
+                    f"{endpoint}."
+                )
 
             agents = (
                 "no agents connected"

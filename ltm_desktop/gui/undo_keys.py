@@ -70,8 +70,10 @@ class WindowKeys(QObject):
     def _which(self, event: QKeyEvent) -> str | None:
         pressed = QKeySequence(event.keyCombination())
         for which, action in self._actions.items():
-            if any(s.matches(pressed) == QKeySequence.SequenceMatch.ExactMatch
-                   for s in action.shortcuts()):  # fmt: skip
+            if any(
+                s.matches(pressed) == QKeySequence.SequenceMatch.ExactMatch
+                for s in action.shortcuts()
+            ):
                 return which
         return None
 

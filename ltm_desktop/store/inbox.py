@@ -28,16 +28,45 @@ from ltm_desktop.store.rows import (
 )
 
 PROPOSAL_FIELDS = (
-    "title", "content", "category", "importance", "tags", "ttl_days", "signature", "source",
-    "provenance", "state", "created_at", "updated_at", "decided_at", "decided_by", "memory_id",
-    "outcome", "memory_version", "superseded_id", "merges", "files",
-)  # fmt: skip
+    "title",
+    "content",
+    "category",
+    "importance",
+    "tags",
+    "ttl_days",
+    "signature",
+    "source",
+    "provenance",
+    "state",
+    "created_at",
+    "updated_at",
+    "decided_at",
+    "decided_by",
+    "memory_id",
+    "outcome",
+    "memory_version",
+    "superseded_id",
+    "merges",
+    "files",
+)
 PROPOSAL_COLUMNS = "x.id, p.project_id, " + ", ".join(f"x.{name}" for name in PROPOSAL_FIELDS)
 PROPOSAL_FROM = "proposals AS x JOIN projects AS p ON p.pk = x.project_pk"
 RUN_FIELDS = (
-    "started_at", "finished_at", "agent", "session_id", "source", "model", "status", "reason",
-    "added", "proposed", "duplicates", "invalid", "refused", "item_ids",
-)  # fmt: skip
+    "started_at",
+    "finished_at",
+    "agent",
+    "session_id",
+    "source",
+    "model",
+    "status",
+    "reason",
+    "added",
+    "proposed",
+    "duplicates",
+    "invalid",
+    "refused",
+    "item_ids",
+)
 RUN_COLUMNS = "r.id, p.project_id, " + ", ".join(f"r.{name}" for name in RUN_FIELDS)
 RUN_FROM = "extraction_runs AS r JOIN projects AS p ON p.pk = r.project_pk"
 _NOT_EXPIRED = "(m.expires_at IS NULL OR m.expires_at > ?)"

@@ -61,9 +61,11 @@ def memories_naming(
         return []
     # CROSS JOIN: SQLite loops over the named files first (by their primary key), not over
     # the scope's memories (its own choice, which reads every memory of the scope).
-    named = "SELECT memory_pk FROM memory_files WHERE path = ?" if path is not None else (
-        "SELECT DISTINCT memory_pk FROM memory_files"
-    )  # fmt: skip
+    named = (
+        "SELECT memory_pk FROM memory_files WHERE path = ?"
+        if path is not None
+        else ("SELECT DISTINCT memory_pk FROM memory_files")
+    )
     marks = ",".join("?" * len(project_pks))
     rows = conn.execute(
         f"SELECT {MEMORY_COLUMNS} FROM ({named}) AS f CROSS JOIN memories AS m "

@@ -61,11 +61,14 @@ def search_tables(conn: sqlite3.Connection) -> list[SearchTable]:
     names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     tables = [
         SearchTable(
-            memory_table(pk), f"the search index of {project_id}", "memories", pk,
+            memory_table(pk),
+            f"the search index of {project_id}",
+            "memories",
+            pk,
             memory_table(pk) in names,
         )
         for pk, project_id in conn.execute("SELECT pk, project_id FROM projects ORDER BY pk")
-    ]  # fmt: skip
+    ]
     if OBSERVATION_TABLE in names:
         tables.append(
             SearchTable(OBSERVATION_TABLE, "the observation search index", "observations", None)

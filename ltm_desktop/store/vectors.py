@@ -121,9 +121,16 @@ class _Builder:
         if self.size - self.count > max(self.count, MIN_DEAD):
             self._compact()
         return VectorSnapshot(
-            self.seq, self.size, self.pks, self.live, self.scales, self.codes, self.signs,
-            self.total, self.count,
-        )  # fmt: skip
+            self.seq,
+            self.size,
+            self.pks,
+            self.live,
+            self.scales,
+            self.codes,
+            self.signs,
+            self.total,
+            self.count,
+        )
 
     def _drop(self, pk: int) -> None:
         """The memory's live row, if any, is live no more (and leaves the sum)."""

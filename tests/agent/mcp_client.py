@@ -15,8 +15,14 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from pydantic import FileUrl
 
 EXECUTABLE = Path(sys.executable).with_name("ltm-desktop")
-PASSED_ENV = ("XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "LTM_DESKTOP_CONFIG",
-              "LTM_DESKTOP_DATA_DIR", "LTM_DESKTOP_SOCKET")  # fmt: skip
+PASSED_ENV = (
+    "XDG_RUNTIME_DIR",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "LTM_DESKTOP_CONFIG",
+    "LTM_DESKTOP_DATA_DIR",
+    "LTM_DESKTOP_SOCKET",
+)
 
 
 class Session:

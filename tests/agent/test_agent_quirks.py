@@ -212,10 +212,13 @@ def gemini_session(path: Path, prompt_tokens: int) -> Path:
         path,
         [
             {"type": "user", "content": [{"text": "Refactor the billing module"}]},
-            {"type": "gemini", "content": "Split billing.py into three modules.",
-             "tokens": {"input": prompt_tokens, "output": 20}},
+            {
+                "type": "gemini",
+                "content": "Split billing.py into three modules.",
+                "tokens": {"input": prompt_tokens, "output": 20},
+            },
         ],
-    )  # fmt: skip
+    )
 
 
 @pytest.mark.parametrize(

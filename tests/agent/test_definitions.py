@@ -72,9 +72,13 @@ def test_a_tool_list_picks_tools() -> None:
 @pytest.mark.parametrize("value", ["memory_nope", ",", "all,memory_search"])
 def test_a_bad_tool_list_is_a_usage_error(command: str, value: str) -> None:
     done = subprocess.run(
-        [EXECUTABLE, command, "--tools", value], capture_output=True, text=True, timeout=60,
-        stdin=subprocess.DEVNULL, check=False,
-    )  # fmt: skip
+        [EXECUTABLE, command, "--tools", value],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     assert done.returncode == 2
     assert done.stdout == ""
     assert f"ltm-desktop {command}: error: argument --tools:" in done.stderr

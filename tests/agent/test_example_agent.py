@@ -64,8 +64,17 @@ def test_the_cycle(tmp_path: Path) -> None:
 
 def test_runs_as_a_script_offline(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--data-dir", str(tmp_path / "data"), "--cwd", str(tmp_path)],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [
+            sys.executable,
+            str(EXAMPLE),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--cwd",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "model: Run ./scripts/deploy.sh, from the release branch only." in done.stdout

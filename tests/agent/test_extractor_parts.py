@@ -41,8 +41,20 @@ def test_a_reply_without_an_array_is_an_error_naming_it(reply: str) -> None:
 # The reply parser's regexes before they were made linear: what they found is still found.
 LAZY_THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 BACKTRACKING_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
-PIECES = ("<think>", "</think>", "<THINK>", "</Think>", "<think", "x", " ", "\n", "```", "json",
-          "[1]", '{"a": 1}')  # fmt: skip
+PIECES = (
+    "<think>",
+    "</think>",
+    "<THINK>",
+    "</Think>",
+    "<think",
+    "x",
+    " ",
+    "\n",
+    "```",
+    "json",
+    "[1]",
+    '{"a": 1}',
+)
 
 
 def random_replies(count: int = 3000) -> list[str]:

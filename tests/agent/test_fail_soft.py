@@ -43,8 +43,11 @@ class RaisingAccess:
 
 @pytest.mark.parametrize("tool", ["memory_write", "memory_search", "memory_forget"])
 def test_disabled_memory_answers_so(tool: str) -> None:
-    arguments = {"memory_write": {"action": "add", "content": "x"}, "memory_search": {"query": "x"},
-                 "memory_forget": {"memoryIds": ["mem_1"]}}[tool]  # fmt: skip
+    arguments = {
+        "memory_write": {"action": "add", "content": "x"},
+        "memory_search": {"query": "x"},
+        "memory_forget": {"memoryIds": ["mem_1"]},
+    }[tool]
     tools = Toolbox(tools="all", access=RaisingAccess(MemoryDisabled("off")))
     reply = tools.run(tool, arguments, CWD)
     assert (reply.text, reply.is_error) == ("Long-term memory is disabled", True)

@@ -56,15 +56,20 @@ def test_no_database(agent: str, event: str, tmp_path: Path) -> None:
 def locked(service: MemoryService) -> Iterator[Path]:
     """Another process holds a write transaction on the database (SQLite's RESERVED lock)."""
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sqlite3, sys\n"
-         "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-         "c.execute('BEGIN IMMEDIATE')\n"
-         "print('locked', flush=True)\n"
-         "sys.stdin.read()\n",
-         str(service.paths.db_path)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys\n"
+            "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "c.execute('BEGIN IMMEDIATE')\n"
+            "print('locked', flush=True)\n"
+            "sys.stdin.read()\n",
+            str(service.paths.db_path),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout is not None
     assert holder.stdin is not None
     assert holder.stdout.readline() == "locked\n"
@@ -160,8 +165,9 @@ def test_observations_turned_off_are_obeyed(service: MemoryService, tmp_path: Pa
     config = tmp_path / "config.toml"
     config.write_text("[observe]\nagent_end = false\npre_compact = false\n")
     for event in ("pre-compact", "stop"):
-        done = run_hook("codex", event, payload("codex", event, tmp_path),
-                        service.paths.data_dir, config=config)  # fmt: skip
+        done = run_hook(
+            "codex", event, payload("codex", event, tmp_path), service.paths.data_dir, config=config
+        )
         assert done.returncode == 0
         assert done.stdout == "{}\n"
     assert service.observations(service.resolve_scope(cwd=str(tmp_path))) == []
@@ -172,10 +178,18 @@ def test_stdin_never_closed(service: MemoryService, tmp_path: Path) -> None:
     """Claude Code has been seen to leave a SessionEnd hook's stdin open."""
     started = time.monotonic()
     process = subprocess.Popen(
-        [str(EXECUTABLE), "--data-dir", str(service.paths.data_dir), "hook", "claude-code",
-         "session-end"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        [
+            str(EXECUTABLE),
+            "--data-dir",
+            str(service.paths.data_dir),
+            "hook",
+            "claude-code",
+            "session-end",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert process.stdin is not None
     assert process.stdout is not None
     process.stdin.write(payload("claude-code", "session-end", tmp_path))
@@ -203,8 +217,13 @@ def test_an_unknown_agent_or_event_never_exits_2(agent: str, event: str, tmp_pat
 def test_the_nudge_needs_no_database(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('[nudge]\ninterval = 1\ntext = "Save it with memory_write."\n')
-    done = run_hook("codex", "user-prompt", payload("codex", "user-prompt", tmp_path),
-                    tmp_path / "absent", config=config)  # fmt: skip
+    done = run_hook(
+        "codex",
+        "user-prompt",
+        payload("codex", "user-prompt", tmp_path),
+        tmp_path / "absent",
+        config=config,
+    )
     assert done.returncode == 0
     result = check_output("codex", "user-prompt", done.stdout)
     assert result["hookSpecificOutput"]["additionalContext"] == "Save it with memory_write."
@@ -280,8 +299,9 @@ def test_a_hook_started_with_stdin_stdout_or_stderr_closed(
 ) -> None:
     """``2>&-`` printed "unexpected AttributeError" after the result (Codex then rejects
     it) and exited 1; ``>&-`` exited 1 too."""
-    done = run_hook("codex", "stop", payload("codex", "stop", tmp_path), tmp_path / "absent",
-                    closed=closed)  # fmt: skip
+    done = run_hook(
+        "codex", "stop", payload("codex", "stop", tmp_path), tmp_path / "absent", closed=closed
+    )
     assert (done.returncode, done.stdout) == (0, expected), done.stderr
     assert "error" not in done.stderr
     assert "done in" in hook_log()
@@ -322,9 +342,11 @@ def test_a_log_file_that_cannot_be_written_prints_nothing(tmp_path: Path) -> Non
 
     done = subprocess.run(
         [str(EXECUTABLE), "--data-dir", str(tmp_path / "absent"), "hook", "codex", "stop"],
-        input=payload("codex", "stop", tmp_path), capture_output=True, timeout=20,
+        input=payload("codex", "stop", tmp_path),
+        capture_output=True,
+        timeout=20,
         preexec_fn=no_bigger_files,
-    )  # fmt: skip
+    )
     assert (done.returncode, done.stdout, done.stderr) == (0, b"{}\n", b"")
     assert hook_log() == "an earlier line\n"
 
@@ -338,8 +360,13 @@ def test_a_config_file_that_is_not_a_regular_file_is_refused_at_once(
     if kind == "fifo":
         config = tmp_path / "config.toml"
         os.mkfifo(config)
-    done = run_hook("gemini", "session-start", payload("gemini", "session-start", tmp_path),
-                    service.paths.data_dir, config=config)  # fmt: skip
+    done = run_hook(
+        "gemini",
+        "session-start",
+        payload("gemini", "session-start", tmp_path),
+        service.paths.data_dir,
+        config=config,
+    )
     assert_failed_open(done, "gemini", "session-start", f"config file {config} is not a regular")
     assert "no result within the deadline" not in hook_log()
 
@@ -354,8 +381,9 @@ def test_stdin_is_read_no_further_than_16_mib(tmp_path: Path) -> None:
         "print(done.returncode, repr(done.stdout), peak)\n"
     )
     hook = [str(EXECUTABLE), "--data-dir", str(tmp_path / "absent"), "hook", "codex", "stop"]
-    done = subprocess.run([sys.executable, "-c", code, *hook], capture_output=True, text=True,
-                          timeout=60, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code, *hook], capture_output=True, text=True, timeout=60, check=True
+    )
     code_, stdout, megabytes = done.stdout.split()
     assert (code_, stdout) == ("0", "b'{}\\n'")
     assert int(megabytes) < 200

@@ -48,9 +48,14 @@ command = "notify-send done"
 """
 # Codex 0.171's session-end.command.input schema: every field it requires
 CODEX_SESSION_END = json.dumps(
-    {"session_id": "019add38-07f3-7e93-ae71-3e0095eb0315", "cwd": "/tmp",
-     "hook_event_name": "SessionEnd", "reason": "other", "transcript_path": None}
-).encode()  # fmt: skip
+    {
+        "session_id": "019add38-07f3-7e93-ae71-3e0095eb0315",
+        "cwd": "/tmp",
+        "hook_event_name": "SessionEnd",
+        "reason": "other",
+        "transcript_path": None,
+    }
+).encode()
 GEMINI_SETTINGS = '{\n  "theme": "Dracula",\n  "mcpServers": {}\n}\n'
 FILES = {
     "claude-code": {".claude/settings.json": CLAUDE_SETTINGS, ".claude.json": CLAUDE_STATE},
@@ -69,8 +74,12 @@ def integrate(
     env["PATH"] = os.pathsep.join([*([str(on_path)] if on_path else []), "/usr/bin", "/bin"])
     return subprocess.run(
         [str(EXECUTABLE), "integrate", *args],
-        capture_output=True, text=True, env=env, cwd=cwd or home, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd or home,
+        timeout=60,
+    )
 
 
 def snapshot(home: Path) -> dict[str, bytes]:
@@ -154,14 +163,17 @@ def test_the_mcp_server_is_registered_like_the_connect_snippets(home: Path) -> N
     assert state["numStartups"] == 12
     assert state["mcpServers"]["other"] == {"command": "npx", "args": ["-y", "x"]}
     assert state["mcpServers"]["ltm-desktop"] == {
-        "type": "stdio", "command": str(EXECUTABLE), "args": ["mcp", "--instructions", "brief"]
-    }  # fmt: skip
+        "type": "stdio",
+        "command": str(EXECUTABLE),
+        "args": ["mcp", "--instructions", "brief"],
+    }
     assert integrate(home, "codex").returncode == 0
     codex = tomllib.loads((home / ".codex/config.toml").read_text())
     assert codex["mcp_servers"]["ltm-desktop"] == {
-        "command": str(EXECUTABLE), "args": ["mcp", "--instructions", "brief"],
+        "command": str(EXECUTABLE),
+        "args": ["mcp", "--instructions", "brief"],
         "startup_timeout_sec": 20,
-    }  # fmt: skip
+    }
     assert codex["mcp_servers"]["github"]["command"] == "npx"
     assert codex["hooks"]["Stop"][0]["hooks"][0]["command"] == "notify-send done"
 
@@ -311,11 +323,22 @@ def test_project_scope_and_global_options_reach_the_commands(home: Path, tmp_pat
     assert done.returncode == 0, done.stderr
     settings = json.loads((project / ".claude/settings.json").read_text())
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert shlex.split(command) == [str(EXECUTABLE), "--data-dir", str(data), "hook",
-                                    "claude-code", "session-start"]  # fmt: skip
+    assert shlex.split(command) == [
+        str(EXECUTABLE),
+        "--data-dir",
+        str(data),
+        "hook",
+        "claude-code",
+        "session-start",
+    ]
     servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
-    assert servers["ltm-desktop"]["args"] == ["--data-dir", str(data), "mcp",
-                                              "--instructions", "brief"]  # fmt: skip
+    assert servers["ltm-desktop"]["args"] == [
+        "--data-dir",
+        str(data),
+        "mcp",
+        "--instructions",
+        "brief",
+    ]
 
 
 def test_the_registered_commands_run(home: Path, tmp_path: Path) -> None:
@@ -325,8 +348,7 @@ def test_the_registered_commands_run(home: Path, tmp_path: Path) -> None:
     for command in commands:
         event = shlex.split(command)[-1]
         stdin = CODEX_SESSION_END if event == "session-end" else payload("codex", event, tmp_path)
-        done = subprocess.run(shlex.split(command), input=stdin, capture_output=True,
-                              timeout=20)  # fmt: skip
+        done = subprocess.run(shlex.split(command), input=stdin, capture_output=True, timeout=20)
         assert done.returncode == 0
         assert json.loads(done.stdout) == {}  # no database yet: the valid empty result
 
@@ -378,8 +400,11 @@ def test_uninstalling_from_a_project_leaves_it_as_it_was(
     project.mkdir()
     (project / "README.md").write_text("# shop\n")
     if had_settings:
-        name = {"claude-code": ".claude/settings.json", "codex": ".codex/config.toml",
-                "gemini": ".gemini/settings.json"}[agent]  # fmt: skip
+        name = {
+            "claude-code": ".claude/settings.json",
+            "codex": ".codex/config.toml",
+            "gemini": ".gemini/settings.json",
+        }[agent]
         (project / name).parent.mkdir()
         (project / name).write_text('model = "x"\n' if agent == "codex" else '{"a": 1}\n')
     before = {

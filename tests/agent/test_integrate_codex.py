@@ -124,10 +124,11 @@ def test_the_persons_hooks_after_ours_keep_their_trust_when_ours_go(codex_home: 
 
     state = tomllib.loads(config.read_text())["hooks"]["state"]
     assert state == {
-        f"{config}:stop:0:0": {"trusted_hash": content_hash({"type": "command",
-                                                              "command": "notify-send done"})},
+        f"{config}:stop:0:0": {
+            "trusted_hash": content_hash({"type": "command", "command": "notify-send done"})
+        },
         f"{config}:stop:1:0": {"trusted_hash": content_hash(later)},
-    }  # fmt: skip
+    }
     assert "ltm-desktop" not in config.read_text()
 
 

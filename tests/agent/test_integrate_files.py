@@ -21,8 +21,14 @@ def integrate(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``integrate`` that must answer at once (a hang fails in 20 s, not 60)."""
     env = {k: v for k, v in os.environ.items() if k != "CODEX_HOME"}
     env["HOME"] = str(home)
-    return subprocess.run([str(EXECUTABLE), "integrate", *args], capture_output=True,
-                          text=True, env=env, cwd=home, timeout=20)  # fmt: skip
+    return subprocess.run(
+        [str(EXECUTABLE), "integrate", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=home,
+        timeout=20,
+    )
 
 
 @pytest.fixture

@@ -22,8 +22,13 @@ WORDS = "why does the checkout test fail on CI again after the refactor".split()
 def claude_state(megabytes: int) -> str:
     """A ``~/.claude.json`` of about ``megabytes`` MB, laid out as Claude Code writes it."""
     history = [{"display": " ".join(WORDS[i % 7 :] * 3), "pastedContents": {}} for i in range(100)]
-    project = {"allowedTools": [], "history": history, "mcpServers": {},
-               "hasTrustDialogAccepted": True, "lastSessionId": "0f3c"}  # fmt: skip
+    project = {
+        "allowedTools": [],
+        "history": history,
+        "mcpServers": {},
+        "hasTrustDialogAccepted": True,
+        "lastSessionId": "0f3c",
+    }
     size = len(json.dumps(project, indent=2))
     count = megabytes * 1_000_000 // size
     projects = {f"/home/me/src/project-{n}": project for n in range(count)}
@@ -96,6 +101,7 @@ def test_the_diff_applied_to_the_file_gives_the_new_file(
     old = "".join(before) if last_line_ends else "".join(before).rstrip("\n")
     new = "".join(after)
     diff = Change(Path("/home/me/.gemini/settings.json"), old, new).diff()
-    expected = "".join(line if line.endswith("\n") else line + "\n"
-                       for line in new.splitlines(True))  # fmt: skip
+    expected = "".join(
+        line if line.endswith("\n") else line + "\n" for line in new.splitlines(True)
+    )
     assert patched(old, diff) == expected

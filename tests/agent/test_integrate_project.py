@@ -55,8 +55,9 @@ def test_the_bare_name_is_written_when_path_finds_this_installation(
     assert server == "ltm-desktop"
     for name in PROJECT_FILES[agent]:
         assert str(EXECUTABLE.parent) not in (project / name).read_text()
-    undone = integrate(tmp_path, agent, "--scope", "project", "--uninstall", cwd=project,
-                       on_path=EXECUTABLE.parent)  # fmt: skip
+    undone = integrate(
+        tmp_path, agent, "--scope", "project", "--uninstall", cwd=project, on_path=EXECUTABLE.parent
+    )
     assert undone.returncode == 0, undone.stderr
     assert list(project.iterdir()) == []
 

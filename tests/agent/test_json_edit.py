@@ -77,7 +77,7 @@ def test_new_members_follow_the_documents_indentation() -> None:
         "[-Infinity]",
         '{"a": 1, "a": 2}',
         "[" * 100_000,
-    ],  # fmt: skip
+    ],
 )
 def test_not_json_is_refused(text: str) -> None:
     with pytest.raises(JsonSyntaxError):

@@ -318,12 +318,20 @@ def test_every_tool_good_and_bad_over_mcp(
 
             bad: list[tuple[str, dict[str, Any], str]] = [
                 ("memory_write", {"action": "add"}, "`content` is required to add a memory"),
-                ("memory_write", {"action": "update", "id": theirs.id, "title": "x"}, "belongs to project \"shop\""),
-                ("memory_search", {"query": "x", "limit": 99}, "`limit` must be a whole number from 1 to 20"),
+                (
+                    "memory_write",
+                    {"action": "update", "id": theirs.id, "title": "x"},
+                    'belongs to project "shop"',
+                ),
+                (
+                    "memory_search",
+                    {"query": "x", "limit": 99},
+                    "`limit` must be a whole number from 1 to 20",
+                ),
                 ("memory_save", {"text": "x"}, "unknown argument `text`"),
                 ("memory_recall", {}, "`query` is required"),
                 ("memory_forget", {"memoryIds": 7}, "`memoryIds` must be a list of strings"),
-            ]  # fmt: skip
+            ]
             for name, arguments, message in bad:
                 text, error = await session.call(name, arguments)
                 assert error, (name, text)
@@ -388,9 +396,16 @@ def test_closing_stdin_ends_it_with_status_0_and_stdout_is_only_mcp(
     service: MemoryService, project_dir: Path
 ) -> None:
     env = {key: os.environ[key] for key in PASSED_ENV if key in os.environ}
-    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "1"}}}  # fmt: skip
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
     process = subprocess.run(
         [EXECUTABLE, "--data-dir", service.paths.data_dir, "mcp", "--cwd", project_dir],
         input=json.dumps(initialize) + "\n",
@@ -457,13 +472,26 @@ def test_a_tool_call_with_a_lone_surrogate_is_answered_and_stores_nothing(
 ) -> None:
     raw = RawMcp(service.paths.data_dir, project_dir, stderr)
     try:
-        init = raw.ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw \\ud83d client", "version": "1"}}}))  # fmt: skip
+        init = raw.ask(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw \\ud83d client", "version": "1"},
+                    },
+                }
+            )
+        )
         assert init["result"]["serverInfo"]["name"] == "ltm-desktop"
         raw.tell('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
-        call = ('{"jsonrpc": "2.0", "id": "w-1", "method": "tools/call", "params": {"name": '
-                '"memory_write", "arguments": {"action": "add", "content": "half \\ud83d an emoji"}}}')  # fmt: skip
+        call = (
+            '{"jsonrpc": "2.0", "id": "w-1", "method": "tools/call", "params": {"name": '
+            '"memory_write", "arguments": {"action": "add", "content": "half \\ud83d an emoji"}}}'
+        )
 
         refused = raw.ask(call)
 
@@ -471,8 +499,15 @@ def test_a_tool_call_with_a_lone_surrogate_is_answered_and_stores_nothing(
         assert refused["result"]["isError"] is True
         text = refused["result"]["content"][0]["text"]
         assert "content contains invalid Unicode (a lone surrogate)" in text
-        good = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-            "name": "memory_write", "arguments": {"action": "add", "content": "whole 😀 emoji"}}}  # fmt: skip
+        good = {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {
+                "name": "memory_write",
+                "arguments": {"action": "add", "content": "whole 😀 emoji"},
+            },
+        }
         written = raw.ask(json.dumps(good))
         assert written["id"] == 3
         assert written["result"]["isError"] is False, written

@@ -54,8 +54,10 @@ def test_sound_lines_pass_unchanged(line: bytes) -> None:
 
 def test_a_lone_surrogate_becomes_a_replacement_character_and_its_request_is_noted() -> None:
     damaged = DamagedRequests()
-    line = (b'{"jsonrpc": "2.0", "id": "7", "method": "tools/call", "params": {"name": "w", '
-            b'"arguments": {"tags": ["ok", "x\\udc00"]}}}\n')  # fmt: skip
+    line = (
+        b'{"jsonrpc": "2.0", "id": "7", "method": "tools/call", "params": {"name": "w", '
+        b'"arguments": {"tags": ["ok", "x\\udc00"]}}}\n'
+    )
 
     repaired = repair_line(line, damaged)
 

@@ -27,9 +27,16 @@ from tests.agent.mcp_client import EXECUTABLE, PASSED_ENV
 from tests.agent.test_mcp_server import children_of
 from tests.api.conftest import wait_until
 
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {},
-    "clientInfo": {"name": "raw", "version": "1"}}}  # fmt: skip
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
@@ -270,10 +277,19 @@ def test_the_warm_process_removes_its_socket_only_while_it_is_its_own(tmp_path: 
     """A server restarting may have its new warm process in place before the old one ends."""
     listen = tmp_path / "w.mcp"
     zygote = subprocess.Popen(
-        [sys.executable, "-m", "ltm_desktop.agent.mcp_zygote", "--listen", str(listen),
-         "--api-socket", str(tmp_path / "api.sock"), "--data-dir", str(tmp_path / "data")],
+        [
+            sys.executable,
+            "-m",
+            "ltm_desktop.agent.mcp_zygote",
+            "--listen",
+            str(listen),
+            "--api-socket",
+            str(tmp_path / "api.sock"),
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
         stdin=subprocess.PIPE,
-    )  # fmt: skip
+    )
     assert zygote.stdin is not None
     wait_until(listen.exists, timeout=30)
     listen.unlink()
@@ -283,10 +299,19 @@ def test_the_warm_process_removes_its_socket_only_while_it_is_its_own(tmp_path: 
         assert zygote.wait(30) == 0
         assert listen.exists()
     zygote = subprocess.Popen(
-        [sys.executable, "-m", "ltm_desktop.agent.mcp_zygote", "--listen", str(listen),
-         "--api-socket", str(tmp_path / "api.sock"), "--data-dir", str(tmp_path / "data")],
+        [
+            sys.executable,
+            "-m",
+            "ltm_desktop.agent.mcp_zygote",
+            "--listen",
+            str(listen),
+            "--api-socket",
+            str(tmp_path / "api.sock"),
+            "--data-dir",
+            str(tmp_path / "data"),
+        ],
         stdin=subprocess.PIPE,
-    )  # fmt: skip
+    )
     assert zygote.stdin is not None
     wait_until(lambda: _accepts(listen), timeout=30)  # it replaced the dead file
     zygote.stdin.close()

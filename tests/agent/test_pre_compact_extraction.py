@@ -27,11 +27,15 @@ from tests.conftest import ServiceFactory
 
 REPLY = json.dumps(
     [
-        {"title": "Factorial", "content": "mathutil.factorial(n) raises ValueError below 0.",
-         "category": "knowledge", "importance": 6},
+        {
+            "title": "Factorial",
+            "content": "mathutil.factorial(n) raises ValueError below 0.",
+            "category": "knowledge",
+            "importance": 6,
+        },
         {"title": "", "content": ""},  # invalid: skipped and counted
     ]
-)  # fmt: skip
+)
 
 
 @pytest.fixture(params=["detached", "server"])

@@ -100,9 +100,12 @@ def test_hooks_do_nothing_and_exit_0(
         service.backend = make_backend(service)
     for event in ("session-start", "user-prompt", "pre-compact", "stop", "session-end"):
         done = run_hook(
-            "claude-code", event, payload("claude-code", event, cwd), service.paths.data_dir,
+            "claude-code",
+            event,
+            payload("claude-code", event, cwd),
+            service.paths.data_dir,
             config=config,
-        )  # fmt: skip
+        )
         assert done.returncode == 0, done.stderr
         assert "Traceback" not in done.stderr
         check_output("claude-code", event, done.stdout)

@@ -18,9 +18,11 @@ def test_schemas_offer_files() -> None:
 
 def test_write_save_and_search_with_files(memory: Memory) -> None:
     text = memory.run(
-        "memory_write", action="add", content="Routing lives in the app module",
+        "memory_write",
+        action="add",
+        content="Routing lives in the app module",
         files=[f"{CWD}/src/app.py", "src/routes.py"],
-    )  # fmt: skip
+    )
     stored = memory.service.get(first_id(text))
     assert stored.files == ("src/app.py", "src/routes.py")
     saved = memory.run("memory_save", content="Payments retry thrice", files=["pay.py"])

@@ -44,8 +44,11 @@ def test_write_add_names_status_id_and_project(memory: Memory) -> None:
         Category.SKILL,
     )
     assert (stored.importance, stored.tags, stored.ttl_days, stored.source) == (
-        8, ("deploy", "vpn"), 30, CLIENT,
-    )  # fmt: skip
+        8,
+        ("deploy", "vpn"),
+        30,
+        CLIENT,
+    )
     assert memory.service.history(stored.id)[0].actor == CLIENT
     assert memory.service.resolve_cwd(CWD).path == CWD  # the project is registered
     again = memory.run("memory_write", action="add", content="Deploys to production need the VPN")
@@ -104,7 +107,10 @@ def test_write_remove_is_a_soft_delete(memory: Memory) -> None:
 def test_write_refuses_other_projects_memories_by_name(memory: Memory) -> None:
     shop = memory.service.resolve_scope(cwd=OTHER, register=True)
     theirs = memory.service.add(shop, MemoryDraft("Shop uses Postgres 16"), "gui").memory
-    for arguments in ({"action": "remove", "id": theirs.id}, {"action": "update", "id": theirs.id, "importance": 1}):  # fmt: skip
+    for arguments in (
+        {"action": "remove", "id": theirs.id},
+        {"action": "update", "id": theirs.id, "importance": 1},
+    ):
         reply = memory.tools.run("memory_write", arguments, CWD)
         assert reply.is_error
         assert f'{theirs.id} belongs to project "shop" ({shop})' in reply.text
@@ -257,28 +263,80 @@ def test_forget_own_and_global_refuses_other_projects(memory: Memory) -> None:
     [
         ("memory_write", {}, "Invalid arguments for memory_write: `action` is required."),
         ("memory_write", {"action": "add"}, "`content` is required to add a memory"),
-        ("memory_write", {"action": "delete", "id": "mem_1"}, "`action` must be one of add, update, remove; got 'delete'"),
-        ("memory_write", {"action": "update", "id": "mem_1"}, "update needs at least one field to change"),
+        (
+            "memory_write",
+            {"action": "delete", "id": "mem_1"},
+            "`action` must be one of add, update, remove; got 'delete'",
+        ),
+        (
+            "memory_write",
+            {"action": "update", "id": "mem_1"},
+            "update needs at least one field to change",
+        ),
         ("memory_write", {"action": "remove"}, "`id` is required to remove a memory"),
-        ("memory_write", {"action": "add", "content": "x", "id": "mem_1"}, "`id` is for update and remove"),
-        ("memory_write", {"action": "remove", "id": "mem_1", "title": "t"}, "remove takes only `id`, not `title`"),
-        ("memory_write", {"action": "add", "content": "x", "importance": 11}, "`importance` must be a whole number from 0 to 10; got 11"),
-        ("memory_write", {"action": "add", "content": "x", "tags": "a,b"}, "`tags` must be a list of strings; got 'a,b'"),
-        ("memory_write", {"action": "add", "content": "x", "colour": "red"}, "unknown argument `colour`"),
-        ("memory_write", {"action": "add", "content": "   "}, "Invalid arguments for memory_write: content must not be empty"),
-        ("memory_write", {"action": "add", "content": "x" * 20_001}, "`content` may have at most 20,000 characters; got 20,001"),
-        ("memory_write", {"action": "update", "id": "mem_nope", "importance": 3}, "memory_write: no memory has the id"),
+        (
+            "memory_write",
+            {"action": "add", "content": "x", "id": "mem_1"},
+            "`id` is for update and remove",
+        ),
+        (
+            "memory_write",
+            {"action": "remove", "id": "mem_1", "title": "t"},
+            "remove takes only `id`, not `title`",
+        ),
+        (
+            "memory_write",
+            {"action": "add", "content": "x", "importance": 11},
+            "`importance` must be a whole number from 0 to 10; got 11",
+        ),
+        (
+            "memory_write",
+            {"action": "add", "content": "x", "tags": "a,b"},
+            "`tags` must be a list of strings; got 'a,b'",
+        ),
+        (
+            "memory_write",
+            {"action": "add", "content": "x", "colour": "red"},
+            "unknown argument `colour`",
+        ),
+        (
+            "memory_write",
+            {"action": "add", "content": "   "},
+            "Invalid arguments for memory_write: content must not be empty",
+        ),
+        (
+            "memory_write",
+            {"action": "add", "content": "x" * 20_001},
+            "`content` may have at most 20,000 characters; got 20,001",
+        ),
+        (
+            "memory_write",
+            {"action": "update", "id": "mem_nope", "importance": 3},
+            "memory_write: no memory has the id",
+        ),
         ("memory_search", {}, "Invalid arguments for memory_search: `query` is required."),
-        ("memory_search", {"query": "x", "limit": 21}, "`limit` must be a whole number from 1 to 20; got 21"),
+        (
+            "memory_search",
+            {"query": "x", "limit": 21},
+            "`limit` must be a whole number from 1 to 20; got 21",
+        ),
         ("memory_search", {"query": 5}, "`query` must be a string; got 5"),
         ("memory_search", ["x"], "the arguments must be a JSON object"),
         ("memory_save", {"content": "x", "type": "poem"}, "`type` must be one of"),
-        ("memory_recall", {"query": "x", "limit": 0}, "`limit` must be a whole number from 1 to 20; got 0"),
+        (
+            "memory_recall",
+            {"query": "x", "limit": 0},
+            "`limit` must be a whole number from 1 to 20; got 0",
+        ),
         ("memory_forget", {}, "give `memoryIds` and/or `observationIds`"),
         ("memory_forget", {"memoryIds": "mem_1"}, "`memoryIds` must be a list of strings"),
-        ("memory_delete", {}, "Unknown tool 'memory_delete'; the memory tools here are memory_write"),
+        (
+            "memory_delete",
+            {},
+            "Unknown tool 'memory_delete'; the memory tools here are memory_write",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_arguments_get_one_line_and_change_nothing(
     memory: Memory, tool: str, arguments: object, message: str
 ) -> None:

@@ -330,8 +330,11 @@ def test_an_endless_device_is_refused_without_reading_it(agent: str) -> None:
     )
     done = subprocess.run(
         [sys.executable, "-c", code, agent],
-        capture_output=True, text=True, timeout=60, preexec_fn=limit_memory,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=limit_memory,
+    )
     assert "not a regular file but a character device" in done.stdout, done.stderr[-500:]
 
 

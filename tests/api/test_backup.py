@@ -144,20 +144,28 @@ def test_restore_refuses_while_a_server_runs(tmp_path: Path, short_dir: Path) ->
     sock = short_dir / "s.sock"
     server = subprocess.Popen(
         [ltm_desktop(), "--data-dir", str(data), "serve", "--socket", str(sock)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert server.stdout is not None
         assert "serving" in server.stdout.readline()
         backup = subprocess.run(
             [ltm_desktop(), "--data-dir", str(data), "backup", "-o", str(tmp_path / "b.sqlite")],
-            capture_output=True, text=True, timeout=60, check=False,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert backup.returncode == 0, backup.stderr  # a backup is fine while it runs
         restore = subprocess.run(
             [ltm_desktop(), "--data-dir", str(data), "restore", str(tmp_path / "b.sqlite")],
-            capture_output=True, text=True, timeout=60, check=False,
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
         assert restore.returncode == 1
         assert restore.stderr == (
             f"ltm-desktop: error: an ltm-desktop server or the app is running on {data}; "
@@ -250,8 +258,11 @@ def test_a_database_that_cannot_be_read_is_one_clear_line_and_no_copy(
     out = tmp_path / "copy.sqlite"
     result = subprocess.run(
         [ltm_desktop(), "--data-dir", str(tmp_path / "data"), "backup", "-o", str(out)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert_one_error_line(result, "cannot back up", str(db), "not an ltm-desktop database")
     assert "(a bug" not in result.stderr
     assert db.read_bytes() == damaged

@@ -15,8 +15,11 @@ def call(
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [CONSOLE_SCRIPT, "call", method, json.dumps(params), "--socket", str(socket_path)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_a_conflict_shows_the_current_memory_to_retry_from(

@@ -33,8 +33,9 @@ def test_add_update_and_show_files(client: Client, project_dir: Path) -> None:
     memory = added["memory"]
     assert memory["files"] == ["src/app.py", "docs/a.md"]
     assert client.call("memory.get", {"id": memory["id"]})["memory"]["files"] == [
-        "src/app.py", "docs/a.md",
-    ]  # fmt: skip
+        "src/app.py",
+        "docs/a.md",
+    ]
     updated = client.call("memory.update", {"id": memory["id"], "files": [f"{cwd}/setup.cfg"]})
     assert updated["memory"]["files"] == ["setup.cfg"]
     plain = client.call("memory.add", {"cwd": cwd, "content": "No files here"})

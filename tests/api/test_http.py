@@ -121,9 +121,13 @@ def test_remember_takes_files_and_the_designs_memory_types(
 ) -> None:
     answer = api.post(
         "remember",
-        {"cwd": CWD, "content": "Start in app.py", "type": "decision",
-         "files": ["src/app.py", f"{CWD}/docs/setup.md"]},
-    )  # fmt: skip
+        {
+            "cwd": CWD,
+            "content": "Start in app.py",
+            "type": "decision",
+            "files": ["src/app.py", f"{CWD}/docs/setup.md"],
+        },
+    )
     assert answer.status == 200, answer.body
     assert answer.body["memory"]["files"] == ["src/app.py", "docs/setup.md"]
     assert answer.body["memory"]["category"] == "knowledge"
@@ -431,6 +435,9 @@ def test_the_server_needs_nothing_else_imported(tmp_path: Any) -> None:
     root = Path(__file__).resolve().parents[2]
     result = subprocess.run(
         [sys.executable, "-c", STANDALONE, str(tmp_path / "data")],
-        capture_output=True, text=True, timeout=60, cwd=root,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=root,
+    )
     assert result.stdout.strip() == "200", result.stderr

@@ -213,9 +213,11 @@ def test_forwarded_headers_are_not_trusted(serve: Serve) -> None:
 
 
 def test_an_answer_cut_short_at_stop_is_one_log_line(
-    serve: Serve, service: MemoryService, monkeypatch: pytest.MonkeyPatch,
+    serve: Serve,
+    service: MemoryService,
+    monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
-) -> None:  # fmt: skip
+) -> None:
     """A call still running after the grace period is cancelled; the log says so in a
     line, without the traceback of the cancellation."""
     web, api = serve()

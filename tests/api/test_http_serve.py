@@ -31,8 +31,10 @@ class Served:
     def __init__(self, data_dir: Path, sock: Path, *extra: str) -> None:
         self.process = subprocess.Popen(
             [CONSOLE_SCRIPT, "--data-dir", str(data_dir), "serve", "--socket", str(sock), *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert self.process.stdout is not None
         self.line = self.process.stdout.readline()
         found = STARTED.search(self.line)
@@ -174,10 +176,20 @@ def test_config_starts_it_and_sigint_stops_it(serve_http: Any, tmp_path: Path) -
 @pytest.mark.parametrize("address", ["0.0.0.0:0", "192.168.1.10:8765", "example.com:80", "[::]:0"])
 def test_a_non_loopback_bind_is_refused(tmp_path: Path, short_dir: Path, address: str) -> None:
     result = subprocess.run(
-        [CONSOLE_SCRIPT, "--data-dir", str(tmp_path / "data"), "serve",
-         "--socket", str(short_dir / "s.sock"), "--http", address],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [
+            CONSOLE_SCRIPT,
+            "--data-dir",
+            str(tmp_path / "data"),
+            "serve",
+            "--socket",
+            str(short_dir / "s.sock"),
+            "--http",
+            address,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert_one_error_line(result, "cannot serve HTTP", "loopback")
     assert "serving" not in result.stdout
     assert not list(runtime.runtime_dir().glob("http-*.token"))
@@ -186,10 +198,22 @@ def test_a_non_loopback_bind_is_refused(tmp_path: Path, short_dir: Path, address
 
 def test_http_with_several_workers_is_refused(tmp_path: Path, short_dir: Path) -> None:
     result = subprocess.run(
-        [CONSOLE_SCRIPT, "--data-dir", str(tmp_path / "data"), "serve",
-         "--socket", str(short_dir / "s.sock"), "--workers", "2", "--http", "127.0.0.1:0"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        [
+            CONSOLE_SCRIPT,
+            "--data-dir",
+            str(tmp_path / "data"),
+            "serve",
+            "--socket",
+            str(short_dir / "s.sock"),
+            "--workers",
+            "2",
+            "--http",
+            "127.0.0.1:0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert_one_error_line(result, "--workers 1")
 
 
@@ -225,10 +249,22 @@ def test_an_http_listen_in_the_config_that_cannot_be_served_is_a_warning(
     config = tmp_path / "config.toml"
     config.write_text(f'[http]\nlisten = "{listen}"\n', encoding="utf-8")
     process = subprocess.Popen(
-        [CONSOLE_SCRIPT, "--data-dir", str(tmp_path / "data"), "--config", str(config),
-         "serve", "--socket", str(short_dir / "s.sock"), "--workers", workers],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            CONSOLE_SCRIPT,
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--config",
+            str(config),
+            "serve",
+            "--socket",
+            str(short_dir / "s.sock"),
+            "--workers",
+            workers,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stdout is not None
         line = process.stdout.readline()

@@ -164,9 +164,21 @@ def reap(process: subprocess.Popen[str]) -> None:
 
 def serve(data_dir: Path, sock: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "ltm_desktop", "--data-dir", str(data_dir), "serve", "--socket", str(sock), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "ltm_desktop",
+            "--data-dir",
+            str(data_dir),
+            "serve",
+            "--socket",
+            str(sock),
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])

@@ -45,8 +45,11 @@ def test_every_write_method_succeeds_with_a_blocked_memory_md(
             assert str(target) in result["warning"]
         actions = [watcher.next_event(timeout=10) for _ in range(4)]
         assert [a["params"]["action"] for a in actions] == [  # type: ignore[index]
-            "created", "updated", "removed", "restored",
-        ]  # fmt: skip
+            "created",
+            "updated",
+            "removed",
+            "restored",
+        ]
         client.call("memory.add", {"cwd": CWD, "content": "short lived", "ttl_days": 1})
         clock.advance(days=2)
         purged = client.call("memory.purge_expired", {"cwd": CWD})
@@ -107,8 +110,11 @@ def test_status_starts_with_a_blocked_memory_md_and_reports_it(
     target = blocked_data_dir(make_service, tmp_path / "data")
     done = subprocess.run(
         [console_script(), "--data-dir", str(tmp_path / "data"), "status", "--json"],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert f"({target})" in done.stderr
@@ -125,8 +131,10 @@ def test_serve_starts_with_a_blocked_memory_md_and_reports_it(
     sock = short_dir / "blocked.sock"
     process = subprocess.Popen(
         [console_script(), "--data-dir", str(tmp_path / "data"), "serve", "--socket", str(sock)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stdout is not None
         assert process.stderr is not None

@@ -24,10 +24,26 @@ from tests.conftest import FakeClock
 CWD = "/home/dev/src/shop"
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 MEMORY_KEYS = {
-    "id", "project_id", "title", "content", "category", "importance", "tags", "created_at",
-    "updated_at", "last_used_at", "use_count", "ttl_days", "disabled", "source", "superseded_by",
-    "review_state", "provenance", "files", "flagged",
-}  # fmt: skip
+    "id",
+    "project_id",
+    "title",
+    "content",
+    "category",
+    "importance",
+    "tags",
+    "created_at",
+    "updated_at",
+    "last_used_at",
+    "use_count",
+    "ttl_days",
+    "disabled",
+    "source",
+    "superseded_by",
+    "review_state",
+    "provenance",
+    "files",
+    "flagged",
+}
 
 
 def test_health(client: Client, service: MemoryService) -> None:
@@ -78,8 +94,13 @@ def test_project_resolve_and_list(client: Client) -> None:
 def test_memory_add_statuses_and_fields(client: Client) -> None:
     first = client.memory_add(
         "Deploy with ./deploy.sh --prod after the smoke tests pass on staging",
-        cwd=CWD, title="Deploying", category="skill", importance=8, tags=["Deploy"], ttl_days=30,
-    )  # fmt: skip
+        cwd=CWD,
+        title="Deploying",
+        category="skill",
+        importance=8,
+        tags=["Deploy"],
+        ttl_days=30,
+    )
     memory = first["memory"]
     assert first["status"] == "created"
     assert set(memory) == MEMORY_KEYS
@@ -227,8 +248,12 @@ def test_stats(client: Client) -> None:
     client.memory_add("one counted", cwd=CWD)
     assert client.stats(cwd=CWD) == {
         "project_id": client.project_resolve(CWD)["project_id"],
-        "active": 1, "disabled": 0, "expired": 0, "stale": 0, "observations": 0,
-    }  # fmt: skip
+        "active": 1,
+        "disabled": 0,
+        "expired": 0,
+        "stale": 0,
+        "observations": 0,
+    }
 
 
 def test_events_subscribe_streams_changes(socket_path: Path, client: Client) -> None:
@@ -239,8 +264,11 @@ def test_events_subscribe_streams_changes(socket_path: Path, client: Client) -> 
         assert event is not None
         assert event["method"] == "memory.changed"
         assert event["params"] == {
-            "id": memory["id"], "project_id": memory["project_id"], "action": "created", "actor": "test-agent",
-        }  # fmt: skip
+            "id": memory["id"],
+            "project_id": memory["project_id"],
+            "action": "created",
+            "actor": "test-agent",
+        }
         client.memory_remove(memory["id"])
         assert watcher.next_event(timeout=10)["params"]["action"] == "removed"  # type: ignore[index]
 

@@ -109,8 +109,10 @@ def test_agentmemory_placeholder_refuses_everything_but_health(
     with Client(path, client_name="agent") as client:
         health = client.call("health")
         assert (health["ok"], health["backend"], health["detail"]) == (
-            False, "agentmemory", "not_implemented",
-        )  # fmt: skip
+            False,
+            "agentmemory",
+            "not_implemented",
+        )
         assert health["enabled"] is True
         for name, params in gated():
             with pytest.raises(BackendNotImplementedError) as caught:
@@ -125,8 +127,11 @@ def test_agentmemory_placeholder_refuses_everything_but_health(
 def test_sqlite_health_names_the_backend(client: Client) -> None:
     health = client.call("health")
     assert (health["ok"], health["enabled"], health["backend"], health["detail"]) == (
-        True, True, "sqlite", "",
-    )  # fmt: skip
+        True,
+        True,
+        "sqlite",
+        "",
+    )
 
 
 def test_disabled_wins_over_the_placeholder(
@@ -167,8 +172,10 @@ def test_serve_starts_with_each_switch_and_a_bad_key(
     args = [str(LTM), "--data-dir", str(tmp_path / "data"), "--config", str(config)]
     server = subprocess.Popen(
         [*args, "serve", "--socket", str(sock)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert server.stdout is not None
         assert "serving" in server.stdout.readline()

@@ -114,8 +114,10 @@ def scratch() -> Iterator[Path]:
 def call(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [CONSOLE_SCRIPT, "--data-dir", str(data_dir), *args],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="only root can run a listener as another user")
@@ -126,9 +128,13 @@ def test_a_server_of_another_user_is_sent_nothing(scratch: Path, tmp_path: Path)
     try:
         assert path.stat().st_uid == os.getuid()  # even the socket file looks like ours
         result = call(
-            "call", "prompt.section", '{"cwd": "/srv/app"}', "--socket", str(path),
+            "call",
+            "prompt.section",
+            '{"cwd": "/srv/app"}',
+            "--socket",
+            str(path),
             data_dir=tmp_path / "data",
-        )  # fmt: skip
+        )
         received = impostor.received()
     finally:
         impostor.kill()
@@ -148,9 +154,13 @@ def test_a_socket_dir_others_can_write_to_is_refused_by_clients(
         with pytest.raises(UntrustedServer, match="writable by group and others"):
             Client(path).health()
         result = call(
-            "call", "prompt.section", '{"cwd": "/srv/app"}', "--socket", str(path),
+            "call",
+            "prompt.section",
+            '{"cwd": "/srv/app"}',
+            "--socket",
+            str(path),
             data_dir=tmp_path / "data",
-        )  # fmt: skip
+        )
         received = impostor.received()
     finally:
         impostor.kill()
@@ -175,8 +185,10 @@ def test_our_private_dir_inside_a_sticky_dir_is_accepted(scratch: Path, tmp_path
     path = mine / "ltm.sock"
     server = subprocess.Popen(
         [CONSOLE_SCRIPT, "--data-dir", str(tmp_path / "data"), "serve", "--socket", str(path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert server.stdout is not None
         assert f"on unix:{path}" in server.stdout.readline()

@@ -29,8 +29,10 @@ def test_writes_in_flight_when_the_wal_is_deleted_are_errors_not_lost_acknowledg
     sock = short_dir / "wal.sock"
     server = subprocess.Popen(
         [str(LTM), "--data-dir", str(data), "serve", "--socket", str(sock)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     acknowledged: dict[str, str] = {}  # content -> id
     refused: list[str] = []
     other: list[BaseException] = []

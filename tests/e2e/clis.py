@@ -64,22 +64,29 @@ class Cli:
         """The person's own config, as it is before they run ``integrate``."""
         home = self.sandbox.home
         if self.agent == CLAUDE:
-            _write(home / ".claude" / "settings.json",
-                   '{\n  "includeCoAuthoredBy": false,\n  "cleanupPeriodDays": 30\n}\n')  # fmt: skip
-            _write(home / ".claude.json",
-                   '{\n  "hasCompletedOnboarding": true,\n  "numStartups": 3\n}\n')  # fmt: skip
+            _write(
+                home / ".claude" / "settings.json",
+                '{\n  "includeCoAuthoredBy": false,\n  "cleanupPeriodDays": 30\n}\n',
+            )
+            _write(
+                home / ".claude.json",
+                '{\n  "hasCompletedOnboarding": true,\n  "numStartups": 3\n}\n',
+            )
         elif self.agent == CODEX:
-            _write(home / ".codex" / "config.toml", (
-                "# my Codex config\n"
-                'model = "gpt-e2e"\n'
-                'model_provider = "e2e"\n'
-                "\n"
-                "[model_providers.e2e]  # the fake model server\n"
-                'name = "e2e"\n'
-                f'base_url = "{self.model_url}/v1"\n'
-                'wire_api = "responses"\n'
-                'env_key = "E2E_FAKE_OPENAI_KEY"\n'
-            ))  # fmt: skip
+            _write(
+                home / ".codex" / "config.toml",
+                (
+                    "# my Codex config\n"
+                    'model = "gpt-e2e"\n'
+                    'model_provider = "e2e"\n'
+                    "\n"
+                    "[model_providers.e2e]  # the fake model server\n"
+                    'name = "e2e"\n'
+                    f'base_url = "{self.model_url}/v1"\n'
+                    'wire_api = "responses"\n'
+                    'env_key = "E2E_FAKE_OPENAI_KEY"\n'
+                ),
+            )
         else:
             settings = {
                 "security": {"auth": {"selectedType": "gemini-api-key"}},
@@ -88,8 +95,10 @@ class Cli:
             }
             _write(home / ".gemini" / "settings.json", json.dumps(settings, indent=2) + "\n")
             # What answering "Trust folder" writes (untrusted: no tools, no yolo).
-            _write(home / ".gemini" / "trustedFolders.json",
-                   json.dumps({str(self.sandbox.project): "TRUST_FOLDER"}, indent=2))  # fmt: skip
+            _write(
+                home / ".gemini" / "trustedFolders.json",
+                json.dumps({str(self.sandbox.project): "TRUST_FOLDER"}, indent=2),
+            )
 
     def integrate(self, *extra: str) -> str:
         return self.sandbox.ltm("integrate", self.agent, "--scope", "user", *extra).stdout
@@ -103,9 +112,10 @@ class Cli:
             listed = server.call("hooks/list", {"cwds": [str(self.sandbox.project)]})
             hooks = listed["data"][0]["hooks"]
             state = {hook["key"]: {"trusted_hash": hook["currentHash"]} for hook in hooks}
-            server.call("config/batchWrite", {"edits": [
-                {"keyPath": "hooks.state", "value": state, "mergeStrategy": "upsert"}
-            ]})  # fmt: skip
+            server.call(
+                "config/batchWrite",
+                {"edits": [{"keyPath": "hooks.state", "value": state, "mergeStrategy": "upsert"}]},
+            )
             again = server.call("hooks/list", {"cwds": [str(self.sandbox.project)]})
         return list(again["data"][0]["hooks"])
 
@@ -147,9 +157,14 @@ class AppServer:
 
     def __init__(self, sandbox: Sandbox) -> None:
         self.process = subprocess.Popen(
-            ["codex", "app-server"], cwd=sandbox.project, env=sandbox.env, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            ["codex", "app-server"],
+            cwd=sandbox.project,
+            env=sandbox.env,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         self.next_id = 0
 
     def __enter__(self) -> AppServer:

@@ -139,14 +139,24 @@ def anthropic_reply(body: dict[str, Any], number: int) -> tuple[str, bytes]:
         block: dict[str, Any] = {"type": "text", "text": step}
         stop = "end_turn"
     else:
-        block = {"type": "tool_use", "id": f"toolu_{number:04d}", "name": step[0],
-                 "input": step[1]}  # fmt: skip
+        block = {"type": "tool_use", "id": f"toolu_{number:04d}", "name": step[0], "input": step[1]}
         stop = "tool_use"
-    usage = {"input_tokens": 100, "output_tokens": 20, "cache_creation_input_tokens": 0,
-             "cache_read_input_tokens": 0}  # fmt: skip
-    message = {"id": f"msg_{number:04d}", "type": "message", "role": "assistant",
-               "model": model, "content": [block], "stop_reason": stop,
-               "stop_sequence": None, "usage": usage}  # fmt: skip
+    usage = {
+        "input_tokens": 100,
+        "output_tokens": 20,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+    message = {
+        "id": f"msg_{number:04d}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [block],
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": usage,
+    }
     if not body.get("stream"):
         return "application/json", json.dumps(message).encode()
     start = {**message, "content": [], "stop_reason": None}
@@ -161,7 +171,7 @@ def anthropic_reply(body: dict[str, Any], number: int) -> tuple[str, bytes]:
         _sse(
             "content_block_start",
             {"type": "content_block_start", "index": 0, "content_block": empty},
-        ),  # fmt: skip
+        ),
         _sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
         _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
         _sse(
@@ -171,7 +181,7 @@ def anthropic_reply(body: dict[str, Any], number: int) -> tuple[str, bytes]:
                 "delta": {"stop_reason": stop, "stop_sequence": None},
                 "usage": {"output_tokens": 20},
             },
-        ),  # fmt: skip
+        ),
         _sse("message_stop", {"type": "message_stop"}),
     ]
     return "text/event-stream", b"".join(events)
@@ -215,22 +225,39 @@ def responses_reply(body: dict[str, Any], number: int) -> tuple[str, bytes]:
     step = responses_turn(body).step()
     rid = f"resp_{number:04d}"
     if isinstance(step, str):
-        item: dict[str, Any] = {"type": "message", "role": "assistant", "id": f"msg_{number:04d}",
-                                "status": "completed",
-                                "content": [{"type": "output_text", "text": step,
-                                             "annotations": []}]}  # fmt: skip
+        item: dict[str, Any] = {
+            "type": "message",
+            "role": "assistant",
+            "id": f"msg_{number:04d}",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": step, "annotations": []}],
+        }
     else:
         namespace, _, name = step[0].rpartition(".")
-        item = {"type": "function_call", "id": f"fc_{number:04d}", "call_id": f"call_{number:04d}",
-                "name": name, "arguments": json.dumps(step[1]),
-                "status": "completed"}  # fmt: skip
+        item = {
+            "type": "function_call",
+            "id": f"fc_{number:04d}",
+            "call_id": f"call_{number:04d}",
+            "name": name,
+            "arguments": json.dumps(step[1]),
+            "status": "completed",
+        }
         if namespace:
             item["namespace"] = namespace
-    usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0},
-             "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0},
-             "total_tokens": 120}  # fmt: skip
-    response = {"id": rid, "object": "response", "status": "in_progress",
-                "model": body.get("model", "fake"), "output": []}  # fmt: skip
+    usage = {
+        "input_tokens": 100,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 20,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 120,
+    }
+    response = {
+        "id": rid,
+        "object": "response",
+        "status": "in_progress",
+        "model": body.get("model", "fake"),
+        "output": [],
+    }
     done = {**response, "status": "completed", "output": [item], "usage": usage}
     if not body.get("stream"):
         return "application/json", json.dumps(done).encode()
@@ -239,11 +266,11 @@ def responses_reply(body: dict[str, Any], number: int) -> tuple[str, bytes]:
         _sse(
             "response.output_item.added",
             {"type": "response.output_item.added", "output_index": 0, "item": item},
-        ),  # fmt: skip
+        ),
         _sse(
             "response.output_item.done",
             {"type": "response.output_item.done", "output_index": 0, "item": item},
-        ),  # fmt: skip
+        ),
         _sse("response.completed", {"type": "response.completed", "response": done}),
     ]
     return "text/event-stream", b"".join(events)
@@ -312,16 +339,22 @@ def gemini_reply(body: dict[str, Any], stream: bool) -> tuple[str, bytes]:
         part: dict[str, Any] = {"text": _side_json(body)}
     else:
         step = gemini_turn(body).step()
-        part = {"text": step} if isinstance(step, str) else {
-            "functionCall": {"name": step[0], "args": step[1]}
-        }  # fmt: skip
+        part = (
+            {"text": step}
+            if isinstance(step, str)
+            else {"functionCall": {"name": step[0], "args": step[1]}}
+        )
     chunk = {
-        "candidates": [{"content": {"role": "model", "parts": [part]},
-                        "finishReason": "STOP", "index": 0}],
-        "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 20,
-                          "totalTokenCount": 120},
+        "candidates": [
+            {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {
+            "promptTokenCount": 100,
+            "candidatesTokenCount": 20,
+            "totalTokenCount": 120,
+        },
         "modelVersion": "gemini-fake",
-    }  # fmt: skip
+    }
     if not stream:
         return "application/json", json.dumps(chunk).encode()
     return "text/event-stream", _sse(None, chunk)
@@ -401,8 +434,9 @@ class FakeModels:
             return list(self.server.recorded)
 
     def start(self) -> FakeModels:
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,),
-                                       name="fake-models", daemon=True)  # fmt: skip
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, args=(0.05,), name="fake-models", daemon=True
+        )
         self.thread.start()
         return self
 

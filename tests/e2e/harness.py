@@ -104,13 +104,18 @@ class Sandbox:
                 real=str(LTM),
                 captures=str(self.hook_captures),
                 source=os.environ.get("LTM_E2E_SOURCE", ""),
-            ),  # fmt: skip
+            ),
             encoding="utf-8",
         )
         self.wrapper.chmod(0o755)
         proxy = f"http://127.0.0.1:{closed_port()}"
-        path = os.pathsep.join([str(self.node_bin), str(Path(sys.executable).parent),
-                                os.environ.get("PATH", "/usr/bin:/bin")])  # fmt: skip
+        path = os.pathsep.join(
+            [
+                str(self.node_bin),
+                str(Path(sys.executable).parent),
+                os.environ.get("PATH", "/usr/bin:/bin"),
+            ]
+        )
         self.env = {
             "HOME": str(self.home),
             "USER": os.environ.get("USER", "e2e"),
@@ -125,15 +130,20 @@ class Sandbox:
             "CODEX_HOME": str(self.home / ".codex"),
             "TMPDIR": str(self._tmp()),
             # Nothing leaves the machine: the model is on 127.0.0.1, anything else fails.
-            "HTTP_PROXY": proxy, "HTTPS_PROXY": proxy, "ALL_PROXY": proxy,
-            "http_proxy": proxy, "https_proxy": proxy, "all_proxy": proxy,
-            "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
+            "HTTP_PROXY": proxy,
+            "HTTPS_PROXY": proxy,
+            "ALL_PROXY": proxy,
+            "http_proxy": proxy,
+            "https_proxy": proxy,
+            "all_proxy": proxy,
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
             "CI": "1",
             "NO_COLOR": "1",
             "DISABLE_TELEMETRY": "1",
             "DO_NOT_TRACK": "1",
             "MODEL_URL": model_url,
-        }  # fmt: skip
+        }
         self._git_project()
         return self
 
@@ -144,18 +154,30 @@ class Sandbox:
 
     def _git_project(self) -> None:
         (self.project / "README.md").write_text("# kestrel\n\nA small service.\n", "utf-8")
-        git = {**self.env, "GIT_AUTHOR_NAME": "e2e", "GIT_AUTHOR_EMAIL": "e2e@localhost",
-               "GIT_COMMITTER_NAME": "e2e", "GIT_COMMITTER_EMAIL": "e2e@localhost"}  # fmt: skip
-        for args in (["init", "-q", "-b", "main"], ["add", "README.md"],
-                     ["commit", "-q", "-m", "start"]):  # fmt: skip
+        git = {
+            **self.env,
+            "GIT_AUTHOR_NAME": "e2e",
+            "GIT_AUTHOR_EMAIL": "e2e@localhost",
+            "GIT_COMMITTER_NAME": "e2e",
+            "GIT_COMMITTER_EMAIL": "e2e@localhost",
+        }
+        for args in (
+            ["init", "-q", "-b", "main"],
+            ["add", "README.md"],
+            ["commit", "-q", "-m", "start"],
+        ):
             subprocess.run(["git", *args], cwd=self.project, env=git, check=True, timeout=60)
 
     def ltm(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         """ltm-desktop on this sandbox's data dir (through the wrapper); must succeed."""
         done = subprocess.run(
             [str(self.wrapper), "--data-dir", str(self.data_dir), *args],
-            cwd=cwd or self.project, env=self.env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            cwd=cwd or self.project,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0, f"ltm-desktop {args} failed:\n{done.stdout}\n{done.stderr}"
         return done
 
@@ -168,13 +190,19 @@ class Sandbox:
         )
         self.ltm("import", "--cwd", str(self.project), "--format", "agents-md", str(source))
 
-    def run(self, argv: list[str], extra_env: dict[str, str] | None = None,
-            stdin: str = "") -> subprocess.CompletedProcess[str]:  # fmt: skip
+    def run(
+        self, argv: list[str], extra_env: dict[str, str] | None = None, stdin: str = ""
+    ) -> subprocess.CompletedProcess[str]:
         """One CLI run in the project; its output is kept for the captures."""
         return subprocess.run(
-            argv, cwd=self.project, env={**self.env, **(extra_env or {})}, input=stdin,
-            capture_output=True, text=True, timeout=TIMEOUT,
-        )  # fmt: skip
+            argv,
+            cwd=self.project,
+            env={**self.env, **(extra_env or {})},
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
 
     # --- what ltm-desktop stored ----------------------------------------------------
 
@@ -197,22 +225,33 @@ class Sandbox:
                 payload: Any = json.loads(raw)
             except ValueError:
                 payload = raw.decode("utf-8", "replace")
-            events.append({
-                "argv": argv.read_text("utf-8").splitlines(),
-                "event": argv.read_text("utf-8").splitlines()[-2],
-                "payload": payload,
-                "stdout": Path(stem + ".stdout").read_text("utf-8", "replace"),
-                "stderr": Path(stem + ".stderr").read_text("utf-8", "replace"),
-            })  # fmt: skip
+            events.append(
+                {
+                    "argv": argv.read_text("utf-8").splitlines(),
+                    "event": argv.read_text("utf-8").splitlines()[-2],
+                    "payload": payload,
+                    "stdout": Path(stem + ".stdout").read_text("utf-8", "replace"),
+                    "stderr": Path(stem + ".stderr").read_text("utf-8", "replace"),
+                }
+            )
         return events
 
     def hook_log(self) -> str:
-        return "".join(
-            p.read_text("utf-8", "replace") for p in sorted(self.log_file.parent.glob("hooks.log*"))
-        ) if self.log_file.parent.is_dir() else ""  # fmt: skip
+        return (
+            "".join(
+                p.read_text("utf-8", "replace")
+                for p in sorted(self.log_file.parent.glob("hooks.log*"))
+            )
+            if self.log_file.parent.is_dir()
+            else ""
+        )
 
-    def save_captures(self, dest: Path, requests: list[dict[str, Any]],
-                      done: subprocess.CompletedProcess[str] | None) -> None:  # fmt: skip
+    def save_captures(
+        self,
+        dest: Path,
+        requests: list[dict[str, Any]],
+        done: subprocess.CompletedProcess[str] | None,
+    ) -> None:
         """What the agent really did, for the engineers working on the hooks: every hook
         event's payload and answer, the transcripts they named, the model requests, the
         CLI's output and its config files as the run left them."""
@@ -245,8 +284,13 @@ class Sandbox:
         (dest / "hooks.log").write_text(self.hook_log(), "utf-8")
         configs = dest / "home-after-run"
         shutil.rmtree(configs, ignore_errors=True)
-        for rel in (".claude.json", ".claude/settings.json", ".codex/config.toml",
-                    ".gemini/settings.json", ".gemini/trustedFolders.json"):  # fmt: skip
+        for rel in (
+            ".claude.json",
+            ".claude/settings.json",
+            ".codex/config.toml",
+            ".gemini/settings.json",
+            ".gemini/trustedFolders.json",
+        ):
             source = self.home / rel
             if source.is_file():
                 (configs / rel).parent.mkdir(parents=True, exist_ok=True)

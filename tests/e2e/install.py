@@ -78,8 +78,11 @@ def install(folder: Path | None = None) -> Path:
             shutil.copy(PINS / name, work / name)
         done = subprocess.run(
             [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=work, capture_output=True, text=True, timeout=NPM_TIMEOUT,
-        )  # fmt: skip
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=NPM_TIMEOUT,
+        )
         if done.returncode != 0:
             raise InstallError(f"npm ci failed ({done.returncode}):\n{done.stderr[-3000:]}")
         (work / COMPLETE).write_text(pins_hash() + "\n", "utf-8")

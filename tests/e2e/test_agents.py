@@ -90,8 +90,12 @@ def test_the_hooks_ran_without_a_failure(run: Run) -> None:
     assert "failed open" not in log, log
     assert "no result within the deadline" not in log, log
     said = (run.done.stdout + run.done.stderr).splitlines()
-    complaints = [ln for ln in said if re.search(r"hook", ln, re.I)
-                  and re.search(r"error|fail|block|invalid|timed? ?out", ln, re.I)]  # fmt: skip
+    complaints = [
+        ln
+        for ln in said
+        if re.search(r"hook", ln, re.I)
+        and re.search(r"error|fail|block|invalid|timed? ?out", ln, re.I)
+    ]
     assert complaints == [], complaints
 
 

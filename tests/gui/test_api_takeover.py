@@ -36,9 +36,18 @@ def test_the_window_takes_over_when_the_other_server_stops(
     data_dir = Path(service.paths.data_dir)
     sock = short_dir / "app.sock"
     other = subprocess.Popen(
-        [CONSOLE_SCRIPT, "--data-dir", str(data_dir), "serve", "--socket", str(short_dir / "o.sock")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            CONSOLE_SCRIPT,
+            "--data-dir",
+            str(data_dir),
+            "serve",
+            "--socket",
+            str(short_dir / "o.sock"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     api = ServerThread(service, data_dir, ServerOptions(sock))
     try:
         assert other.stdout is not None

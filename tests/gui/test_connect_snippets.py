@@ -98,16 +98,18 @@ def test_python_and_command_line_snippets_reach_the_apps_socket(
     assert repr(str(repo)) in python
     assert "memory_add" not in python
     env = terminal_env()
-    ran = subprocess.run([sys.executable, "-c", python], env=env, capture_output=True, text=True,
-                         timeout=60)  # fmt: skip
+    ran = subprocess.run(
+        [sys.executable, "-c", python], env=env, capture_output=True, text=True, timeout=60
+    )
     assert ran.returncode == 0, ran.stderr
     assert "Run the tests with make test" in ran.stdout
     assert [m.content for m in app_service.list_memories(project)] == [
         "Run the tests with make test"
     ]  # nothing written
     assert REPO not in command_line
-    ran = subprocess.run(command_line, shell=True, env=env, capture_output=True, text=True,
-                         timeout=60)  # fmt: skip
+    ran = subprocess.run(
+        command_line, shell=True, env=env, capture_output=True, text=True, timeout=60
+    )
     assert ran.returncode == 0, ran.stderr
     hits = json.loads(ran.stdout)
     assert "Run the tests with make test" in json.dumps(hits)
@@ -212,8 +214,9 @@ def test_mcp_snippets_write_through_the_apps_server(
     repo.mkdir()
 
     async def scenario() -> None:
-        params = StdioServerParameters(command=command[0], args=command[1:], env=terminal_env(),
-                                       cwd=str(repo))  # fmt: skip
+        params = StdioServerParameters(
+            command=command[0], args=command[1:], env=terminal_env(), cwd=str(repo)
+        )
         with anyio.fail_after(60), open(os.devnull, "w") as errlog:
             async with (
                 stdio_client(params, errlog=errlog) as (read, write),

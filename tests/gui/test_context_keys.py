@@ -17,8 +17,10 @@ pytestmark = pytest.mark.qt_log_ignore(
     "^This plugin does not support raise\\(\\)$",
     "^This plugin does not support grabbing the keyboard$",
 )
-KEYS = [(Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier),
-        (Qt.Key.Key_Menu, Qt.KeyboardModifier.NoModifier)]  # fmt: skip
+KEYS = [
+    (Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier),
+    (Qt.Key.Key_Menu, Qt.KeyboardModifier.NoModifier),
+]
 
 
 def open_menu(qtbot: QtBot, view: QTableView, key: Qt.Key, modifier: Qt.KeyboardModifier) -> QMenu:

@@ -33,8 +33,24 @@ Build = Callable[[MemoryService, QWidget, TaskRunner], QDialog]
 
 
 def _inbox_row() -> InboxRow:
-    return InboxRow("prop_1", "proposal", "Use make test", "Use make test", "workflow", 5,
-                    (), None, "p", "billing", NO_PROVENANCE, 1.0, None, "", "", 0.0)  # fmt: skip
+    return InboxRow(
+        "prop_1",
+        "proposal",
+        "Use make test",
+        "Use make test",
+        "workflow",
+        5,
+        (),
+        None,
+        "p",
+        "billing",
+        NO_PROVENANCE,
+        1.0,
+        None,
+        "",
+        "",
+        0.0,
+    )
 
 
 def _conflict(service: MemoryService) -> ConflictDialog:

@@ -34,8 +34,11 @@ def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Pa
 
 
 def left_behind(temp: Path, run: Path) -> list[str]:
-    return sorted(str(p.relative_to(p.parents[1])) for p in [*temp.iterdir(), *run.rglob("*")]
-                  if not p.is_dir() or p.name.startswith("ltm-desktop-demo"))  # fmt: skip
+    return sorted(
+        str(p.relative_to(p.parents[1]))
+        for p in [*temp.iterdir(), *run.rglob("*")]
+        if not p.is_dir() or p.name.startswith("ltm-desktop-demo")
+    )
 
 
 def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:

@@ -47,8 +47,9 @@ def test_a_write_through_mcp_appears_in_the_window(
 
     async def agent() -> None:
         args = ["--cwd", str(project_dir)]
-        async with mcp_session(service.paths.data_dir, args, name="claude-code",
-                               stderr=tmp_path / "stderr.txt") as session:  # fmt: skip
+        async with mcp_session(
+            service.paths.data_dir, args, name="claude-code", stderr=tmp_path / "stderr.txt"
+        ) as session:
             text, error = await session.call(
                 "memory_write", {"action": "add", "content": "Staging deploys need the VPN"}
             )

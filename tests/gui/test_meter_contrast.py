@@ -40,10 +40,13 @@ def _rule(style: str, selector: str, prop: str) -> QColor | None:
 def dark_palette() -> QPalette:
     palette = QPalette()
     for role, colour in (
-        (QPalette.ColorRole.Window, "#202124"), (QPalette.ColorRole.Base, "#2b2b2b"),
-        (QPalette.ColorRole.Text, "#e8e8e8"), (QPalette.ColorRole.WindowText, "#e8e8e8"),
-        (QPalette.ColorRole.Highlight, "#3d6fb4"), (QPalette.ColorRole.HighlightedText, "#ffffff"),
-    ):  # fmt: skip
+        (QPalette.ColorRole.Window, "#202124"),
+        (QPalette.ColorRole.Base, "#2b2b2b"),
+        (QPalette.ColorRole.Text, "#e8e8e8"),
+        (QPalette.ColorRole.WindowText, "#e8e8e8"),
+        (QPalette.ColorRole.Highlight, "#3d6fb4"),
+        (QPalette.ColorRole.HighlightedText, "#ffffff"),
+    ):
         palette.setColor(role, QColor(colour))
     return palette
 
@@ -59,9 +62,12 @@ def palette(request: pytest.FixtureRequest) -> Iterator[str]:
 
 @pytest.mark.parametrize("budget", [5120, 300])  # roomy, then full (the warning colour)
 def test_the_meter_text_contrasts_with_its_bar(
-    qtbot: QtBot, make_window: WindowFactory, make_service: ServiceFactory, palette: str,
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    make_service: ServiceFactory,
+    palette: str,
     budget: int,
-) -> None:  # fmt: skip
+) -> None:
     service = make_service(settings=Settings(precis_budget_bytes=budget))
     project = service.resolve_scope(cwd="/home/dev/src/tiny", register=True)
     for word in ("alpha", "bravo", "charlie"):

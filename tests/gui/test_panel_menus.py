@@ -37,8 +37,13 @@ def test_the_projects_menu(
     qtbot.waitUntil(lambda: projects.model.row_of(billing) >= 0)
     projects.select(billing)
     menu = window.context_menus.menu_for(projects.view)
-    assert texts(menu) == ["New memory here", "Copy path", "Open folder", "Mark all seen",
-                           "Re&fresh"]  # fmt: skip
+    assert texts(menu) == [
+        "New memory here",
+        "Copy path",
+        "Open folder",
+        "Mark all seen",
+        "Re&fresh",
+    ]
     trigger(menu, "Copy path")
     assert QGuiApplication.clipboard().text() == BILLING
     projects.select(projects.model.all_projects()[0].project_id)  # global

@@ -17,8 +17,18 @@ def test_every_menu_action_has_a_shortcut_of_its_own(
 ) -> None:
     window = make_window(service)
     a = window.menu_actions
-    for action in (a.revert, a.import_, a.export, a.backup_now, a.extract, window.settings_action,
-                   a.open_folder, a.show_removed, a.show_expired, a.about):  # fmt: skip
+    for action in (
+        a.revert,
+        a.import_,
+        a.export,
+        a.backup_now,
+        a.extract,
+        window.settings_action,
+        a.open_folder,
+        a.show_removed,
+        a.show_expired,
+        a.about,
+    ):
         assert not action.shortcut().isEmpty(), action.text()
     for entry in window.menuBar().actions():
         menu = entry.menu()

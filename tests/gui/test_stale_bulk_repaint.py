@@ -30,9 +30,9 @@ def test_removing_thousands_of_stale_rows_repaints_per_chunk(
     for row in range(0, COUNT, 2):
         selection.select(stale.model.index(row, 0), stale.model.index(row, 0))
     stale.view.selectionModel().select(
-        selection, QItemSelectionModel.SelectionFlag.ClearAndSelect
-        | QItemSelectionModel.SelectionFlag.Rows,
-    )  # fmt: skip
+        selection,
+        QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+    )
     changes: list[str] = []
     model = stale.model
     model.modelReset.connect(lambda: changes.append("reset"))

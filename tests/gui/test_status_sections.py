@@ -41,8 +41,14 @@ def test_a_message_never_covers_the_indexing_nor_the_scope_count(qtbot: QtBot) -
     assert status.scope_label.isVisible()
     label = status.scope_label
     assert label.width() >= label.fontMetrics().horizontalAdvance(label.text())  # never cut
-    sections = (status.scope_label, status.search_label, status.progress_bar,
-                status.cancel_button, status.message_label, status.api_label)  # fmt: skip
+    sections = (
+        status.scope_label,
+        status.search_label,
+        status.progress_bar,
+        status.cancel_button,
+        status.message_label,
+        status.api_label,
+    )
     for i, a in enumerate(sections):
         for b in sections[i + 1 :]:
             assert not overlap(a, b), (a, b)

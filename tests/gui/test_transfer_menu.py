@@ -85,8 +85,10 @@ def test_a_bad_file_is_reported_and_imports_nothing(
     window.transfer.message.connect(messages.append)
     window.transfer.preview([bad])
     qtbot.waitUntil(lambda: bool(messages), timeout=5000)
-    assert messages == [f"Could not import: {bad} line 1: invalid JSON (Expecting property "
-                        "name enclosed in double quotes)"]  # fmt: skip
+    assert messages == [
+        f"Could not import: {bad} line 1: invalid JSON (Expecting property "
+        "name enclosed in double quotes)"
+    ]
 
 
 def test_back_up_now_makes_a_verified_copy(

@@ -33,11 +33,23 @@ SHAPES = [
 
 def memory(i: int, content: str, title: str = "") -> Memory:
     return Memory(
-        id=f"m{i}", project_id="global", title=title or f"Memory {i}", content=content,
-        category=Category.KNOWLEDGE, importance=5, tags=(), signature="", created_at=0,
-        updated_at=float(i), last_used_at=None, use_count=0, ttl_days=None, disabled=False,
-        source="t", superseded_by=None,
-    )  # fmt: skip
+        id=f"m{i}",
+        project_id="global",
+        title=title or f"Memory {i}",
+        content=content,
+        category=Category.KNOWLEDGE,
+        importance=5,
+        tags=(),
+        signature="",
+        created_at=0,
+        updated_at=float(i),
+        last_used_at=None,
+        use_count=0,
+        ttl_days=None,
+        disabled=False,
+        source="t",
+        superseded_by=None,
+    )
 
 
 def structure(text: str) -> tuple[list[str], list[str]]:

@@ -106,8 +106,12 @@ def test_the_session_start_context_leaves_them_out(service: MemoryService, tmp_p
     service.add(project, MemoryDraft("Run make test before pushing."), "gui")
     for name, text in DISGUISED.items():
         service.add(project, MemoryDraft(_distinct(name, text)), "agent")
-    done = run_hook("claude-code", "session-start", payload("claude-code", "session-start", cwd),
-                    service.paths.data_dir)  # fmt: skip
+    done = run_hook(
+        "claude-code",
+        "session-start",
+        payload("claude-code", "session-start", cwd),
+        service.paths.data_dir,
+    )
     context = context_of("claude-code", check_output("claude-code", "session-start", done.stdout))
     assert context is not None
     assert "Run make test before pushing." in context
@@ -206,17 +210,20 @@ def _named(letter: str) -> str:
     found = []
     for name in (
         f"LATIN LETTER SMALL CAPITAL {letter.upper()}",
-        *(f"LATIN {case} LETTER {letter.upper()} WITH {mark}"
-          for case in ("SMALL", "CAPITAL") for mark in ("STROKE", "HOOK", "PALATAL HOOK",
-                                                        "RETROFLEX HOOK"))
-    ):  # fmt: skip
+        *(
+            f"LATIN {case} LETTER {letter.upper()} WITH {mark}"
+            for case in ("SMALL", "CAPITAL")
+            for mark in ("STROKE", "HOOK", "PALATAL HOOK", "RETROFLEX HOOK")
+        ),
+    ):
         try:
             found.append(unicodedata.lookup(name))
         except KeyError:
             pass
     # Where TR39 reads one as another letter (ʋ, V with hook, looks like u), TR39 wins.
-    return "".join(c for c in found if all(latin(x).lower() in (x, letter)
-                                           for x in (c, c.casefold())))  # fmt: skip
+    return "".join(
+        c for c in found if all(latin(x).lower() in (x, letter) for x in (c, c.casefold()))
+    )
 
 
 # Look-alikes by their Unicode names (core.folding reads a letter's name after TR39).
@@ -289,11 +296,24 @@ ROLE_TITLES = ["System", "Instructions", "Instruction", "Developer"]
 
 def _memory(title: str, content: str, category: Category = Category.KNOWLEDGE) -> Memory:
     return Memory(
-        id="m1", project_id="global", title=title, content=content, category=category,
-        importance=5, tags=(), signature="", created_at=0, updated_at=0.0, last_used_at=None,
-        use_count=0, ttl_days=None, disabled=False, source="agent", superseded_by=None,
+        id="m1",
+        project_id="global",
+        title=title,
+        content=content,
+        category=category,
+        importance=5,
+        tags=(),
+        signature="",
+        created_at=0,
+        updated_at=0.0,
+        last_used_at=None,
+        use_count=0,
+        ttl_days=None,
+        disabled=False,
+        source="agent",
+        superseded_by=None,
         review_state=ReviewState.UNREVIEWED,
-    )  # fmt: skip
+    )
 
 
 @settings(max_examples=100, deadline=None)
@@ -328,9 +348,15 @@ def test_a_role_word_title_stays_out_of_the_prompt(service: MemoryService) -> No
 
 @pytest.mark.parametrize(
     "title",
-    ["System architecture", "Instructions for the release build", "Systemd units",
-     "Developer setup", "Build instructions", "The system prompt lives in prompts/"],
-)  # fmt: skip
+    [
+        "System architecture",
+        "Instructions for the release build",
+        "Systemd units",
+        "Developer setup",
+        "Build instructions",
+        "The system prompt lives in prompts/",
+    ],
+)
 def test_a_title_that_only_mentions_a_role_word_is_not_flagged(title: str) -> None:
     assert flag_reason(_memory(title, "Run make test before pushing.")) is None
 

@@ -64,8 +64,10 @@ def test_status_of_a_data_dir_without_a_database_creates_nothing(
 ) -> None:
     """A new install, or a mistyped --data-dir: said so, and no empty database made."""
     typo = tmp_path / "dta"
-    assert main(["--data-dir", str(typo), "--config", str(tmp_path / "none.toml"), "status",
-                 *command]) == 0  # fmt: skip
+    assert (
+        main(["--data-dir", str(typo), "--config", str(tmp_path / "none.toml"), "status", *command])
+        == 0
+    )
     out = capsys.readouterr().out
     assert not typo.exists()
     if command:

@@ -35,9 +35,12 @@ def short_dir() -> Iterator[Path]:
 def run(*args: str, umask: int = -1, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [CONSOLE_SCRIPT, *args],
-        capture_output=True, text=True, timeout=60, umask=umask,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        umask=umask,
         env={**os.environ, "QT_QPA_PLATFORM": "offscreen", **env},
-    )  # fmt: skip
+    )
 
 
 def serve(data: Path, sock: Path) -> subprocess.CompletedProcess[str]:

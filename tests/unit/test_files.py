@@ -89,13 +89,19 @@ def test_global_memories_take_relative_paths_only(service: MemoryService) -> Non
 
 def test_remember_is_the_http_routes_call(service: MemoryService, tmp_path: Path) -> None:
     result = service.remember(
-        str(tmp_path), "Payments retry three times", category="knowledge",
-        tags=["Payments", "retry"], files=[str(tmp_path / "pay.py"), "docs/pay.md"], actor="http",
-    )  # fmt: skip
+        str(tmp_path),
+        "Payments retry three times",
+        category="knowledge",
+        tags=["Payments", "retry"],
+        files=[str(tmp_path / "pay.py"), "docs/pay.md"],
+        actor="http",
+    )
     memory = result.memory
     assert (memory.tags, memory.files, memory.source) == (
-        ("payments", "retry"), ("pay.py", "docs/pay.md"), "http",
-    )  # fmt: skip
+        ("payments", "retry"),
+        ("pay.py", "docs/pay.md"),
+        "http",
+    )
     assert service.resolve_cwd(str(tmp_path)).path == str(tmp_path)  # registered
     with pytest.raises(InvalidInput, match="outside the project"):
         service.remember(str(tmp_path), "x", files=["/etc/hosts"])
@@ -146,9 +152,10 @@ def test_stale_list_follows_files_created_and_deleted(
     service = make_service(tmp_path / "data")
     project = service.resolve_scope(cwd=str(root), register=True)
     named = service.add(
-        project, MemoryDraft("Routing is in app.py", importance=9, files=["src/app.py", "README.md"]),
+        project,
+        MemoryDraft("Routing is in app.py", importance=9, files=["src/app.py", "README.md"]),
         "a",
-    ).memory  # fmt: skip
+    ).memory
     service.add(project, MemoryDraft("Deploy with make deploy", importance=9), "a")
     assert service.stale_candidates(project) == []
 
@@ -203,8 +210,9 @@ def test_aged_and_missing_both_give_their_reasons(
     [candidate] = service.stale_candidates(project)
     assert candidate.memory.id == old.id
     assert candidate.reasons == (
-        "a file it names no longer exists: gone.py", "old, unimportant and never used",
-    )  # fmt: skip
+        "a file it names no longer exists: gone.py",
+        "old, unimportant and never used",
+    )
 
 
 # -- the schema ---------------------------------------------------------------

@@ -19,19 +19,43 @@ from tests.console import CONSOLE_SCRIPT, assert_one_error_line
 
 PROJECT_ID = "proj_ca0709b323d061b6"
 HEADER = {"type": "header", "format": "ltm-desktop-export", "format_version": 1}
-PROJECT = {"type": "project", "project_id": PROJECT_ID, "path": "/home/dev/shop", "name": "shop",
-           "created_at": 1_796_225_284.1}  # fmt: skip
-PROVENANCE = {"run_id": "run_1", "agent": "claude-code", "session_id": "s", "source": "text",
-              "model": "m", "extracted_at": 1_796_225_292.0}  # fmt: skip
+PROJECT = {
+    "type": "project",
+    "project_id": PROJECT_ID,
+    "path": "/home/dev/shop",
+    "name": "shop",
+    "created_at": 1_796_225_284.1,
+}
+PROVENANCE = {
+    "run_id": "run_1",
+    "agent": "claude-code",
+    "session_id": "s",
+    "source": "text",
+    "model": "m",
+    "extracted_at": 1_796_225_292.0,
+}
 MEMORY = {
-    "type": "memory", "id": "mem_1a2300000000000000001", "project_id": PROJECT_ID,
-    "title": "Gradle", "content": "The build uses gradle", "category": "knowledge",
-    "importance": 3, "tags": [], "created_at": 1_796_225_292.17, "updated_at": 1_796_225_292.17,
-    "last_used_at": 1_796_225_352.46, "use_count": 2, "ttl_days": None, "disabled": False,
-    "disabled_at": None, "source": "import", "superseded_by": None, "reviewed_at": None,
+    "type": "memory",
+    "id": "mem_1a2300000000000000001",
+    "project_id": PROJECT_ID,
+    "title": "Gradle",
+    "content": "The build uses gradle",
+    "category": "knowledge",
+    "importance": 3,
+    "tags": [],
+    "created_at": 1_796_225_292.17,
+    "updated_at": 1_796_225_292.17,
+    "last_used_at": 1_796_225_352.46,
+    "use_count": 2,
+    "ttl_days": None,
+    "disabled": False,
+    "disabled_at": None,
+    "source": "import",
+    "superseded_by": None,
+    "reviewed_at": None,
     "review_state": None,
     "provenance": PROVENANCE,
-}  # fmt: skip
+}
 NANOSECONDS = 1_796_225_292_171_600_000
 SURROGATE = "\ud800"
 
@@ -62,12 +86,21 @@ def console(*args: str) -> subprocess.CompletedProcess[str]:
         ({"last_used_at": 1e20}, {}, "line 3: last_used_at"),
         ({"disabled": True, "disabled_at": 2**64}, {}, "line 3: disabled_at"),
         ({"reviewed_at": 1e20}, {}, "line 3: reviewed_at"),
-        ({"provenance": PROVENANCE | {"extracted_at": 1e20}}, {},
-         "line 3: provenance.extracted_at"),
-        ({"provenance": PROVENANCE | {"extracted_at": "soon"}}, {},
-         "line 3: provenance.extracted_at"),
-        ({"provenance": PROVENANCE | {"agent": SURROGATE}}, {},
-         "line 3: provenance.agent contains invalid Unicode"),
+        (
+            {"provenance": PROVENANCE | {"extracted_at": 1e20}},
+            {},
+            "line 3: provenance.extracted_at",
+        ),
+        (
+            {"provenance": PROVENANCE | {"extracted_at": "soon"}},
+            {},
+            "line 3: provenance.extracted_at",
+        ),
+        (
+            {"provenance": PROVENANCE | {"agent": SURROGATE}},
+            {},
+            "line 3: provenance.agent contains invalid Unicode",
+        ),
         ({}, {"created_at": NANOSECONDS}, "line 2: created_at"),
         ({"use_count": 2**64}, {}, "line 3: use_count"),
         ({"importance": 2**64}, {}, "line 3: importance"),
@@ -80,7 +113,7 @@ def console(*args: str) -> subprocess.CompletedProcess[str]:
         ({}, {"path": SURROGATE}, "line 2: path contains invalid Unicode"),
         ({}, {"name": SURROGATE}, "line 2: name contains invalid Unicode"),
     ],
-)  # fmt: skip
+)
 def test_a_bad_field_is_refused_with_its_line(
     tmp_path: Path, memory: dict[str, Any], project: dict[str, Any], expected: str
 ) -> None:
@@ -94,10 +127,12 @@ def test_a_bad_field_is_refused_with_its_line(
     ("raw", "expected"),
     [
         ('{"type": "memory", "importance": ' + "9" * 10_000 + "}", "line 3: invalid JSON"),
-        ('{"type": "memory", "tags": ' + "[" * 100_000 + "]" * 100_000 + "}",
-         "line 3: invalid JSON"),
+        (
+            '{"type": "memory", "tags": ' + "[" * 100_000 + "]" * 100_000 + "}",
+            "line 3: invalid JSON",
+        ),
     ],
-)  # fmt: skip
+)
 def test_numbers_and_nesting_json_cannot_hold_are_refused_with_their_line(
     tmp_path: Path, raw: str, expected: str
 ) -> None:

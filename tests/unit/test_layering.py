@@ -6,6 +6,7 @@ import ast
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -17,14 +18,38 @@ PACKAGE = Path(__file__).resolve().parents[2] / "ltm_desktop"
 
 # package -> top-level modules it must never import (directly).
 FORBIDDEN = {
-    "core": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.api", "ltm_desktop.gui", "ltm_desktop.app", "ltm_desktop.cli"},
-    "store": {"PySide6", "shiboken6", "ltm_desktop.api", "ltm_desktop.gui", "ltm_desktop.app", "ltm_desktop.cli"},
+    "core": {
+        "sqlite3",
+        "PySide6",
+        "shiboken6",
+        "ltm_desktop.store",
+        "ltm_desktop.api",
+        "ltm_desktop.gui",
+        "ltm_desktop.app",
+        "ltm_desktop.cli",
+    },
+    "store": {
+        "PySide6",
+        "shiboken6",
+        "ltm_desktop.api",
+        "ltm_desktop.gui",
+        "ltm_desktop.app",
+        "ltm_desktop.cli",
+    },
     "api": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
     "gui": {"sqlite3", "ltm_desktop.store"},
     "agent": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
-    "embedding": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.api", "ltm_desktop.gui", "ltm_desktop.agent"},
+    "embedding": {
+        "sqlite3",
+        "PySide6",
+        "shiboken6",
+        "ltm_desktop.store",
+        "ltm_desktop.api",
+        "ltm_desktop.gui",
+        "ltm_desktop.agent",
+    },
     "transfer": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
-}  # fmt: skip
+}
 ONLY_IN = {"sqlite3": "store", "PySide6": "gui", "shiboken6": "gui"}
 # Modules that alone may import a heavy dependency (agents spawn the others per event).
 ONLY_MODULE = {
@@ -134,8 +159,13 @@ def test_sqlite_and_qt_live_in_one_package_each() -> None:
 # is asked on the agent side (agent/consolidation), so the core package knows no HTTP,
 # no agent code, and no embedding library (it gets an Embedder).
 CONSOLIDATION_FORBIDDEN = {
-    "ltm_desktop.agent", "ltm_desktop.embedding", "httpx2", "httpx", "numpy", "urllib",
-}  # fmt: skip
+    "ltm_desktop.agent",
+    "ltm_desktop.embedding",
+    "httpx2",
+    "httpx",
+    "numpy",
+    "urllib",
+}
 
 
 def test_the_consolidation_core_asks_no_model_itself() -> None:
@@ -164,13 +194,23 @@ def test_the_checker_catches_a_violation(tmp_path: Path) -> None:
     assert violates("PySide6.QtCore", FORBIDDEN["core"])
 
 
-def test_modules_stay_small() -> None:
-    too_long = [
+# Split by job, not by line count: past SOFT_LINES a module is reported (a warning, for a
+# look at whether it does two jobs); past HARD_LINES it fails.
+SOFT_LINES, HARD_LINES = 450, 800
+
+
+def long_modules(limit: int) -> list[str]:
+    return [
         f"{path.relative_to(PACKAGE.parent)}: {n} lines"
         for path in python_files()
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 450
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > limit
     ]
-    assert too_long == []
+
+
+def test_modules_stay_readable() -> None:
+    for entry in long_modules(SOFT_LINES):
+        warnings.warn(f"long module (does it do two jobs?): {entry}", stacklevel=1)
+    assert long_modules(HARD_LINES) == []
 
 
 def test_only_the_mcp_server_module_imports_the_mcp_sdk() -> None:

@@ -44,12 +44,23 @@ def store() -> Iterator[SqliteStore]:
 
 def _memory(n: int, project_id: str, content: str) -> Memory:
     return Memory(
-        id=f"mem_{project_id}_{n}", project_id=project_id, title=f"t{n}", content=content,
-        category=Category.KNOWLEDGE, importance=0, tags=(),
-        signature=rules.content_signature(content), created_at=1.0, updated_at=1.0,
-        last_used_at=None, use_count=0, ttl_days=None, disabled=False, source="a",
+        id=f"mem_{project_id}_{n}",
+        project_id=project_id,
+        title=f"t{n}",
+        content=content,
+        category=Category.KNOWLEDGE,
+        importance=0,
+        tags=(),
+        signature=rules.content_signature(content),
+        created_at=1.0,
+        updated_at=1.0,
+        last_used_at=None,
+        use_count=0,
+        ttl_days=None,
+        disabled=False,
+        source="a",
         superseded_by=None,
-    )  # fmt: skip
+    )
 
 
 _scopes = iter(range(10**9))

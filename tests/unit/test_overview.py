@@ -85,8 +85,11 @@ def test_weeks_by_category_stale_and_removed(
 
     weeks = found.memories.weeks
     assert [datetime.fromtimestamp(w, UTC).date().isoformat() for w in weeks] == [
-        "2026-12-21", "2026-12-28", "2027-01-04", "2027-01-11",
-    ]  # fmt: skip
+        "2026-12-21",
+        "2026-12-28",
+        "2027-01-04",
+        "2027-01-11",
+    ]
     assert column(found.memories.counts, 0) == [1, 1, 0, 0]  # knowledge
     assert column(found.memories.counts, 1) == [0, 1, 1, 1]  # preference
     assert column(found.memories.counts, 2) == [0, 1, 0, 0]  # task

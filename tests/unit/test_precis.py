@@ -19,11 +19,23 @@ pytestmark = pytest.mark.every_backend
 
 def memory(i: int, title: str = "", content: str = "", importance: int = 5) -> Memory:
     return Memory(
-        id=f"m{i}", project_id="global", title=title or f"T{i}", content=content or f"C{i}",
-        category=Category.KNOWLEDGE, importance=importance, tags=(), signature="", created_at=0,
-        updated_at=float(i), last_used_at=None, use_count=0, ttl_days=None, disabled=False,
-        source="t", superseded_by=None,
-    )  # fmt: skip
+        id=f"m{i}",
+        project_id="global",
+        title=title or f"T{i}",
+        content=content or f"C{i}",
+        category=Category.KNOWLEDGE,
+        importance=importance,
+        tags=(),
+        signature="",
+        created_at=0,
+        updated_at=float(i),
+        last_used_at=None,
+        use_count=0,
+        ttl_days=None,
+        disabled=False,
+        source="t",
+        superseded_by=None,
+    )
 
 
 def test_render_format() -> None:

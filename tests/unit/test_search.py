@@ -42,12 +42,53 @@ def found(service: MemoryService, project: str, query: str, **kwargs: object) ->
 
 
 HOSTILE = [
-    '"', '""', '"unbalanced', "-", "--", "-deploy", ":", "col:", "title:deploy", "*", "**", "deplo*",
-    "(", ")", "((deploy", "AND", "OR", "NOT", "NEAR", "NEAR(a b)", "deploy AND", "OR deploy",
-    "NOT deploy", "a NEAR/2 b", "C++", "node:sqlite", "don't", "user's", "🚀", "🚀🐛", "^deploy",
-    "{title}:x", "deploy + test", "\\", "'", "''", "%", "_", "[x]", "\t", "   ", "", "\u200b",
-    "x" * 5000, "\x01\x02", "\ud800",
-]  # fmt: skip
+    '"',
+    '""',
+    '"unbalanced',
+    "-",
+    "--",
+    "-deploy",
+    ":",
+    "col:",
+    "title:deploy",
+    "*",
+    "**",
+    "deplo*",
+    "(",
+    ")",
+    "((deploy",
+    "AND",
+    "OR",
+    "NOT",
+    "NEAR",
+    "NEAR(a b)",
+    "deploy AND",
+    "OR deploy",
+    "NOT deploy",
+    "a NEAR/2 b",
+    "C++",
+    "node:sqlite",
+    "don't",
+    "user's",
+    "🚀",
+    "🚀🐛",
+    "^deploy",
+    "{title}:x",
+    "deploy + test",
+    "\\",
+    "'",
+    "''",
+    "%",
+    "_",
+    "[x]",
+    "\t",
+    "   ",
+    "",
+    "\u200b",
+    "x" * 5000,
+    "\x01\x02",
+    "\ud800",
+]
 
 
 @pytest.mark.parametrize("query", HOSTILE)
@@ -121,9 +162,16 @@ def test_typing_treats_the_last_word_as_a_prefix(
 
 @pytest.mark.parametrize(
     ("query", "key"),
-    [("数据库", "zh"), ("连接", "zh"), ("超时时间", "zh"), ("テスト", "ja"), ("実行", "ja"),
-     ("마이그레이션", "ko"), ("배포", "ko")],
-)  # fmt: skip
+    [
+        ("数据库", "zh"),
+        ("连接", "zh"),
+        ("超时时间", "zh"),
+        ("テスト", "ja"),
+        ("実行", "ja"),
+        ("마이그레이션", "ko"),
+        ("배포", "ko"),
+    ],
+)
 def test_cjk_words_inside_longer_runs(
     service: MemoryService, project: str, ids: dict[str, str], query: str, key: str
 ) -> None:

@@ -28,9 +28,13 @@ def _fill(service: MemoryService) -> None:
         service.add(GLOBAL_PROJECT_ID, MemoryDraft(text), "agent")
     for n in range(3):
         service.observe(
-            GLOBAL_PROJECT_ID, "agent_end", "s1", "agent",
-            user_text=f"deploy question {n}", assistant_text="Deploys go out on Fridays",
-        )  # fmt: skip
+            GLOBAL_PROJECT_ID,
+            "agent_end",
+            "s1",
+            "agent",
+            user_text=f"deploy question {n}",
+            assistant_text="Deploys go out on Fridays",
+        )
 
 
 def _damage(db: Path, statement: str = SEGMENTS_LOST, table: str | None = None) -> None:

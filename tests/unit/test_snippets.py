@@ -23,8 +23,11 @@ def snippet(text: str, query: str, size: int = 24) -> str:
 @pytest.mark.parametrize(
     ("text", "query", "expected"),
     [
-        ("Deployments to production happen weekly.", "deploying",
-         "**Deployments** to production happen weekly."),
+        (
+            "Deployments to production happen weekly.",
+            "deploying",
+            "**Deployments** to production happen weekly.",
+        ),
         ("We ship apps and an app.", "app", "We ship **apps** and an **app**."),
         ("Use node:sqlite here", '"node sqlite"', "Use **node:sqlite** here"),
         ("Le café est fermé", "cafe", "Le **café** est fermé"),
@@ -37,7 +40,7 @@ def snippet(text: str, query: str, size: int = 24) -> str:
         # accents typed as combining marks (text pasted from macOS)
         ("re\u0301sume\u0301 and cafe\u0301", "resume cafe", "**résumé** and **café**"),
     ],
-)  # fmt: skip
+)
 def test_matched_words_are_marked(text: str, query: str, expected: str) -> None:
     assert snippet(text, query) == expected
 

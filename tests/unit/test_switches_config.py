@@ -26,8 +26,10 @@ def test_backend_and_url_are_read(tmp_path: Path) -> None:
     path.write_text('[memory]\nbackend = "agentmemory"\nagentmemory_url = "http://10.0.0.2:3111"\n')
     settings, problems = load_settings(path)
     assert (settings.memory_backend, settings.agentmemory_url, problems) == (
-        "agentmemory", "http://10.0.0.2:3111", [],
-    )  # fmt: skip
+        "agentmemory",
+        "http://10.0.0.2:3111",
+        [],
+    )
     assert Settings().memory_backend == "sqlite"
 
 
@@ -115,9 +117,12 @@ def test_status_shows_the_switches(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["switches"] == {
-        "memory_enabled": True, "backend": "sqlite", "agentmemory_url": "http://127.0.0.1:3111",
-        "observe_agent_end": True, "observe_pre_compact": True,
-    }  # fmt: skip
+        "memory_enabled": True,
+        "backend": "sqlite",
+        "agentmemory_url": "http://127.0.0.1:3111",
+        "observe_agent_end": True,
+        "observe_pre_compact": True,
+    }
     assert len(report["config_problems"]) == 2
     assert "[memory] backend must be one of" in done.stderr  # and said on stderr
     assert "Traceback" not in done.stderr

@@ -291,15 +291,19 @@ def test_invalid_json_names_the_file_and_line_and_imports_nothing(
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ('{"type":"header","format":"ltm-desktop-export","format_version":99}\n', "line 1: "
-         "format_version 99 is not supported"),
+        (
+            '{"type":"header","format":"ltm-desktop-export","format_version":99}\n',
+            "line 1: format_version 99 is not supported",
+        ),
         ('{"type":"memory"}\n', "line 1: the first line is not an ltm-desktop-export header"),
-        ('{"type":"header","format":"ltm-desktop-export","format_version":1}\n'
-         '{"type":"memory","id":"m1","project_id":"global","content":"x","category":"task","importance":99}\n',
-         "line 2: importance must be"),
+        (
+            '{"type":"header","format":"ltm-desktop-export","format_version":1}\n'
+            '{"type":"memory","id":"m1","project_id":"global","content":"x","category":"task","importance":99}\n',
+            "line 2: importance must be",
+        ),
         ("", "empty"),
     ],
-)  # fmt: skip
+)
 def test_bad_jsonl_is_refused_with_its_line(tmp_path: Path, text: str, problem: str) -> None:
     path = tmp_path / "x.jsonl"
     path.write_text(text)
@@ -431,7 +435,12 @@ def test_hermes_memories_split_on_the_section_sign_and_are_global(
     memories = [json.loads(line) for line in capsys.readouterr().out.splitlines()[2:]]
     kinds = {m["content"]: m["category"] for m in memories}
     assert kinds["Prefers short answers."] == "preference"
-    assert kinds["Project uses Poetry, not pip.\nRun `poetry install --sync` after switching branches."] == "knowledge"  # fmt: skip
+    assert (
+        kinds[
+            "Project uses Poetry, not pip.\nRun `poetry install --sync` after switching branches."
+        ]
+        == "knowledge"
+    )
 
 
 def test_a_cline_memory_bank_goes_to_its_project_tagged_by_file(
@@ -467,7 +476,9 @@ def test_claude_auto_memory_topic_files_become_one_memory_each(
     assert main([*data, "export", "--cwd", "/srv/app"]) == 0
     [memory] = [json.loads(line) for line in capsys.readouterr().out.splitlines()[2:]]
     assert memory["title"] == "The user wants tabs for indentation"
-    assert memory["content"] == "Indent with tabs, never spaces.\n**Why:** the team's editor settings."  # fmt: skip
+    assert (
+        memory["content"] == "Indent with tabs, never spaces.\n**Why:** the team's editor settings."
+    )
     assert (memory["category"], memory["tags"]) == (
         "preference",
         ["feedback", "claude-auto-memory"],

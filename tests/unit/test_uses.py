@@ -82,10 +82,23 @@ def test_a_failed_write_keeps_the_counts() -> None:
 def test_overlay_leaves_unused_memories_alone() -> None:
     counter = UseCounter(lambda uses: None)
     memory = Memory(
-        id="m9", project_id="global", title="t", content="c", category="knowledge",  # type: ignore[arg-type]
-        importance=5, tags=(), signature="", created_at=0, updated_at=0, last_used_at=None,
-        use_count=4, ttl_days=None, disabled=False, source="a", superseded_by=None,
-    )  # fmt: skip
+        id="m9",
+        project_id="global",
+        title="t",
+        content="c",
+        category="knowledge",  # type: ignore[arg-type]
+        importance=5,
+        tags=(),
+        signature="",
+        created_at=0,
+        updated_at=0,
+        last_used_at=None,
+        use_count=4,
+        ttl_days=None,
+        disabled=False,
+        source="a",
+        superseded_by=None,
+    )
     assert counter.overlay(memory) is memory
     counter.add(["m9"], 5.0)
     assert (counter.overlay(memory).use_count, counter.overlay(memory).last_used_at) == (5, 5.0)

@@ -12,10 +12,23 @@ from ltm_desktop.core.records import Memory
 from ltm_desktop.core.uses import UseCounter, Uses
 
 STORED = Memory(
-    id="m1", project_id="global", title="t", content="c", category="knowledge",  # type: ignore[arg-type]
-    importance=5, tags=(), signature="", created_at=0, updated_at=0, last_used_at=1.0,
-    use_count=4, ttl_days=None, disabled=False, source="a", superseded_by=None,
-)  # fmt: skip
+    id="m1",
+    project_id="global",
+    title="t",
+    content="c",
+    category="knowledge",  # type: ignore[arg-type]
+    importance=5,
+    tags=(),
+    signature="",
+    created_at=0,
+    updated_at=0,
+    last_used_at=1.0,
+    use_count=4,
+    ttl_days=None,
+    disabled=False,
+    source="a",
+    superseded_by=None,
+)
 
 
 def test_a_read_while_the_batch_is_written_sees_it_once() -> None:

@@ -38,10 +38,17 @@ def test_millis_is_what_the_api_prints() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["2026-02-30T10:00:00.000Z", "2026-11-30T15:56:59.84Z", "2026-11-30 15:56:59.843Z",
-     "2026-11-30T15:56:59.843", "2026-11-30T24:00:00.000Z", "0000-01-01T00:00:00.000Z",
-     "１２３４-11-30T15:56:59.843Z", "yesterday"],
-)  # fmt: skip
+    [
+        "2026-02-30T10:00:00.000Z",
+        "2026-11-30T15:56:59.84Z",
+        "2026-11-30 15:56:59.843Z",
+        "2026-11-30T15:56:59.843",
+        "2026-11-30T24:00:00.000Z",
+        "0000-01-01T00:00:00.000Z",
+        "１２３４-11-30T15:56:59.843Z",
+        "yesterday",
+    ],
+)
 def test_parse_iso_takes_only_the_shape_the_api_writes(text: str) -> None:
     assert parse_iso(text) is None
 

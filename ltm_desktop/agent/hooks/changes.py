@@ -41,8 +41,12 @@ def since_last_time(memory: MemoryAccess, cwd: str, state: SessionState) -> str 
     more, truncated = int(found.get("more", 0)), bool(found.get("truncated", False))
     if not told or not (found["changes"] or more or truncated):
         return None
-    log.info("memory changes: %d told, %d more%s", len(found["changes"]), more,
-             ", older ones not read" if truncated else "")  # fmt: skip
+    log.info(
+        "memory changes: %d told, %d more%s",
+        len(found["changes"]),
+        more,
+        ", older ones not read" if truncated else "",
+    )
     return render(found["changes"], more, truncated)
 
 
@@ -51,8 +55,11 @@ def _line(change: dict[str, Any]) -> str:
     ident = escape_inline(str(change.get("id") or (memory or {}).get("id", "")))
     where = f"{ident}, by {escape_inline(str(change.get('actor', '')))}"
     if memory is None:  # erased, or its text withheld: nothing of it is told
-        why = "withheld: it reads like an instruction and awaits review" if change.get(
-            "withheld") else "erased"  # fmt: skip
+        why = (
+            "withheld: it reads like an instruction and awaits review"
+            if change.get("withheld")
+            else "erased"
+        )
         return f"- {change['kind']}: ({why}) ({where})"
     title = escape_inline(str(memory.get("title", "")))
     if change["kind"] == "removed":

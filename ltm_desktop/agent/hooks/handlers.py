@@ -215,8 +215,9 @@ def _compacting(run: HookRun) -> bool:
 
     threshold = compression_tokens(hook.cwd)
     if tokens is None or tokens < threshold:
-        log.info("pre-compact: Gemini's prompt is %s tokens of %d, not compressed yet",
-                 tokens, threshold)  # fmt: skip
+        log.info(
+            "pre-compact: Gemini's prompt is %s tokens of %d, not compressed yet", tokens, threshold
+        )
         return False
     return True
 

@@ -198,8 +198,9 @@ def _handle(
         log.info("long-term memory is disabled in the config ([memory] enabled); nothing done")
         return None, []
     if settings.memory_backend != "sqlite":
-        log.info("the %r memory backend is not implemented yet; nothing done",
-                 settings.memory_backend)  # fmt: skip
+        log.info(
+            "the %r memory backend is not implemented yet; nothing done", settings.memory_backend
+        )
         return None, []
     hook = parse(agent, event, raw)
     opener = _opener(data_dir, config, CLIENT_NAMES[agent])

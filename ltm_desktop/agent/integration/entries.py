@@ -49,14 +49,18 @@ def target(agent: str, scope: str, home: Path | None = None, project: Path | Non
     project = project or Path.cwd()
     if agent == CLAUDE_CODE:
         if scope == "user":  # `claude mcp add --scope user` keeps servers in ~/.claude.json
-            return Target(agent, home / ".claude" / "settings.json", home / ".claude.json",
-                          "mcpServers")  # fmt: skip
-        return Target(agent, project / ".claude" / "settings.json", project / ".mcp.json",
-                      "mcpServers")  # fmt: skip
+            return Target(
+                agent, home / ".claude" / "settings.json", home / ".claude.json", "mcpServers"
+            )
+        return Target(
+            agent, project / ".claude" / "settings.json", project / ".mcp.json", "mcpServers"
+        )
     if agent == CODEX:
-        base = Path(os.environ.get("CODEX_HOME") or home / ".codex") if scope == "user" else (
-            project / ".codex"
-        )  # fmt: skip
+        base = (
+            Path(os.environ.get("CODEX_HOME") or home / ".codex")
+            if scope == "user"
+            else (project / ".codex")
+        )
         return Target(agent, base / "config.toml", base / "config.toml", "mcp_servers")
     base = (home if scope == "user" else project) / ".gemini"
     return Target(agent, base / "settings.json", base / "settings.json", "mcpServers")
@@ -75,8 +79,12 @@ def hook_groups(agent: str, command: list[str], options: list[str]) -> dict[str,
         handler: dict[str, Any]
         line = hook_command(command, options, agent, event)
         if agent == GEMINI:  # named, so `/hooks disable ltm-desktop-stop` works
-            handler = {"name": GEMINI_NAME.format(event=event), "type": "command",
-                       "command": line, "timeout": HOOK_TIMEOUT * 1000}  # fmt: skip
+            handler = {
+                "name": GEMINI_NAME.format(event=event),
+                "type": "command",
+                "command": line,
+                "timeout": HOOK_TIMEOUT * 1000,
+            }
         else:
             seconds = SESSION_END_TIMEOUT if event == SESSION_END else HOOK_TIMEOUT
             handler = {"type": "command", "command": line, "timeout": seconds}

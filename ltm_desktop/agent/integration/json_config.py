@@ -89,8 +89,11 @@ def _drop_ours(text: str, where: str, event: str) -> str:
         entries = hooks.member(event) if hooks is not None else None
         if entries is None or entries.kind != "array":
             return text
-        ours = [i for i, item in enumerate(entries.items)
-                if is_our_group(json_edit.value_of(text, item))]  # fmt: skip
+        ours = [
+            i
+            for i, item in enumerate(entries.items)
+            if is_our_group(json_edit.value_of(text, item))
+        ]
         if ours:
             text = json_edit.remove_item(text, entries, ours[0])
             continue

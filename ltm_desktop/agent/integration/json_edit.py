@@ -238,8 +238,16 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _insert(text: str, container: Node, last_end: int | None, first: int | None, piece: str,
-            compact: str, unit: str, closer: str) -> str:  # fmt: skip
+def _insert(
+    text: str,
+    container: Node,
+    last_end: int | None,
+    first: int | None,
+    piece: str,
+    compact: str,
+    unit: str,
+    closer: str,
+) -> str:
     """Insert ``piece`` (a rendered member or item) as the container's last child."""
     base = _line_indent(text, container.start)
     if last_end is None or first is None:  # empty: {} or [] becomes multi-line

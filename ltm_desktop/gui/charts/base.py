@@ -140,8 +140,12 @@ class Chart(QWidget):
         super().leaveEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        steps = {Qt.Key.Key_Left: -1, Qt.Key.Key_Right: 1, Qt.Key.Key_Up: -self.row_step(),
-                 Qt.Key.Key_Down: self.row_step()}  # fmt: skip
+        steps = {
+            Qt.Key.Key_Left: -1,
+            Qt.Key.Key_Right: 1,
+            Qt.Key.Key_Up: -self.row_step(),
+            Qt.Key.Key_Down: self.row_step(),
+        }
         n, key = self.count(), Qt.Key(event.key())
         if n == 0 or key not in (*steps, Qt.Key.Key_Home, Qt.Key.Key_End):
             super().keyPressEvent(event)

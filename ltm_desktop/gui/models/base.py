@@ -33,10 +33,16 @@ def diff_keys(old: Sequence[Any], new: Sequence[Any]) -> Opcodes:
 # Roles no model here answers (views ask for them on every paint). Flags are Qt's own
 # (selectable, enabled, no children): an override in Python costs a call per cell.
 NEVER_ANSWERED = frozenset(
-    int(r) for r in (Qt.ItemDataRole.DecorationRole, Qt.ItemDataRole.CheckStateRole,
-                     Qt.ItemDataRole.SizeHintRole, Qt.ItemDataRole.StatusTipRole,
-                     Qt.ItemDataRole.WhatsThisRole, Qt.ItemDataRole.BackgroundRole)
-)  # fmt: skip
+    int(r)
+    for r in (
+        Qt.ItemDataRole.DecorationRole,
+        Qt.ItemDataRole.CheckStateRole,
+        Qt.ItemDataRole.SizeHintRole,
+        Qt.ItemDataRole.StatusTipRole,
+        Qt.ItemDataRole.WhatsThisRole,
+        Qt.ItemDataRole.BackgroundRole,
+    )
+)
 
 
 class RowTableModel(QAbstractTableModel):

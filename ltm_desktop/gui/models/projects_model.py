@@ -66,10 +66,17 @@ def project_rows(
     labels = distinct_labels([p for p, _ in found])
     stale, new = stale or {}, new or {}
     rows = [
-        ProjectRow(p.project_id, p.name, p.path, n, stale.get(p.project_id, 0),
-                   labels[p.project_id], new.get(p.project_id, 0))
+        ProjectRow(
+            p.project_id,
+            p.name,
+            p.path,
+            n,
+            stale.get(p.project_id, 0),
+            labels[p.project_id],
+            new.get(p.project_id, 0),
+        )
         for p, n in found
-    ]  # fmt: skip
+    ]
     if not any(r.is_global for r in rows):  # global is always there, even before its first memory
         rows.insert(0, ProjectRow(GLOBAL_PROJECT_ID, GLOBAL_LABEL, None, 0))
     return rows

@@ -125,8 +125,9 @@ class SearchResultsModel(RowTableModel):
                 return tags_text(memory.tags)
             if column == COL_SCOPE:
                 return "global" if memory.project_id == GLOBAL_PROJECT_ID else "project"
-            return (str(row.rank), memory.title, "", memory.category,
-                    str(memory.importance))[column]  # fmt: skip
+            return (str(row.rank), memory.title, "", memory.category, str(memory.importance))[
+                column
+            ]
         if role == HtmlRole:
             if column == COL_TITLE:
                 if memory.disabled:  # in the Trash (the Removed filter is on)
