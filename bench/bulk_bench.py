@@ -24,9 +24,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ltm_desktop.core.paths import DataPaths  # noqa: E402
 from ltm_desktop.core.records import MemoryDraft  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.core.settings.paths import DataPaths  # noqa: E402
 from ltm_desktop.gui import ops  # noqa: E402
 from ltm_desktop.store import open_store  # noqa: E402
 
@@ -73,7 +73,7 @@ def gui(count: int) -> None:
     from PySide6.QtCore import QSettings
 
     from ltm_desktop.gui.app import application
-    from ltm_desktop.gui.main_window import TAB_STALE, MainWindow
+    from ltm_desktop.gui.window.main_window import TAB_STALE, MainWindow
 
     app = application([])
     offset = 0.0

@@ -32,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.corpus import SampleMemory, generate, sample_queries  # noqa: E402
 from bench.dataset import PROJECTS, build, draft, largest_project, open_bench_service  # noqa: E402
 from bench.hybrid_parts import bench_backfill, bench_embedding_adds, bench_hybrid_search  # noqa: E402
-from ltm_desktop.core.memory_md_files import write_atomically  # noqa: E402
-from ltm_desktop.core.paths import DataPaths  # noqa: E402
+from ltm_desktop.core.memory_md.files import write_atomically  # noqa: E402
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.core.settings.paths import DataPaths  # noqa: E402
 
 
 def timings(fn: Callable[[], object], repeat: int) -> list[float]:

@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 
 from bench.corpus import SampleMemory, generate, project_paths
-from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.seams import Embedder
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.paths import DataPaths
 from ltm_desktop.store import open_store
 from ltm_desktop.store.connection import SYNCHRONOUS
 

@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.dataset import build, open_bench_service  # noqa: E402
-from ltm_desktop.core.exporting import write_jsonl  # noqa: E402
+from ltm_desktop.core.transfer.exporting import write_jsonl  # noqa: E402
 
 EXECUTABLE = Path(sys.executable).with_name("ltm-desktop")
 

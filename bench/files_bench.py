@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ltm_desktop.core.paths import DataPaths  # noqa: E402
 from ltm_desktop.core.records import MemoryDraft  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.core.settings.paths import DataPaths  # noqa: E402
 from ltm_desktop.store import open_store  # noqa: E402
 
 

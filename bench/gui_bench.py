@@ -48,9 +48,9 @@ sys.path.insert(0, str(ROOT))
 
 from bench.corpus import generate, sample_queries  # noqa: E402
 from bench.ui_passes import STALLS, longest, one_pass, row, run_for, wait  # noqa: E402
-from ltm_desktop.core.paths import DataPaths  # noqa: E402
 from ltm_desktop.core.records import ListQuery, MemoryDraft  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.core.settings.paths import DataPaths  # noqa: E402
 from ltm_desktop.store import open_store  # noqa: E402
 
 PROJECT_CWD = "/home/dev/src/billing-api"
@@ -165,7 +165,7 @@ def select_all(app: object, rows: int) -> None:
     from PySide6.QtCore import QAbstractTableModel, QModelIndex
     from PySide6.QtWidgets import QTableView
 
-    from ltm_desktop.gui.view_state import configure_table
+    from ltm_desktop.gui.memory_list.view_state import configure_table
 
     class Rows(QAbstractTableModel):
         def rowCount(self, parent: Any = QModelIndex()) -> int:  # noqa: B008
@@ -209,8 +209,8 @@ def bulk(app: object, window: Any, service: MemoryService, project: str) -> None
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from ltm_desktop.core.bulk import Change
-    from ltm_desktop.core.bulk_selection import FilterSelection, resolve, write_chunked
+    from ltm_desktop.core.bulk.rules import Change
+    from ltm_desktop.core.bulk.selection import FilterSelection, resolve, write_chunked
 
     table, view = window.table, window.table.list_view
     total = service.count_memories(project)
@@ -289,7 +289,7 @@ def live_writes(app: object, window: Any, service: MemoryService, project: str) 
     at the top and then scrolled to the middle. Per write: the rows the list re-read and
     the UI thread's CPU time beyond what the same time idle costs (the event loop turning);
     the pauses a person notices (> 40 ms), what they add up to, and the longest."""
-    from ltm_desktop.gui.main_window import TAB_PRECIS
+    from ltm_desktop.gui.window.main_window import TAB_PRECIS
 
     model, view = window.table.model, window.table.list_view
     counter, lock = [0], threading.Lock()
@@ -418,10 +418,10 @@ def run(data_dir: Path, only: str | None = None) -> int:
     from PySide6.QtTest import QTest
 
     from ltm_desktop.gui.app import application
-    from ltm_desktop.gui.main_window import MainWindow
-    from ltm_desktop.gui.memory_table import PAGE_SEARCH
+    from ltm_desktop.gui.memory_list.memory_table import PAGE_SEARCH
     from ltm_desktop.gui.models.memory_model import COL_IMPORTANCE, COL_TITLE
     from ltm_desktop.gui.models.paged import PAGE_SIZE
+    from ltm_desktop.gui.window.main_window import MainWindow
 
     app = application([])
     rss_qt = rss_mb()

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltm_desktop.agent.integrate import apply, plan  # noqa: E402
-from tests.agent.test_integrate_large import COMMAND, claude_state  # noqa: E402
+from tests.agent.integrate.test_integrate_large import COMMAND, claude_state  # noqa: E402
 
 
 def cycle(home: Path) -> float:

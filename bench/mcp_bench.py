@@ -12,7 +12,7 @@ process), p50 of ``--runs``, against spawning ``python -c pass`` in the same run
 about a second (``mcp_optional_startup_grace_ms``) before a turn starts without its tools; measured with the app's server up (the
 tools use its socket) and without one (the MCP server opens the 100k database itself).
 The server is a real ``ltm-desktop serve``, so ``ltm-desktop mcp`` hands over to its warm
-MCP process (``ltm_desktop.agent.mcp_warm``) as it does while the app runs.
+MCP process (``ltm_desktop.agent.mcp.warm``) as it does while the app runs.
 
 The search round trip is ``memory_search`` through MCP (server up) against the same
 search through the socket API's client (by project id, as the tool asks too),

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.ui_passes import STALLS, longest, one_pass, row, wait
-from ltm_desktop.core.overview import REMOVALS, USE_EDGES, overview
-from ltm_desktop.core.overview_cache import OverviewCache
+from ltm_desktop.core.overview.cache import OverviewCache
+from ltm_desktop.core.overview.figures import REMOVALS, USE_EDGES, overview
 from ltm_desktop.core.records import SECONDS_PER_DAY
 from ltm_desktop.core.service import MemoryService
 

@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import generate  # noqa: E402
 from bench.dataset import build, draft, largest_project, open_bench_service  # noqa: E402
-from ltm_desktop.core.config import Settings  # noqa: E402
-from ltm_desktop.core.paths import DataPaths  # noqa: E402
-from ltm_desktop.core.precis import render_precis  # noqa: E402
+from ltm_desktop.core.memory_md.precis import render_precis  # noqa: E402
 from ltm_desktop.core.records import Memory, MemoryDraft  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.core.settings.config import Settings  # noqa: E402
+from ltm_desktop.core.settings.paths import DataPaths  # noqa: E402
 from ltm_desktop.store import open_store  # noqa: E402
 
 

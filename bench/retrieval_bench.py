@@ -53,11 +53,11 @@ from bench.retrieval_set import (  # noqa: E402
     Labelled,
     shares_no_word,
 )
-from ltm_desktop.core.hybrid import CENTRE  # noqa: E402
-from ltm_desktop.core.paths import DataPaths  # noqa: E402
 from ltm_desktop.core.records import MATCHED_MEANING, MemoryDraft  # noqa: E402
 from ltm_desktop.core.seams import Embedder, NoEmbedder  # noqa: E402
+from ltm_desktop.core.search.hybrid import CENTRE  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.core.settings.paths import DataPaths  # noqa: E402
 from ltm_desktop.embedding.static import StaticEmbedder, StaticModel  # noqa: E402
 from ltm_desktop.store import open_store  # noqa: E402
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ltm_desktop.core.query import STOP_WORDS, split_words, word_root
+from ltm_desktop.core.search.query import STOP_WORDS, split_words, word_root
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ltm_desktop.agent.nudge import Nudge
-from ltm_desktop.agent.toolbox import Toolbox
+from ltm_desktop.agent.tools.toolbox import Toolbox
 
 Message = Mapping[str, Any]
 SYSTEM = "You are a careful coding assistant."

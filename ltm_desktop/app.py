@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ltm_desktop.agent.extractor.worker import ExtractionWorker
-from ltm_desktop.core.atomic_files import check_replaceable
-from ltm_desktop.core.config import Settings, load_settings
 from ltm_desktop.core.errors import NotADatabase
-from ltm_desktop.core.paths import (
+from ltm_desktop.core.files.atomic_files import check_replaceable
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings, load_settings
+from ltm_desktop.core.settings.paths import (
     DataPaths,
     check_data_dir,
     data_dir_exists,
@@ -21,7 +22,6 @@ from ltm_desktop.core.paths import (
     resolve_config_path,
     resolve_data_dir,
 )
-from ltm_desktop.core.service import MemoryService
 from ltm_desktop.embedding.factory import make_embedder
 from ltm_desktop.store import backup, open_store
 
@@ -186,7 +186,7 @@ def restore_data_dir(
     ``backup.vet_restore``; a refusal changes nothing); returns where the current one was
     kept (None: there was none) and how many memories the restored one holds. The caller
     holds the data dir's server lock."""
-    from ltm_desktop.core.verifying import check_replay
+    from ltm_desktop.core.history.verifying import check_replay
 
     paths = DataPaths(prepare_data_dir(resolve_data_dir(data_dir)))
     restored = backup.restore_database(paths.db_path, source, paths.backup_dir, check_replay)

@@ -11,14 +11,16 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ltm_desktop import __version__, privacy_commands, status_command
+from ltm_desktop import __version__
 from ltm_desktop.agent import commands as agent_commands
 from ltm_desktop.cli_parser import HookUsageError, Parser, parse
+from ltm_desktop.commands import backup as backup_commands
+from ltm_desktop.commands import privacy as privacy_commands
+from ltm_desktop.commands import status as status_command
+from ltm_desktop.commands import transfer as transfer_commands
+from ltm_desktop.commands.status import warn as _warn
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR, resolve_data_dir
-from ltm_desktop.status_command import warn as _warn
-from ltm_desktop.transfer import backup_commands
-from ltm_desktop.transfer import commands as transfer_commands
+from ltm_desktop.core.settings.paths import ENV_CONFIG, ENV_DATA_DIR, resolve_data_dir
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -157,11 +159,11 @@ def _endpoint_arguments(parser: argparse.ArgumentParser, *, serving: bool) -> No
 
 
 def cmd_config(args: argparse.Namespace) -> int:
-    from ltm_desktop.core.config import load_settings
-    from ltm_desktop.core.paths import resolve_config_path
+    from ltm_desktop.core.settings.config import load_settings
+    from ltm_desktop.core.settings.paths import resolve_config_path
 
     if args.defaults:
-        from ltm_desktop.core.config import render_default_config
+        from ltm_desktop.core.settings.config import render_default_config
 
         sys.stdout.write(render_default_config())
         return EXIT_OK

@@ -20,8 +20,8 @@ from ltm_desktop.api.http.options import http_options
 from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.app import OpenedService, backup_if_due, open_service
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.paths import resolve_data_dir
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.paths import resolve_data_dir
 from ltm_desktop.serve import server_options
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ HEADLESS_PLATFORMS = ("offscreen", "minimal")  # Qt platforms nobody can see or 
 def _ask_in_a_window(message: str, data_dir: Path) -> Path | None:
     if os.environ.get("QT_QPA_PLATFORM", "").split(":")[0] in HEADLESS_PLATFORMS:
         return None  # a dialog nobody can answer would hang: the terminal gets the error
-    from ltm_desktop.gui.startup_error import ask_after_startup_error
+    from ltm_desktop.gui.window.startup_error import ask_after_startup_error
 
     return ask_after_startup_error(message, data_dir)
 

@@ -14,8 +14,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ltm_desktop.core.atomic_files import replace_bytes
-from ltm_desktop.core.private_dirs import make_missing_dirs
+from ltm_desktop.core.files.atomic_files import replace_bytes
+from ltm_desktop.core.files.private_dirs import make_missing_dirs
 from ltm_desktop.resources import (
     APP_ID,
     DESKTOP_ENTRY,

@@ -22,10 +22,10 @@ from ltm_desktop.api.listeners import Listeners, open_listeners
 from ltm_desktop.api.runtime import Endpoint, EndpointError, default_data_dir, socket_for
 from ltm_desktop.api.server import ApiServer, ServerOptions
 from ltm_desktop.app import open_service
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.settings.config import Settings
 
-ENV_WARM_MCP = "LTM_DESKTOP_MCP_WARM"  # "0": no warm MCP process (ltm_desktop.agent.mcp_warm)
+ENV_WARM_MCP = "LTM_DESKTOP_MCP_WARM"  # "0": no warm MCP process (ltm_desktop.agent.mcp.warm)
 
 
 def server_options(
@@ -38,7 +38,7 @@ def server_options(
     publish = is_default and data_dir.resolve() == default_data_dir().resolve()
     companion = None
     if os.environ.get(ENV_WARM_MCP, "1") != "0":
-        from ltm_desktop.agent.mcp_warm import start_warm_mcp
+        from ltm_desktop.agent.mcp.warm import start_warm_mcp
 
         companion = functools.partial(start_warm_mcp, data_dir, config)
     return ServerOptions(

@@ -20,14 +20,14 @@ from PySide6.QtCore import QItemSelectionModel, QSettings  # noqa: E402
 from PySide6.QtGui import QColor, QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
-from ltm_desktop.core.config import Settings  # noqa: E402
-from ltm_desktop.core.extraction import new_run_id  # noqa: E402
-from ltm_desktop.core.paths import DataPaths  # noqa: E402
+from ltm_desktop.core.inbox.extraction import new_run_id  # noqa: E402
 from ltm_desktop.core.records import Provenance  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.core.settings.config import Settings  # noqa: E402
+from ltm_desktop.core.settings.paths import DataPaths  # noqa: E402
 from ltm_desktop.gui.app import application  # noqa: E402
 from ltm_desktop.gui.demo import PROJECTS, DemoClock, fill_demo_data  # noqa: E402
-from ltm_desktop.gui.main_window import (  # noqa: E402
+from ltm_desktop.gui.window.main_window import (  # noqa: E402
     TAB_ACTIVITY,
     TAB_EDITOR,
     TAB_HISTORY,

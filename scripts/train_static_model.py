@@ -70,7 +70,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ltm_desktop.core.query import STOP_WORDS  # noqa: E402
+from ltm_desktop.core.search.query import STOP_WORDS  # noqa: E402
 from ltm_desktop.embedding.static import (  # noqa: E402
     MODEL_DIR,
     SKIPPED_TOKENS,

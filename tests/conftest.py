@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.config import Settings
-from ltm_desktop.core.paths import ENV_CONFIG, ENV_DATA_DIR, DataPaths
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings
+from ltm_desktop.core.settings.paths import ENV_CONFIG, ENV_DATA_DIR, DataPaths
 from ltm_desktop.store import open_store
 from tests.doubles.memory_store import Files, InMemoryStore
 
@@ -78,7 +78,7 @@ def _isolated_environment(
     (home / "xdg-runtime").mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(home / "xdg-runtime"))
     # Servers started by tests keep no warm MCP process (each imports the MCP SDK: half a
-    # second of CPU); tests/agent/test_mcp_warm.py and the "warm" MCP mode turn it on.
+    # second of CPU); tests/agent/mcp/test_mcp_warm.py and the "warm" MCP mode turn it on.
     monkeypatch.setenv("LTM_DESKTOP_MCP_WARM", "0")
 
 

@@ -23,7 +23,7 @@ INSTRUCTIONS = ("full", "brief")  # what `mcp` puts in its instructions (mcp_ser
 
 def tool_list(text: str) -> str:
     """``--tools``: ``all`` or a comma list of tool names (checked against the catalogue)."""
-    from ltm_desktop.agent.catalogue import UnknownTool, select
+    from ltm_desktop.agent.tools.catalogue import UnknownTool, select
 
     try:
         select(text)
@@ -120,7 +120,7 @@ def _tools_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-    from ltm_desktop.agent.toolbox import definitions
+    from ltm_desktop.agent.tools.toolbox import definitions
 
     json.dump(definitions(args.format, args.tools), sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
@@ -142,8 +142,8 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     """Handed to the running server's warm MCP process when there is one (start-up in
     tens of milliseconds), else served here (the SDK's import costs about half a second)."""
-    from ltm_desktop.agent.mcp_handover import hand_over
-    from ltm_desktop.core.paths import resolve_config_path, resolve_data_dir
+    from ltm_desktop.agent.mcp.handover import hand_over
+    from ltm_desktop.core.settings.paths import resolve_config_path, resolve_data_dir
 
     cwd = os.path.abspath(os.path.expanduser(args.cwd)) if args.cwd else None
     code = hand_over(
@@ -156,7 +156,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     )
     if code is not None:
         return code
-    from ltm_desktop.agent.mcp_server import serve_stdio
+    from ltm_desktop.agent.mcp.server import serve_stdio
 
     return serve_stdio(
         args.data_dir, args.config, cwd=cwd, tools=args.tools, instructions=args.instructions

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ltm_desktop.agent.access import MemoryAccess, Unavailable
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.paths import DataPaths, resolve_data_dir
+from ltm_desktop.core.settings.paths import DataPaths, resolve_data_dir
 
 log = logging.getLogger(__name__)
 CONNECT_TIMEOUT = 1.0

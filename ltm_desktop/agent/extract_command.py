@@ -64,9 +64,9 @@ def cmd_extract(args: argparse.Namespace) -> int:
     from ltm_desktop.agent.extractor.runner import run_extraction
     from ltm_desktop.agent.transcripts import sniff_cwd
     from ltm_desktop.app import open_service
-    from ltm_desktop.core.extraction import new_run_id
-    from ltm_desktop.core.paths import resolve_config_path
-    from ltm_desktop.core.proposals import ExtractionRequest, RunStatus
+    from ltm_desktop.core.inbox.extraction import new_run_id
+    from ltm_desktop.core.inbox.proposals import ExtractionRequest, RunStatus
+    from ltm_desktop.core.settings.paths import resolve_config_path
 
     transcript = Path(args.transcript).expanduser().absolute()
     if not transcript.is_file():

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the hook path stays light: config is imported when needed
-    from ltm_desktop.core.config import Settings
+    from ltm_desktop.core.settings.config import Settings
 
 log = logging.getLogger(__name__)
 CLIENT = "ltm-desktop-hook"
@@ -59,8 +59,8 @@ def _request(
     config: str | None,
     settings: Settings | None,
 ) -> None:
-    from ltm_desktop.core.config import load_settings
-    from ltm_desktop.core.paths import resolve_config_path, resolve_data_dir
+    from ltm_desktop.core.settings.config import load_settings
+    from ltm_desktop.core.settings.paths import resolve_config_path, resolve_data_dir
 
     if transcript is None:
         log.info("no transcript: nothing to extract from")
@@ -148,7 +148,7 @@ def _open_log(data_dir: Path) -> int | None:
     """The log's descriptor (append, 0600, never through a symlink, only a regular file
     and without waiting: a FIFO there held the hook); None when the data dir does not
     exist yet (the child creates it) or the log cannot be opened."""
-    from ltm_desktop.core.regular_files import open_regular
+    from ltm_desktop.core.files.regular_files import open_regular
 
     if not data_dir.is_dir():
         return None

@@ -35,8 +35,8 @@ from ltm_desktop.agent.integration.entries import (
     target,
 )
 from ltm_desktop.agent.integration.json_config import ConfigRefused
-from ltm_desktop.core.atomic_files import replacing
-from ltm_desktop.core.regular_files import NotRegularFile, open_regular
+from ltm_desktop.core.files.atomic_files import replacing
+from ltm_desktop.core.files.regular_files import NotRegularFile, open_regular
 
 BACKUP_MARK = ".ltm-desktop-"
 PATH_NAME = "ltm-desktop"  # the console script, as teammates have it on PATH

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ltm_desktop.core.config import DEFAULT_TURN_NUDGE, Settings
+from ltm_desktop.core.settings.config import DEFAULT_TURN_NUDGE, Settings
 
 Message = Mapping[str, Any]
 

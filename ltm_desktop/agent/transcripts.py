@@ -45,7 +45,7 @@ from typing import Any, BinaryIO
 
 from ltm_desktop.agent.hooks.events import CLAUDE_CODE, CODEX, GEMINI
 from ltm_desktop.agent.injected import strip_injected
-from ltm_desktop.core.regular_files import open_regular
+from ltm_desktop.core.files.regular_files import open_regular
 
 TAIL_BYTES = 2 * 1024 * 1024  # enough for the last exchanges of any session
 WHOLE_JSON_BYTES = 16 * 1024 * 1024  # an older Gemini session file is one JSON object

@@ -14,7 +14,7 @@ from ltm_desktop.api import serialize
 from ltm_desktop.api.dispatch import Dispatcher, Session, method
 from ltm_desktop.api.methods import scope
 from ltm_desktop.api.params import Params, invalid
-from ltm_desktop.core.session_changes import MAX_CHANGES, changes_since
+from ltm_desktop.core.history.session_changes import MAX_CHANGES, changes_since
 
 
 @method("memory.changes")

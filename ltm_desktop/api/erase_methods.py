@@ -11,7 +11,7 @@ from typing import Any
 from ltm_desktop.api.dispatch import Dispatcher, Session, method
 from ltm_desktop.api.methods import memory_id, scope
 from ltm_desktop.api.params import Params
-from ltm_desktop.core.erasing_service import Erased
+from ltm_desktop.core.privacy.erasing_service import Erased
 
 
 def _erased(erased: Erased) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from ltm_desktop.api import serialize
 from ltm_desktop.api.dispatch import Dispatcher, Session, method
 from ltm_desktop.api.methods import scope
 from ltm_desktop.api.params import Params
-from ltm_desktop.core.forgetting import forget as forget_ids
+from ltm_desktop.core.privacy.forgetting import forget as forget_ids
 
 
 @method("forget")

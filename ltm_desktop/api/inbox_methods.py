@@ -17,8 +17,8 @@ from ltm_desktop.api.methods import register, scope
 from ltm_desktop.api.params import Params, invalid
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.extraction import new_run_id
-from ltm_desktop.core.proposals import ExtractionRequest
+from ltm_desktop.core.inbox.extraction import new_run_id
+from ltm_desktop.core.inbox.proposals import ExtractionRequest
 from ltm_desktop.core.records import EDITABLE_FIELDS
 from ltm_desktop.core.seams import ExtractorOff
 

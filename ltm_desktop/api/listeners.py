@@ -17,7 +17,7 @@ from pathlib import Path
 from ltm_desktop.api import runtime
 from ltm_desktop.api.runtime import Endpoint, EndpointError
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.filelock import FileLock
+from ltm_desktop.core.files.filelock import FileLock
 
 BACKLOG = 256
 

@@ -32,7 +32,7 @@ from ltm_desktop.api.protocol import (
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import InvalidInput, LtmError, ObservationOff
 from ltm_desktop.core.records import EDITABLE_FIELDS, ListQuery, MemoryDraft
-from ltm_desktop.core.retrieval import MAX_SEARCH_LIMIT
+from ltm_desktop.core.search.retrieval import MAX_SEARCH_LIMIT
 
 log = logging.getLogger(__name__)
 MAX_OFFSET = 10_000_000

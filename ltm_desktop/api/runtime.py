@@ -21,8 +21,8 @@ from typing import Any
 import platformdirs
 
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.paths import APP_NAME, ENV_DATA_DIR, resolve_data_dir
-from ltm_desktop.core.private_dirs import check_private_dir
+from ltm_desktop.core.files.private_dirs import check_private_dir
+from ltm_desktop.core.settings.paths import APP_NAME, ENV_DATA_DIR, resolve_data_dir
 
 ENV_SOCKET = "LTM_DESKTOP_SOCKET"
 ENV_TCP = "LTM_DESKTOP_TCP"

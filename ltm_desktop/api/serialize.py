@@ -22,8 +22,8 @@ from ltm_desktop.api.shapes import (
     SearchHitShape,
     StatsShape,
 )
-from ltm_desktop.core.forgetting import ForgetResult
-from ltm_desktop.core.injection import flag_reason
+from ltm_desktop.core.privacy.forgetting import ForgetResult
+from ltm_desktop.core.privacy.injection import flag_reason
 from ltm_desktop.core.records import (
     AddResult,
     AuditEvent,

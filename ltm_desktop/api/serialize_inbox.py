@@ -10,7 +10,7 @@ from ltm_desktop.api.shapes import (
     ProposalShape,
     RunShape,
 )
-from ltm_desktop.core.proposals import Decision, ExtractionRun, InboxEntry, Proposal
+from ltm_desktop.core.inbox.proposals import Decision, ExtractionRun, InboxEntry, Proposal
 
 
 def proposal(p: Proposal) -> ProposalShape:

@@ -69,7 +69,7 @@ class ServerOptions:
     events_from_audit: bool = False
     audit_poll_interval: float = 0.1
     # Started with the server's Unix socket path once it listens, stopped with it; its
-    # failure never stops the server (see ltm_desktop.agent.mcp_warm).
+    # failure never stops the server (see ltm_desktop.agent.mcp.warm).
     companion: Callable[[Path], Companion | None] | None = None
 
 

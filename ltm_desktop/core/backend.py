@@ -17,10 +17,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.observations import ObservationPayload
-from ltm_desktop.core.overview_reads import OverviewReads
-from ltm_desktop.core.proposals import ExtractionRun, Proposal
-from ltm_desktop.core.query import ParsedQuery
+from ltm_desktop.core.overview.reads import OverviewReads
 from ltm_desktop.core.records import (
     AuditAction,
     AuditEvent,
@@ -30,6 +29,7 @@ from ltm_desktop.core.records import (
     Project,
     SearchFilter,
 )
+from ltm_desktop.core.search.query import ParsedQuery
 
 # (memory, BM25 within its scope, snippet, stage): stage 0 holds every term of the query,
 # 1 two of them, 2 any one (MemoryStore.search_memories).

@@ -3,8 +3,8 @@ stale review and its counts, and moving or copying memories between scopes."""
 
 from __future__ import annotations
 
-from ltm_desktop.core.scope_transfer import ScopeTransfers
-from ltm_desktop.core.stale_review import StaleReview
+from ltm_desktop.core.stale.review import StaleReview
+from ltm_desktop.core.transfer.between_scopes import ScopeTransfers
 
 
 class Curation(StaleReview, ScopeTransfers):

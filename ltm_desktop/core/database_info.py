@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from ltm_desktop.core.backend import StoreHealth
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.memory_md_sync import MemoryMdSync, ProblemsListener
+from ltm_desktop.core.memory_md.sync import MemoryMdSync, ProblemsListener
 from ltm_desktop.core.records import MemoryMdProblem
 from ltm_desktop.core.service_parts import ServiceParts
 

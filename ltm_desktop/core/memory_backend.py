@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from ltm_desktop.core.errors import BackendNotImplemented
 
 if TYPE_CHECKING:
-    from ltm_desktop.core.forgetting import ForgetResult
+    from ltm_desktop.core.privacy.forgetting import ForgetResult
     from ltm_desktop.core.records import (
         AddResult,
         MemoryDraft,
@@ -115,7 +115,7 @@ class SqliteBackend:
         observation_ids: Sequence[str] | None,
         actor: str,
     ) -> ForgetResult:
-        from ltm_desktop.core.forgetting import forget
+        from ltm_desktop.core.privacy.forgetting import forget
 
         return forget(self._service, project_id, memory_ids, observation_ids, actor)
 

@@ -19,8 +19,8 @@ from typing import Any
 from ltm_desktop.core import records
 from ltm_desktop.core.clean_text import clean_text, is_invisible, nfc, unstorable
 from ltm_desktop.core.errors import InvalidInput, clipped, echoed
-from ltm_desktop.core.files import check_files
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, MemoryDraft
+from ltm_desktop.core.stale.named_files import check_files
 
 MAX_CONTENT_CHARS = 20_000
 MAX_TITLE_CHARS = 200

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.proposals import ExtractionRequest
+from ltm_desktop.core.inbox.proposals import ExtractionRequest
 from ltm_desktop.core.records import SearchHit
 
 

@@ -18,25 +18,19 @@ from typing import Any
 
 from ltm_desktop.core import ranking, rules, writing
 from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.backfill import Backfill
-from ltm_desktop.core.bulk_service import BulkWrites
-from ltm_desktop.core.config import Settings
+from ltm_desktop.core.bulk.service import BulkWrites
 from ltm_desktop.core.curation import Curation
 from ltm_desktop.core.database_info import DatabaseInfo, MemoryMdStatus
 from ltm_desktop.core.errors import Conflict, InvalidInput, ObservationOff
 from ltm_desktop.core.events import EventHub
-from ltm_desktop.core.file_aware import FileAware
-from ltm_desktop.core.files import MissingFiles
-from ltm_desktop.core.history import HistoryReads, ObservationReads
-from ltm_desktop.core.import_writes import TransferService
-from ltm_desktop.core.inbox import InboxService
+from ltm_desktop.core.history.reads import HistoryReads, ObservationReads
+from ltm_desktop.core.inbox.service import InboxService
 from ltm_desktop.core.listing import check_filters, check_list_query
 from ltm_desktop.core.memory_backend import make_backend
-from ltm_desktop.core.memory_md_sync import MemoryMdSync
+from ltm_desktop.core.memory_md.precis import PrecisManager, prompt_section
+from ltm_desktop.core.memory_md.sync import MemoryMdSync
 from ltm_desktop.core.observations import build_observation
-from ltm_desktop.core.paths import DataPaths
-from ltm_desktop.core.precis import PrecisManager, prompt_section
-from ltm_desktop.core.privacy_service import PrivacyService
+from ltm_desktop.core.privacy.service import PrivacyService
 from ltm_desktop.core.records import (
     AddResult,
     AddStatus,
@@ -55,9 +49,15 @@ from ltm_desktop.core.seams import (
     NoEmbedder,
     NoExternalProvider,
 )
-from ltm_desktop.core.search_cache import SearchCache
-from ltm_desktop.core.searching import SearchReads
-from ltm_desktop.core.switches import Switches
+from ltm_desktop.core.search.backfill import Backfill
+from ltm_desktop.core.search.cache import SearchCache
+from ltm_desktop.core.search.searching import SearchReads
+from ltm_desktop.core.settings.config import Settings
+from ltm_desktop.core.settings.paths import DataPaths
+from ltm_desktop.core.settings.switches import Switches
+from ltm_desktop.core.stale.file_aware import FileAware
+from ltm_desktop.core.stale.named_files import MissingFiles
+from ltm_desktop.core.transfer.import_writes import TransferService
 from ltm_desktop.core.uses import UseCounter
 from ltm_desktop.core.versions import check_expected
 

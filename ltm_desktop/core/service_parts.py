@@ -8,9 +8,9 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 
 from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.records import ChangeEvent, Memory
+from ltm_desktop.core.settings.config import Settings
 from ltm_desktop.core.uses import UseCounter
 
 

@@ -14,10 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ltm_desktop.core.auditing import changed_fields, memory_snapshot
 from ltm_desktop.core.backend import AuditEntry, WriteTxn
 from ltm_desktop.core.errors import Conflict, ConflictReason
-from ltm_desktop.core.injection import memory_reason
+from ltm_desktop.core.history.auditing import changed_fields, memory_snapshot
+from ltm_desktop.core.privacy.injection import memory_reason
+from ltm_desktop.core.privacy.screening import Screen
 from ltm_desktop.core.records import (
     AddResult,
     AddStatus,
@@ -33,7 +34,6 @@ from ltm_desktop.core.rules import (
     jaccard,
     similarity_tokens,
 )
-from ltm_desktop.core.screening import Screen
 from ltm_desktop.core.versions import check_version, next_version
 
 Embedding = tuple[str, bytes]  # (model, float32 unit vector): what ``WriteTxn.set_vector`` keeps

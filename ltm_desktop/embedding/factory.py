@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.seams import Embedder, NoEmbedder
+from ltm_desktop.core.settings.config import Settings
 
 
 def make_embedder(settings: Settings) -> Embedder:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ltm_desktop.core.errors import EmbedderUnavailable
-from ltm_desktop.core.query import STOP_WORDS
+from ltm_desktop.core.search.query import STOP_WORDS
 
 log = logging.getLogger(__name__)
 # Names the vectors: a new model gets a new name, and the backfill re-embeds every memory.

@@ -15,15 +15,15 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from ltm_desktop.core.bulk import BATCH_SIZE, TAG_EDITS
-from ltm_desktop.core.bulk_selection import FilterSelection
+from ltm_desktop.core.bulk.rules import BATCH_SIZE, TAG_EDITS
+from ltm_desktop.core.bulk.selection import FilterSelection
 from ltm_desktop.core.records import AddResult, AddStatus, Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui import ops
-from ltm_desktop.gui.conflicts import OVERWRITE, RELOAD, ConflictResolver
+from ltm_desktop.gui.editing.conflicts import OVERWRITE, RELOAD, ConflictResolver
+from ltm_desktop.gui.editing.own_writes import Written, follow, remembered, written_by
 from ltm_desktop.gui.errors import ErrorReporter, describe
 from ltm_desktop.gui.formatting import count_label
-from ltm_desktop.gui.own_writes import Written, follow, remembered, written_by
 from ltm_desktop.gui.tasks import TaskRunner
 from ltm_desktop.gui.undo import UndoEntry, UndoStack
 

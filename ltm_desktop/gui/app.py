@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication
 
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.api_status import ApiStatus
-from ltm_desktop.gui.dialogs import ABOUT_ICON_SIZE, AboutDialog, app_icon
+from ltm_desktop.gui.dialogs.connect import ABOUT_ICON_SIZE, AboutDialog, app_icon
 from ltm_desktop.gui.errors import install_excepthook
-from ltm_desktop.gui.main_window import MainWindow
+from ltm_desktop.gui.window.main_window import MainWindow
 from ltm_desktop.resources import DESKTOP_ID
 
 ORGANIZATION = "ltm-desktop"

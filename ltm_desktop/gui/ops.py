@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar
 
-from ltm_desktop.core.bulk import Change, Progress
-from ltm_desktop.core.bulk_selection import (
+from ltm_desktop.core.bulk.rules import Change, Progress
+from ltm_desktop.core.bulk.selection import (
     Cancelled,
     FilterSelection,
     resolve,
@@ -36,8 +36,8 @@ from ltm_desktop.core.records import (
     Memory,
     MemoryDraft,
 )
-from ltm_desktop.core.scope_transfer import Transferred
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.transfer.between_scopes import Transferred
 from ltm_desktop.gui.errors import EditConflict
 
 ACTOR = GUI_ACTOR

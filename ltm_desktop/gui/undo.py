@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
-from ltm_desktop.gui.inbox_ops import InboxWrite
+from ltm_desktop.gui.inbox.ops import InboxWrite
 from ltm_desktop.gui.ops import Write
 
 MAX_ENTRIES = 100

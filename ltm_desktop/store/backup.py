@@ -29,10 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.errors import NotADatabase
-from ltm_desktop.store import audit_chain, chain_anchor, schema_check, search_integrity
+from ltm_desktop.store import schema_check
+from ltm_desktop.store.audit import anchor as chain_anchor
+from ltm_desktop.store.audit import chain as audit_chain
+from ltm_desktop.store.audit.verify import FrozenHistory
 from ltm_desktop.store.connection import copy_failure, refuse_symlink
+from ltm_desktop.store.fts import integrity as search_integrity
 from ltm_desktop.store.migrations import copy_aside, latest_version
-from ltm_desktop.store.verify import FrozenHistory
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,9 @@ import threading
 import time
 from typing import Any
 
-from ltm_desktop.store.fts_tables import memory_table
-from ltm_desktop.store.indexing import unindex_memory
-from ltm_desktop.store.scope_index import next_seq
+from ltm_desktop.store.fts.indexing import unindex_memory
+from ltm_desktop.store.fts.tables import memory_table
+from ltm_desktop.store.vectors.scope_index import next_seq
 
 SCRUB_PATIENCE_S = 1.0  # how long an erase waits for the WAL to be truncatable
 SCRUB_RETRY_S = 0.02
@@ -33,7 +33,7 @@ def trashed_ids(conn: sqlite3.Connection, project_pk: int) -> list[str]:
 def erase_memory(conn: sqlite3.Connection, pk: int, project_pk: int, fts: bool) -> None:
     """Delete the row and what was derived from it (``fts``: the scope has a search table).
     Its index row goes, and its pk is noted as erased (nothing else of it), so that
-    every process's token sets and vectors drop it (store/scope_index.py)."""
+    every process's token sets and vectors drop it (store/vectors/scope_index.py)."""
     conn.execute("DELETE FROM memory_tags WHERE memory_pk = ?", (pk,))
     conn.execute(
         "INSERT INTO memory_index_erased (memory_pk, project_pk, seq) VALUES (?, ?, ?)",

@@ -10,7 +10,7 @@ import sqlite3
 from typing import Any
 
 from ltm_desktop.core.errors import NotFound, echoed
-from ltm_desktop.core.proposals import (
+from ltm_desktop.core.inbox.proposals import (
     ExtractionRun,
     MergeMember,
     Proposal,

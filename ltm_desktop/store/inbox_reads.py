@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import TypeVar
 
-from ltm_desktop.core.proposals import ExtractionRun, Proposal
+from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.records import Memory
 from ltm_desktop.store import inbox
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.records import Memory
-from ltm_desktop.store.indexing import index_memory, unindex_memory, write_files, write_tags
+from ltm_desktop.store.fts.indexing import index_memory, unindex_memory, write_files, write_tags
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
     MEMORY_FROM,
@@ -20,7 +20,7 @@ from ltm_desktop.store.rows import (
     provenance_json,
     tags_json,
 )
-from ltm_desktop.store.scope_index import next_seq, token_bits
+from ltm_desktop.store.vectors.scope_index import next_seq, token_bits
 
 
 def _same(value: Any) -> Any:

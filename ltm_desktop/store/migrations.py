@@ -16,9 +16,9 @@ from pathlib import Path
 
 from ltm_desktop.core.backend import USE_HEAT_EPOCH, USE_HEAT_HALF_LIFE
 from ltm_desktop.core.errors import DatabaseTooNew, StorageError
-from ltm_desktop.store import audit_chain
+from ltm_desktop.store.audit import chain as audit_chain
 from ltm_desktop.store.connection import copy_failure
-from ltm_desktop.store.fts_text import TOKENIZER
+from ltm_desktop.store.fts.text import TOKENIZER
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +187,7 @@ V3_STATEMENTS = (
 
 # Retrieval: each memory's decayed uses (``use_heat``, core.backend.USE_HEAT) ordered by
 # an index, so the precis ranks by importance and use; ``memory_index`` holds what the
-# in-memory scope arrays are loaded from (store/scope_index.py): a 256-bit set of the
+# in-memory scope arrays are loaded from (store/vectors/scope_index.py): a 256-bit set of the
 # memory's tokens for near-duplicate candidates and its vector for semantic search, with
 # ``seq`` bumped on every change so that each process picks up the others' writes.
 # Existing memories get an index row with neither (a backfill fills them in), and a
@@ -214,7 +214,7 @@ V4_STATEMENTS = (
 )
 
 # Tamper evidence and real erasure: every audit event gets a nonce, a hash of its content
-# and a hash linking it to the event before (store/audit_chain.py), computed here for the
+# and a hash linking it to the event before (store/audit/chain.py), computed here for the
 # existing history in order; the append-only triggers come back allowing one update only,
 # the tombstone of an erased memory's events.
 V5_STATEMENTS = (

@@ -9,8 +9,8 @@ from dataclasses import replace
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.records import Observation
-from ltm_desktop.store.fts_query import scope_token
-from ltm_desktop.store.fts_text import index_text
+from ltm_desktop.store.fts.query import scope_token
+from ltm_desktop.store.fts.text import index_text
 from ltm_desktop.store.rows import OBSERVATION_COLUMNS, OBSERVATION_FROM, observation_from_row
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.errors import NotADatabase, StorageError
-from ltm_desktop.store.chain_anchor import ChainAnchor
+from ltm_desktop.store.audit.anchor import ChainAnchor
 from ltm_desktop.store.connection import (
     BUSY_TIMEOUT_MS,
     check_writable,

@@ -23,7 +23,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from ltm_desktop.store.fts_tables import create_memory_table
+from ltm_desktop.store.fts.tables import create_memory_table
 from ltm_desktop.store.migrations import MIGRATIONS, applied_versions, migrate
 
 SCOPE_TABLE = re.compile(r"memory_fts_(\d+)")

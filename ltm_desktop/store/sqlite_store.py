@@ -18,7 +18,6 @@ from typing import TypeVar
 from ltm_desktop.core.backend import SearchRepair, StoreHealth, Verification, WriteTxn
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.observations import ObservationPayload
-from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
     ListQuery,
@@ -27,10 +26,12 @@ from ltm_desktop.core.records import (
     Project,
     SearchFilter,
 )
-from ltm_desktop.store import erasing, observations, search, vector_reads, verify
+from ltm_desktop.core.search.query import ParsedQuery
+from ltm_desktop.store import erasing, observations
 from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
-from ltm_desktop.store.audit_reads import AuditReads
+from ltm_desktop.store.audit import verify
+from ltm_desktop.store.audit.reads import AuditReads
 from ltm_desktop.store.checkpointer import Checkpointer
 from ltm_desktop.store.connection import (
     BUSY_TIMEOUT_MS,
@@ -38,15 +39,17 @@ from ltm_desktop.store.connection import (
     describe_error,
 )
 from ltm_desktop.store.count_reads import CountReads
-from ltm_desktop.store.fts_tables import OBSERVATION_TABLE, MemoryTables
+from ltm_desktop.store.fts import search
+from ltm_desktop.store.fts.damage import SearchDamage
+from ltm_desktop.store.fts.tables import OBSERVATION_TABLE, MemoryTables
 from ltm_desktop.store.inbox_reads import InboxReads
 from ltm_desktop.store.migrations import MIGRATIONS, Migration
 from ltm_desktop.store.opening import open_database
 from ltm_desktop.store.overview_reads import OverviewQueries
 from ltm_desktop.store.readers import Readers
-from ltm_desktop.store.scope_index import ScopeTokenSets
-from ltm_desktop.store.search_damage import SearchDamage
-from ltm_desktop.store.vectors import VectorIndex
+from ltm_desktop.store.vectors import reads as vector_reads
+from ltm_desktop.store.vectors.scope_index import ScopeTokenSets
+from ltm_desktop.store.vectors.storage import VectorIndex
 from ltm_desktop.store.write_gate import WriteGate
 from ltm_desktop.store.write_txn import SqliteWriteTxn
 

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ltm_desktop.core.errors import StorageError
-from ltm_desktop.store.chain_anchor import ChainAnchor, current_head
+from ltm_desktop.store.audit.anchor import ChainAnchor, current_head
 from ltm_desktop.store.checkpointer import Checkpointer
 from ltm_desktop.store.connection import transaction
 from ltm_desktop.store.file_guard import FileGuard

@@ -14,9 +14,9 @@ import pytest
 
 from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.agent.direct_access import DirectAccess
-from ltm_desktop.agent.handlers import SEARCH_META
 from ltm_desktop.agent.socket_access import SocketAccess
-from ltm_desktop.agent.toolbox import Toolbox
+from ltm_desktop.agent.tools.handlers import SEARCH_META
+from ltm_desktop.agent.tools.toolbox import Toolbox
 from ltm_desktop.api.client import Client
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ltm_desktop.core.config import Settings
+from ltm_desktop.core.settings.config import Settings
 from tests.doubles.json_handler import JsonHandler
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ltm_desktop.agent.consolidation.writer import MergeReplyError, parse_merge_reply
-from ltm_desktop.core.proposals import ProposalState
+from ltm_desktop.core.inbox.proposals import ProposalState
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.embedding.static import StaticEmbedder
@@ -77,7 +77,7 @@ def test_consolidate_proposes_the_merge_in_the_inbox(
 def test_a_memory_holding_a_credential_is_redacted_before_it_is_sent(
     tmp_path: Path, fake_model: FakeModel, make_service: ServiceFactory
 ) -> None:
-    from ltm_desktop.core.config import Settings
+    from ltm_desktop.core.settings.config import Settings
 
     service = make_service(
         tmp_path / "data", Settings(privacy_secrets="allow"), embedder=StaticEmbedder()

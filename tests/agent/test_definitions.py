@@ -10,9 +10,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from ltm_desktop.agent import toolbox
-from ltm_desktop.agent.arguments import check_arguments
-from ltm_desktop.agent.catalogue import CATALOGUE, DEFAULT_TOOLS
+from ltm_desktop.agent.tools import toolbox
+from ltm_desktop.agent.tools.arguments import check_arguments
+from ltm_desktop.agent.tools.catalogue import CATALOGUE, DEFAULT_TOOLS
 from tests.agent.mcp_client import EXECUTABLE
 
 GOOD: dict[str, dict[str, Any]] = {

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.core.proposals import RunStatus
+from ltm_desktop.core.inbox.proposals import RunStatus
 from tests.agent.fake_model import FakeModel
 from tests.conftest import ServiceFactory
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line

@@ -9,8 +9,8 @@ import pytest
 
 from ltm_desktop.agent.extractor.worker import ExtractionBusy, ExtractionWorker
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.extraction import new_run_id
-from ltm_desktop.core.proposals import ExtractionRequest, RunStatus
+from ltm_desktop.core.inbox.extraction import new_run_id
+from ltm_desktop.core.inbox.proposals import ExtractionRequest, RunStatus
 from ltm_desktop.core.seams import ExtractorOff
 from ltm_desktop.core.service import MemoryService
 from tests.agent.fake_model import FakeModel

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from ltm_desktop.agent.extractor.runner import run_extraction
-from ltm_desktop.core.extraction import new_run_id
-from ltm_desktop.core.proposals import ExtractionRequest, ProposalState, RunStatus
+from ltm_desktop.core.inbox.extraction import new_run_id
+from ltm_desktop.core.inbox.proposals import ExtractionRequest, ProposalState, RunStatus
 from ltm_desktop.core.records import AuditAction, ReviewState
 from ltm_desktop.core.seams import ExtractorOff
 from ltm_desktop.core.service import MemoryService
@@ -149,7 +149,7 @@ def test_a_failure_is_recorded_with_its_reason_and_nothing_raised(
 
 
 def test_a_refused_connection_is_a_failed_run(make_service: ServiceFactory, tmp_path: Path) -> None:
-    from ltm_desktop.core.config import Settings
+    from ltm_desktop.core.settings.config import Settings
 
     url = refused_url()
     settings = Settings(extractor_base_url=url, extractor_model="m", extractor_timeout_s=5.0)

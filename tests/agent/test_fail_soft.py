@@ -12,7 +12,7 @@ import pytest
 from ltm_desktop.agent.access import Unavailable
 from ltm_desktop.agent.direct_access import DirectAccess
 from ltm_desktop.agent.socket_access import SocketAccess
-from ltm_desktop.agent.toolbox import Toolbox
+from ltm_desktop.agent.tools.toolbox import Toolbox
 from ltm_desktop.api.client import Client
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread

@@ -81,7 +81,7 @@ def test_off_by_default_and_installed_when_configured(
 
 
 def test_the_consolidate_keys_are_checked() -> None:
-    from ltm_desktop.core.config import parse_settings
+    from ltm_desktop.core.settings.config import parse_settings
 
     settings, warnings = parse_settings(
         {"consolidate": {"interval_hours": -1, "max_groups": 5}}, "config.toml"

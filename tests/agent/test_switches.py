@@ -10,14 +10,14 @@ from pathlib import Path
 import anyio
 import pytest
 
-from ltm_desktop.agent.toolbox import DISABLED, Toolbox
+from ltm_desktop.agent.tools.toolbox import DISABLED, Toolbox
 from ltm_desktop.api.runtime import socket_for
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.memory_backend import make_backend
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings
 from tests.agent.conftest import CWD, _access
 from tests.agent.hook_process import hook_log, payload, run_hook
 from tests.agent.hook_schemas import check_output

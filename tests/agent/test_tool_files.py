@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ltm_desktop.agent.catalogue import BY_NAME
+from ltm_desktop.agent.tools.catalogue import BY_NAME
 from tests.agent.conftest import CWD, Memory
 from tests.agent.test_tools import first_id
 

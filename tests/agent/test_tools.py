@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from ltm_desktop.agent.access import MemoryAccess
-from ltm_desktop.agent.handlers import SEARCH_META
-from ltm_desktop.agent.toolbox import Toolbox
+from ltm_desktop.agent.tools.handlers import SEARCH_META
+from ltm_desktop.agent.tools.toolbox import Toolbox
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, MemoryDraft
 from tests.agent.conftest import CLIENT, CWD, OTHER, Memory
 

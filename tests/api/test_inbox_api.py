@@ -92,7 +92,7 @@ def test_approve_reject_and_reopen(inbox_client: Client) -> None:
 def test_unreviewed_memories_are_in_the_inbox_too(
     make_service: ServiceFactory, start_server: ServerFactory
 ) -> None:
-    from ltm_desktop.core.extraction import new_run_id
+    from ltm_desktop.core.inbox.extraction import new_run_id
     from ltm_desktop.core.records import Provenance
 
     service = make_service()

@@ -21,7 +21,7 @@ from ltm_desktop.api.client import Client, Unauthorized
 from ltm_desktop.api.runtime import EndpointError, parse_tcp
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
-from ltm_desktop.core import backfill
+from ltm_desktop.core.search import backfill
 from ltm_desktop.core.service import MemoryService
 from tests.api.conftest import RawConnection, ServerFactory, wait_until
 from tests.conftest import ServiceFactory, make_draft

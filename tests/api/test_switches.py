@@ -13,9 +13,9 @@ import pytest
 from ltm_desktop.api import protocol
 from ltm_desktop.api.client import BackendNotImplementedError, Client, Disabled
 from ltm_desktop.api.dispatch import METHODS, UNGATED
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.memory_backend import AgentMemoryBackend, BackendHealth
 from ltm_desktop.core.records import MemoryDraft
+from ltm_desktop.core.settings.config import Settings
 from tests.api.conftest import ServerFactory
 from tests.conftest import ServiceFactory
 

@@ -8,7 +8,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 
 from ltm_desktop.core.errors import EmbedderUnavailable
-from ltm_desktop.core.query import STOP_WORDS, split_words
+from ltm_desktop.core.search.query import STOP_WORDS, split_words
 
 DIM = 64
 

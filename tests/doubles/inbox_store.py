@@ -9,7 +9,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from ltm_desktop.core.errors import NotFound, echoed
-from ltm_desktop.core.proposals import ExtractionRun, Proposal, ProposalState
+from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal, ProposalState
 from ltm_desktop.core.records import Memory, Project
 from tests.doubles.queries import is_live
 

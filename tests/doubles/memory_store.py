@@ -32,9 +32,8 @@ from ltm_desktop.core.backend import (
     Verification,
 )
 from ltm_desktop.core.errors import NotFound, StorageError, echoed
+from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.observations import ObservationPayload
-from ltm_desktop.core.proposals import ExtractionRun, Proposal
-from ltm_desktop.core.query import ParsedQuery
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
     AuditEvent,
@@ -44,6 +43,7 @@ from ltm_desktop.core.records import (
     Project,
     SearchFilter,
 )
+from ltm_desktop.core.search.query import ParsedQuery
 from tests.doubles.inbox_store import InboxReads, InboxTxn
 from tests.doubles.overview_store import OverviewScans
 from tests.doubles.queries import is_live, ordered, score, stale

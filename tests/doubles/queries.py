@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ltm_desktop.core.query import ParsedQuery, Term, split_words, word_root
 from ltm_desktop.core.records import Memory
+from ltm_desktop.core.search.query import ParsedQuery, Term, split_words, word_root
 
 # order_by -> the keys that break its ties (None: in the same direction); the last
 # tie-breaker is insertion order, as SQLite's is the row's primary key.

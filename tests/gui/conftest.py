@@ -18,10 +18,10 @@ from pytestqt.qtbot import QtBot  # noqa: E402
 from ltm_desktop.core.errors import LtmError  # noqa: E402
 from ltm_desktop.core.records import Memory, MemoryDraft  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
-from ltm_desktop.gui.banner import Banner  # noqa: E402
-from ltm_desktop.gui.conflicts import ConflictDialog  # noqa: E402
-from ltm_desktop.gui.main_window import MainWindow  # noqa: E402
+from ltm_desktop.gui.editing.conflicts import ConflictDialog  # noqa: E402
 from ltm_desktop.gui.tasks import TaskRunner  # noqa: E402
+from ltm_desktop.gui.window.banner import Banner  # noqa: E402
+from ltm_desktop.gui.window.main_window import MainWindow  # noqa: E402
 from tests.conftest import ServiceFactory  # noqa: E402
 
 BILLING = "/home/dev/src/billing-api"

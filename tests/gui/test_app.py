@@ -44,10 +44,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
-from ltm_desktop.core.paths import DataPaths
+from ltm_desktop.core.settings.paths import DataPaths
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.app import run_gui
-from ltm_desktop.gui.main_window import MainWindow
+from ltm_desktop.gui.window.main_window import MainWindow
 from ltm_desktop.store import open_store
 
 tmp = Path(sys.argv[1])

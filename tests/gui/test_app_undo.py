@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui.main_window import TAB_STALE, MainWindow
+from ltm_desktop.gui.window.main_window import TAB_STALE, MainWindow
 from tests.conftest import FakeClock
 from tests.gui.conftest import WindowFactory, add, wait_idle
 

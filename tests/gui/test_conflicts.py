@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 from ltm_desktop.core.records import AuditAction, Memory
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui import actions
-from ltm_desktop.gui.main_window import TAB_HISTORY, TAB_STALE, TAB_TRASH, MainWindow
+from ltm_desktop.gui.window.main_window import TAB_HISTORY, TAB_STALE, TAB_TRASH, MainWindow
 from tests.conftest import FakeClock
 from tests.gui.conftest import WindowFactory, add, conflict_dialog, wait_idle
 

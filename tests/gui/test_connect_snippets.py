@@ -27,10 +27,10 @@ from ltm_desktop import __version__
 from ltm_desktop.api import PROTOCOL_VERSION
 from ltm_desktop.api.runtime import ENV_SOCKET
 from ltm_desktop.api.server_thread import ServerThread
-from ltm_desktop.core.paths import ENV_DATA_DIR
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui.dialogs import ConnectDialog
+from ltm_desktop.core.settings.paths import ENV_DATA_DIR
+from ltm_desktop.gui.dialogs.connect import ConnectDialog
 from ltm_desktop.gui.mnemonics import mnemonic
 from ltm_desktop.serve import server_options
 from tests.agent.test_snippets import server_command

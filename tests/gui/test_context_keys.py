@@ -8,9 +8,9 @@ from PySide6.QtWidgets import QApplication, QMenu, QTableView
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui.main_window import MainWindow
+from ltm_desktop.gui.window.main_window import MainWindow
 from tests.gui.conftest import WindowFactory
-from tests.gui.test_list_keys import fill
+from tests.gui.memory_list.test_list_keys import fill
 
 # A popup menu asks the offscreen platform for what it cannot do (these say only that).
 pytestmark = pytest.mark.qt_log_ignore(

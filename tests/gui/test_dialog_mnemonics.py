@@ -13,20 +13,20 @@ from ltm_desktop.agent.integrate import Change, Plan
 from ltm_desktop.core.errors import ConflictReason
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui import ops
-from ltm_desktop.gui.bulk_curation import BulkEditDialog, ScopeDialog
-from ltm_desktop.gui.conflicts import ConflictDialog
-from ltm_desktop.gui.dialogs import AboutDialog, ConnectDialog
-from ltm_desktop.gui.editor_form import FormValues
+from ltm_desktop.gui.dialogs.connect import AboutDialog, ConnectDialog
+from ltm_desktop.gui.dialogs.integrate import PreviewDialog
+from ltm_desktop.gui.dialogs.secrets import SecretsDialog
+from ltm_desktop.gui.editing.bulk_curation import BulkEditDialog, ScopeDialog
+from ltm_desktop.gui.editing.conflicts import ConflictDialog
+from ltm_desktop.gui.editing.form import FormValues
+from ltm_desktop.gui.editing.merge_dialog import MergeDialog
 from ltm_desktop.gui.errors import ErrorReporter
-from ltm_desktop.gui.inbox_edit import InboxEditDialog
-from ltm_desktop.gui.integrate_dialog import PreviewDialog
-from ltm_desktop.gui.merge_dialog import MergeDialog
+from ltm_desktop.gui.inbox.edit import InboxEditDialog
 from ltm_desktop.gui.mnemonics import buttons_by_page, mnemonic
 from ltm_desktop.gui.models.inbox_model import NO_PROVENANCE, InboxRow
-from ltm_desktop.gui.secrets_dialog import SecretsDialog
-from ltm_desktop.gui.startup_error import StartupErrorDialog
-from ltm_desktop.gui.switches_bar import SettingsDialog
 from ltm_desktop.gui.tasks import TaskRunner
+from ltm_desktop.gui.window.startup_error import StartupErrorDialog
+from ltm_desktop.gui.window.switches_bar import SettingsDialog
 from tests.gui.conftest import BILLING, FakeApi, WindowFactory, add
 
 Build = Callable[[MemoryService, QWidget, TaskRunner], QDialog]

@@ -7,7 +7,7 @@ from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import AuditAction
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui.main_window import MainWindow
+from ltm_desktop.gui.window.main_window import MainWindow
 from tests.gui.conftest import WindowFactory, add, click, conflict_dialog, wait_idle
 
 

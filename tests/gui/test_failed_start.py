@@ -14,7 +14,7 @@ import pytest
 from ltm_desktop import cli
 from ltm_desktop.api.runtime import ENV_SOCKET
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.paths import ENV_DATA_DIR
+from ltm_desktop.core.settings.paths import ENV_DATA_DIR
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui.main_window import MainWindow
 from ltm_desktop.gui.models.memory_model import COL_TITLE
+from ltm_desktop.gui.window.main_window import MainWindow
 from tests.gui.conftest import WindowFactory
 
 SEARCH_MIN = 220

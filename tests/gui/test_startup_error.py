@@ -12,9 +12,9 @@ from PySide6.QtGui import QDesktopServices
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.paths import DataPaths
+from ltm_desktop.core.settings.paths import DataPaths
 from ltm_desktop.desktop import open_or_ask
-from ltm_desktop.gui.startup_error import StartupErrorDialog
+from ltm_desktop.gui.window.startup_error import StartupErrorDialog
 
 
 def newer_database(data_dir: Path) -> Path:

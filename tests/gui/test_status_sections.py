@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QMainWindow, QWidget
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import IndexStatus
-from ltm_desktop.gui.status_bar import StatusBar
+from ltm_desktop.gui.window.status_bar import StatusBar
 from tests.gui.conftest import FakeApi
 
 INDEXING = IndexStatus("minilm", 1_200, 100_000, True, None)

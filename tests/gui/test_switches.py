@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.app import OpenedService, open_service
-from ltm_desktop.core.config import load_settings
-from ltm_desktop.gui.switches_bar import SettingsDialog
+from ltm_desktop.core.settings.config import load_settings
+from ltm_desktop.gui.window.switches_bar import SettingsDialog
 from tests.gui.conftest import WindowFactory, click
 
 CONFIG = """\

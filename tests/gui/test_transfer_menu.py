@@ -11,8 +11,8 @@ from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui.dialogs import AboutDialog
-from ltm_desktop.gui.transfer_launcher import export_all, import_files, preview_text
+from ltm_desktop.gui.dialogs.connect import AboutDialog
+from ltm_desktop.gui.dialogs.transfer_launcher import export_all, import_files, preview_text
 from tests.conftest import ServiceFactory
 from tests.gui.conftest import AutoPrompter, WindowFactory, add, wait_idle
 

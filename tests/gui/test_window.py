@@ -10,8 +10,13 @@ from pytestqt.qtbot import QtBot
 from ltm_desktop import __version__
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui.main_window import TAB_ACTIVITY, TAB_HISTORY, TAB_OBSERVATIONS, MainWindow
-from ltm_desktop.gui.memory_table import PAGE_EMPTY
+from ltm_desktop.gui.memory_list.memory_table import PAGE_EMPTY
+from ltm_desktop.gui.window.main_window import (
+    TAB_ACTIVITY,
+    TAB_HISTORY,
+    TAB_OBSERVATIONS,
+    MainWindow,
+)
 from tests.gui.conftest import AutoPrompter, FakeApi, WindowFactory, add
 
 

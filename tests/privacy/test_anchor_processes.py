@@ -17,8 +17,9 @@ import pytest
 
 from ltm_desktop.app import open_service
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, AuditAction, MemoryDraft
-from ltm_desktop.store import audit_chain, chain_anchor
-from ltm_desktop.store.audit import record_audit
+from ltm_desktop.store.audit import anchor as chain_anchor
+from ltm_desktop.store.audit import chain as audit_chain
+from ltm_desktop.store.audit.log import record_audit
 from ltm_desktop.store.connection import connect
 from tests.console import ltm
 

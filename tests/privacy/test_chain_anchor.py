@@ -14,7 +14,7 @@ import pytest
 from ltm_desktop.app import backup_data_dir, open_service
 from ltm_desktop.cli import main
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
-from ltm_desktop.store import audit_chain
+from ltm_desktop.store.audit import chain as audit_chain
 from tests.conftest import ServiceFactory
 from tests.console import ltm
 

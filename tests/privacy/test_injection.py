@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from ltm_desktop.core.config import Settings
-from ltm_desktop.core.injection import instruction_reason, is_flagged
-from ltm_desktop.core.precis import SECTION_HEADING, prompt_section, render_precis
+from ltm_desktop.core.memory_md.precis import SECTION_HEADING, prompt_section, render_precis
+from ltm_desktop.core.privacy.injection import instruction_reason, is_flagged
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory, MemoryDraft, ReviewState
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings
 from tests.conftest import ServiceFactory
 
 # (shape, content): each tries to leave its block or look like a message to the model.

@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ltm_desktop.agent.extractor.runner import run_extraction
-from ltm_desktop.core.extraction import new_run_id
-from ltm_desktop.core.homoglyphs import latin
-from ltm_desktop.core.injection import flag_reason, instruction_reason, is_flagged
-from ltm_desktop.core.precis import render_block
-from ltm_desktop.core.proposals import ExtractionRequest
+from ltm_desktop.core.inbox.extraction import new_run_id
+from ltm_desktop.core.inbox.proposals import ExtractionRequest
+from ltm_desktop.core.memory_md.precis import render_block
+from ltm_desktop.core.privacy.homoglyphs import latin
+from ltm_desktop.core.privacy.injection import flag_reason, instruction_reason, is_flagged
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory, MemoryDraft, ReviewState
 from ltm_desktop.core.service import MemoryService
 from tests.agent.hook_process import payload, run_hook

@@ -10,13 +10,13 @@ import pytest
 
 from ltm_desktop.api.client import Client
 from ltm_desktop.api.client_errors import InvalidParams
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import InvalidInput
-from ltm_desktop.core.importing import parse_file
-from ltm_desktop.core.proposals import ExtractionRun
+from ltm_desktop.core.inbox.proposals import ExtractionRun
+from ltm_desktop.core.privacy.screening import SecretRefused
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft, Provenance
-from ltm_desktop.core.screening import SecretRefused
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings
+from ltm_desktop.core.transfer.importing import parse_file
 from tests.conftest import ServiceFactory
 from tests.unit.test_transfer import export_jsonl
 

@@ -1,6 +1,6 @@
 """The secrets scan stays linear on hostile runs of text: the extractor redacts transcript
 turns of any size (agent/extractor/prompt.py), so a quadratic pattern holds a hook or a
-write for seconds. As tests/unit/test_secrets.py does for 55 KB of minified JSON, a
+write for seconds. As tests/privacy/test_secrets.py does for 55 KB of minified JSON, a
 generous bound on wall time: linear is tens of milliseconds, quadratic is seconds."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from ltm_desktop.core.secrets import find_secrets, redact
+from ltm_desktop.core.privacy.secrets import find_secrets, redact
 
 
 @pytest.mark.parametrize("prefix", ["sk-ant-", "sk-proj-", "sk-"])

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ltm_desktop.core.config import Settings
-from ltm_desktop.core.proposals import ExtractionRun
+from ltm_desktop.core.inbox.proposals import ExtractionRun
+from ltm_desktop.core.privacy.screening import SecretRefused
+from ltm_desktop.core.privacy.secret_scan import scan
+from ltm_desktop.core.privacy.secrets import find_secrets, holds_secret, redact
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft, Provenance
-from ltm_desktop.core.screening import SecretRefused
-from ltm_desktop.core.secret_scan import scan
-from ltm_desktop.core.secrets import find_secrets, holds_secret, redact
+from ltm_desktop.core.settings.config import Settings
 from tests.conftest import ServiceFactory
 
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"

@@ -7,11 +7,11 @@ import json
 import sqlite3
 from pathlib import Path
 
-from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.paths import DataPaths
 from ltm_desktop.store import open_store
-from ltm_desktop.store.audit_chain import content_hash
+from ltm_desktop.store.audit.chain import content_hash
 from ltm_desktop.store.migrations import MIGRATIONS, latest_version, migrate
 from tests.conftest import ServiceFactory
 from tests.console import assert_one_error_line, ltm

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ltm_desktop.core.bulk import BulkResult, Change
-from ltm_desktop.core.bulk_selection import (
+from ltm_desktop.core.bulk.rules import BulkResult, Change
+from ltm_desktop.core.bulk.selection import (
     FilterSelection,
     ids_matching,
     resolve,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ltm_desktop.core.bulk import BATCH_SIZE, BulkAction, Change
+from ltm_desktop.core.bulk.rules import BATCH_SIZE, BulkAction, Change
 from ltm_desktop.core.errors import DatabaseBusy, InvalidInput, NotFound, StaleEdit
 from ltm_desktop.core.records import AuditAction, ChangeEvent, ListQuery, Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService

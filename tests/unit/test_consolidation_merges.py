@@ -9,7 +9,7 @@ import pytest
 
 from ltm_desktop.core.consolidation.consolidator import ConsolidationFailed, Consolidator
 from ltm_desktop.core.errors import Conflict, LtmError
-from ltm_desktop.core.proposals import Proposal, ProposalState
+from ltm_desktop.core.inbox.proposals import Proposal, ProposalState
 from ltm_desktop.core.records import AuditAction, Memory, MemoryDraft, Provenance
 from ltm_desktop.core.service import MemoryService
 from tests.doubles.embedders import WordHashEmbedder

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from ltm_desktop.core.errors import InvalidInput
-from ltm_desktop.core.files import check_files, split_file_filter
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft, SearchFilter
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.stale.named_files import check_files, split_file_filter
 from ltm_desktop.store.migrations import MIGRATIONS, Migration, latest_version
 from ltm_desktop.store.sqlite_store import SqliteStore
 from tests.conftest import FakeClock, ServiceFactory
@@ -222,7 +222,7 @@ def test_aged_and_missing_both_give_their_reasons(
 def test_files_survive_a_reopen_and_export_round_trip(
     make_service: ServiceFactory, tmp_path: Path
 ) -> None:
-    from ltm_desktop.core.transfer_format import memory_from_record, memory_record
+    from ltm_desktop.core.transfer.jsonl_format import memory_from_record, memory_record
 
     service = make_service(tmp_path / "data")
     project = service.resolve_scope(cwd=str(tmp_path), register=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ltm_desktop.core.errors import Conflict, InvalidInput, NotFound
-from ltm_desktop.core.forgetting import MAX_IDS, forget
+from ltm_desktop.core.privacy.forgetting import MAX_IDS, forget
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.store import SqliteStore

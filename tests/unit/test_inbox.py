@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, InvalidInput, NotFound, StaleEdit
-from ltm_desktop.core.extraction import MAX_ENTRIES, new_run_id
-from ltm_desktop.core.proposals import ProposalState, RunStatus
+from ltm_desktop.core.inbox.extraction import MAX_ENTRIES, new_run_id
+from ltm_desktop.core.inbox.proposals import ProposalState, RunStatus
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
     AuditAction,
@@ -24,6 +23,7 @@ from ltm_desktop.core.records import (
     ReviewState,
 )
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings
 from ltm_desktop.store.migrations import MIGRATIONS, latest_version
 from ltm_desktop.store.sqlite_store import SqliteStore
 from tests.conftest import ServiceFactory

@@ -6,9 +6,9 @@ import sqlite3
 
 import pytest
 
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.records import AuditAction, ListQuery
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings
 from ltm_desktop.store import memory_reads
 from tests.conftest import FakeClock, ServiceFactory, make_draft
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from ltm_desktop.core import rules
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import Conflict, InvalidInput, NotFound
 from ltm_desktop.core.records import AddStatus, Category, ListQuery
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings
 from tests.conftest import FakeClock, ServiceFactory, make_draft
 
 pytestmark = pytest.mark.every_backend  # the core's rules, whatever stores them

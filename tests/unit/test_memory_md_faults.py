@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.core import memory_md_files, memory_md_sync
-from ltm_desktop.core.config import Settings
+from ltm_desktop.core.memory_md import files as memory_md_files
+from ltm_desktop.core.memory_md import sync as memory_md_sync
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ChangeEvent
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings
 from tests.api.conftest import wait_until
 from tests.conftest import ServiceFactory, make_draft
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from ltm_desktop.core import observations as obs
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import InvalidInput, ObservationOff
 from ltm_desktop.core.records import ObservationKind
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings
 from tests.conftest import ServiceFactory, make_draft
 
 

@@ -8,9 +8,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from ltm_desktop.core.config import Settings
-from ltm_desktop.core.memory_block import render_block
-from ltm_desktop.core.overview import (
+from ltm_desktop.core.memory_md.block import render_block
+from ltm_desktop.core.memory_md.precis import TRUNCATION_MARK
+from ltm_desktop.core.overview.cache import OverviewCache
+from ltm_desktop.core.overview.figures import (
     CATEGORIES,
     DAYS,
     MIN_WEEKS,
@@ -19,10 +20,9 @@ from ltm_desktop.core.overview import (
     local_midnight,
     overview,
 )
-from ltm_desktop.core.overview_cache import OverviewCache
-from ltm_desktop.core.precis import TRUNCATION_MARK
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, GUI_ACTOR
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings
 from tests.conftest import START, FakeClock, ServiceFactory, make_draft
 
 pytestmark = pytest.mark.every_backend

@@ -8,10 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ltm_desktop.core.config import Settings
-from ltm_desktop.core.precis import TRUNCATION_MARK, prompt_section, render_block, render_precis
+from ltm_desktop.core.memory_md.precis import (
+    TRUNCATION_MARK,
+    prompt_section,
+    render_block,
+    render_precis,
+)
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings
 from tests.conftest import FakeClock, ServiceFactory, make_draft
 
 pytestmark = pytest.mark.every_backend

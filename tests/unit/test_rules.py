@@ -12,7 +12,7 @@ from ltm_desktop.core import rules
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.observations import build_observation
 from ltm_desktop.core.records import MemoryDraft
-from ltm_desktop.core.retrieval import check_limit
+from ltm_desktop.core.search.retrieval import check_limit
 
 
 def sha16(text: str) -> str:

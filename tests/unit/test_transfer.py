@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 
 from ltm_desktop import __version__
 from ltm_desktop.cli import main
-from ltm_desktop.core import exporting, importing
-from ltm_desktop.core.importing import ImportFailed, parse_file
-from ltm_desktop.core.paths import DataPaths
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, ListQuery, Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.paths import DataPaths
+from ltm_desktop.core.transfer import exporting, importing
+from ltm_desktop.core.transfer.importing import ImportFailed, parse_file
 from ltm_desktop.store import open_store
 from tests.conftest import FakeClock, ServiceFactory
 

@@ -69,8 +69,8 @@ def add_parser(commands: Any, add_command: Any) -> None:
 
 def _require_endpoint(config: str | None) -> None:
     """Refuse a run that cannot write merges, before anything is opened."""
-    from ltm_desktop.core.config import load_settings
-    from ltm_desktop.core.paths import resolve_config_path
+    from ltm_desktop.core.settings.config import load_settings
+    from ltm_desktop.core.settings.paths import resolve_config_path
 
     path = resolve_config_path(config)
     if not load_settings(path)[0].extractor_configured:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ltm_desktop.core.privacy.secrets import redact
 from ltm_desktop.core.records import Memory
-from ltm_desktop.core.secrets import redact
 
 SYSTEM_PROMPT = """\
 You merge the long-term memories of an AI coding agent. You are given a few memories \

@@ -15,8 +15,8 @@ from ltm_desktop.agent.consolidation.prompt import build_messages
 from ltm_desktop.agent.extractor.generator import Generator
 from ltm_desktop.agent.extractor.reply import FENCE, without_thinking
 from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.privacy.secrets import redact
 from ltm_desktop.core.records import Memory
-from ltm_desktop.core.secrets import redact
 
 MAX_REPLY_CHARS = 200_000  # a merged memory is at most 20,000 characters of content
 MAX_ATTEMPTS = 50  # opening braces tried in prose

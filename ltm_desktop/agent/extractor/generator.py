@@ -14,9 +14,9 @@ import time
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.seams import NO_EXTRACTOR, ExtractorOff
+from ltm_desktop.core.settings.config import Settings
 
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
 MAX_CONNECT_S = 10.0

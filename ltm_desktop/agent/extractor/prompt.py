@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ltm_desktop.agent.transcripts import Message
-from ltm_desktop.core.extraction import MAX_ENTRIES
-from ltm_desktop.core.secrets import redact
+from ltm_desktop.core.inbox.extraction import MAX_ENTRIES
+from ltm_desktop.core.privacy.secrets import redact
 
 SYSTEM_PROMPT = (
     """\

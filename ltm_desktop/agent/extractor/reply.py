@@ -18,7 +18,7 @@ import logging
 import re
 from collections.abc import Iterator
 
-from ltm_desktop.core.secrets import redact
+from ltm_desktop.core.privacy.secrets import redact
 
 # Possessive: backtracking into the language word or the spaces (which cannot hold the
 # closing fence) made an unclosed fence quadratic.

@@ -15,7 +15,7 @@ from ltm_desktop.agent.extractor.prompt import bounded_conversation, build_messa
 from ltm_desktop.agent.extractor.reply import ReplyError, parse_reply
 from ltm_desktop.agent.transcripts import Message, read_conversation
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.proposals import ExtractionRequest, ExtractionRun
+from ltm_desktop.core.inbox.proposals import ExtractionRequest, ExtractionRun
 from ltm_desktop.core.records import Provenance
 from ltm_desktop.core.seams import ExtractorOff
 from ltm_desktop.core.service import MemoryService

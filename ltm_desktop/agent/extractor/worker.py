@@ -17,7 +17,7 @@ from collections.abc import Callable
 from ltm_desktop.agent.extractor.generator import Generator
 from ltm_desktop.agent.extractor.runner import run_extraction
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.proposals import ExtractionRequest
+from ltm_desktop.core.inbox.proposals import ExtractionRequest
 from ltm_desktop.core.seams import NO_EXTRACTOR, ExtractorOff
 from ltm_desktop.core.service import MemoryService
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.agent.hooks.session_state import SessionState
+from ltm_desktop.core.memory_md.safe_markdown import escape_inline
 from ltm_desktop.core.observations import clip
-from ltm_desktop.core.safe_markdown import escape_inline
 
 log = logging.getLogger("ltm_desktop.hooks")
 

@@ -14,7 +14,7 @@ import logging
 import os
 from pathlib import Path
 
-from ltm_desktop.core.regular_files import open_regular
+from ltm_desktop.core.files.regular_files import open_regular
 
 log = logging.getLogger("ltm_desktop.hooks")
 

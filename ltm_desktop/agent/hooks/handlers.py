@@ -28,9 +28,9 @@ from ltm_desktop.agent.hooks.payload import HookInput
 from ltm_desktop.agent.hooks.session_state import SessionState, SessionStates
 from ltm_desktop.agent.nudge import Nudge
 from ltm_desktop.api.protocol import METHOD_NOT_FOUND
-from ltm_desktop.core.config import Settings
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.observations import PRE_COMPACT_LIMIT, USER_TEXT_LIMIT, clip
+from ltm_desktop.core.settings.config import Settings
 
 log = logging.getLogger("ltm_desktop.hooks")
 

@@ -13,7 +13,7 @@ import logging
 import os
 from pathlib import Path
 
-from ltm_desktop.core.regular_files import open_regular
+from ltm_desktop.core.files.regular_files import open_regular
 
 LOG_NAME = "hooks.log"
 MAX_BYTES = 1024 * 1024  # then hooks.log becomes hooks.log.1 (one old file kept)

@@ -7,7 +7,7 @@ import os
 
 from ltm_desktop.agent.access import MemoryAccess, Unavailable
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.paths import DataPaths, resolve_data_dir
+from ltm_desktop.core.settings.paths import DataPaths, resolve_data_dir
 
 CALL_TIMEOUT = 0.7  # seconds a server may take to answer (then the database is used)
 BUSY_TIMEOUT_MS = 300  # a write waits this long for another process's lock, then fails

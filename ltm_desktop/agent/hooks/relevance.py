@@ -19,9 +19,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ltm_desktop.agent.access import MemoryAccess
+from ltm_desktop.core.memory_md.safe_markdown import escape_inline
 from ltm_desktop.core.observations import clip
-from ltm_desktop.core.query import parse_query, split_words, term_in
-from ltm_desktop.core.safe_markdown import escape_inline
+from ltm_desktop.core.search.query import parse_query, split_words, term_in
 
 log = logging.getLogger("ltm_desktop.hooks")
 

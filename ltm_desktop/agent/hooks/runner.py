@@ -180,8 +180,8 @@ def _handle(
     """The context for the agent, and what to do once it has it."""
     from ltm_desktop.agent.hooks.handlers import HANDLERS, HookRun
     from ltm_desktop.agent.hooks.payload import parse
-    from ltm_desktop.core.config import load_settings
-    from ltm_desktop.core.paths import resolve_config_path
+    from ltm_desktop.core.settings.config import load_settings
+    from ltm_desktop.core.settings.paths import resolve_config_path
 
     raw = read_stdin(stdin, started + STDIN_WAIT)
     if agent not in AGENTS or event not in EVENTS:
@@ -220,7 +220,7 @@ def _check_config(path: Path) -> None:
     except OSError:
         return  # absent (defaults) or unreadable: load_settings says which
     if not stat.S_ISREG(mode):
-        from ltm_desktop.core.atomic_files import file_kind
+        from ltm_desktop.core.files.atomic_files import file_kind
 
         raise ConfigError(f"the config file {path} is not a regular file but {file_kind(mode)}")
 

@@ -15,7 +15,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ltm_desktop.core.atomic_files import replacing
+from ltm_desktop.core.files.atomic_files import replacing
 from ltm_desktop.core.observations import USER_TEXT_LIMIT
 
 STALE_SECONDS = 7 * 24 * 3600

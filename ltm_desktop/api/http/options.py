@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ltm_desktop.api import runtime
 from ltm_desktop.api.runtime import EndpointError
-from ltm_desktop.core.config import Settings
+from ltm_desktop.core.settings.config import Settings
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,8 +19,8 @@ from ltm_desktop.core.consolidation.grouping import Group, Limits, find_groups
 from ltm_desktop.core.consolidation.merge_entry import MergeRefused, NotSame, check_merge_entry
 from ltm_desktop.core.consolidation.neighbours import StoreNeighbours
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.extraction import new_run_id
-from ltm_desktop.core.proposals import Proposal, ProposalState
+from ltm_desktop.core.inbox.extraction import new_run_id
+from ltm_desktop.core.inbox.proposals import Proposal, ProposalState
 from ltm_desktop.core.records import Memory, MemoryDraft, Provenance
 from ltm_desktop.core.seams import Embedder
 

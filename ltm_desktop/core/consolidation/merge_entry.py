@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import InvalidInput, LtmError
-from ltm_desktop.core.files import MAX_FILES
+from ltm_desktop.core.privacy.secrets import holds_secret
 from ltm_desktop.core.records import Memory, MemoryDraft
-from ltm_desktop.core.secrets import holds_secret
+from ltm_desktop.core.stale.named_files import MAX_FILES
 
 
 class NotSame(LtmError):

@@ -17,7 +17,7 @@ from typing import Any
 from ltm_desktop.core import writing
 from ltm_desktop.core.backend import WriteTxn
 from ltm_desktop.core.errors import Conflict, ConflictReason, NotFound
-from ltm_desktop.core.proposals import (
+from ltm_desktop.core.inbox.proposals import (
     PROPOSAL_PREFIX,
     Decision,
     MergeMember,
@@ -25,8 +25,7 @@ from ltm_desktop.core.proposals import (
     ProposalState,
     new_id,
 )
-from ltm_desktop.core.records import AddStatus, AuditAction, Memory, MemoryDraft, Provenance
-from ltm_desktop.core.review_steps import (
+from ltm_desktop.core.inbox.review_steps import (
     PROPOSAL_EDITABLE,
     Outcome,
     approved,
@@ -36,8 +35,9 @@ from ltm_desktop.core.review_steps import (
     remove_added,
     restore_replaced,
 )
+from ltm_desktop.core.privacy.screening import Screen
+from ltm_desktop.core.records import AddStatus, AuditAction, Memory, MemoryDraft, Provenance
 from ltm_desktop.core.rules import content_signature
-from ltm_desktop.core.screening import Screen
 from ltm_desktop.core.versions import same_version
 
 CONSOLIDATOR_ACTOR = "consolidator"  # who proposes merges (the source of merged memories)

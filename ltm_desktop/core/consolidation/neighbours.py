@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator
 from ltm_desktop.core.backend import MAX_PAGE, MemoryStore
 from ltm_desktop.core.consolidation.grouping import WEAK_COSINE
 from ltm_desktop.core.errors import EmbedderUnavailable
-from ltm_desktop.core.query import parse_query
 from ltm_desktop.core.records import ListQuery, Memory
 from ltm_desktop.core.seams import Embedder
+from ltm_desktop.core.search.query import parse_query
 from ltm_desktop.core.writing import embedding_text
 
 log = logging.getLogger(__name__)

@@ -8,8 +8,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt
 
-from ltm_desktop.core.injection import flag_reason
-from ltm_desktop.core.proposals import InboxEntry
+from ltm_desktop.core.inbox.proposals import InboxEntry
+from ltm_desktop.core.privacy.injection import flag_reason
 from ltm_desktop.core.records import Provenance
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.formatting import absolute_time, relative_time

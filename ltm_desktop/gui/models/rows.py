@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ltm_desktop.core.injection import flag_reason
+from ltm_desktop.core.privacy.injection import flag_reason
 from ltm_desktop.core.records import Memory
 
 PREVIEW_CHARS = 240

@@ -7,8 +7,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt
 
-from ltm_desktop.core.files import MISSING_FILE
 from ltm_desktop.core.records import SECONDS_PER_DAY, Memory
+from ltm_desktop.core.stale.named_files import MISSING_FILE
 from ltm_desktop.gui.formatting import absolute_time
 from ltm_desktop.gui.models.base import CENTER, RowTableModel
 from ltm_desktop.gui.models.rows import MemoryRow

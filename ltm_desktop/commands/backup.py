@@ -1,0 +1,92 @@
+"""``ltm-desktop backup`` and ``ltm-desktop restore``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ltm_desktop.core.errors import InvalidInput, LtmError
+from ltm_desktop.core.files.filelock import FileLock
+from ltm_desktop.core.settings.paths import prepare_data_dir, resolve_data_dir
+
+AddCommand = Callable[..., argparse.ArgumentParser]
+SERVER_LOCK = "server.lock"  # held by every server and app serving the data dir
+
+
+class DataDirBusy(LtmError):
+    """A server or the app runs on the data dir."""
+
+
+def add_parsers(commands: Any, add_command: AddCommand) -> None:
+    backup = add_command(
+        commands,
+        "backup",
+        help="make a verified copy of the database (safe while the app runs)",
+        description="Copy the database with SQLite's online backup (a consistent snapshot "
+        "while the app or a server keeps writing), check the copy's integrity, and write it "
+        "to FILE, or into the data dir's backups/ folder keeping the newest [backup] keep.",
+    )
+    backup.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="where to write the copy: a new file, or a regular file replaced (a symlink, "
+        "FIFO, device, directory or - for standard output is refused)",
+    )
+    restore = add_command(
+        commands,
+        "restore",
+        help="replace the database with a backup (the app and servers must be stopped)",
+        description="Check FILE (SQLite's integrity check, exactly this ltm-desktop's "
+        "schema of its version, an unbroken audit chain, and every memory as its audit "
+        "history says, as `verify` checks; a file that fails is refused, naming what is "
+        "wrong, and nothing changes), keep the current database aside in backups/ (and say where), then "
+        "put FILE's database in its place. Refuses while a server or the app runs on the "
+        "data dir.",
+    )
+    restore.add_argument("file", metavar="FILE")
+
+
+def _say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    from ltm_desktop.app import backup_data_dir
+
+    if args.output == "-":
+        raise InvalidInput(
+            "backup writes a database file, not standard output; give a file name "
+            "(./- for a file called -)",
+            "output",
+        )
+    output = None if args.output is None else Path(args.output).expanduser().absolute()
+    made = backup_data_dir(args.data_dir, args.config, output)
+    _say(f"backed up {made.memories} memories (schema v{made.schema_version}) to {made.path}")
+    for path in made.removed:
+        _say(f"removed the older backup {path}")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from ltm_desktop.app import check_backup_file, restore_data_dir
+
+    source = Path(args.file).expanduser().absolute()
+    check_backup_file(source)  # before anything else: a bad file changes nothing
+    data_dir = prepare_data_dir(resolve_data_dir(args.data_dir))
+    lock = FileLock(data_dir / SERVER_LOCK)
+    if not lock.acquire(blocking=False):
+        raise DataDirBusy(
+            f"an ltm-desktop server or the app is running on {data_dir}; quit it, then restore"
+        )
+    try:
+        aside, memories = restore_data_dir(data_dir, source)
+    finally:
+        lock.release()
+    _say(f"restored {memories} memories from {source}")
+    if aside is not None:
+        _say(f"the previous database is kept at {aside}")
+    return 0

@@ -1,0 +1,207 @@
+"""``ltm-desktop status``: where data lives, what it holds, and how it is served."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ltm_desktop import __version__
+
+EXIT_OK = 0
+
+DURABILITY = {
+    "full": "each acknowledged write is on disk",
+    "normal": "a power cut may lose about the last second of writes, never the database",
+}
+
+
+def warn(lines: Sequence[str]) -> None:
+    for line in lines:
+        print(f"ltm-desktop: warning: {line}", file=sys.stderr)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from ltm_desktop.api import serialize
+    from ltm_desktop.api.runtime import socket_for
+    from ltm_desktop.app import open_service
+    from ltm_desktop.core.settings.paths import (
+        DataPaths,
+        check_data_dir,
+        data_dir_exists,
+        resolve_data_dir,
+    )
+
+    socket = str(socket_for(args.data_dir))
+    data = resolve_data_dir(args.data_dir)
+    if data_dir_exists(data):
+        check_data_dir(data)  # an unsafe one is refused here, as by every command
+    if not os.path.lexists(DataPaths(data).db_path):
+        return _status_without_database(args, socket)
+    opened = open_service(args.data_dir, args.config)
+    opened.warnings.extend(_unservable_http(opened.settings))
+    warn(opened.warnings)
+    service = opened.service
+    problems = service.memory_md_problems()
+    warn([p.describe() for p in problems])
+    try:
+        state = service.database_health()
+        scopes: list[dict[str, Any]] = []
+        for project, active in service.projects():
+            stats = service.stats(project.project_id)
+            scopes.append(
+                {
+                    "project_id": project.project_id,
+                    "name": project.name,
+                    "path": project.path,
+                    "active": active,
+                    "disabled": stats.disabled,
+                    "expired": stats.expired,
+                    "stale": stats.stale,
+                    "observations": stats.observations,
+                }
+            )
+        report: dict[str, Any] = {
+            "version": __version__,
+            "data_dir": str(service.paths.data_dir),
+            "db_path": service.database_location,
+            "database_exists": True,
+            "socket": socket,
+            "schema_version": service.schema_version,
+            "synchronous": state.synchronous,
+            "problems": list(state.problems),
+            "config_path": str(opened.config_path),
+            "config_problems": list(opened.warnings),
+            "switches": switches(opened.settings),
+            "last_backup": _last_backup(service.paths.data_dir),
+            "purged_expired_at_start": opened.purged_at_start,
+            "memory_md_problems": [serialize.memory_md_problem(p) for p in problems],
+            "semantic_search": serialize.index_status(service.check_embedder()),
+            "scopes": scopes,
+        }
+    finally:
+        service.close()
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(f"ltm-desktop {__version__}")
+    print(f"data dir:  {report['data_dir']}")
+    print(f"database:  {report['db_path']} (schema v{report['schema_version']})")
+    durability = DURABILITY.get(state.synchronous, "see docs/data-model.md, Durability and faults")
+    print(f"writes:    synchronous={state.synchronous.upper()} ({durability})")
+    for problem in state.problems:
+        print(f"problem:   {problem}")
+    print(f"socket:    {socket} (agents and `ltm-desktop call` reach the app or serve here)")
+    print(f"config:    {_config_line(opened.config_path)}")
+    print(f"memory:    {describe_switches(report['switches'])}")
+    print(f"search:    {describe_search(report['semantic_search'])}")
+    print(f"backup:    {report['last_backup'] or 'none yet (ltm-desktop backup)'}")
+    print(f"{'scope':<24} {'active':>7} {'removed':>8} {'stale':>6} {'obs':>5}  path")
+    for scope in scopes:
+        print(
+            f"{scope['name'][:24]:<24} {scope['active']:>7} {scope['disabled']:>8} "
+            f"{scope['stale']:>6} {scope['observations']:>5}  {scope['path'] or '-'}"
+        )
+    return EXIT_OK
+
+
+def _status_without_database(args: argparse.Namespace, socket: str) -> int:
+    """``status`` of a data dir with no database yet (a new install, or a mistyped
+    ``--data-dir``): what would be used, and nothing created."""
+    from ltm_desktop.core.settings.config import load_settings
+    from ltm_desktop.core.settings.paths import DataPaths, resolve_config_path, resolve_data_dir
+
+    config = resolve_config_path(args.config)
+    settings, warnings = load_settings(config)
+    warnings.extend(_unservable_http(settings))
+    warn(warnings)
+    paths = DataPaths(resolve_data_dir(args.data_dir))
+    report: dict[str, Any] = {
+        "version": __version__,
+        "data_dir": str(paths.data_dir),
+        "db_path": str(paths.db_path),
+        "database_exists": False,
+        "socket": socket,
+        "config_path": str(config),
+        "config_problems": warnings,
+        "switches": switches(settings),
+        "scopes": [],
+    }
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(f"ltm-desktop {__version__}")
+    print(f"data dir:  {paths.data_dir}")
+    print(
+        f"database:  none yet at {paths.db_path} (the app or `ltm-desktop serve` creates it; "
+        "if you expected one, check --data-dir or $LTM_DESKTOP_DATA_DIR)"
+    )
+    print(f"socket:    {socket}")
+    print(f"config:    {_config_line(config)}")
+    print(f"memory:    {describe_switches(report['switches'])}")
+    return EXIT_OK
+
+
+def _unservable_http(settings: Any) -> list[str]:
+    """``[http] listen`` as the app and ``serve`` would find it: a warning if they could
+    not serve it (they serve the socket API without HTTP then)."""
+    from ltm_desktop.api.http.options import http_options
+    from ltm_desktop.api.runtime import EndpointError
+
+    try:
+        http_options(None, settings)
+    except EndpointError as exc:
+        return [f"the HTTP API would not be served ([http] listen): {exc}"]
+    return []
+
+
+def _config_line(config: Path) -> str:
+    """The config file, and whether it is there (defaults apply when it is not)."""
+    return str(config) if config.exists() else f"{config} (not present; defaults apply)"
+
+
+def switches(settings: Any) -> dict[str, Any]:
+    """The switches ``status`` shows: [memory] enabled and backend, [observe]."""
+    return {
+        "memory_enabled": settings.memory_enabled,
+        "backend": settings.memory_backend,
+        "agentmemory_url": settings.agentmemory_url,
+        "observe_agent_end": settings.observe_agent_end,
+        "observe_pre_compact": settings.observe_pre_compact,
+    }
+
+
+def describe_switches(s: dict[str, Any]) -> str:
+    def on(value: bool) -> str:
+        return "on" if value else "off"
+
+    backend = s["backend"]
+    if backend != "sqlite":
+        backend += f" at {s['agentmemory_url']} (not implemented: agents get an error)"
+    state = "enabled" if s["memory_enabled"] else "DISABLED ([memory] enabled = false)"
+    return (
+        f"{state}; backend {backend}; observe agent_end {on(s['observe_agent_end'])}, "
+        f"pre_compact {on(s['observe_pre_compact'])}"
+    )
+
+
+def describe_search(semantic: dict[str, Any]) -> str:
+    """One line on semantic search for ``status``."""
+    if semantic["model"] is None:
+        return 'by words only ([search] embedder = "none")'
+    if semantic["problem"]:
+        return str(semantic["problem"])
+    done, total = semantic["with_vectors"], semantic["memories"]
+    rest = "" if done >= total else " (the app or `serve` fills in the rest in the background)"
+    return f"by words and meaning ({semantic['model']}); {done:,} of {total:,} memories have vectors{rest}"
+
+
+def _last_backup(data_dir: Any) -> str | None:
+    from ltm_desktop.app import last_backup
+
+    newest = last_backup(data_dir)
+    return None if newest is None else str(newest)

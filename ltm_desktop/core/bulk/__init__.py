@@ -1,0 +1,1 @@
+"""Bulk writes: thousands of removes, restores, keeps or edits in a few transactions, each memory still audited."""

@@ -1,0 +1,1 @@
+"""The review inbox: extracted and merged proposals, held for a person, approved, rejected or reopened."""

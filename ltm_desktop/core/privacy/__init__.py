@@ -1,0 +1,1 @@
+"""Privacy: secrets found and refused or redacted, text that reads like instructions flagged, forgetting and erasing."""

@@ -1,0 +1,1 @@
+"""Settings: the config file, where the data lives, and the memory switch."""

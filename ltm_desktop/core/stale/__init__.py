@@ -1,0 +1,1 @@
+"""Memories that name files, and staleness: the files' rules, the stale list, and reviewing it."""

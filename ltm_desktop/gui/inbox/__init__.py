@@ -1,0 +1,1 @@
+"""The Inbox tab: proposals waiting for a person, edited, approved, rejected, undone."""

@@ -1,0 +1,1 @@
+"""The main window and its frame: menus, bars, side panels, the status bar and the window-wide keys."""

@@ -1,0 +1,464 @@
+"""The main window: composes the panels, routes their signals, remembers its layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QMainWindow,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID
+from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.actions import MemoryActions
+from ltm_desktop.gui.api_status import ApiStatus
+from ltm_desktop.gui.bridge import ServiceBridge
+from ltm_desktop.gui.context import AppContext, DialogPrompter, ScopeState
+from ltm_desktop.gui.dialogs.connect import AboutDialog, ConnectDialog, open_folder
+from ltm_desktop.gui.dialogs.extract_launcher import ExtractLauncher
+from ltm_desktop.gui.dialogs.secrets import FindSecrets
+from ltm_desktop.gui.dialogs.transfer_launcher import TransferLauncher
+from ltm_desktop.gui.editing.bulk_curation import BulkCuration
+from ltm_desktop.gui.editing.editor import EditorPanel
+from ltm_desktop.gui.errors import ErrorReporter
+from ltm_desktop.gui.formatting import count_label
+from ltm_desktop.gui.inbox.actions import InboxActions
+from ltm_desktop.gui.inbox.ops import InboxWrite
+from ltm_desktop.gui.inbox.panel import InboxPanel
+from ltm_desktop.gui.memory_list.memory_table import MemoryTable
+from ltm_desktop.gui.memory_list.selection import ListSelection
+from ltm_desktop.gui.memory_list.view_state import column_widths, restore_column_widths
+from ltm_desktop.gui.panels.activity import ActivityPanel
+from ltm_desktop.gui.panels.history import HistoryPanel
+from ltm_desktop.gui.panels.observations import ObservationsPanel
+from ltm_desktop.gui.panels.overview import install_overview
+from ltm_desktop.gui.panels.precis import PrecisPanel
+from ltm_desktop.gui.panels.projects import ProjectsPanel
+from ltm_desktop.gui.panels.stale import StalePanel
+from ltm_desktop.gui.panels.trash import TrashPanel
+from ltm_desktop.gui.tasks import TaskRunner
+from ltm_desktop.gui.undo import UndoStack
+from ltm_desktop.gui.window.context_menus import ContextMenus
+from ltm_desktop.gui.window.integrity_warning import IntegrityWarning
+from ltm_desktop.gui.window.memory_md_warning import MemoryMdWarning
+from ltm_desktop.gui.window.menus import build_actions, build_menus
+from ltm_desktop.gui.window.side_panels import SidePanels
+from ltm_desktop.gui.window.status_bar import StatusBar
+from ltm_desktop.gui.window.switches_bar import SwitchesBar
+from ltm_desktop.gui.window.undo_keys import WindowKeys
+from ltm_desktop.gui.window.window_start import first_size, warm_search
+
+TAB_MEMORIES, TAB_TRASH, TAB_STALE, TAB_OBSERVATIONS, TAB_ACTIVITY, TAB_INBOX = range(6)
+TAB_EDITOR, TAB_HISTORY, TAB_PRECIS = range(3)
+
+
+def build_context(
+    service: MemoryService, settings: QSettings, api: ApiStatus | None, label: str, parent: QWidget
+) -> AppContext:
+    runner = TaskRunner(parent=parent)
+    errors = ErrorReporter(parent)
+    runner.error_handler = errors.report
+    return AppContext(
+        service=service,
+        runner=runner,
+        bridge=ServiceBridge(service, runner, parent=parent),
+        errors=errors,
+        undo=UndoStack(parent),
+        scope=ScopeState(parent),
+        settings=settings,
+        prompter=DialogPrompter(),
+        api=api,
+        data_dir_label=label,
+    )
+
+
+def to_int(value: object) -> int:
+    """A saved setting as an int (QSettings gives strings from INI files); 0 when not one."""
+    try:
+        return int(str(value or 0))
+    except ValueError:
+        return 0
+
+
+class MainWindow(QMainWindow):
+    """Projects | lists (memories, trash, stale, observations, activity) | editor, history, MEMORY.md."""
+
+    def __init__(
+        self,
+        service: MemoryService,
+        *,
+        settings: QSettings,
+        data_dir_label: str,
+        api: ApiStatus | None = None,
+    ) -> None:
+        super().__init__()
+        self._closed = False
+        self.ctx = ctx = build_context(service, settings, api, data_dir_label, self)
+        ctx.errors.window = self
+        self.memory_actions = MemoryActions(service, ctx.runner, ctx.undo, ctx.errors, self)
+        self.inbox_actions = InboxActions(
+            service, ctx.runner, ctx.undo, ctx.errors, self.memory_actions.note_written, self
+        )
+        self.memory_actions.undo_handlers[InboxWrite] = self.inbox_actions.undo
+        self.memory_actions.redo_handlers[InboxWrite] = self.inbox_actions.redo
+        scope = str(settings.value("scope", GLOBAL_PROJECT_ID))
+        self.projects = ProjectsPanel(ctx, scope, self)
+        self.table = MemoryTable(ctx, self)
+        self.trash = TrashPanel(ctx, self.memory_actions, self)
+        self.stale = StalePanel(ctx, self.memory_actions, self)
+        self.observations = ObservationsPanel(ctx, self)
+        self.activity = ActivityPanel(ctx, self)
+        self.inbox = InboxPanel(ctx, self.inbox_actions, self.projects.model.scope_choices, self)
+        self.extractor = ExtractLauncher(ctx, self)
+        self.transfer = TransferLauncher(ctx, self)
+        self.editor = EditorPanel(ctx, self.memory_actions, self)
+        self.history = HistoryPanel(ctx, self.memory_actions, self)
+        self.precis = PrecisPanel(ctx, self)
+        self.center = QTabWidget(self)
+        lists: tuple[tuple[QWidget, str], ...] = (
+            (self.table, "Memories"),
+            (self.trash, "Trash"),
+            (self.stale, "Stale"),
+            (self.observations, "Observations"),
+            (self.activity, "Activity"),
+            (self.inbox, "Inbox"),
+        )
+        for panel, title in lists:
+            self.center.addTab(panel, title)
+        self.overview = install_overview(self.center, ctx, self)  # the last tab, Ctrl+7
+        self.details = QTabWidget(self)
+        details: tuple[tuple[QWidget, str], ...] = (
+            (self.editor, "Editor"),
+            (self.history, "History"),
+            (self.precis, "MEMORY.md"),
+        )
+        for panel, title in details:
+            self.details.addTab(panel, title)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        for widget in (self.projects, self.center, self.details):
+            self.splitter.addWidget(widget)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([220, 860, 300])  # the editor widens when a memory opens
+        self.memory_md_warning = MemoryMdWarning(service, ctx.runner, self)
+        self.integrity_warning = IntegrityWarning(service, ctx.runner, self)
+        central = QWidget(self)
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.memory_md_warning)
+        self.switches = SwitchesBar(service, ctx.runner, self)  # config problems, memory off
+        column.addWidget(self.switches)
+        column.addWidget(self.integrity_warning)
+        column.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
+        self.status = StatusBar(api, self, search=service.backfill.last_status)
+        self.setStatusBar(self.status)
+        self.menu_actions = build_actions(self)
+        build_menus(self, self.menu_actions, (self.overview.go_action,))
+        self.settings_action = self.switches.add_settings_action(self)
+        self.find_secrets = FindSecrets(self, ctx, self.open_memory)
+        self._wire()
+        self.setWindowTitle(f"ltm-desktop — {data_dir_label}[*]")
+        self.resize(first_size(self.screen()))
+        self._restore_settings()
+        ctx.bridge.start()
+        self.projects.reload()
+        warm_search(ctx, ctx.scope.project_id)  # the first scope's; later ones on a switch
+        self.context_menus = ContextMenus(self)
+        self.side_panels = SidePanels(self)
+        self.bulk = BulkCuration(self)
+        a = self.menu_actions
+        shown = (self.table, self.trash, self.stale, self.inbox)
+        self.lists = ListSelection(self.center, shown, self.memory_actions, a, self.status)
+        self.keys = WindowKeys(self, a.undo, a.redo, self.editor, self.focus_list)
+        self._focused_once = False
+
+    # -- wiring -----------------------------------------------------------
+
+    def _wire(self) -> None:
+        a, ctx = self.menu_actions, self.ctx
+        self.table.current_changed.connect(self.on_memory_current)
+        self.table.activated.connect(lambda _id: self.focus_editor())
+        self.table.connect_requested.connect(self.show_connect)
+        self.table.new_requested.connect(self.new_memory)
+        self.trash.current_changed.connect(self.on_memory_current)
+        self.stale.current_changed.connect(self.on_memory_current)
+        self.editor.memory_opened.connect(self.on_editor_opened)
+        self.editor.open_requested.connect(self.open_memory)
+        self.editor.dirty_changed.connect(self.setWindowModified)
+        self.precis.memory_activated.connect(self.open_memory)
+        self.activity.memory_activated.connect(self.open_activity_item)
+        self.inbox.count_changed.connect(self.on_inbox_count)
+        self.inbox_actions.message.connect(self.status.say)
+        self.extractor.message.connect(self.status.say)
+        a.extract.triggered.connect(self.extractor.choose)
+        self.transfer.message.connect(self.status.say)
+        a.export.triggered.connect(self.transfer.choose_export)
+        a.import_.triggered.connect(self.transfer.choose_import)
+        a.backup_now.triggered.connect(self.transfer.backup_now)
+        self.projects.loaded.connect(self.on_projects_loaded)
+        self.table.new_since.changed.connect(self.projects.reload)
+        self.table.model.total_changed.connect(lambda _n: self.on_projects_loaded())
+        ctx.scope.scope_changed.connect(self.on_scope_changed)
+        self.memory_actions.message.connect(self.status.say)
+        self.memory_actions.reload_requested.connect(self.show_stored)
+        self.status.connect_requested.connect(self.show_connect)
+        ctx.undo.changed.connect(self.on_undo_changed)
+        a.new_memory.triggered.connect(self.new_memory)
+        a.save.triggered.connect(self.save_edit)
+        a.revert.triggered.connect(self.editor.revert)
+        a.undo.triggered.connect(self.memory_actions.undo)
+        a.redo.triggered.connect(self.memory_actions.redo)
+        ctx.undo.redo_changed.connect(self.on_redo_changed)
+        a.find.triggered.connect(self.focus_search)
+        a.refresh.triggered.connect(self.refresh)
+        a.show_removed.toggled.connect(self.table.show_removed.setChecked)
+        a.show_expired.toggled.connect(self.table.show_expired.setChecked)
+        self.table.show_removed.toggled.connect(a.show_removed.setChecked)
+        self.table.show_expired.toggled.connect(a.show_expired.setChecked)
+        a.go_projects.triggered.connect(self.focus_projects)
+        for action, index in (
+            (a.go_memories, TAB_MEMORIES),
+            (a.go_trash, TAB_TRASH),
+            (a.go_stale, TAB_STALE),
+            (a.go_observations, TAB_OBSERVATIONS),
+            (a.go_activity, TAB_ACTIVITY),
+            (a.go_inbox, TAB_INBOX),
+        ):
+            action.triggered.connect(lambda _=False, i=index: self.focus_tab(i))
+        a.go_editor.triggered.connect(self.focus_editor)
+        for action, index in ((a.go_history, TAB_HISTORY), (a.go_precis, TAB_PRECIS)):
+            action.triggered.connect(lambda _=False, i=index: self.details.setCurrentIndex(i))
+        a.open_folder.triggered.connect(lambda: open_folder(Path(ctx.service.paths.data_dir)))
+        a.quit.triggered.connect(self.close)
+        a.connect.triggered.connect(self.show_connect)
+        a.about.triggered.connect(self.show_about)
+
+    # -- slots ------------------------------------------------------------
+
+    def on_memory_current(self, memory_id: str) -> None:
+        if self.editor.open_memory(memory_id):
+            self.history.show_memory(memory_id)
+        elif self.editor.memory_id:  # the person stayed: keep the table on the edited memory
+            self.table.select_memory(self.editor.memory_id, when_loaded=False)
+
+    def on_editor_opened(self, memory_id: str) -> None:
+        self.history.show_memory(memory_id)
+        if self.table.current_id() != memory_id:
+            # select it once a refresh lists it (a memory just created); one in the Trash
+            # will never be in this list, so waiting for it would only hijack a later click
+            base = self.editor.base
+            self.table.select_memory(memory_id, when_loaded=base is not None and not base.disabled)
+
+    def open_memory(self, memory_id: str) -> None:
+        """Show a memory wherever it was clicked (precis, activity, a conflict)."""
+        self.center.setCurrentIndex(TAB_MEMORIES)
+        self.details.setCurrentIndex(TAB_EDITOR)
+        if not self.table.select_memory(memory_id) and self.editor.open_memory(memory_id):
+            self.history.show_memory(memory_id)
+
+    def open_activity_item(self, item_id: str) -> None:
+        """An Activity row: a memory opens in the editor, a proposal in the Inbox (a run's
+        row says all there is to say)."""
+        if item_id.startswith("prop_"):
+            self.center.setCurrentIndex(TAB_INBOX)
+        elif item_id.startswith("mem_"):
+            self.open_memory(item_id)
+
+    def on_inbox_count(self, count: int) -> None:
+        self.center.setTabText(TAB_INBOX, f"Inbox ({count:,})" if count else "Inbox")
+
+    def show_stored(self, memory_id: str) -> None:
+        """After a refused write the person chose to see the memory as it is stored now."""
+        self.refresh()
+        if self.editor.memory_id == memory_id:
+            self.editor.reload()
+            self.history.refresh()
+        else:
+            self.open_memory(memory_id)
+
+    def on_scope_changed(self, project_id: str) -> None:
+        self.ctx.settings.setValue("scope", project_id)
+        self.on_projects_loaded()
+        warm_search(self.ctx, project_id)
+
+    def on_projects_loaded(self) -> None:
+        self.table.has_projects = self.projects.has_any_memories()
+        self.table.on_list_loaded()
+        total = self._scope_total()
+        size = "" if total is None else f": {count_label(total, 'memory', 'memories')}"
+        self.status.set_scope_text(f"{self.ctx.scope.name}{size}")
+
+    def _scope_total(self) -> int | None:
+        """The shown list's count of this scope; else (a hidden list is not refreshed) the
+        sidebar's count of the scope's active memories, never the last scope's."""
+        model, project_id = self.table.model, self.ctx.scope.project_id
+        shown = self.center.currentIndex() == TAB_MEMORIES  # a hidden list is not refreshed
+        if shown and model.query.project_id == project_id and not model.is_loading():
+            return model.total
+        row = self.projects.model.project(project_id)
+        return None if row is None else row.active
+
+    def on_undo_changed(self, label: str) -> None:
+        self.menu_actions.undo.setEnabled(bool(label))
+        self.menu_actions.undo.setText(f"&Undo {label}" if label else "&Undo")
+
+    def on_redo_changed(self, label: str) -> None:
+        self.menu_actions.redo.setEnabled(bool(label))
+        self.menu_actions.redo.setText(f"&Redo {label}" if label else "&Redo")
+
+    def new_memory(self) -> None:
+        self.side_panels.reveal("details")
+        self.details.setCurrentIndex(TAB_EDITOR)
+        self.editor.start_new(self.ctx.scope.project_id, self.ctx.scope.name)
+        if self.editor.new_project is not None:  # the person did not stay on unsaved edits
+            self.table.forget_current()
+
+    def save_edit(self) -> None:
+        """Ctrl+S: save; typed in the editor, the keyboard then goes back to the list on the
+        saved memory, where Ctrl+Z undoes the save (as the status bar says)."""
+        focus = QApplication.focusWidget()
+        typed_here = focus is not None and self.editor.isAncestorOf(focus)
+        self.editor.save(
+            then=(lambda: self.focus_list(self.editor.memory_id)) if typed_here else None
+        )
+
+    def focus_list(self, memory_id: str | None = None) -> None:
+        """The keyboard to the list in front (Escape in the editor), on ``memory_id``."""
+        self.focus_tab(self.center.currentIndex())
+        if memory_id and self.center.currentIndex() == TAB_MEMORIES:
+            self.table.select_memory(memory_id)
+
+    def focus_projects(self) -> None:
+        self.side_panels.reveal("projects")
+        self.projects.view.setFocus()
+
+    def focus_tab(self, index: int) -> None:
+        """Ctrl+1…6: the tab, with the keyboard in its list (not in the sidebar)."""
+        self.center.setCurrentIndex(index)
+        tab = self.center.widget(index)
+        view = (
+            self.table.stack.currentWidget()
+            if index == TAB_MEMORIES
+            else getattr(tab, "view", None)
+        )
+        if isinstance(view, QWidget):
+            view.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def focus_editor(self) -> None:
+        """Ctrl+E: the editor's tab, with the cursor in the memory's text."""
+        self.side_panels.reveal("details")
+        self.details.setCurrentIndex(TAB_EDITOR)
+        self.editor.form.content.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._focused_once:  # start in the list, not the first field of the window
+            self._focused_once = True
+            self.table.take_focus()
+
+    def focus_search(self) -> None:
+        self.center.setCurrentIndex(TAB_MEMORIES)
+        self.table.focus_search()
+
+    def refresh(self) -> None:
+        self.projects.reload()
+        for panel in (
+            self.table,
+            self.trash,
+            self.stale,
+            self.observations,
+            self.activity,
+            self.precis,
+            self.inbox,
+        ):
+            panel.reload_now()
+
+    def show_connect(self) -> ConnectDialog:
+        dialog = ConnectDialog.for_window(self.ctx, self.projects.model, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def show_about(self) -> AboutDialog:
+        dialog = AboutDialog(self.ctx.service, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    # -- lifecycle --------------------------------------------------------
+
+    def is_idle(self) -> bool:
+        """No data work in flight (tests and benchmarks wait on this)."""
+        models = (self.table.model, self.trash.model, self.activity.model, self.observations.model)
+        return self.ctx.runner.is_idle() and all(m.is_settled() for m in models)
+
+    def _tables(self) -> dict[str, QTableView]:
+        """Every table whose column widths the person may set, by settings name."""
+        return {
+            "memories": self.table.list_view,
+            "search": self.table.search_view,
+            "trash": self.trash.view,
+            "stale": self.stale.view,
+            "observations": self.observations.view,
+            "activity": self.activity.view,
+            "inbox": self.inbox.view,
+            "precis": self.precis.candidates,
+        }
+
+    def _restore_settings(self) -> None:
+        settings = self.ctx.settings
+        geometry = settings.value("geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        splitter = settings.value("splitter")
+        if isinstance(splitter, QByteArray):
+            self.splitter.restoreState(splitter)
+        for key, tabs in (("tab/center", self.center), ("tab/details", self.details)):
+            index = to_int(settings.value(key, 0))
+            tabs.setCurrentIndex(index if 0 <= index < tabs.count() else 0)
+        for name, view in self._tables().items():
+            restore_column_widths(view, settings.value(f"columns/{name}"))
+
+    def _save_settings(self) -> None:
+        settings = self.ctx.settings
+        settings.setValue("geometry", self.saveGeometry())
+        settings.setValue("splitter", self.splitter.saveState())
+        self.side_panels.save()
+        settings.setValue("scope", self.ctx.scope.project_id)
+        settings.setValue("tab/center", self.center.currentIndex())
+        settings.setValue("tab/details", self.details.currentIndex())
+        for name, view in self._tables().items():
+            settings.setValue(f"columns/{name}", column_widths(view))
+        settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._closed and not self.editor.confirm_leave(
+            then=lambda: None if self.close() else None
+        ):
+            event.ignore()
+            return
+        self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Stop timers and the change feed, finish background work (joins the workers)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._save_settings()
+        self.status.stop()
+        self.keys.remove()
+        self.observations.stop()
+        self.ctx.bridge.stop()
+        self.memory_md_warning.stop()
+        self.ctx.runner.shutdown()
+        self.ctx.errors.close_all()
+        self.memory_actions.conflicts.close_all()

@@ -1,1 +1,0 @@
-"""Moving data in and out: the export, import, backup and restore commands."""
