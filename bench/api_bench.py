@@ -103,7 +103,7 @@ def latency(
     for _ in range(repeat):
         for query in queries:
             start = time.perf_counter()
-            service.search(project, query, limit=5, reinforce=True)
+            service.search.query(project, query, limit=5, reinforce=True)
             local.append(ms(time.perf_counter() - start))
             start = time.perf_counter()
             client.memory_search(query, project_id=project, limit=5)

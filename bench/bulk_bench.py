@@ -163,14 +163,14 @@ def main() -> None:
 
             def erase() -> None:
                 if hasattr(service, "erase_many"):
-                    erased = service.erase_many(ids, ops.ACTOR)
+                    erased = service.eraser.erase_many(ids, ops.ACTOR)
                     assert len(erased.ids) == n
                 else:
                     for memory_id in ids:
-                        service.erase(memory_id, ops.ACTOR)
+                        service.eraser.erase(memory_id, ops.ACTOR)
 
             step(f"erase {n:,}", n, counted, erase)
-            service.flush_views()
+            service.memory_md.flush()
         finally:
             service.close()
 

@@ -89,9 +89,9 @@ def bench_search(
         hits = 0
         for query in queries:
             ours += timings(
-                partial(service.search, project, query, limit=5, reinforce=True), repeat
+                partial(service.search.query, project, query, limit=5, reinforce=True), repeat
             )
-            hits += len(service.search(project, query, limit=5))
+            hits += len(service.search.query(project, query, limit=5))
             match = naive_match(query, kind)
             base += timings(partial(fetch_all, raw, sql, (match,)), repeat)
         p50, p99 = statistics.median(ours), pct(ours, 0.99)
@@ -192,7 +192,7 @@ def bench_global_adds(repeat: int, project_counts: tuple[int, ...] = (1, 100, 40
             ]
             for i, project in enumerate(projects):
                 service.add(project, MemoryDraft(content=f"fact of project {i} q{i}"), "bench")
-            service.flush_views(timeout=600)
+            service.memory_md.flush(timeout=600)
             project_ms: list[float] = []
             global_ms: list[float] = []
             for i in range(repeat):
@@ -202,7 +202,7 @@ def bench_global_adds(repeat: int, project_counts: tuple[int, ...] = (1, 100, 40
                     service.add(scope, draft, "bench")
                     out.append((time.perf_counter() - start) * 1000)
             settle = time.perf_counter()
-            service.flush_views(timeout=600)
+            service.memory_md.flush(timeout=600)
             settle_ms = (time.perf_counter() - settle) * 1000
             ours, base = statistics.median(global_ms), statistics.median(project_ms)
             row(

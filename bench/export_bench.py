@@ -78,7 +78,7 @@ def main() -> None:
             service = open_bench_service(data)
             try:
                 build(service, args.memories)
-                service.flush_views()
+                service.memory_md.flush()
             finally:
                 service.close()
             if args.keep:

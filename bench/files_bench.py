@@ -77,18 +77,20 @@ def main() -> None:
 
         def first_check() -> object:
             clock.now += 61  # due again: every call checks the files
-            return service.stale_candidates(project)
+            return service.stale.candidates(project)
 
         cutoff = clock.now - service.settings.stale_age_days * 86_400
         age_only = median_ms(
             lambda: service.store.stale_memories(project, 1, cutoff, clock.now), 20
         )
         checking = median_ms(first_check, 10)
-        cached = median_ms(lambda: service.stale_candidates(project), 20)
-        found = len(service.stale_candidates(project))
-        words = median_ms(lambda: service.search(project, "module topic", limit=20), 20)
-        by_file = median_ms(lambda: service.search(project, "file:src/shared7.py", limit=20), 20)
-        both = median_ms(lambda: service.search(project, "module file:src/shared7.py"), 20)
+        cached = median_ms(lambda: service.stale.candidates(project), 20)
+        found = len(service.stale.candidates(project))
+        words = median_ms(lambda: service.search.query(project, "module topic", limit=20), 20)
+        by_file = median_ms(
+            lambda: service.search.query(project, "file:src/shared7.py", limit=20), 20
+        )
+        both = median_ms(lambda: service.search.query(project, "module file:src/shared7.py"), 20)
         service.close()
     print(f"{args.memories:,} memories, {args.named:,} naming 2 files, {found} stale by a file")
     print(f"stale list, files checked     {checking:8.2f} ms   (age only: {age_only:.2f} ms)")

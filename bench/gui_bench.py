@@ -487,7 +487,7 @@ def run(data_dir: Path, only: str | None = None) -> int:
         queries = [q for group in sample_queries().values() for q in group][:24]
         for query in queries:
             t = time.perf_counter()
-            service.search(project, query, limit=100, reinforce=False, typing=True)
+            service.search.query(project, query, limit=100, reinforce=False, typing=True)
             base.append((time.perf_counter() - t) * 1000)
             table.search_box.clear()
             wait(app, window.is_idle)

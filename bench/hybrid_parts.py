@@ -45,11 +45,11 @@ def bench_backfill(workdir: Path) -> MemoryService:
     before = rss_mib()
     started = time.perf_counter()
     service = open_bench_service(workdir, search_cache=False, embedder=StaticEmbedder())
-    status = service.index_status()
+    status = service.search.index_status()
     print(f"\nbackfill (static model, {status.memories:,} active memories, batches of 256)")
     filled = service.backfill.run_once()
     seconds = time.perf_counter() - started
-    status = service.index_status()
+    status = service.search.index_status()
     print(
         f"  {'filled':<34} {filled:>9,}       {seconds:>9.1f} s     "
         f"{filled / seconds if seconds else 0:>9,.0f} memories/s"
@@ -66,7 +66,7 @@ def bench_hybrid_search(
 ) -> None:
     print("\nsearch by words (none) and hybrid (static), alternating, limit 5, p50 / p95")
     print("target: hybrid <= 1.5x words at p50 and p95, per query class")
-    hybrid.search(project, "warm the vectors of the scope up")  # loads the scope's arrays
+    hybrid.search.query(project, "warm the vectors of the scope up")  # loads the scope's arrays
     classes = dict(sample_queries())
     # Not a class of the target: questions no memory answers word for word, so the search by
     # meaning runs (it is skipped when 5 memories hold every word: it could only reorder them).
@@ -76,8 +76,8 @@ def bench_hybrid_search(
         base: list[float] = []
         for query in queries:
             for _ in range(repeat):
-                base += timed(partial(lexical.search, project, query, limit=5), 1)
-                ours += timed(partial(hybrid.search, project, query, limit=5), 1)
+                base += timed(partial(lexical.search.query, project, query, limit=5), 1)
+                ours += timed(partial(hybrid.search.query, project, query, limit=5), 1)
         p50, b50 = statistics.median(ours), statistics.median(base)
         p95, b95 = pct(ours, 0.95), pct(base, 0.95)
         ok = p50 <= 1.5 * b50 and p95 <= 1.5 * b95 or kind.endswith("*")

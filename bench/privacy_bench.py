@@ -88,9 +88,9 @@ def bench_verify(service: MemoryService) -> None:
     db = service.store.location
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     base_full = ms(lambda: conn.execute("PRAGMA integrity_check").fetchall())
-    full = ms(lambda: service.verify())
+    full = ms(lambda: service.integrity.verify())
     base_quick = ms(lambda: conn.execute("PRAGMA quick_check").fetchall())
-    quick = ms(lambda: service.verify(quick=True))
+    quick = ms(lambda: service.integrity.verify(quick=True))
     conn.close()
     row("verify (full) vs PRAGMA integrity_check", full, base_full)
     row("verify --quick vs PRAGMA quick_check", quick, base_quick)
@@ -104,8 +104,8 @@ def bench_erase(service: MemoryService, project: str, count: int) -> None:
     removes = [ms(partial(service.remove, m.id, "bench")) for m in added[:count]]
     for m in added[count:]:
         service.remove(m.id, "bench")
-    erased = [service.erase(m.id, "bench") for m in added[count : count + 1]]
-    erases = [ms(partial(service.erase, m.id, "bench")) for m in added[count + 1 :]]
+    erased = [service.eraser.erase(m.id, "bench") for m in added[count : count + 1]]
+    erases = [ms(partial(service.eraser.erase, m.id, "bench")) for m in added[count + 1 :]]
     print(f"  the WAL was truncated after an erase: {erased[0].scrubbed}")
     row(
         f"erase one vs remove one ({count} each)",

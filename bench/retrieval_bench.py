@@ -177,7 +177,9 @@ def run(
             for bucket, asked in queries.items():
                 found = 0
                 for query, key in asked:
-                    keys = [ids.get(h.memory.id) for h in service.search(project, query, limit=5)]
+                    keys = [
+                        ids.get(h.memory.id) for h in service.search.query(project, query, limit=5)
+                    ]
                     if key in keys:
                         found += 1
                     else:
@@ -188,7 +190,8 @@ def run(
                 query
                 for query in off_topic
                 if any(
-                    h.matched == MATCHED_MEANING for h in service.search(project, query, limit=5)
+                    h.matched == MATCHED_MEANING
+                    for h in service.search.query(project, query, limit=5)
                 )
             ]
             alone = nearest_vectors(service, project, embedder, queries, ids)

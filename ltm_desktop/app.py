@@ -63,7 +63,7 @@ def open_service(
     store = open_store(paths.db_path, paths.backup_dir, create=create)
     embedder = make_embedder(settings)  # loads nothing until it first embeds
     service = MemoryService(store, paths, settings, clock=clock, embedder=embedder)
-    service.config_path, service.config_problems = config, tuple(warnings)
+    service.switches.config_path, service.switches.config_problems = config, tuple(warnings)
     service.extraction = ExtractionWorker(service)
     try:
         purged = service.start(backfill=background)
@@ -100,7 +100,7 @@ def open_service_briefly(
         paths.db_path, paths.backup_dir, busy_timeout_ms=busy_timeout_ms, create=False
     )
     service = MemoryService(store, paths, settings)
-    service.config_path, service.config_problems = config, tuple(warnings)
+    service.switches.config_path, service.switches.config_problems = config, tuple(warnings)
     return OpenedService(service, settings, config, warnings)
 
 

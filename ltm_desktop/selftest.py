@@ -65,7 +65,7 @@ class SelfTest:
     def open_data(self) -> str:
         self.opened = open_service(self.root / "data", self.root / "config.toml")
         service = self.service
-        return f"{service.database_location} (schema v{service.schema_version})"
+        return f"{service.database.location} (schema v{service.database.schema_version})"
 
     def start_api(self) -> str:
         self.api = ServerThread(
@@ -95,7 +95,7 @@ class SelfTest:
     def meaning(self) -> str:
         """The static model loads from the installation (a bundle that lost it would
         otherwise search by words without a word said)."""
-        status = self.service.check_embedder()
+        status = self.service.search.check_embedder()
         if status.problem:
             raise SelfTestFailed(status.problem)
         return f"search by meaning with {status.model}"

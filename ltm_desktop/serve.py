@@ -71,7 +71,7 @@ def serve(
     opened = open_service(data_dir, config, background=workers <= 1)
     warn(opened.warnings)
     service = opened.service
-    warn([p.describe() for p in service.memory_md_problems()])
+    warn([p.describe() for p in service.memory_md.problems()])
     data_path = service.paths.data_dir
     try:
         options = server_options(data_path, socket, tcp, opened.config_path)

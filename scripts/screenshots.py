@@ -124,7 +124,7 @@ def fill_inbox(service: MemoryService, project_id: str) -> None:
             "llama3.1:8b",
             service.now(),
         )
-        service.store_extraction(
+        service.inbox.store_extraction(
             project_id, entries, source, review=review, started_at=service.now()
         )
 

@@ -29,7 +29,7 @@ class DirectAccess:
         self._session = Session("unix", client=rules.check_actor(client))
 
     def describe(self) -> str:
-        return f"database {self.service.database_location}"
+        return f"database {self.service.database.location}"
 
     def set_client(self, name: str) -> None:
         self._session.client = rules.check_actor(name)

@@ -29,7 +29,8 @@ def memory_changes(d: Dispatcher, p: Params, s: Session) -> Any:
     include_global = p.boolean("include_global", True)
     p.done()
     found = changes_since(
-        d.service,
+        d.service.history,
+        d.service.get_many,
         project_id,
         since,
         limit=count or MAX_CHANGES,

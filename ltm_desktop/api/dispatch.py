@@ -133,14 +133,14 @@ class Dispatcher:
         params = Params(request.params)
         try:
             if request.method not in UNGATED:
-                self.service.require_memory()
+                self.service.switches.require_memory()
             result = handler(self, params, session)
         except (RpcError, NotInline):
             raise
         except MemoryDisabled as exc:
             raise RpcError(DISABLED, f"disabled: {exc}", dict(DISABLED_DATA)) from None
         except BackendNotImplemented as exc:
-            data = {"backend": self.service.backend.name}
+            data = {"backend": self.service.switches.backend}
             raise RpcError(NOT_IMPLEMENTED, f"not implemented: {exc}", data) from None
         except InvalidInput as exc:
             raise invalid(exc.field or "params", str(exc)) from None

@@ -22,11 +22,11 @@ def _erased(erased: Erased) -> dict[str, Any]:
 def memory_erase(d: Dispatcher, p: Params, s: Session) -> Any:
     target = memory_id(p)
     p.done()
-    return _erased(d.service.erase(target, s.client))
+    return _erased(d.service.eraser.erase(target, s.client))
 
 
 @method("memory.empty_trash")
 def memory_empty_trash(d: Dispatcher, p: Params, s: Session) -> Any:
     project_id = scope(d, p)
     p.done()
-    return _erased(d.service.empty_trash(project_id, s.client))
+    return _erased(d.service.eraser.empty_trash(project_id, s.client))

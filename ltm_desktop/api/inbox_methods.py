@@ -88,7 +88,7 @@ def extract_runs(d: Dispatcher, p: Params, s: Session) -> Any:
     project_id = _optional_scope(d, p)
     count = _limit(p, 20)
     p.done()
-    return {"runs": [serialize_inbox.run(r) for r in d.service.extraction_runs(project_id, count)]}
+    return {"runs": [serialize_inbox.run(r) for r in d.service.inbox.runs(project_id, count)]}
 
 
 @method("inbox.list")
@@ -96,8 +96,8 @@ def inbox_list(d: Dispatcher, p: Params, s: Session) -> Any:
     project_id = _optional_scope(d, p)
     count = _limit(p, 100)
     p.done()
-    entries = d.service.inbox(project_id, limit=count)
-    counts = d.service.inbox_counts()
+    entries = d.service.inbox.entries(project_id, limit=count)
+    counts = d.service.inbox.counts()
     total = sum(counts.values()) if project_id is None else counts.get(project_id, 0)
     return {"items": [serialize_inbox.inbox_item(e) for e in entries], "total": total}
 
@@ -113,7 +113,7 @@ def inbox_approve(d: Dispatcher, p: Params, s: Session) -> Any:
     expected = expected_version(p)
     into = p.text("into_project_id")
     p.done()
-    result = d.service.approve(
+    result = d.service.inbox.approve(
         item_id, s.client, changes=changes, expected_updated_at=expected, into=into
     )
     return serialize_inbox.decision(result)
@@ -125,7 +125,7 @@ def inbox_reject(d: Dispatcher, p: Params, s: Session) -> Any:
     expected = expected_version(p)
     p.done()
     return serialize_inbox.decision(
-        d.service.reject(item_id, s.client, expected_updated_at=expected)
+        d.service.inbox.reject(item_id, s.client, expected_updated_at=expected)
     )
 
 
@@ -135,5 +135,5 @@ def inbox_reopen(d: Dispatcher, p: Params, s: Session) -> Any:
     expected = expected_version(p)
     p.done()
     return serialize_inbox.decision(
-        d.service.reopen(item_id, s.client, expected_updated_at=expected)
+        d.service.inbox.reopen(item_id, s.client, expected_updated_at=expected)
     )

@@ -76,23 +76,23 @@ def memory_id(p: Params) -> str:
 def health(d: Dispatcher, p: Params, s: Session) -> Any:
     p.done()
     service = d.service
-    state = service.database_health()
-    backend = d.service.backend.health()
+    state = service.database.health()
+    switches = service.switches
     return {
-        "ok": state.ok and backend.ok,
-        "enabled": d.service.enabled,
-        "backend": backend.backend,
-        "detail": backend.detail,
+        "ok": state.ok and switches.local,
+        "enabled": switches.enabled,
+        "backend": switches.backend,
+        "detail": switches.backend_problem() or "; ".join(state.problems),
         "version": __version__,
         "protocol": PROTOCOL_VERSION,
-        "schema_version": service.schema_version,
-        "db_path": service.database_location,
+        "schema_version": service.database.schema_version,
+        "db_path": service.database.location,
         "synchronous": state.synchronous,
         "problems": list(state.problems),
         "memory_md_problems": [
-            serialize.memory_md_problem(x) for x in d.service.memory_md_problems()
+            serialize.memory_md_problem(x) for x in d.service.memory_md.problems()
         ],
-        "semantic_search": serialize.index_status(d.service.index_status()),
+        "semantic_search": serialize.index_status(d.service.search.index_status()),
     }
 
 
@@ -222,7 +222,7 @@ def _search_params(d: Dispatcher, p: Params) -> tuple[str, str, int, bool]:
 @method("memory.search")
 def memory_search(d: Dispatcher, p: Params, s: Session) -> Any:
     project_id, query, count, include_global = _search_params(d, p)
-    hits = d.service.search(
+    hits = d.service.search.query(
         project_id, query, limit=count, include_global=include_global, reinforce=True
     )
     return {"hits": [serialize.search_hit(h) for h in hits]}
@@ -238,7 +238,7 @@ def memory_search_cached(d: Dispatcher, p: Params, s: Session) -> Any:
     if p.raw("cwd") is not None:
         raise NotInline
     project_id, query, count, include_global = _search_params(d, p)
-    hits = d.service.search_if_cached(
+    hits = d.service.search.cached(
         project_id, query, limit=count, include_global=include_global, reinforce=True
     )
     if hits is None:
@@ -270,14 +270,14 @@ def memory_list(d: Dispatcher, p: Params, s: Session) -> Any:
 def memory_history(d: Dispatcher, p: Params, s: Session) -> Any:
     target = memory_id(p)
     p.done()
-    return {"events": [serialize.audit_event(e) for e in d.service.history(target)]}
+    return {"events": [serialize.audit_event(e) for e in d.service.history.memory(target)]}
 
 
 @method("memory.stale")
 def memory_stale(d: Dispatcher, p: Params, s: Session) -> Any:
     project_id = scope(d, p)
     p.done()
-    candidates = d.service.stale_candidates(project_id)
+    candidates = d.service.stale.candidates(project_id)
     return {
         "memories": [serialize.memory(c.memory) for c in candidates],
         "reasons": {c.memory.id: list(c.reasons) for c in candidates},
@@ -300,7 +300,7 @@ def recall(d: Dispatcher, p: Params, s: Session) -> Any:
     count = limit(p, 5)
     include_global = p.boolean("include_global", True)
     p.done()
-    hits = d.service.recall(
+    hits = d.service.search.recall(
         project_id, query, kinds=kinds, limit=count, include_global=include_global
     )
     return {"hits": [serialize.recall_hit(h) for h in hits]}
@@ -317,7 +317,7 @@ def observe(d: Dispatcher, p: Params, s: Session) -> Any:
     if kind is None:
         raise invalid("kind", "is required")
     try:
-        observation = d.service.observe(project_id, kind, session_id, s.client, **texts)
+        observation = d.service.observations.record(project_id, kind, session_id, s.client, **texts)
     except ObservationOff as exc:
         return {"observation": None, "skipped": str(exc)}
     register(d, p)

@@ -181,15 +181,17 @@ class ApiServer:
 
     async def _feed_from_audit(self) -> None:
         """Every process writes the audit log, so reading it gives every process's changes."""
-        seen = await self.loop.run_in_executor(self._pool, self.service.last_event_seq)
+        seen = await self.loop.run_in_executor(self._pool, self.service.history.last_event_seq)
         while True:
             await asyncio.sleep(self.options.audit_poll_interval)
             if not self._subscribers:
-                seen = await self.loop.run_in_executor(self._pool, self.service.last_event_seq)
+                seen = await self.loop.run_in_executor(
+                    self._pool, self.service.history.last_event_seq
+                )
                 continue
             try:
                 events = await self.loop.run_in_executor(
-                    self._pool, self.service.events_after, seen, 1000
+                    self._pool, self.service.history.events_after, seen, 1000
                 )
             except LtmError as exc:
                 log.warning("reading the audit log for subscribers failed: %s", exc)

@@ -15,8 +15,8 @@ SETTLE_SECONDS = 0.5
 def with_memory_md_warning(service: MemoryService, result: Any) -> Any:
     """A committed write's result, plus a ``warning`` when a MEMORY.md it should have
     updated could not be written (the write itself succeeded and is not to be retried)."""
-    service.settle_views(SETTLE_SECONDS)
-    problems = service.memory_md_problems()
+    service.memory_md.settle(SETTLE_SECONDS)
+    problems = service.memory_md.problems()
     if not problems or not isinstance(result, dict):
         return result
     written = result.get("memory", {}).get("project_id")

@@ -76,7 +76,7 @@ def _with_service(args: argparse.Namespace, work: Callable[[MemoryService], obje
 def cmd_erase(args: argparse.Namespace) -> int:
     def erase(service: MemoryService) -> None:
         for memory_id in args.ids:
-            _report(service.erase(memory_id, CLI_ACTOR))
+            _report(service.eraser.erase(memory_id, CLI_ACTOR))
 
     return _with_service(args, erase)
 
@@ -87,7 +87,7 @@ def cmd_empty_trash(args: argparse.Namespace) -> int:
             project_id = service.resolve_scope(cwd=args.cwd)
         else:
             project_id = service.resolve_scope(project_id=args.project)
-        _report(service.empty_trash(project_id, CLI_ACTOR))
+        _report(service.eraser.empty_trash(project_id, CLI_ACTOR))
 
     return _with_service(args, empty)
 
@@ -105,15 +105,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
     service = _open(args)
     try:
         if args.repair:
-            _report_repair(service.repair_search())
-        found = service.verify(quick=args.quick)
+            _report_repair(service.integrity.repair_search())
+        found = service.integrity.verify(quick=args.quick)
     finally:
         service.close()
     kind = "quick check" if found.quick else "check"
     for problem in found.problems:
         _say(f"problem: {problem}")
     _say(
-        f"{kind} of {service.database_location}: {len(found.problems)} problem(s); "
+        f"{kind} of {service.database.location}: {len(found.problems)} problem(s); "
         f"{found.events:,} audit events, head {found.head[:16] or '-'}"
     )
     return EXIT_PROBLEMS if found.problems else 0

@@ -46,10 +46,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     opened.warnings.extend(_unservable_http(opened.settings))
     warn(opened.warnings)
     service = opened.service
-    problems = service.memory_md_problems()
+    problems = service.memory_md.problems()
     warn([p.describe() for p in problems])
     try:
-        state = service.database_health()
+        state = service.database.health()
         scopes: list[dict[str, Any]] = []
         for project, active in service.projects():
             stats = service.stats(project.project_id)
@@ -68,10 +68,10 @@ def cmd_status(args: argparse.Namespace) -> int:
         report: dict[str, Any] = {
             "version": __version__,
             "data_dir": str(service.paths.data_dir),
-            "db_path": service.database_location,
+            "db_path": service.database.location,
             "database_exists": True,
             "socket": socket,
-            "schema_version": service.schema_version,
+            "schema_version": service.database.schema_version,
             "synchronous": state.synchronous,
             "problems": list(state.problems),
             "config_path": str(opened.config_path),
@@ -80,7 +80,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "last_backup": _last_backup(service.paths.data_dir),
             "purged_expired_at_start": opened.purged_at_start,
             "memory_md_problems": [serialize.memory_md_problem(p) for p in problems],
-            "semantic_search": serialize.index_status(service.check_embedder()),
+            "semantic_search": serialize.index_status(service.search.check_embedder()),
             "scopes": scopes,
         }
     finally:

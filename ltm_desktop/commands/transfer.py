@@ -211,9 +211,11 @@ def cmd_import(args: argparse.Namespace) -> int:
         for parsed in parsed_files:
             project_id = _target(service, args, parsed)
             reports.append(
-                service.import_parsed(parsed, project_id, IMPORT_ACTOR, dry_run=args.dry_run)
+                service.importer.import_parsed(
+                    parsed, project_id, IMPORT_ACTOR, dry_run=args.dry_run
+                )
             )
-        service.flush_views()
+        service.memory_md.flush()
     finally:
         service.close()
     if args.json:

@@ -1,9 +1,14 @@
-"""MemoryService: the one facade the API server, the CLI and the GUI all use.
+"""MemoryService: what the API server, the CLI, the agents and the GUI are given.
 
-It validates input, serializes writes (one writer at a time), keeps every
-MEMORY.md in step after each committed write, and publishes change events.
-Reads run concurrently on the calling thread (the store gives each thread its
-own connection).
+It is composed, not inherited: the memory writes and reads of one data directory live
+here, and every other feature is a service object built at construction from the store
+and the write kernel (``core.kernel``), reached as an attribute: ``service.search``,
+``service.history``, ``service.inbox``, ``service.importer``, ``service.transfers``,
+``service.files``, ``service.stale``, ``service.reviews``, ``service.eraser``,
+``service.integrity``, ``service.bulk``, ``service.observations``, ``service.switches``,
+``service.database`` and ``service.memory_md``. Writes are serialized by the
+kernel (one writer at a time); reads run concurrently on the calling thread (the store
+gives each thread its own connection).
 """
 
 from __future__ import annotations
@@ -11,53 +16,59 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ltm_desktop.core import ranking, rules, writing
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.bulk.service import BulkWrites
-from ltm_desktop.core.curation import Curation
-from ltm_desktop.core.database_info import DatabaseInfo, MemoryMdStatus
-from ltm_desktop.core.errors import Conflict, InvalidInput, ObservationOff
+from ltm_desktop.core.database_info import DatabaseInfo
+from ltm_desktop.core.errors import InvalidInput, LtmError
 from ltm_desktop.core.events import EventHub
-from ltm_desktop.core.history.reads import HistoryReads, ObservationReads
+from ltm_desktop.core.history.observations import ObservationLog
+from ltm_desktop.core.history.reads import HistoryReads
+from ltm_desktop.core.history.verifying import Verifier
 from ltm_desktop.core.inbox.service import InboxService
+from ltm_desktop.core.kernel import AfterWrite, WriteKernel
 from ltm_desktop.core.listing import check_filters, check_list_query
-from ltm_desktop.core.memory_backend import make_backend
 from ltm_desktop.core.memory_md.precis import PrecisManager, prompt_section
+from ltm_desktop.core.memory_md.status import MemoryMdStatus
 from ltm_desktop.core.memory_md.sync import MemoryMdSync
-from ltm_desktop.core.observations import build_observation
-from ltm_desktop.core.privacy.service import PrivacyService
+from ltm_desktop.core.privacy.erasing_service import Eraser
+from ltm_desktop.core.privacy.screening import Screen, SecretsMode
 from ltm_desktop.core.records import (
     AddResult,
     AddStatus,
-    ChangeEvent,
+    Category,
     ListQuery,
     Memory,
     MemoryDraft,
-    Observation,
     PrecisInfo,
     Project,
     ScopeStats,
 )
 from ltm_desktop.core.seams import (
+    BackgroundTask,
     Embedder,
     ExternalProvider,
+    ExtractionQueue,
+    NoBackgroundTask,
     NoEmbedder,
     NoExternalProvider,
+    NoExtraction,
 )
 from ltm_desktop.core.search.backfill import Backfill
 from ltm_desktop.core.search.cache import SearchCache
-from ltm_desktop.core.search.searching import SearchReads
+from ltm_desktop.core.search.searching import SearchService
 from ltm_desktop.core.settings.config import Settings
 from ltm_desktop.core.settings.paths import DataPaths
 from ltm_desktop.core.settings.switches import Switches
-from ltm_desktop.core.stale.file_aware import FileAware
-from ltm_desktop.core.stale.named_files import MissingFiles
-from ltm_desktop.core.transfer.import_writes import TransferService
+from ltm_desktop.core.stale.file_aware import FileAware, StaleList
+from ltm_desktop.core.stale.review import Reviews
+from ltm_desktop.core.transfer.between_scopes import ScopeTransfers
+from ltm_desktop.core.transfer.import_writes import Importer
 from ltm_desktop.core.uses import UseCounter
 from ltm_desktop.core.versions import check_expected
 
@@ -65,20 +76,7 @@ log = logging.getLogger(__name__)
 SYSTEM_ACTOR = "system"
 
 
-class MemoryService(
-    SearchReads,
-    HistoryReads,
-    ObservationReads,
-    InboxService,
-    TransferService,
-    Curation,
-    Switches,
-    FileAware,
-    PrivacyService,
-    BulkWrites,
-    DatabaseInfo,
-    MemoryMdStatus,
-):
+class MemoryService:
     """Thread-safe access to one data directory's memories."""
 
     def __init__(
@@ -91,37 +89,79 @@ class MemoryService(
         embedder: Embedder | None = None,
         provider: ExternalProvider | None = None,
         search_cache_size: int | None = None,
+        config_path: Path | None = None,
+        config_problems: tuple[str, ...] = (),
+        extraction: Callable[[MemoryService], ExtractionQueue] | None = None,
     ) -> None:
-        """``search_cache_size`` overrides ``settings.search_cache_entries`` (0: no cache)."""
+        """``search_cache_size`` overrides ``settings.search_cache_entries`` (0: no cache);
+        ``extraction`` builds the queue that runs extractions for this service."""
+        settings = settings or Settings()
         self.store = store
         self.paths = paths
-        self.settings = settings or Settings()
         self.events = EventHub()
         self._clock = clock
         self._embedder = embedder or NoEmbedder()
-        self._provider = provider or NoExternalProvider()
-        self._write_lock = threading.RLock()
-        self._cache = SearchCache(
-            self.settings.search_cache_entries if search_cache_size is None else search_cache_size
-        )
+        self.switches = Switches(settings, config_path=config_path, config_problems=config_problems)
+        self.screen = Screen(SecretsMode(settings.privacy_secrets))  # [privacy] secrets
+        lock = threading.RLock()  # the single writer's: held by the kernel and the backfill
         self._uses = UseCounter(self._write_uses)
         self.precis_manager = PrecisManager(
             store,
             paths.precis_path,
-            budget=self.settings.precis_budget_bytes,
-            top_n=self.settings.precis_top_n,
+            budget=settings.precis_budget_bytes,
+            top_n=settings.precis_top_n,
             clock=clock,
-            include_flagged=self.settings.privacy_flagged_in_precis,
+            include_flagged=settings.privacy_flagged_in_precis,
         )
         self.views = MemoryMdSync(store, self.precis_manager, paths.data_dir / ".lock", clock)
-        self.backfill = Backfill(store, self._embedder, self._write_lock)
-        self.backend = make_backend(self)  # [memory] backend (core.memory_backend)
-        self._missing_files = MissingFiles(clock)  # stale: files that are gone (core.files)
+        self.memory_md = MemoryMdStatus(self.views)
+        self.backfill = Backfill(store, self._embedder, lock)
+        self.kernel = WriteKernel(
+            store,
+            lock=lock,
+            clock=clock,
+            events=self.events,
+            uses=self._uses,
+            after_write=AfterWrite(self.views, self.backfill),
+        )
+        cache = SearchCache(
+            settings.search_cache_entries if search_cache_size is None else search_cache_size
+        )
+        self.search = SearchService(
+            store,
+            clock=clock,
+            cache=cache,
+            uses=self._uses,
+            embedder=self._embedder,
+            provider=provider or NoExternalProvider(),
+            backfill=self.backfill,
+        )
+        self.files = FileAware(store, clock)
+        self.stale = StaleList(store, settings, clock, self._uses, self.files)
+        self.reviews = Reviews(store, self.kernel)
+        self.history = HistoryReads(store)
+        self.observations = ObservationLog(store, self.kernel, settings, self.screen)
+        self.inbox = InboxService(store, self.kernel, self.screen)
+        self.importer = Importer(store, self.kernel, self.screen)
+        self.transfers = ScopeTransfers(store, self.kernel, self.screen)
+        self.eraser = Eraser(store, self.kernel)
+        self.integrity = Verifier(store)
+        self.bulk = BulkWrites(
+            self.kernel, screen=self.screen, vector_for=self.search.vector_for, files=self.files
+        )
+        self.database = DatabaseInfo(store)
+        self.extraction: ExtractionQueue = extraction(self) if extraction else NoExtraction()
+        self.consolidation: BackgroundTask = NoBackgroundTask()  # the periodic run, if any
+
+    @property
+    def settings(self) -> Settings:
+        """The settings as this process runs them (``switches`` may turn memory off)."""
+        return self.switches.settings
 
     def start(self, *, backfill: bool = False) -> int:
         """Startup housekeeping: expire what is due and regenerate every MEMORY.md.
 
-        A MEMORY.md that cannot be written is reported (``memory_md_problems``), not raised.
+        A MEMORY.md that cannot be written is reported (``views.problems``), not raised.
 
         Args:
             backfill: start the background backfill of vectors and token sets (for
@@ -151,12 +191,12 @@ class MemoryService(
                 except Exception as exc:
                     log.warning("could not %s at close: %s", doing, exc)
         finally:  # even on Ctrl+C
-            with self._write_lock:
+            with self.kernel.locked():
                 self.store.close()
 
     def _write_uses(self, uses: dict[str, tuple[int, float]]) -> None:
         counted = {i: (count, at, ranking.heat(count, at)) for i, (count, at) in uses.items()}
-        with self._write_lock:
+        with self.kernel.locked():
             self.store.reinforce(counted)
 
     def now(self) -> float:
@@ -191,7 +231,7 @@ class MemoryService(
         path = rules.normalize_cwd(cwd)
         project_id = rules.project_id_for_cwd(path)
         if register:
-            with self._write_lock:
+            with self.kernel.locked():
                 self.store.ensure_project(project_id, path, rules.display_name_for_path(path))
         return project_id
 
@@ -200,20 +240,14 @@ class MemoryService(
         counts = self.store.active_counts(self.now())
         return [(p, counts.get(p.project_id, 0)) for p in self.store.list_projects()]
 
+    def project_name(self, project_id: str) -> str:
+        """The scope's name, or its id when it cannot be read (one indexed row)."""
+        try:
+            return self.store.get_project(project_id).name
+        except LtmError:
+            return project_id
+
     # -- writes -----------------------------------------------------------
-
-    def _after_write(self, changed: Sequence[Memory]) -> None:
-        """Bring the affected MEMORY.md files up to date once the write is committed.
-
-        Call it after releasing the write lock: it never raises (a file that cannot be
-        written is reported and retried) and never holds up the next writer.
-        """
-        if changed:
-            self.views.after_write(changed)
-            self.backfill.wake()  # an edit, import or restore may have left it work
-
-    def _event(self, memory: Memory, action: str, actor: str) -> ChangeEvent:
-        return ChangeEvent(memory.id, memory.project_id, action, actor, self.now())
 
     def add(
         self, project_id: str, draft: MemoryDraft, actor: str, *, root: str | None = None
@@ -221,26 +255,57 @@ class MemoryService(
         """``root``: the project's directory for ``draft.files`` (default: the scope's)."""
         actor = rules.check_actor(actor)
         project_id = rules.check_project_id(project_id)
-        draft = self._relative_files(project_id, draft, root)
+        draft = self.files.checked_draft(project_id, draft, root)
         draft = rules.validate_draft(draft, self.settings.default_importance)
         draft = self.screen.draft(draft)  # before its text goes to the embedder
-        vector = self._embed(writing.embedding_text(draft))
-        with self._write_lock:
-            with self.store.write() as txn:
-                result = writing.add_memory(
-                    txn, project_id, draft, actor, self.now(), screen=self.screen, vector=vector
-                )
-            changed = [result.memory]
+        vector = self.search.vector_for(writing.embedding_text(draft))
+        with self.kernel.write() as write:
+            result = writing.add_memory(
+                write.txn, project_id, draft, actor, write.now, screen=self.screen, vector=vector
+            )
+            deduplicated = result.status is AddStatus.DEDUPLICATED
+            write.record(result.memory, "deduplicated" if deduplicated else "created", actor)
             if result.superseded_id:
-                changed.append(self.store.get_memory(result.superseded_id))
-            action = "deduplicated" if result.status is AddStatus.DEDUPLICATED else "created"
-            events = [self._event(result.memory, action, actor)]
-            events += [self._event(m, "superseded", actor) for m in changed[1:]]
-        self._after_write(changed)
-        self.events.publish(events)
-        if vector is None and self._embedder.model:
-            self.backfill.wake()
+                write.record(write.txn.get_memory(result.superseded_id), "superseded", actor)
+            write.wake_backfill = vector is None and bool(self._embedder.model)
         return replace(result, memory=self._uses.overlay(result.memory))
+
+    def remember(
+        self,
+        cwd: object,
+        content: object,
+        *,
+        actor: str = "agent",
+        category: Category | str | None = None,
+        tags: Sequence[str] = (),
+        files: Sequence[str] | None = None,
+        title: str | None = None,
+    ) -> AddResult:
+        """Add a memory for the agent working in ``cwd`` (the HTTP API's ``remember``:
+        ``type`` is ``category``, any of ``rules.MEMORY_TYPES`` such as "decision" or
+        "todo"; ``concepts`` are ``tags``). ``files`` may be relative to ``cwd`` or
+        absolute inside it; they are stored relative to it.
+
+        Raises:
+            MemoryDisabled, BackendNotImplemented: see ``Switches.require_memory``.
+            InvalidInput: bad content, category, tags or files (named in ``field``; a
+                file outside ``cwd`` is refused).
+        """
+        self.switches.require_memory()
+        root = rules.normalize_cwd(cwd)
+        project_id = self.resolve_scope(cwd=root, register=False)
+        if isinstance(category, str) and category in rules.MEMORY_TYPES:
+            category = rules.MEMORY_TYPES[category]  # "decision" -> knowledge, "todo" -> task
+        draft = MemoryDraft(
+            content=content,  # type: ignore[arg-type] # checked by the rules
+            title=title,
+            category=category or Category.KNOWLEDGE,
+            tags=tuple(tags),
+            files=tuple(files or ()),
+        )
+        result = self.add(project_id, draft, rules.check_actor(actor), root=root)
+        self.resolve_scope(cwd=root, register=True)
+        return result
 
     def import_memories(
         self, project_id: str, drafts: Sequence[MemoryDraft], actor: str
@@ -252,13 +317,11 @@ class MemoryService(
         project_id = rules.check_project_id(project_id)
         default = self.settings.default_importance
         clean = [rules.validate_draft(draft, default) for draft in drafts]
-        with self._write_lock, self.store.write() as txn:
-            now, screen = self.now(), self.screen
-            imported = writing.import_memories(txn, project_id, clean, actor, now, screen=screen)
-        self._after_write(imported)
-        self.events.publish([self._event(m, "imported", actor) for m in imported])
-        if imported:
-            self.backfill.wake()  # their token sets and vectors, in the background
+        with self.kernel.write() as write:
+            imported = writing.import_memories(
+                write.txn, project_id, clean, actor, write.now, screen=self.screen
+            )
+            write.record_all(imported, "imported", actor)  # vectors: the backfill's
         return imported
 
     def update(
@@ -275,24 +338,21 @@ class MemoryService(
         meanwhile, StaleEdit (carrying the current memory) and nothing is written.
         """
         actor = rules.check_actor(actor)
-        clean = rules.validate_changes(self._relative_file_changes(memory_id, changes))
+        clean = rules.validate_changes(self.files.checked_changes(memory_id, changes))
         expected = check_expected(expected_updated_at)
-        with self._write_lock, self._current_on_conflict():
-            with self.store.write() as txn:
-                before, after = writing.update_memory(
-                    txn,
-                    memory_id,
-                    clean,
-                    actor,
-                    self.now(),
-                    expected_updated_at=expected,
-                    embed=lambda m: self._embed(writing.embedding_text(m), now=True),
-                    screen=self.screen,
-                )
-            events = [] if after == before else [self._event(after, "updated", actor)]
-        if events:
-            self._after_write([after])
-        self.events.publish(events)
+        with self.kernel.write() as write:
+            before, after = writing.update_memory(
+                write.txn,
+                memory_id,
+                clean,
+                actor,
+                write.now,
+                expected_updated_at=expected,
+                embed=lambda m: self.search.vector_for(writing.embedding_text(m), now=True),
+                screen=self.screen,
+            )
+            if after != before:
+                write.record(after, "updated", actor)
         return self._uses.overlay(after)
 
     def _set_disabled(
@@ -300,14 +360,11 @@ class MemoryService(
     ) -> Memory:
         actor = rules.check_actor(actor)
         expected = check_expected(expected_updated_at)
-        with self._write_lock, self._current_on_conflict():
-            with self.store.write() as txn:
-                memory = writing.set_disabled(
-                    txn, memory_id, disabled, actor, self.now(), expected_updated_at=expected
-                )
-            event = self._event(memory, "removed" if disabled else "restored", actor)
-        self._after_write([memory])
-        self.events.publish([event])
+        with self.kernel.write() as write:
+            memory = writing.set_disabled(
+                write.txn, memory_id, disabled, actor, write.now, expected_updated_at=expected
+            )
+            write.record(memory, "removed" if disabled else "restored", actor)
         return self._uses.overlay(memory)
 
     def remove(
@@ -322,67 +379,14 @@ class MemoryService(
     ) -> Memory:
         return self._set_disabled(memory_id, False, actor, expected_updated_at)
 
-    @contextmanager
-    def _current_on_conflict(self) -> Iterator[None]:
-        """A conflict's current memory shows the use counts not yet written, like ``get``."""
-        try:
-            yield
-        except Conflict as exc:
-            if exc.current is not None:
-                exc.current = self._uses.overlay(exc.current)
-            raise
-
-    def mark_reviewed(
-        self, memory_id: str, actor: str, *, expected_updated_at: float | None = None
-    ) -> Memory:
-        """Keep a stale candidate: it leaves the stale list until it goes stale again.
-        ``expected_updated_at`` as in ``update``."""
-        actor = rules.check_actor(actor)
-        expected = check_expected(expected_updated_at)
-        with self._write_lock, self._current_on_conflict(), self.store.write() as txn:
-            memory = writing.mark_reviewed(txn, memory_id, actor, self.now(), expected)
-        self.events.publish([self._event(memory, "reviewed", actor)])
-        return self._uses.overlay(memory)
-
     def purge_expired(self, project_id: str | None, actor: str = SYSTEM_ACTOR) -> int:
         """Soft-delete every memory whose TTL has run out; returns how many."""
         if project_id is not None:
             project_id = rules.check_project_id(project_id)
-        with self._write_lock:
-            with self.store.write() as txn:
-                purged = writing.purge_expired(txn, project_id, actor, self.now())
-            events = [self._event(m, "expired", actor) for m in purged]
-        self._after_write(purged)
-        self.events.publish(events)
+        with self.kernel.write() as write:
+            purged = writing.purge_expired(write.txn, project_id, actor, write.now)
+            write.record_all(purged, "expired", actor)
         return len(purged)
-
-    def observe(
-        self,
-        project_id: str,
-        kind: object,
-        session_id: object,
-        actor: str,
-        *,
-        user_text: object = None,
-        assistant_text: object = None,
-        messages_text: object = None,
-    ) -> Observation:
-        """Record an agent lifecycle event (agent_end, pre_compact); ObservationOff when
-        ``[observe]`` turns its kind off (bad input is refused first, all the same)."""
-        actor = rules.check_actor(actor)
-        project_id = rules.check_project_id(project_id)
-        screen = self.screen.conversation  # before the texts are cut to size
-        payload = build_observation(
-            kind,
-            session_id,
-            user_text=screen(user_text),
-            assistant_text=screen(assistant_text),
-            messages_text=screen(messages_text),
-        )
-        if not self.settings.observes(payload.kind.value):
-            raise ObservationOff(f"{payload.kind.value} observations are turned off in the config")
-        with self._write_lock:
-            return self.store.add_observation(project_id, payload, actor, self.now())
 
     # -- reads ------------------------------------------------------------
 
@@ -411,7 +415,7 @@ class MemoryService(
         counts = self.store.scope_counts(
             rules.check_project_id(project_id),
             self.settings.stale_max_importance,
-            self._stale_cutoff(),
+            self.stale.cutoff(),
             self.now(),
         )
         return ScopeStats(project_id=project_id, **counts)
@@ -422,21 +426,3 @@ class MemoryService(
     def prompt_section(self, project_id: str, include_global: bool = True) -> str:
         text = self.precis(project_id, include_global).text
         return prompt_section(text, self.settings.nudge_text)
-
-    # -- forgetting observations --------------------------------------------
-
-    def get_observation(self, observation_id: str) -> Observation:
-        """The observation, forgotten or not (``disabled``)."""
-        return self.store.get_observation(rules.check_text(observation_id, "id"))
-
-    def forget_observation(self, observation_id: str, actor: str) -> Observation:
-        """Soft delete: the observation leaves recall and lists; its row is kept."""
-        actor = rules.check_actor(actor)
-        observation_id = rules.check_text(observation_id, "id")
-        with self._write_lock:
-            observation, forgotten = self.store.forget_observation(
-                observation_id, actor, self.now()
-            )
-        if not forgotten:
-            raise Conflict(f"observation {observation_id} is already forgotten")
-        return observation

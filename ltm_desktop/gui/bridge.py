@@ -3,7 +3,7 @@
 In-process writes (the GUI's own, the agent API server's) arrive through
 ``service.events`` on the writing thread; writes by other processes on the same
 database are noticed by polling ``service.data_version()`` and read back with
-``service.events_after()``. Both end up in ``ServiceBridge.changed``.
+``service.history.events_after()``. Both end up in ``ServiceBridge.changed``.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ class ServiceBridge(QObject):
         service = self._service
 
         def baseline() -> tuple[int, int]:
-            return service.last_event_seq(), service.data_version()
+            return service.history.last_event_seq(), service.data_version()
 
         self._polling = True
         self._runner.run(baseline, self.on_baseline, self.on_poll_failed)
@@ -163,7 +163,7 @@ class ServiceBridge(QObject):
             events: list[AuditEvent] = []
             cursor = seq
             while len(events) < MAX_EVENTS_PER_POLL:
-                batch = service.events_after(cursor, EVENTS_PAGE)
+                batch = service.history.events_after(cursor, EVENTS_PAGE)
                 events += batch
                 if len(batch) < EVENTS_PAGE:
                     return version, events, False
@@ -194,7 +194,9 @@ class ServiceBridge(QObject):
         )
         if overflow:  # skip what we did not read: "everything" reloads all views anyway
             self._polling = True
-            self._runner.run(self._service.last_event_seq, self.on_skipped, self.on_poll_failed)
+            self._runner.run(
+                self._service.history.last_event_seq, self.on_skipped, self.on_poll_failed
+            )
 
     def on_skipped(self, seq: int) -> None:
         self._polling = False

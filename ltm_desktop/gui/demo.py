@@ -121,12 +121,12 @@ def _history(service: MemoryService, ids: dict[str, str], added: dict[str, Memor
         ("web", "dev server"),
         ("infra", "terraform"),
     ):
-        service.search(ids[scope], query, limit=5, reinforce=True)
+        service.search.query(ids[scope], query, limit=5, reinforce=True)
 
 
 def _observations(service: MemoryService, ids: dict[str, str]) -> None:
     billing = ids["billing"]
-    service.observe(
+    service.observations.record(
         billing,
         "agent_end",
         "sess-7f3a",
@@ -134,7 +134,7 @@ def _observations(service: MemoryService, ids: dict[str, str]) -> None:
         user_text="Why do the payout tests fail on CI but not locally?",
         assistant_text="The retry schedule test compares wall-clock times; CI runners are slower, so the second attempt lands after the cutoff. I pinned the clock with freezegun and the test passes 50/50 runs.",
     )
-    service.observe(
+    service.observations.record(
         billing,
         "agent_end",
         "sess-7f3a",
@@ -142,14 +142,14 @@ def _observations(service: MemoryService, ids: dict[str, str]) -> None:
         user_text="Add the VAT number to the invoice footer.",
         assistant_text="Added `vat_number` to the footer partial and the settings model; the IBAN still needs a decision on formatting.",
     )
-    service.observe(
+    service.observations.record(
         billing,
         "pre_compact",
         "sess-7f3a",
         "claude-code",
         messages_text="User asked about payout test flakiness; found a clock race; fixed with freezegun. Then invoice footer: VAT number added, IBAN pending.",
     )
-    service.observe(
+    service.observations.record(
         billing,
         "agent_end",
         "sess-91bc",
@@ -157,7 +157,7 @@ def _observations(service: MemoryService, ids: dict[str, str]) -> None:
         user_text="Create a migration for the refunds table",
         assistant_text="Generated `2027_01_12_add_refunds.py` and added the missing server default for `status`.",
     )
-    service.observe(
+    service.observations.record(
         ids["web"],
         "agent_end",
         "sess-c0de",

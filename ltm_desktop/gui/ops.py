@@ -172,7 +172,7 @@ def conflict_of(service: MemoryService, write: Write, exc: Conflict) -> WriteCon
     """The conflict to put to the person, or None for one no choice can settle."""
     if exc.reason not in SETTLED_BY_THE_PERSON or exc.reason is None or exc.current is None:
         return None
-    since = tuple(e for e in service.history(write.memory_id) if e.at > write.seen)
+    since = tuple(e for e in service.history.memory(write.memory_id) if e.at > write.seen)
     return WriteConflict(write, exc.current, exc.reason, since)
 
 

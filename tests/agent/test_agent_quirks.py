@@ -175,7 +175,7 @@ def test_a_gemini_turn_is_observed_under_the_users_prompt(
     data["prompt"] = GEMINI_PROMPT
     done = run_hook("gemini", "stop", json.dumps(data).encode(), service.paths.data_dir)
     assert done.returncode == 0, done.stderr
-    [observation] = service.observations(project)
+    [observation] = service.observations.page(project)
     assert observation.title.startswith("Fix the authentication bug")
     assert "hook_context" not in observation.narrative
     assert "Long-Term Memory" not in observation.narrative
@@ -241,7 +241,7 @@ def test_gemini_precompress_is_recorded_only_when_it_compresses(
     data["trigger"] = trigger
     done = run_hook("gemini", "pre-compact", json.dumps(data).encode(), service.paths.data_dir)
     assert done.returncode == 0, done.stderr
-    observations = service.observations(project)
+    observations = service.observations.page(project)
     assert [o.kind.value for o in observations] == (["pre_compact"] if recorded else [])
 
 
@@ -281,5 +281,5 @@ def test_gemini_precompress_follows_the_projects_compression_threshold(
     stdin = payload("gemini", "pre-compact", cwd, session)
     done = run_hook("gemini", "pre-compact", stdin, service.paths.data_dir)
     assert done.returncode == 0, done.stderr
-    kinds = [o.kind.value for o in service.observations(project)]
+    kinds = [o.kind.value for o in service.observations.page(project)]
     assert kinds == (["pre_compact"] if recorded else [])

@@ -77,4 +77,4 @@ def test_set_client_renames_the_writer(service: MemoryService, served: ServerThr
         added = access.call("memory.add", {"cwd": "/home/dev/src/app", "content": "renamed"})
     finally:
         access.close()
-    assert service.history(added["memory"]["id"])[0].actor == "cursor"
+    assert service.history.memory(added["memory"]["id"])[0].actor == "cursor"

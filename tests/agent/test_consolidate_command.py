@@ -68,7 +68,7 @@ def test_consolidate_proposes_the_merge_in_the_inbox(
     assert PAIR[0] in sent
     assert PAIR[1] in sent
     assert "tabs in Go" not in sent  # only the group goes to the model
-    [entry] = service.inbox()
+    [entry] = service.inbox.entries()
     assert entry.proposal is not None
     assert entry.proposal.state is ProposalState.PROPOSED
     assert {m.content for m in entry.members} == set(PAIR)
@@ -100,7 +100,7 @@ def test_dry_run_lists_the_groups_and_asks_no_model(
     assert result.returncode == 0, result.stderr
     assert "Group 1: 2 memories" in result.stdout
     assert "dry run: nothing asked" in result.stdout
-    assert service.inbox() == []
+    assert service.inbox.entries() == []
 
 
 def test_without_an_endpoint_it_says_it_needs_one(
@@ -110,7 +110,7 @@ def test_without_an_endpoint_it_says_it_needs_one(
     result = run(tmp_path, write_config(tmp_path / "c.toml", None))
     assert_one_error_line(result, "consolidate needs a model", "[extractor] base_url")
     assert result.returncode == 1
-    assert service.inbox() == []
+    assert service.inbox.entries() == []
 
 
 @pytest.mark.parametrize(
@@ -133,7 +133,7 @@ def test_a_bad_answer_is_one_error_line_and_nothing_written(
     fake_model.behaviour.reply, fake_model.behaviour.status = reply, status
     result = run(tmp_path, write_config(tmp_path / "c.toml", fake_model.base_url))
     assert_one_error_line(result, "consolidation failed", expected, "nothing was written")
-    assert service.inbox() == []
+    assert service.inbox.entries() == []
 
 
 def test_an_endpoint_that_is_down_is_one_error_line(
@@ -142,7 +142,7 @@ def test_an_endpoint_that_is_down_is_one_error_line(
     service = seed(make_service, tmp_path / "data")
     result = run(tmp_path, write_config(tmp_path / "c.toml", refused_url()))
     assert_one_error_line(result, "consolidation failed", "cannot connect")
-    assert service.inbox() == []
+    assert service.inbox.entries() == []
 
 
 @pytest.mark.parametrize(

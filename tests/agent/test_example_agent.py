@@ -56,7 +56,7 @@ def test_the_cycle(tmp_path: Path) -> None:
         [saved] = service.list_memories(project)
         assert saved.content == "Deploy with ./scripts/deploy.sh from the release branch only."
         assert saved.source == "example-agent"
-        kinds = [o.kind.value for o in service.observations(project)]
+        kinds = [o.kind.value for o in service.observations.page(project)]
         assert sorted(kinds) == ["agent_end"] * 4 + ["pre_compact"]
     finally:
         opened.service.close()

@@ -49,9 +49,9 @@ def test_extract_stores_proposals_and_says_so(
     assert "make test" in sent
     assert "small commits" in sent
     service = make_service(tmp_path / "data")
-    [run] = service.extraction_runs()
+    [run] = service.inbox.runs()
     assert (run.status, run.proposed, run.agent) == (RunStatus.OK, 2, "claude-code")
-    assert {e.proposal.title for e in service.inbox() if e.proposal} == {"Tests", "Commits"}
+    assert {e.proposal.title for e in service.inbox.entries() if e.proposal} == {"Tests", "Commits"}
     assert service.resolve_scope(cwd=CWD) == run.project_id
 
 
@@ -63,7 +63,7 @@ def test_a_failed_extraction_is_one_error_line_and_a_recorded_run(
     result = run_extract(tmp_path, write_config(tmp_path / "config.toml", fake_model))
     line = assert_one_error_line(result, "extraction failed", "answered HTTP 500")
     assert "recorded as run_" in line
-    [run] = make_service(tmp_path / "data").extraction_runs()
+    [run] = make_service(tmp_path / "data").inbox.runs()
     assert run.status is RunStatus.FAILED
 
 

@@ -38,7 +38,7 @@ def test_a_submitted_request_runs_in_the_background_and_is_recorded(
     request = text_request(service)
     worker.submit(request)
     assert worker.wait_idle(10)
-    [run] = service.extraction_runs()
+    [run] = service.inbox.runs()
     assert (run.id, run.status, run.proposed) == (request.run_id, RunStatus.OK, 1)
     assert run.source == "text"
     assert run.agent == "codex"
@@ -65,7 +65,7 @@ def test_a_full_queue_refuses_more_and_a_held_model_holds_no_caller(
         worker.submit(text_request(service))
     fake_model.behaviour.release.set()
     assert worker.wait_idle(10)
-    assert [r.status for r in service.extraction_runs()] == [RunStatus.OK, RunStatus.OK]
+    assert [r.status for r in service.inbox.runs()] == [RunStatus.OK, RunStatus.OK]
 
 
 def test_closing_the_service_stops_the_worker(

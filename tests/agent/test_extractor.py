@@ -64,7 +64,7 @@ def extract(
     service = make_service(settings=fake.settings(**settings))
     path = transcript(tmp_path, "How do we deploy?", "With make deploy from main.")
     run = run_extraction(service, request(service, path))
-    assert service.extraction_runs() == [run]  # recorded, whatever happened
+    assert service.inbox.runs() == [run]  # recorded, whatever happened
     return service, run
 
 
@@ -84,14 +84,14 @@ def test_an_array_in_any_wrapping_becomes_proposals(
     fake_model.behaviour.reply = reply
     service, run = extract(make_service, fake_model, tmp_path, extractor_review=True)
     assert (run.status, run.proposed, run.invalid) == (RunStatus.OK, 2, 0)
-    titles = {e.proposal.title for e in service.inbox() if e.proposal}
+    titles = {e.proposal.title for e in service.inbox.entries() if e.proposal}
     assert titles == {"Deploy", "Tabs"}
-    proposal = service.get_proposal(run.item_ids[0])
+    proposal = service.inbox.get(run.item_ids[0])
     assert proposal.state is ProposalState.PROPOSED
     assert proposal.provenance.model == "fake-model"
     assert proposal.provenance.source.endswith("session-1.jsonl")
-    assert [e.action for e in service.history(proposal.id)] == [AuditAction.PROPOSED]
-    assert service.project_history(run.project_id)[0].action is AuditAction.EXTRACTED
+    assert [e.action for e in service.history.memory(proposal.id)] == [AuditAction.PROPOSED]
+    assert service.history.project(run.project_id)[0].action is AuditAction.EXTRACTED
     assert service.count_memories(run.project_id) == 0
 
 
@@ -104,7 +104,9 @@ def test_without_review_the_entries_are_unreviewed_memories(
     memories = service.list_memories(run.project_id)
     assert {m.review_state for m in memories} == {ReviewState.UNREVIEWED}
     assert {m.source for m in memories} == {"extractor"}
-    assert {e.action for m in memories for e in service.history(m.id)} == {AuditAction.CREATED}
+    assert {e.action for m in memories for e in service.history.memory(m.id)} == {
+        AuditAction.CREATED
+    }
 
 
 def test_invalid_entries_are_skipped_and_counted(
@@ -114,7 +116,7 @@ def test_invalid_entries_are_skipped_and_counted(
     fake_model.behaviour.reply = json.dumps(entries)
     service, run = extract(make_service, fake_model, tmp_path, extractor_review=True)
     assert (run.status, run.proposed, run.invalid) == (RunStatus.OK, 1, 3)
-    assert [e.proposal.title for e in service.inbox() if e.proposal] == ["Deploy"]
+    assert [e.proposal.title for e in service.inbox.entries() if e.proposal] == ["Deploy"]
 
 
 @pytest.mark.parametrize(
@@ -140,9 +142,9 @@ def test_a_failure_is_recorded_with_its_reason_and_nothing_raised(
     service, run = extract(make_service, fake_model, tmp_path, extractor_timeout_s=0.3)
     assert run.status is RunStatus.FAILED
     assert reason in (run.reason or "")
-    assert service.inbox() == []
+    assert service.inbox.entries() == []
     assert service.count_memories(run.project_id) == 0
-    event = service.project_history(run.project_id)[0]
+    event = service.history.project(run.project_id)[0]
     assert (event.action, event.memory_id) == (AuditAction.EXTRACTION_FAILED, run.id)
     assert event.after is not None
     assert reason in event.after["title"]
@@ -157,7 +159,7 @@ def test_a_refused_connection_is_a_failed_run(make_service: ServiceFactory, tmp_
     run = run_extraction(service, request(service, transcript(tmp_path, "hello there")))
     assert run.status is RunStatus.FAILED
     assert f"cannot connect to {url}/chat/completions" in (run.reason or "")
-    assert service.extraction_runs() == [run]
+    assert service.inbox.runs() == [run]
 
 
 def test_a_missing_transcript_or_an_empty_one_is_a_failed_run(
@@ -178,7 +180,7 @@ def test_no_extractor_configured_reads_and_records_nothing(
 ) -> None:
     with pytest.raises(ExtractorOff):
         run_extraction(service, request(service, transcript(tmp_path, "hi")))
-    assert service.extraction_runs() == []
+    assert service.inbox.runs() == []
 
 
 def test_credentials_never_reach_the_model(

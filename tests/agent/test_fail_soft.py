@@ -59,7 +59,7 @@ def test_disabled_in_the_service_reaches_the_tool_in_process(
     def switched_off(*args: object, **kwargs: object) -> None:
         raise MemoryDisabled("memory is switched off")
 
-    monkeypatch.setattr(service, "search", switched_off)
+    monkeypatch.setattr(service.search, "query", switched_off)
     tools = Toolbox(access=DirectAccess(service, "agent", close_service=False))
     assert tools.execute("memory_search", {"query": "x"}, CWD) == "Long-term memory is disabled"
 

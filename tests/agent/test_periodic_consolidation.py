@@ -48,7 +48,7 @@ def test_a_run_with_the_model_down_writes_nothing_and_raises_nothing(
 ) -> None:
     service = seeded(make_service, fake_model, extractor_base_url=refused_url())
     assert PeriodicConsolidation(service, StaticEmbedder(), 3600).run_once() == []
-    assert service.inbox() == []
+    assert service.inbox.entries() == []
 
 
 def write_config(path: Path, fake: FakeModel, hours: int) -> Path:

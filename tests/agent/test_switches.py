@@ -14,7 +14,6 @@ from ltm_desktop.agent.tools.toolbox import DISABLED, Toolbox
 from ltm_desktop.api.runtime import socket_for
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
-from ltm_desktop.core.memory_backend import make_backend
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.config import Settings
@@ -96,8 +95,7 @@ def test_hooks_do_nothing_and_exit_0(
         "[memory]\nenabled = false\n" if switch == "off" else '[memory]\nbackend = "agentmemory"\n'
     )
     if served == "server":  # the app runs with the same config as the hook
-        service.settings = SWITCHES[switch]
-        service.backend = make_backend(service)
+        service.switches.settings = SWITCHES[switch]
     for event in ("session-start", "user-prompt", "pre-compact", "stop", "session-end"):
         done = run_hook(
             "claude-code",
@@ -110,7 +108,7 @@ def test_hooks_do_nothing_and_exit_0(
         assert "Traceback" not in done.stderr
         check_output("claude-code", event, done.stdout)
         assert "Deploy with" not in done.stdout  # no memory reached the agent
-    assert service.observations(project) == []
+    assert service.observations.page(project) == []
     expected = "disabled in the config" if switch == "off" else "backend is not implemented yet"
     assert expected in hook_log()
 

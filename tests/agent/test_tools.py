@@ -49,7 +49,7 @@ def test_write_add_names_status_id_and_project(memory: Memory) -> None:
         30,
         CLIENT,
     )
-    assert memory.service.history(stored.id)[0].actor == CLIENT
+    assert memory.service.history.memory(stored.id)[0].actor == CLIENT
     assert memory.service.resolve_cwd(CWD).path == CWD  # the project is registered
     again = memory.run("memory_write", action="add", content="Deploys to production need the VPN")
     assert again.startswith(f"deduplicated: the same text is already stored as {stored.id}")
@@ -84,7 +84,7 @@ def test_write_update_changes_only_the_fields_given(memory: Memory) -> None:
     )
     after = memory.service.get(original.id)
     assert (after.importance, after.content, after.tags) == (9, original.content, ("ci",))
-    event = memory.service.history(original.id)[-1]
+    event = memory.service.history.memory(original.id)[-1]
     assert (event.actor, event.before, event.after) == (
         CLIENT,
         {"importance": 4},
@@ -100,7 +100,7 @@ def test_write_remove_is_a_soft_delete(memory: Memory) -> None:
     text = memory.run("memory_write", action="remove", id=target.id)
     assert text.startswith(f'removed {target.id} ("Old build flag -O1") from project "billing-api"')
     assert memory.service.get(target.id).disabled
-    assert memory.service.history(target.id)[-1].actor == CLIENT
+    assert memory.service.history.memory(target.id)[-1].actor == CLIENT
     assert not memory.service.restore(target.id, "gui").disabled  # recoverable
 
 
@@ -217,7 +217,7 @@ def test_save_maps_type_to_category(memory: Memory) -> None:
 def test_recall_merges_memories_and_observations(memory: Memory) -> None:
     project = memory.project()
     memory.service.add(project, MemoryDraft("Checkout uses the payment mock"), "gui")
-    memory.service.observe(
+    memory.service.observations.record(
         project, "agent_end", "s1", "claude-code", user_text="fix the checkout test"
     )
     rows = memory.listing("memory_recall", query="checkout", limit=10)
@@ -236,7 +236,7 @@ def test_forget_own_and_global_refuses_other_projects(memory: Memory) -> None:
         GLOBAL_PROJECT_ID, MemoryDraft("User likes short answers"), "gui"
     ).memory
     theirs = memory.service.add(shop, MemoryDraft("Shop caches with Varnish"), "gui").memory
-    seen = memory.service.observe(
+    seen = memory.service.observations.record(
         project, "agent_end", "s1", "claude-code", user_text="sessions in Redis"
     )
     reply = memory.tools.run(
@@ -250,8 +250,8 @@ def test_forget_own_and_global_refuses_other_projects(memory: Memory) -> None:
     assert memory.service.get(mine.id).disabled
     assert memory.service.get(shared.id).disabled
     assert not memory.service.get(theirs.id).disabled
-    assert memory.service.get_observation(seen.id).disabled
-    assert memory.service.history(mine.id)[-1].actor == CLIENT
+    assert memory.service.observations.get(seen.id).disabled
+    assert memory.service.history.memory(mine.id)[-1].actor == CLIENT
     only_theirs = memory.tools.run("memory_forget", {"memoryIds": [theirs.id]}, CWD)
     assert only_theirs.is_error
     again = memory.run("memory_forget", memoryIds=[mine.id])
@@ -340,12 +340,12 @@ def test_forget_own_and_global_refuses_other_projects(memory: Memory) -> None:
 def test_bad_arguments_get_one_line_and_change_nothing(
     memory: Memory, tool: str, arguments: object, message: str
 ) -> None:
-    before = memory.service.last_event_seq()
+    before = memory.service.history.last_event_seq()
     reply = memory.tools.run(tool, arguments, CWD)
     assert reply.is_error
     assert message in reply.text
     assert "\n" not in reply.text
-    assert memory.service.last_event_seq() == before
+    assert memory.service.history.last_event_seq() == before
     assert memory.run("memory_search", query="anything")  # still serving
 
 

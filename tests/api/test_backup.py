@@ -81,8 +81,8 @@ def test_a_backup_during_a_write_burst_holds_every_acknowledged_write(
         assert ids <= set(acknowledged)
         assert made.memories == len(ids)
         for memory in restored:  # each memory came with its audit event: whole transactions
-            assert [e.action for e in opened.service.history(memory.id)] == ["created"]
-        assert opened.service.search(GLOBAL_PROJECT_ID, "note", limit=5)
+            assert [e.action for e in opened.service.history.memory(memory.id)] == ["created"]
+        assert opened.service.search.query(GLOBAL_PROJECT_ID, "note", limit=5)
     finally:
         opened.service.close()
 

@@ -46,7 +46,7 @@ RAW_LINES = [
 def test_malformed_lines(
     raw: RawConnection, service: MemoryService, line: bytes, code: int
 ) -> None:
-    before = service.last_event_seq()
+    before = service.history.last_event_seq()
     raw.send(line + b"\n")
     reply = raw.reply()
     assert reply["jsonrpc"] == "2.0"
@@ -54,7 +54,7 @@ def test_malformed_lines(
     assert reply["error"]["code"] == code
     assert "Traceback" not in reply["error"]["message"]
     assert raw.request(req("health"))["result"]["ok"] is True  # the connection still works
-    assert service.last_event_seq() == before
+    assert service.history.last_event_seq() == before
 
 
 ENVELOPES = [
@@ -134,14 +134,14 @@ BAD_PARAMS = [
 def test_invalid_params_name_the_parameter(
     raw: RawConnection, service: MemoryService, message: dict[str, Any], param: str
 ) -> None:
-    before = service.last_event_seq()
+    before = service.history.last_event_seq()
     reply = raw.request(message)
     assert reply["id"] == 7
     error = reply["error"]
     assert error["code"] == -32602, error
     assert param in error["message"]
     assert error["data"]["param"] == param
-    assert service.last_event_seq() == before
+    assert service.history.last_event_seq() == before
 
 
 def test_unknown_ids_are_not_found(raw: RawConnection) -> None:

@@ -182,7 +182,7 @@ def test_no_acknowledged_write_is_lost_and_every_lost_update_is_a_conflict(
     assert conflicts > 0  # they did race
 
     # 1. the history accounts for every acknowledged write, by whom, and nothing else
-    events = [e for e in service.history(created.id) if e.action != AuditAction.CREATED]
+    events = [e for e in service.history.memory(created.id) if e.action != AuditAction.CREATED]
     for writer in writers:
         for action in ("updated", "removed", "restored"):
             acked = sum(1 for a in acks if a.actor == writer.actor and a.action == action)

@@ -105,7 +105,7 @@ def test_concurrent_writes_and_searches_never_fail(
 ) -> None:
     service = make_service(embedder=StaticEmbedder())  # the default [search] embedder
     service.backfill.start()  # as `serve` runs: new memories get their vectors behind
-    model = service.index_status().model
+    model = service.search.index_status().model
     assert model
     server = start_server(service)
     assert server.server.endpoint is not None

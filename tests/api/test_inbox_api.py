@@ -98,7 +98,9 @@ def test_unreviewed_memories_are_in_the_inbox_too(
     service = make_service()
     project = service.resolve_scope(cwd=CWD, register=True)
     source = Provenance(new_run_id(service.now()), "codex", "s", "text", "m", service.now())
-    service.store_extraction(project, ENTRIES[:1], source, review=False, started_at=service.now())
+    service.inbox.store_extraction(
+        project, ENTRIES[:1], source, review=False, started_at=service.now()
+    )
     service.add(project, MemoryDraft(content="written by a person"), "gui")
     server = start_server(service)
     assert server.server.endpoint is not None

@@ -257,7 +257,7 @@ def test_the_server_expires_memories_while_it_runs(
     clock.advance(days=2)  # type: ignore[attr-defined]
     start_server(socket_path=short_dir / "h.sock", housekeeping_interval=0.05)
     wait_until(lambda: service.get(memory.id).disabled)
-    assert service.history(memory.id)[-1].action.value == "expired"
+    assert service.history.memory(memory.id)[-1].action.value == "expired"
 
 
 def test_unauthenticated_tcp_peers_are_dropped_quickly(

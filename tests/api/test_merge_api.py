@@ -31,7 +31,7 @@ def test_inbox_list_carries_the_group_and_approve_supersedes_it(
     service = make_service(embedder=WordHashEmbedder())
     project = service.resolve_scope(cwd=CWD, register=True)
     ids = [service.add(project, MemoryDraft(content=t), "gui").memory.id for t in TEXTS]
-    Consolidator(service, WordHashEmbedder(), Writer()).run(project)
+    Consolidator(service.inbox, WordHashEmbedder(), Writer()).run(project)
     access = DirectAccess(service, "reviewer", close_service=False)
     [item] = access.call("inbox.list", {"cwd": CWD})["items"]
     assert sorted(item["proposal"]["merges"]) == sorted(ids)

@@ -235,7 +235,7 @@ def test_precis_and_prompt_section(client: Client, service: MemoryService) -> No
         False,
     )
     assert precis["memory_ids"][0] == memory["id"]
-    assert service.flush_views()  # a global write reaches project files in the background
+    assert service.memory_md.flush()  # a global write reaches project files in the background
     assert Path(precis["path"]).read_text() == precis["text"]
     own = client.precis_get(cwd=CWD, include_global=False)
     assert own["text"] == "## Tests\n\nRun make test before pushing"

@@ -128,8 +128,8 @@ def test_an_older_schema_version_still_restores_and_is_migrated(
     capsys.readouterr()
     opened = open_service(tmp_path / "data")
     try:
-        assert opened.service.schema_version == MIGRATIONS[-1].version
-        assert opened.service.verify().problems == ()
+        assert opened.service.database.schema_version == MIGRATIONS[-1].version
+        assert opened.service.integrity.verify().problems == ()
     finally:
         opened.service.close()
 

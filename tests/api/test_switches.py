@@ -13,9 +13,10 @@ import pytest
 from ltm_desktop.api import protocol
 from ltm_desktop.api.client import BackendNotImplementedError, Client, Disabled
 from ltm_desktop.api.dispatch import METHODS, UNGATED
-from ltm_desktop.core.memory_backend import AgentMemoryBackend, BackendHealth
+from ltm_desktop.core.errors import BackendNotImplemented
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.settings.config import Settings
+from ltm_desktop.core.settings.switches import Switches
 from tests.api.conftest import ServerFactory
 from tests.conftest import ServiceFactory
 
@@ -94,7 +95,7 @@ def test_disabled_service_writes_nothing(
     with Client(path, client_name="agent") as client, pytest.raises(Disabled):
         client.call("memory.add", CALLS["memory.add"])
     assert service.count_memories(service.resolve_scope(cwd=CWD)) == 0
-    service.set_enabled(True)  # the app's switch, at run time
+    service.switches.set_enabled(True)  # the app's switch, at run time
     with Client(thread.server.endpoint.socket_path, client_name="agent") as client:
         added = client.call("memory.add", CALLS["memory.add"])
     assert added["status"] == "created"
@@ -144,19 +145,18 @@ def test_disabled_wins_over_the_placeholder(
             client.call("stats", {"cwd": CWD})
 
 
-def test_placeholder_backend_methods() -> None:
-    backend = AgentMemoryBackend("http://127.0.0.1:3111")
-    assert backend.health() == BackendHealth(False, "agentmemory", "not_implemented")
-    calls = [
-        lambda: backend.remember("global", MemoryDraft(content="x"), "agent"),
-        lambda: backend.recall("global", "x"),
-        lambda: backend.observe("global", "agent_end", "s", "agent"),
-        lambda: backend.forget("global", ["mem_1"], None, "agent"),
-        lambda: backend.stats("global"),
-    ]
-    for call in calls:
-        with pytest.raises(Exception, match="not implemented yet; nothing was read or written"):
-            call()
+def test_placeholder_backend_refuses_every_agent_call() -> None:
+    settings = Settings(memory_backend="agentmemory", agentmemory_url="http://127.0.0.1:3111")
+    switches = Switches(settings)
+    assert (switches.local, switches.backend, switches.backend_problem()) == (
+        False,
+        "agentmemory",
+        "not_implemented",
+    )
+    with pytest.raises(
+        BackendNotImplemented, match="not implemented yet; nothing was read or written"
+    ):
+        switches.require_memory()
 
 
 @pytest.mark.parametrize("switch", ["off", "agentmemory"])

@@ -28,10 +28,10 @@ def test_demo_data_fills_every_view(service: MemoryService, clock: FakeClock) ->
     assert any(not m.superseded_by for m in trash)
     assert any(m.ttl_days for m in service.list_memories(billing))
     assert any(m.use_count for m in service.list_memories(billing))
-    assert service.observations(billing)
-    assert {e.actor for e in service.project_history(billing)} >= {"gui", "claude-code"}
+    assert service.observations.page(billing)
+    assert {e.actor for e in service.history.project(billing)} >= {"gui", "claude-code"}
     clock.advance(days=61)
-    assert service.stale(billing)  # the low-importance ones go stale with time
+    assert service.stale.memories(billing)  # the low-importance ones go stale with time
 
 
 RUN_GUI_SCRIPT = """

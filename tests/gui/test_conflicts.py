@@ -33,7 +33,7 @@ def stale_window(
 
 
 def trail(service: MemoryService, memory_id: str) -> list[tuple[str, AuditAction]]:
-    return [(e.actor, e.action) for e in service.history(memory_id)]
+    return [(e.actor, e.action) for e in service.history.memory(memory_id)]
 
 
 def test_undo_of_an_importance_change_after_an_agent_edit_asks_instead_of_overwriting(

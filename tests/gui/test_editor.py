@@ -31,7 +31,7 @@ def test_edit_and_save_records_an_audit_event(
     qtbot.waitUntil(lambda: not window.editor.is_dirty())
     stored = service.get(memory.id)
     assert (stored.content, stored.importance) == ("Tests run with make test-all", 8)
-    last = service.history(memory.id)[-1]
+    last = service.history.memory(memory.id)[-1]
     assert (last.action, last.actor) == (AuditAction.UPDATED, "gui")
     assert last.before == {"content": "Tests run with make test", "importance": 0}
 
@@ -43,7 +43,7 @@ def test_bad_values_are_explained_inline_and_nothing_is_saved(
     window = make_window(service, scope=billing)
     open_in_editor(qtbot, window, memory.id)
     editor, form = window.editor, window.editor.form
-    events = len(service.history(memory.id))
+    events = len(service.history.memory(memory.id))
 
     form.content.setPlainText("   ")
     editor.save()
@@ -64,7 +64,7 @@ def test_bad_values_are_explained_inline_and_nothing_is_saved(
     editor.save()
     assert "title must not be empty" in form.error_text("title")
     wait_idle(qtbot, window)
-    assert len(service.history(memory.id)) == events
+    assert len(service.history.memory(memory.id)) == events
     assert service.get(memory.id).title == memory.title
 
 
@@ -170,7 +170,7 @@ def test_save_refuses_when_the_poll_has_not_noticed_yet(
     conflict_dialog(qtbot, window).overwrite_button.click()
     qtbot.waitUntil(lambda: service.get(memory.id).content == "My version")
     qtbot.waitUntil(lambda: not window.editor.is_dirty())
-    assert [(e.actor, e.action) for e in service.history(memory.id)][-2:] == [
+    assert [(e.actor, e.action) for e in service.history.memory(memory.id)][-2:] == [
         ("other-agent", AuditAction.UPDATED),
         ("gui", AuditAction.UPDATED),
     ]
@@ -222,7 +222,7 @@ def test_a_double_save_saves_once_without_a_false_conflict(
     window.editor.save()
     window.editor.save()  # a second Ctrl+S before the first one returned
     qtbot.waitUntil(lambda: not window.editor.is_saving() and not window.editor.is_dirty())
-    assert [e.action for e in service.history(memory.id)].count(AuditAction.UPDATED) == 1
+    assert [e.action for e in service.history.memory(memory.id)].count(AuditAction.UPDATED) == 1
     assert not window.editor.banner.isVisible()
 
 

@@ -28,7 +28,7 @@ def test_storage_error_during_delete_shows_a_dialog(
     def broken(*args: object, **kwargs: object) -> None:
         raise StorageError("database or disk is full")
 
-    monkeypatch.setattr(service, "write_many", broken)  # the GUI's writes, batched
+    monkeypatch.setattr(service.bulk, "write_many", broken)  # the GUI's writes, batched
     window.table.list_view.setFocus()
     window.menu_actions.delete.trigger()
     qtbot.waitUntil(lambda: bool(window.ctx.errors.open_boxes()))

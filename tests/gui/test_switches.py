@@ -64,7 +64,7 @@ def test_memory_off_bar_turns_memory_back_on(
     assert bar.isVisible()
     assert "Long-term memory is off" in bar.label.text()
     click(bar, "Turn memory on")
-    qtbot.waitUntil(lambda: service.enabled, timeout=5000)
+    qtbot.waitUntil(lambda: service.switches.enabled, timeout=5000)
     qtbot.waitUntil(bar.isHidden, timeout=5000)
     text = opened.config_path.read_text()
     assert "enabled = true   # off while I travel" in text  # tomlkit kept the comment
@@ -82,7 +82,7 @@ def test_turning_on_fails_clearly_when_the_file_cannot_be_written(
     click(bar, "Turn memory on")
     qtbot.waitUntil(lambda: "could not be turned on" in bar.label.text(), timeout=5000)
     assert "is not valid TOML" in bar.label.text()
-    assert opened.service.enabled is False
+    assert opened.service.switches.enabled is False
     assert opened.config_path.read_text() == "[memory\nenabled = false\n"  # untouched
 
 
@@ -101,10 +101,10 @@ def test_settings_view_shows_and_switches(
     assert str(opened.config_path) in labels
     assert not dialog.enabled.isChecked()
     dialog.enabled.setChecked(True)
-    qtbot.waitUntil(lambda: service.enabled, timeout=5000)
+    qtbot.waitUntil(lambda: service.switches.enabled, timeout=5000)
     qtbot.waitUntil(lambda: dialog.status.text().startswith("Saved to"), timeout=5000)
     dialog.enabled.setChecked(False)
-    qtbot.waitUntil(lambda: not service.enabled, timeout=5000)
+    qtbot.waitUntil(lambda: not service.switches.enabled, timeout=5000)
     qtbot.waitUntil(lambda: dialog.enabled.isEnabled(), timeout=5000)
     assert load_settings(opened.config_path)[0].memory_enabled is False
     dialog.reject()

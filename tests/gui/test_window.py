@@ -183,7 +183,7 @@ def test_history_shows_a_diff_and_reverts(
     history.revert_button.click()
     qtbot.waitUntil(lambda: service.get(memory.id).content == "The API listens on port 8000")
     assert service.get(memory.id).importance == 5
-    assert service.history(memory.id)[-1].actor == "gui"
+    assert service.history.memory(memory.id)[-1].actor == "gui"
     qtbot.waitUntil(lambda: history.model.rowCount() == 3)
 
 
@@ -212,7 +212,7 @@ def test_activity_log_filters_by_actor_and_opens_memories(
 def test_observations_by_session_and_search(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
 ) -> None:
-    service.observe(
+    service.observations.record(
         billing,
         "agent_end",
         "sess-a",
@@ -220,7 +220,7 @@ def test_observations_by_session_and_search(
         user_text="Fix the flaky test",
         assistant_text="Pinned the clock",
     )
-    service.observe(
+    service.observations.record(
         billing,
         "pre_compact",
         "sess-b",
@@ -244,7 +244,7 @@ def test_observations_by_session_and_search(
         )
     )
     qtbot.waitUntil(lambda: panel.newest_seen is not None)
-    service.observe(
+    service.observations.record(
         billing, "agent_end", "sess-c", "codex", user_text="invoices again", assistant_text="ok"
     )
     panel.on_poll_due()  # what the panel's timer does every two seconds
@@ -255,7 +255,9 @@ def test_the_chosen_session_stays_chosen_as_sessions_arrive_and_resets_with_the_
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
 ) -> None:
     for session in ("sess-a", "sess-b"):
-        service.observe(billing, "agent_end", session, "codex", user_text=f"In {session}")
+        service.observations.record(
+            billing, "agent_end", session, "codex", user_text=f"In {session}"
+        )
     window = make_window(service, scope=billing)
     window.center.setCurrentIndex(TAB_OBSERVATIONS)
     panel = window.observations
@@ -264,7 +266,7 @@ def test_the_chosen_session_stays_chosen_as_sessions_arrive_and_resets_with_the_
     qtbot.waitUntil(lambda: panel.model.rowCount() == 1 and panel.model.is_settled())
     qtbot.waitUntil(lambda: panel.newest_seen is not None)
 
-    service.observe(billing, "agent_end", "sess-c", "codex", user_text="A new session")
+    service.observations.record(billing, "agent_end", "sess-c", "codex", user_text="A new session")
     panel.on_poll_due()  # what the panel's timer does every two seconds
     qtbot.waitUntil(lambda: panel.session.itemData(1) == "sess-c")  # the one active last first
     assert panel.session.currentData() == "sess-a"
@@ -382,7 +384,9 @@ def test_the_lists_fit_their_tab_without_scrolling_sideways(
     first window's size no tab scrolls sideways to show its last column."""
     project = service.resolve_scope(cwd="/src/shop", register=True)
     add(service, project, "A memory with a long title to list in every tab", title="T " * 40)
-    service.observe(project, "agent_end", "s1", "agent", user_text="Up?", assistant_text="Well.")
+    service.observations.record(
+        project, "agent_end", "s1", "agent", user_text="Up?", assistant_text="Well."
+    )
     window = make_window(service, scope=project)
     window.resize(1250, 750)
     views = (

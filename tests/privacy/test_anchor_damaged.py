@@ -45,7 +45,7 @@ def _data_dir(make_service: ServiceFactory, tmp_path: Path) -> Path:
 def _opens_and_reports(data: Path) -> None:
     opened = open_service(data)
     try:
-        problems = opened.service.database_health().problems
+        problems = opened.service.database.health().problems
         assert any("audit anchor" in p or "cannot be read" in p for p in problems), problems
         opened.service.add(GLOBAL_PROJECT_ID, MemoryDraft("still serves writes"), "t")
     finally:

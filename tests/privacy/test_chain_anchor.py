@@ -83,7 +83,7 @@ def test_deleting_the_newest_events_is_reported_by_verify_and_at_start(
     assert "#4" in done.stdout
     opened = open_service(data)  # the app still opens, and says so
     try:
-        problems = opened.service.database_health().problems
+        problems = opened.service.database.health().problems
         assert any("ends at event #2" in p for p in problems), problems
         opened.service.add(GLOBAL_PROJECT_ID, MemoryDraft("still works"), "t")
     finally:
@@ -121,7 +121,7 @@ def test_erasing_restoring_and_reopening_raise_nothing(
     ]
     made = backup_data_dir(data, None, tmp_path / "b.sqlite")  # an older copy: 3 events
     service.add(GLOBAL_PROJECT_ID, MemoryDraft("after the backup"), "t")
-    service.erase(ids[0], "t")  # tombstones: the hashes stay, so does the head
+    service.eraser.erase(ids[0], "t")  # tombstones: the hashes stay, so does the head
     service.close()
     assert ltm(data, "verify").returncode == 0
     assert json.loads(_anchor(data).read_text()) == _head(data / "ltm.sqlite")
@@ -142,7 +142,7 @@ def test_a_data_dir_without_an_anchor_gets_one_without_alarm(
     _anchor(data).unlink()  # a data dir from before the anchor
     opened = open_service(data)
     try:
-        assert opened.service.database_health().problems == ()
+        assert opened.service.database.health().problems == ()
     finally:
         opened.service.close()
     assert json.loads(_anchor(data).read_text()) == _head(data / "ltm.sqlite")
@@ -153,7 +153,7 @@ def test_a_fresh_data_dir_is_anchored(tmp_path: Path) -> None:
     data = tmp_path / "data"
     opened = open_service(data)
     try:
-        assert opened.service.database_health().problems == ()
+        assert opened.service.database.health().problems == ()
     finally:
         opened.service.close()
     assert json.loads(_anchor(data).read_text())["seq"] == 0
@@ -175,4 +175,4 @@ def test_a_running_store_moves_the_anchor_at_its_checkpoints(
             and json.loads(_anchor(data).read_text()) == _head(data / "ltm.sqlite")
         )
     )
-    assert service.database_health().problems == ()
+    assert service.database.health().problems == ()

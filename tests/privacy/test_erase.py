@@ -40,7 +40,7 @@ def _trashed(service: MemoryService, project: str) -> str:
 def test_an_active_memory_is_not_erased(service: MemoryService, project: str) -> None:
     memory = service.add(project, MemoryDraft("Deploys go out on Fridays"), "agent").memory
     with pytest.raises(Conflict, match="remove it first") as info:
-        service.erase(memory.id, "gui")
+        service.eraser.erase(memory.id, "gui")
     assert info.value.reason == "active"
     assert service.get(memory.id).content == "Deploys go out on Fridays"
 
@@ -48,11 +48,11 @@ def test_an_active_memory_is_not_erased(service: MemoryService, project: str) ->
 def test_erase_keeps_who_and_when_but_no_content(service: MemoryService, project: str) -> None:
     kept = service.add(project, MemoryDraft("Deploys go out on Fridays"), "agent").memory
     memory_id = _trashed(service, project)
-    erased = service.erase(memory_id, "gui")
+    erased = service.eraser.erase(memory_id, "gui")
     assert erased.ids == (memory_id,)
     with pytest.raises(LookupError):
         service.get(memory_id)
-    history = service.history(memory_id)
+    history = service.history.memory(memory_id)
     assert [e.action for e in history][-1] is AuditAction.ERASED
     text = json.dumps([(e.before, e.after) for e in history])
     assert MARKER not in text
@@ -78,7 +78,7 @@ def test_no_byte_of_it_is_left_in_the_database_or_the_wal(
         service.add(project, MemoryDraft(f"Neighbour {words}"), "agent")
     memory_id = _trashed(service, project)
     assert files_hold(service, MARKER, EDITED)  # the check can fail
-    service.erase(memory_id, "gui")
+    service.eraser.erase(memory_id, "gui")
     assert files_hold(service, MARKER, EDITED) == []
     assert len(service.list_memories(project)) == 30
 
@@ -90,7 +90,7 @@ def test_empty_trash_erases_the_scope_s_trash_only(service: MemoryService, proje
     elsewhere = service.add(GLOBAL_PROJECT_ID, MemoryDraft("Global note"), "agent").memory
     service.remove(elsewhere.id, "gui")
     active = service.add(project, MemoryDraft("Deploys go out on Fridays"), "agent").memory
-    erased = service.empty_trash(project, "gui")
+    erased = service.eraser.empty_trash(project, "gui")
     assert set(erased.ids) == {first, second.id}
     assert service.get(elsewhere.id).disabled
     assert not service.get(active.id).disabled
@@ -111,15 +111,15 @@ def test_erasing_an_approved_memory_erases_its_proposal(
 ) -> None:
     provenance = Provenance("run_1", "claude-code", "s1", "text", "m", 1.0)
     entries = [{"content": f"The {MARKER} cache is warmed at boot"}]
-    service.store_extraction(project, entries, provenance, review=True, started_at=1.0)
-    (item,) = service.inbox(project)
-    memory = service.approve(item.id, "gui").memory
+    service.inbox.store_extraction(project, entries, provenance, review=True, started_at=1.0)
+    (item,) = service.inbox.entries(project)
+    memory = service.inbox.approve(item.id, "gui").memory
     assert memory is not None
     service.remove(memory.id, "gui")
-    service.erase(memory.id, "gui")
+    service.eraser.erase(memory.id, "gui")
     with pytest.raises(NotFound):
-        service.get_proposal(item.id)
-    history = service.history(item.id)
+        service.inbox.get(item.id)
+    history = service.history.memory(item.id)
     assert [e.action for e in history] == [AuditAction.PROPOSED, AuditAction.APPROVED]
     assert MARKER not in json.dumps([(e.before, e.after) for e in history])
     assert files_hold(service, MARKER) == []

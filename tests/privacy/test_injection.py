@@ -132,10 +132,10 @@ def test_a_flagged_memory_waits_for_approval(service: MemoryService) -> None:
     assert flagged.review_state is ReviewState.UNREVIEWED
     assert is_flagged(flagged)
     assert _precis_ids(service) == (plain.memory.id,)
-    assert flagged.id in [entry.id for entry in service.inbox(GLOBAL_PROJECT_ID)]
-    service.flush_views()
+    assert flagged.id in [entry.id for entry in service.inbox.entries(GLOBAL_PROJECT_ID)]
+    service.memory_md.flush()
     assert "Ignore previous" not in Path(service.precis(GLOBAL_PROJECT_ID).path).read_text()
-    service.approve(flagged.id, "gui")
+    service.inbox.approve(flagged.id, "gui")
     assert not is_flagged(service.get(flagged.id))
     assert _precis_ids(service) == (flagged.id, plain.memory.id)
 

@@ -87,7 +87,7 @@ def test_disguised_instructions_stay_out_of_the_prompt(service: MemoryService) -
     assert all(m.review_state is ReviewState.UNREVIEWED and is_flagged(m) for m in stored)
     assert service.precis(GLOBAL_PROJECT_ID).memory_ids == (plain.memory.id,)
     section = service.prompt_section(GLOBAL_PROJECT_ID)
-    service.flush_views()
+    service.memory_md.flush()
     memory_md = Path(service.precis(GLOBAL_PROJECT_ID).path).read_text(encoding="utf-8")
     for text in (section, memory_md):
         assert "Deploys go out on Fridays" in text
@@ -339,7 +339,7 @@ def test_a_role_word_title_stays_out_of_the_prompt(service: MemoryService) -> No
     assert added.review_state is ReviewState.UNREVIEWED
     assert service.precis(GLOBAL_PROJECT_ID).memory_ids == (plain.memory.id,)
     section = service.prompt_section(GLOBAL_PROJECT_ID)
-    service.flush_views()
+    service.memory_md.flush()
     memory_md = Path(service.precis(GLOBAL_PROJECT_ID).path).read_text(encoding="utf-8")
     for text in (section, memory_md):
         assert "id_ed25519" not in text

@@ -98,7 +98,7 @@ def test_redact_stores_a_marker_and_allow_stores_it_verbatim(
     stored = redacting.add(GLOBAL_PROJECT_ID, MemoryDraft(text), "agent").memory
     assert secret not in stored.content
     assert f"[redacted {kind}]" in stored.content
-    history = json.dumps([e.after for e in redacting.history(stored.id)])
+    history = json.dumps([e.after for e in redacting.history.memory(stored.id)])
     assert secret not in history
     allowing = make_service(tmp_path / "allow", Settings(privacy_secrets="allow"))
     assert allowing.add(GLOBAL_PROJECT_ID, MemoryDraft(text), "agent").memory.content == text
@@ -135,7 +135,7 @@ def test_bulk_and_file_imports_are_screened(make_service: ServiceFactory, tmp_pa
     notes = tmp_path / "AGENTS.md"
     notes.write_text(f"# Notes\n\n- Tests run with make test\n- Token {GITHUB_TOKEN}\n")
     with pytest.raises(InvalidInput, match=r"AGENTS.md line \d+: content holds a secret \(GitHub"):
-        service.import_parsed(parse_file(notes), GLOBAL_PROJECT_ID, "import")
+        service.importer.import_parsed(parse_file(notes), GLOBAL_PROJECT_ID, "import")
     assert _contents(service, GLOBAL_PROJECT_ID) == []
 
 
@@ -145,10 +145,10 @@ def test_records_of_an_export_are_screened(make_service: ServiceFactory, tmp_pat
     path = export_jsonl(source, tmp_path / "export.jsonl")
     refusing = make_service(tmp_path / "refuse", Settings(privacy_secrets="refuse"))
     with pytest.raises(InvalidInput, match=r"export.jsonl line 3: content holds a secret \(AWS"):
-        refusing.import_parsed(parse_file(path), None, "import")
+        refusing.importer.import_parsed(parse_file(path), None, "import")
     assert _contents(refusing, GLOBAL_PROJECT_ID) == []
     redacting = make_service(tmp_path / "redact", Settings(privacy_secrets="redact"))
-    redacting.import_parsed(parse_file(path), None, "import")
+    redacting.importer.import_parsed(parse_file(path), None, "import")
     assert _contents(redacting, GLOBAL_PROJECT_ID) == ["upload with [redacted AWS Access Key]"]
 
 
@@ -157,7 +157,7 @@ def test_approving_an_extracted_memory_with_a_secret_is_refused(
 ) -> None:
     service = _service(make_service, "refuse")
     provenance = Provenance("run_1", "claude-code", "s1", "text", "m", 1.0)
-    run: ExtractionRun = service.store_extraction(
+    run: ExtractionRun = service.inbox.store_extraction(
         GLOBAL_PROJECT_ID,
         [{"content": "Deploys go out on Fridays"}, {"content": f"key {AWS_KEY}"}],
         provenance,
@@ -165,15 +165,15 @@ def test_approving_an_extracted_memory_with_a_secret_is_refused(
         started_at=1.0,
     )
     assert (run.proposed, run.refused) == (1, 1)
-    (item,) = service.inbox(GLOBAL_PROJECT_ID)
+    (item,) = service.inbox.entries(GLOBAL_PROJECT_ID)
     with pytest.raises(SecretRefused, match="AWS Access Key"):
-        service.approve(item.id, "gui", changes={"content": f"use {AWS_KEY}"})
+        service.inbox.approve(item.id, "gui", changes={"content": f"use {AWS_KEY}"})
     assert _contents(service, GLOBAL_PROJECT_ID) == []
 
 
 def test_observations_from_hooks_are_redacted(make_service: ServiceFactory) -> None:
     service = _service(make_service, "refuse")
-    observation = service.observe(
+    observation = service.observations.record(
         GLOBAL_PROJECT_ID,
         "agent_end",
         "s1",

@@ -216,7 +216,7 @@ def test_the_extractor_refuses_a_disguised_credential(make_service: ServiceFacto
     service = make_service()
     provenance = Provenance("run_1", "claude-code", "s1", "text", "m", 1.0)
     encoded = base64.b64encode(f"GITHUB_TOKEN={GITHUB_TOKEN}".encode()).decode()
-    run: ExtractionRun = service.store_extraction(
+    run: ExtractionRun = service.inbox.store_extraction(
         GLOBAL_PROJECT_ID,
         [{"content": "Deploys go out on Fridays"}, {"content": f"CI reads {encoded}"}],
         provenance,

@@ -28,7 +28,7 @@ def _filled(service: MemoryService) -> list[str]:
 
 def test_a_healthy_database_verifies(service: MemoryService) -> None:
     _filled(service)
-    full, quick = service.verify(), service.verify(quick=True)
+    full, quick = service.integrity.verify(), service.integrity.verify(quick=True)
     assert full.problems == ()
     assert quick.problems == ()
     assert full.events == 5
@@ -125,12 +125,12 @@ def test_the_migration_chains_an_existing_history(tmp_path: Path) -> None:
     service = MemoryService(open_store(db, backups), DataPaths(tmp_path))
     try:
         assert service.store.schema_version == latest_version()
-        history = [(e.action.value, e.before, e.after) for e in service.history("mem_1")]
+        history = [(e.action.value, e.before, e.after) for e in service.history.memory("mem_1")]
         assert history == events
-        assert service.verify().problems == ()
+        assert service.integrity.verify().problems == ()
         assert list(backups.glob("ltm-v4-*.sqlite"))  # backed up first
-        service.erase("mem_1", "gui")  # the new trigger lets a tombstone through
-        assert service.verify().problems == ()
+        service.eraser.erase("mem_1", "gui")  # the new trigger lets a tombstone through
+        assert service.integrity.verify().problems == ()
     finally:
         service.close()
 

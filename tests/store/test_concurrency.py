@@ -79,7 +79,7 @@ def test_readers_run_while_writing(service: MemoryService, project: str) -> None
 
     def read() -> None:
         while not stop.is_set():
-            service.search(project, "entry mentioning", limit=10, reinforce=True)
+            service.search.query(project, "entry mentioning", limit=10, reinforce=True)
             service.list_memories(project, ListQuery(limit=50))
             service.precis(project)
 
@@ -167,7 +167,7 @@ def test_searching_a_project_while_its_first_memory_is_added(service: MemoryServ
     def search() -> None:
         while not stop.is_set():
             for n in range(200):
-                service.search(f"proj_{n:016x}", "memory about widgets", limit=5)
+                service.search.query(f"proj_{n:016x}", "memory about widgets", limit=5)
 
     def write() -> None:
         try:

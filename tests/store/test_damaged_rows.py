@@ -110,7 +110,7 @@ def test_a_damaged_audit_event_reads_as_no_values_and_verify_names_it(
         conn.execute("UPDATE audit SET after = 'notjson' WHERE memory_id = ?", (sound,))
     conn.close()
     service = make_service(data_dir)
-    assert [event.after for event in service.history(sound)] == [None]
+    assert [event.after for event in service.history.memory(sound)] == [None]
     service.close()
     done = ltm(data_dir, "verify")
     assert done.returncode == 1

@@ -26,7 +26,7 @@ def meaning(make_service: ServiceFactory, data: Path) -> MemoryService:
 
 def erase(service: MemoryService, memory_id: str) -> None:
     service.remove(memory_id, "gui")
-    service.erase(memory_id, "gui")
+    service.eraser.erase(memory_id, "gui")
 
 
 def scopes(service: MemoryService) -> tuple[str, str]:
@@ -44,11 +44,13 @@ def test_a_search_never_returns_another_scopes_memory_after_an_erase(
     service.add(a, make_draft("Use black to format Python code"), "agent")
     crashes = service.add(a, make_draft("Crashes are reported to Sentry"), "agent").memory
     service.backfill.run_once()
-    assert [h.memory.id for h in service.search(a, QUESTION, include_global=False)] == [crashes.id]
+    assert [h.memory.id for h in service.search.query(a, QUESTION, include_global=False)] == [
+        crashes.id
+    ]
     erase(service, crashes.id)  # the scope's newest: SQLite may give its pk again
     service.add(b, make_draft("Project B: crashes are reported to the acquisition team"), "x")
     service.backfill.run_once()
-    hits = service.search(a, QUESTION, include_global=False)
+    hits = service.search.query(a, QUESTION, include_global=False)
     assert [h.memory.project_id for h in hits] == []
 
 
@@ -61,11 +63,11 @@ def test_a_memory_added_after_an_erase_is_found_by_meaning_at_once(
         service.add(a, make_draft(text), "agent")
     newest = service.add(a, make_draft("Pin dependencies with uv"), "agent").memory
     service.backfill.run_once()
-    service.search(a, QUESTION, include_global=False)  # the scope's vectors are loaded
+    service.search.query(a, QUESTION, include_global=False)  # the scope's vectors are loaded
     erase(service, newest.id)
     crashes = service.add(a, make_draft("Crashes are reported to Sentry"), "agent").memory
     service.backfill.run_once()
-    hits = service.search(a, QUESTION, include_global=False)
+    hits = service.search.query(a, QUESTION, include_global=False)
     assert (crashes.id, MATCHED_MEANING) in [(h.memory.id, h.matched) for h in hits]
 
 

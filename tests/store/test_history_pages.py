@@ -48,16 +48,16 @@ def test_history_pages_and_count_agree_with_the_actor_filter(
     service: MemoryService, busy: str, actor: str | None
 ) -> None:
     def page(offset: int, limit: int) -> list[str]:
-        events = service.project_history(busy, limit=limit, offset=offset, actor=actor)
+        events = service.history.project(busy, limit=limit, offset=offset, actor=actor)
         assert all(e.project_id == busy for e in events)
         assert actor is None or all(e.actor == actor for e in events)
         return [str(e.seq) for e in events]
 
     whole = page(0, 1_000)
     assert whole == sorted(whole, key=int, reverse=True)  # newest first
-    assert service.count_project_history(busy, actor) == len(whole)
+    assert service.history.count_project(busy, actor) == len(whole)
     assert tiles(page, whole, 7)
-    every = service.events_after(0, 10_000)  # the whole log, read another way
+    every = service.history.events_after(0, 10_000)  # the whole log, read another way
     assert whole == [
         str(e.seq)
         for e in reversed(every)
@@ -65,13 +65,13 @@ def test_history_pages_and_count_agree_with_the_actor_filter(
     ]
     assert (actor == "nobody") == (not whole)
     if whole:  # the keyset way still pages the same list
-        older = service.project_history(busy, limit=1_000, before_seq=int(whole[0]), actor=actor)
+        older = service.history.project(busy, limit=1_000, before_seq=int(whole[0]), actor=actor)
         assert [str(e.seq) for e in older] == whole[1:]
 
 
 def test_history_actors_are_everyone_in_the_scope(service: MemoryService, busy: str) -> None:
-    assert service.history_actors(busy) == sorted(ACTORS)  # not "elsewhere", the other scope
-    assert service.history_actors(service.resolve_scope(cwd="/nowhere", register=True)) == []
+    assert service.history.actors(busy) == sorted(ACTORS)  # not "elsewhere", the other scope
+    assert service.history.actors(service.resolve_scope(cwd="/nowhere", register=True)) == []
 
 
 def test_observation_pages_and_count_agree_with_the_session_filter(
@@ -79,24 +79,26 @@ def test_observation_pages_and_count_agree_with_the_session_filter(
 ) -> None:
     other = service.resolve_scope(cwd=SHOP, register=True)
     for i in range(30):
-        service.observe(project, "agent_end", f"s{i % 3}", "claude-code", user_text=f"step {i}")
-        service.observe(other, "agent_end", "s0", "claude-code", user_text=f"other {i}")
-    forgotten = service.observations(project, limit=1, session="s1")[0]
-    service.forget_observation(forgotten.id, "gui")
+        service.observations.record(
+            project, "agent_end", f"s{i % 3}", "claude-code", user_text=f"step {i}"
+        )
+        service.observations.record(other, "agent_end", "s0", "claude-code", user_text=f"other {i}")
+    forgotten = service.observations.page(project, limit=1, session="s1")[0]
+    service.observations.forget(forgotten.id, "gui")
 
     for session, expected in ((None, 29), ("s0", 10), ("s1", 9), ("s9", 0)):
 
         def page(offset: int, limit: int, session: str | None = session) -> list[str]:
-            found = service.observations(project, limit=limit, offset=offset, session=session)
+            found = service.observations.page(project, limit=limit, offset=offset, session=session)
             assert all(o.project_id == project and not o.disabled for o in found)
             assert session is None or all(o.session_id == session for o in found)
             return [o.id for o in found]
 
         whole = page(0, 1_000)
-        assert len(whole) == service.count_observations(project, session) == expected
+        assert len(whole) == service.observations.count(project, session) == expected
         assert forgotten.id not in whole
         assert tiles(page, whole, 4)
-        times = [o.created_at for o in service.observations(project, 1_000, session=session)]
+        times = [o.created_at for o in service.observations.page(project, 1_000, session=session)]
         assert times == sorted(times, reverse=True)  # newest first
 
 
@@ -107,15 +109,17 @@ def test_observation_sessions_are_the_scopes_the_one_active_last_first(
     other = service.resolve_scope(cwd=SHOP, register=True)
     for session in ("old", "middle", "old", "newest", "gone"):
         clock.advance(60)
-        service.observe(project, "agent_end", session, "codex", user_text=f"in {session}")
-    service.observe(other, "agent_end", "elsewhere", "codex", user_text="another scope")
-    service.forget_observation(service.observations(project, 1, session="gone")[0].id, "gui")
+        service.observations.record(
+            project, "agent_end", session, "codex", user_text=f"in {session}"
+        )
+    service.observations.record(other, "agent_end", "elsewhere", "codex", user_text="another scope")
+    service.observations.forget(service.observations.page(project, 1, session="gone")[0].id, "gui")
     # "old" was active again after "middle"; "gone" has nothing listed left
-    assert service.observation_sessions(project) == ["newest", "old", "middle"]
-    assert service.observation_sessions(project, limit=2) == ["newest", "old"]
-    assert service.observation_sessions(service.resolve_scope(cwd="/none", register=True)) == []
+    assert service.observations.sessions(project) == ["newest", "old", "middle"]
+    assert service.observations.sessions(project, limit=2) == ["newest", "old"]
+    assert service.observations.sessions(service.resolve_scope(cwd="/none", register=True)) == []
     with pytest.raises(InvalidInput):
-        service.observation_sessions(project, limit=-1)
+        service.observations.sessions(project, limit=-1)
 
 
 @pytest.mark.parametrize(("limit", "offset"), [(-1, 0), (10_001, 0), (10, -1)])
@@ -123,9 +127,9 @@ def test_a_page_outside_the_bounds_is_refused(
     service: MemoryService, project: str, limit: int, offset: int
 ) -> None:
     with pytest.raises(InvalidInput):  # SQLite would read LIMIT -1 as "everything"
-        service.project_history(project, limit=limit, offset=offset)
+        service.history.project(project, limit=limit, offset=offset)
     with pytest.raises(InvalidInput):
-        service.observations(project, limit=limit, offset=offset)
+        service.observations.page(project, limit=limit, offset=offset)
 
 
 def plans(db: Path, read: Callable[[sqlite3.Connection, int], object]) -> str:
@@ -167,7 +171,7 @@ def test_a_far_history_page_and_the_count_read_an_index_alone(
 def test_a_far_observation_page_and_the_count_walk_an_index(
     service: MemoryService, project: str, tmp_path: Path, session: str | None, index: str
 ) -> None:
-    service.observe(project, "agent_end", "s1", "claude-code", user_text="one")
+    service.observations.record(project, "agent_end", "s1", "claude-code", user_text="one")
     db = DataPaths(tmp_path / "data").db_path
     page = plans(db, lambda c, pk: reads.list_observations(c, pk, 200, 99_800, session))
     assert f"USING INDEX {index}" in page
@@ -180,7 +184,7 @@ def test_a_far_observation_page_and_the_count_walk_an_index(
 def test_the_sessions_are_read_a_step_of_the_index_each(
     service: MemoryService, project: str, tmp_path: Path
 ) -> None:
-    service.observe(project, "agent_end", "s1", "claude-code", user_text="one")
+    service.observations.record(project, "agent_end", "s1", "claude-code", user_text="one")
     db = DataPaths(tmp_path / "data").db_path
     sessions = plans(db, lambda c, pk: reads.observation_sessions(c, pk, 500))
     by_session = "USING COVERING INDEX observations_by_session"

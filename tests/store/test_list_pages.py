@@ -31,7 +31,7 @@ def crowded(service: MemoryService, project: str) -> str:
             ["agent", "claude", "gui"][i % 3],
         )
     for words in ("part 1", "part 2", "part 2 alpha4", "part 3"):  # uses, some tied
-        assert service.search(project, words, limit=20)
+        assert service.search.query(project, words, limit=20)
     return project
 
 

@@ -27,7 +27,7 @@ def _fill(service: MemoryService) -> None:
     for text in ("Deploys go out on Fridays", "Deploys need a green build", "Staging is vm-12"):
         service.add(GLOBAL_PROJECT_ID, MemoryDraft(text), "agent")
     for n in range(3):
-        service.observe(
+        service.observations.record(
             GLOBAL_PROJECT_ID,
             "agent_end",
             "s1",
@@ -61,7 +61,7 @@ def damaged(make_service: ServiceFactory, tmp_path: Path) -> Path:
 
 
 def _searches(service: MemoryService) -> int:
-    return len(service.search(GLOBAL_PROJECT_ID, "deploys"))
+    return len(service.search.query(GLOBAL_PROJECT_ID, "deploys"))
 
 
 def test_verify_names_a_damaged_index_and_repair_rebuilds_it(
@@ -123,9 +123,9 @@ def test_every_kind_of_damage_is_found_and_repaired(
     service.close()
     _damage(tmp_path / "data" / "ltm.sqlite", statement)
     service = make_service(tmp_path / "data")
-    assert any("the search index of global" in p for p in service.verify().problems)
-    assert service.repair_search().rebuilt == ("the search index of global",)
-    assert service.verify().problems == ()
+    assert any("the search index of global" in p for p in service.integrity.verify().problems)
+    assert service.integrity.repair_search().rebuilt == ("the search index of global",)
+    assert service.integrity.verify().problems == ()
     assert _searches(service) == 2
 
 
@@ -134,15 +134,15 @@ def test_the_observation_index_is_checked_and_repaired(
 ) -> None:
     service = make_service(tmp_path / "data")
     _fill(service)
-    [forgotten, *_] = service.observations(GLOBAL_PROJECT_ID)
-    service.forget_observation(forgotten.id, "gui")
-    assert service.verify().problems == ()
+    [forgotten, *_] = service.observations.page(GLOBAL_PROJECT_ID)
+    service.observations.forget(forgotten.id, "gui")
+    assert service.integrity.verify().problems == ()
     _damage(tmp_path / "data" / "ltm.sqlite", table="observation_fts")
     query = parse_query("deploy")
     with pytest.raises(SearchIndexDamaged, match="the observation search index is damaged"):
         service.store.search_observations([GLOBAL_PROJECT_ID], query, 5)
-    assert any("the observation search index" in p for p in service.verify().problems)
-    assert service.repair_search().rebuilt == ("the observation search index",)
+    assert any("the observation search index" in p for p in service.integrity.verify().problems)
+    assert service.integrity.repair_search().rebuilt == ("the observation search index",)
     assert len(service.store.search_observations([GLOBAL_PROJECT_ID], query, 5)) == 2
 
 

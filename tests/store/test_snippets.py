@@ -96,9 +96,9 @@ def test_search_hits_carry_snippets_of_their_content(service: MemoryService, pro
         make_draft("Run alembic upgrade head after pulling", title="Database migrations"),
         "a",
     )
-    [hit] = service.search(project, "alembic")
+    [hit] = service.search.query(project, "alembic")
     assert hit.snippet == "Run **alembic** upgrade head after pulling"
-    [by_title] = service.search(project, "migrations")
+    [by_title] = service.search.query(project, "migrations")
     assert by_title.snippet == "Run alembic upgrade head after pulling"  # hit in the title
 
 
@@ -114,13 +114,13 @@ def test_expired_memories_ranked_first_do_not_hide_the_active_one(
     assert service.count_memories(project) >= 20  # more than one ranked window (1 + 8)
     active = service.add(project, make_draft("one mention of a zeppelin somewhere"), "a").memory
     clock.advance(days=2)
-    assert [h.memory.id for h in service.search(project, "zeppelin", limit=1)] == [active.id]
+    assert [h.memory.id for h in service.search.query(project, "zeppelin", limit=1)] == [active.id]
 
 
 def test_a_query_typed_with_combining_accents_finds_the_word(
     service: MemoryService, project: str
 ) -> None:
     memory = service.add(project, make_draft("Update the résumé template"), "a").memory
-    [hit] = service.search(project, "re\u0301sume\u0301")  # NFD, as pasted on macOS
+    [hit] = service.search.query(project, "re\u0301sume\u0301")  # NFD, as pasted on macOS
     assert hit.memory.id == memory.id
     assert "**résumé**" in hit.snippet

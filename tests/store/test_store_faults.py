@@ -223,7 +223,7 @@ def test_writes_are_refused_once_the_files_are_not_the_ones_open(
     service: MemoryService, project: str, damage: Callable[[Path], None]
 ) -> None:
     kept = service.add(project, make_draft("acknowledged while the files were in place"), "a")
-    assert service.flush_views()  # no MEMORY.md is being written while the files go away
+    assert service.memory_md.flush()  # no MEMORY.md is being written while the files go away
     damage(service.paths.data_dir)
     with pytest.raises(DatabaseReplaced) as info:
         service.add(project, make_draft("this would be acknowledged and lost"), "a")

@@ -26,7 +26,7 @@ def test_each_run_uses_the_backend_it_names(service: MemoryService, backend: str
 
 def test_a_unit_of_work_that_raises_writes_nothing(service: MemoryService, project: str) -> None:
     kept = service.add(project, make_draft("Releases are tagged from main"), "agent").memory
-    seq = service.last_event_seq()
+    seq = service.history.last_event_seq()
 
     def add_remove_then_fail() -> None:
         with service.store.write() as txn:
@@ -39,7 +39,7 @@ def test_a_unit_of_work_that_raises_writes_nothing(service: MemoryService, proje
         add_remove_then_fail()
     assert [m.id for m in service.list_memories(project)] == [kept.id]
     assert service.get(kept.id) == kept
-    assert service.last_event_seq() == seq
+    assert service.history.last_event_seq() == seq
 
 
 def test_a_unit_of_work_sees_its_own_writes(service: MemoryService, project: str) -> None:

@@ -81,7 +81,7 @@ def test_a_storage_error_after_a_chunk_is_reported_not_raised(
 ) -> None:
     fill(service, project, MANY)
     versions = resolve(service, FilterSelection(project))
-    write_many, calls = service.write_many, []
+    write_many, calls = service.bulk.write_many, []
 
     def failing(changes: Sequence[Change], actor: str, **kw: Any) -> BulkResult:
         calls.append(len(changes))
@@ -89,7 +89,7 @@ def test_a_storage_error_after_a_chunk_is_reported_not_raised(
             raise DatabaseBusy("the database is locked by another program")
         return write_many(changes, actor, **kw)
 
-    monkeypatch.setattr(service, "write_many", failing)
+    monkeypatch.setattr(service.bulk, "write_many", failing)
     out = write_chunked(service, removes(versions), "gui", chunk=500)
     assert len(out.result.done) == 500
     assert isinstance(out.result.stopped, DatabaseBusy)

@@ -69,7 +69,7 @@ def trash_query() -> ListQuery:
 
 
 def last_action(service: MemoryService, memory_id: str) -> str:
-    return str(service.history(memory_id)[-1].action)
+    return str(service.history.memory(memory_id)[-1].action)
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "memory"], indirect=True)
@@ -81,7 +81,7 @@ def test_a_bulk_remove_takes_a_transaction_per_batch_and_audits_each_memory(
     events: list[ChangeEvent] = []
     service.events.subscribe(events.append)
     seen: list[tuple[int, int]] = []
-    result = service.write_many(
+    result = service.bulk.write_many(
         [Change(m.id, "remove", m.updated_at) for m in memories],
         "gui",
         progress=lambda done, total: seen.append((done, total)),
@@ -101,7 +101,7 @@ def test_a_bulk_remove_takes_a_transaction_per_batch_and_audits_each_memory(
         assert last_action(service, memory.id) == AuditAction.REMOVED
     assert service.count_memories(project) == 0
 
-    restored = service.write_many(each("restore", [after for _, after in result.done]), "gui")
+    restored = service.bulk.write_many(each("restore", [after for _, after in result.done]), "gui")
     assert len(restored.done) == MANY
     assert service.count_memories(project) == MANY
 
@@ -113,8 +113,8 @@ def test_a_memory_changed_since_it_was_seen_is_refused_alone(
     moved = service.update(memories[2].id, {"importance": 9}, "agent")
     gone = memories[4].id
     service.remove(gone, "agent")
-    service.erase(gone, "agent")
-    result = service.write_many(each("remove", memories), "gui")
+    service.eraser.erase(gone, "agent")
+    result = service.bulk.write_many(each("remove", memories), "gui")
     assert [after.id for _, after in result.done] == [m.id for m in memories[:2]] + [memories[3].id]
     refused = {change.memory_id: exc for change, exc in result.refused}
     stale = refused[moved.id]
@@ -127,15 +127,15 @@ def test_a_memory_changed_since_it_was_seen_is_refused_alone(
 
 def test_keep_and_its_undo_in_bulk(service: MemoryService, project: str) -> None:
     memories = fill(service, project, 3)
-    kept = service.write_many(each("keep", memories), "gui")
+    kept = service.bulk.write_many(each("keep", memories), "gui")
     assert all(after.reviewed_at is not None for _, after in kept.done)
     undo = [
         Change(after.id, "unreview", after.updated_at, {"reviewed_at": None, "review_state": None})
         for _, after in kept.done
     ]
-    back = service.write_many(undo, "gui")
+    back = service.bulk.write_many(undo, "gui")
     assert all(after.reviewed_at is None for _, after in back.done)
-    bad = service.write_many(
+    bad = service.bulk.write_many(
         [Change(memories[0].id, "unreview", None, {"review_state": "x"})], "gui"
     )
     assert isinstance(bad.refused[0][1], InvalidInput)
@@ -146,7 +146,7 @@ def test_a_storage_error_part_way_keeps_what_was_done_and_says_what_was_not(
 ) -> None:
     memories = fill(service, project)
     Counted(service, fail_at=2)
-    result = service.write_many(each("remove", memories), "gui")
+    result = service.bulk.write_many(each("remove", memories), "gui")
     assert isinstance(result.stopped, DatabaseBusy)
     assert len(result.done) == BATCH_SIZE
     assert [c.memory_id for c in result.not_done] == [m.id for m in memories[BATCH_SIZE:]]
@@ -159,13 +159,15 @@ def test_a_storage_error_before_anything_was_written_is_raised(
     memories = fill(service, project, 3)
     Counted(service, fail_at=1)
     with pytest.raises(DatabaseBusy):
-        service.write_many(each("remove", memories), "gui")
+        service.bulk.write_many(each("remove", memories), "gui")
     assert service.count_memories(project) == 3
 
 
 def trashed(service: MemoryService, project: str, count: int) -> list[str]:
     memories = fill(service, project, count)
-    return [after.id for _, after in service.write_many(each("remove", memories), "agent").done]
+    return [
+        after.id for _, after in service.bulk.write_many(each("remove", memories), "agent").done
+    ]
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "memory"], indirect=True)
@@ -175,7 +177,7 @@ def test_erase_many_erases_in_batches_and_refuses_what_is_not_in_the_trash(
     ids = trashed(service, project, MANY)
     service.restore(ids[7], "agent")  # taken back out meanwhile
     counted = Counted(service)
-    erased = service.erase_many(ids, "gui")
+    erased = service.eraser.erase_many(ids, "gui")
     assert len(erased.ids) == MANY - 1
     assert [memory_id for memory_id, _ in erased.refused] == [ids[7]]
     assert erased.stopped is None
@@ -192,7 +194,7 @@ def test_erase_many_refuses_a_list_holding_a_non_id_before_erasing_anything(
 ) -> None:
     ids = trashed(service, project, 3)
     with pytest.raises(InvalidInput, match="id must be a string"):
-        service.erase_many([*ids, None], "gui")  # type: ignore[list-item]
+        service.eraser.erase_many([*ids, None], "gui")  # type: ignore[list-item]
     assert service.count_memories(project, trash_query()) == 3
 
 
@@ -201,7 +203,7 @@ def test_erase_many_stopped_part_way_says_how_far_it_got(
 ) -> None:
     ids = trashed(service, project, MANY)
     Counted(service, fail_at=3)
-    erased = service.erase_many(ids, "gui")
+    erased = service.eraser.erase_many(ids, "gui")
     assert isinstance(erased.stopped, DatabaseBusy)
     assert list(erased.ids) == ids[: 2 * BATCH_SIZE]
     assert list(erased.not_done) == ids[2 * BATCH_SIZE :]
@@ -222,12 +224,12 @@ def test_tags_are_added_and_removed_per_memory_against_its_version(
     values = {"add_tags": ["Urgent", "ci"], "remove_tags": ["old"]}
     changes = [Change(i, "update", v, values) for i, v in seen.items()]
     changes.append(Change(moved.id, "update", memories[2].updated_at, values))  # stale
-    result = service.write_many(changes, "gui")
+    result = service.bulk.write_many(changes, "gui")
     assert service.get(first.id).tags == ("deploy", "urgent", "ci")
     assert service.get(second.id).tags == ("ci", "urgent")
     assert [c.memory_id for c, _ in result.refused] == [moved.id]
     assert isinstance(result.refused[0][1], StaleEdit)
     assert service.get(moved.id).tags == ("x",)
     both = {"tags": ["a"], "add_tags": ["b"]}
-    bad = service.write_many([Change(first.id, "update", None, both)], "gui")
+    bad = service.bulk.write_many([Change(first.id, "update", None, both)], "gui")
     assert isinstance(bad.refused[0][1], InvalidInput)

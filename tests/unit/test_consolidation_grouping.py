@@ -202,6 +202,6 @@ def test_a_real_scope_groups_its_paraphrases_and_nothing_else(
     for a, b in DIFFERENT[1:3]:
         service.add(project, MemoryDraft(content=a), "gui")
         service.add(project, MemoryDraft(content=b), "gui")
-    groups = Consolidator(service, static()).find(project)
+    groups = Consolidator(service.inbox, static()).find(project)
     found = sorted(sorted(m.content for m in g) for g in groups)
     assert found == sorted(sorted(pair) for pair in PARAPHRASES[:3])

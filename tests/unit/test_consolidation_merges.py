@@ -65,7 +65,7 @@ def add_group(service: MemoryService, project: str) -> list[Memory]:
 
 
 def consolidate(service: MemoryService, project: str, writer: FakeWriter | None = None) -> Proposal:
-    report = Consolidator(service, WordHashEmbedder(), writer or FakeWriter()).run(project)
+    report = Consolidator(service.inbox, WordHashEmbedder(), writer or FakeWriter()).run(project)
     [proposal] = report.proposals
     return proposal
 
@@ -89,7 +89,7 @@ def test_a_run_proposes_one_merge_per_group_and_changes_no_memory(
         ("testing",),
     )
     assert actives(service, project) == before  # nothing changes until approved
-    [entry] = service.inbox(project)
+    [entry] = service.inbox.entries(project)
     assert entry.proposal == proposal
     assert {m.id for m in entry.members} == {m.id for m in members}
     assert entry.similar is None
@@ -101,7 +101,7 @@ def test_a_memory_waiting_in_a_merge_is_not_proposed_again(
     add_group(service, project)
     consolidate(service, project)
     writer = FakeWriter()
-    report = Consolidator(service, WordHashEmbedder(), writer).run(project)
+    report = Consolidator(service.inbox, WordHashEmbedder(), writer).run(project)
     assert (report.groups, report.proposals, writer.asked) == ((), (), [])
 
 
@@ -110,16 +110,16 @@ def test_approving_adds_the_merge_and_supersedes_every_member(
 ) -> None:
     members = add_group(service, project)
     proposal = consolidate(service, project)
-    decision = service.approve(proposal.id, "gui", expected_updated_at=proposal.updated_at)
+    decision = service.inbox.approve(proposal.id, "gui", expected_updated_at=proposal.updated_at)
     merged = decision.memory
     assert merged is not None
     assert actives(service, project) == {MERGED["content"], OTHER}
     for member in members:
         gone = service.get(member.id)
         assert (gone.disabled, gone.superseded_by) == (True, merged.id)
-        assert service.history(member.id)[-1].action is AuditAction.SUPERSEDED
-    assert service.get_proposal(proposal.id).state is ProposalState.APPROVED
-    approval = service.history(proposal.id)[-1].after or {}
+        assert service.history.memory(member.id)[-1].action is AuditAction.SUPERSEDED
+    assert service.inbox.get(proposal.id).state is ProposalState.APPROVED
+    approval = service.history.memory(proposal.id)[-1].after or {}
     assert approval["merged"] == [m.memory_id for m in proposal.merges]
 
 
@@ -129,11 +129,11 @@ def test_rejecting_changes_no_memory_and_the_group_is_not_proposed_again(
     add_group(service, project)
     before = actives(service, project)
     proposal = consolidate(service, project)
-    service.reject(proposal.id, "gui")
+    service.inbox.reject(proposal.id, "gui")
     assert actives(service, project) == before
-    assert service.inbox(project) == []
+    assert service.inbox.entries(project) == []
     writer = FakeWriter()
-    report = Consolidator(service, WordHashEmbedder(), writer).run(project)
+    report = Consolidator(service.inbox, WordHashEmbedder(), writer).run(project)
     assert (report.proposals, writer.asked) == ((), [])  # a person said no to that group
 
 
@@ -149,10 +149,10 @@ def test_approval_refuses_when_a_member_moved_on_and_writes_nothing(
         service.remove(members[1].id, "gui")
     before = actives(service, project)
     with pytest.raises(Conflict, match=members[1].id) as raised:
-        service.approve(proposal.id, "gui")
+        service.inbox.approve(proposal.id, "gui")
     assert "nothing was written" in str(raised.value)
     assert actives(service, project) == before
-    assert service.get_proposal(proposal.id).state is ProposalState.PROPOSED
+    assert service.inbox.get(proposal.id).state is ProposalState.PROPOSED
 
 
 def test_undo_takes_the_merge_back_and_restores_every_member_then_redo_works(
@@ -161,15 +161,15 @@ def test_undo_takes_the_merge_back_and_restores_every_member_then_redo_works(
     members = add_group(service, project)
     before = actives(service, project)
     proposal = consolidate(service, project)
-    approved = service.approve(proposal.id, "gui")
+    approved = service.inbox.approve(proposal.id, "gui")
     merged_id = approved.memory.id  # type: ignore[union-attr]
-    reopened = service.reopen(proposal.id, "gui", expected_updated_at=approved.version)
+    reopened = service.inbox.reopen(proposal.id, "gui", expected_updated_at=approved.version)
     assert actives(service, project) == before
     assert service.get(merged_id).disabled
     assert all(not service.get(m.id).disabled for m in members)
     assert reopened.proposal is not None
     assert reopened.proposal.state is ProposalState.PROPOSED
-    again = service.approve(proposal.id, "gui", expected_updated_at=reopened.version)
+    again = service.inbox.approve(proposal.id, "gui", expected_updated_at=reopened.version)
     assert again.memory is not None
     assert actives(service, project) == {MERGED["content"], OTHER}
 
@@ -179,10 +179,10 @@ def test_undo_refuses_when_the_merged_memory_was_edited(
 ) -> None:
     add_group(service, project)
     proposal = consolidate(service, project)
-    approved = service.approve(proposal.id, "gui")
+    approved = service.inbox.approve(proposal.id, "gui")
     service.update(approved.memory.id, {"importance": 9}, "gui")  # type: ignore[union-attr]
     with pytest.raises(Conflict, match="changed since"):
-        service.reopen(proposal.id, "gui")
+        service.inbox.reopen(proposal.id, "gui")
 
 
 def test_a_model_that_cannot_answer_leaves_nothing_written(
@@ -191,8 +191,8 @@ def test_a_model_that_cannot_answer_leaves_nothing_written(
     add_group(service, project)
     writer = FakeWriter(LtmError("cannot connect to http://127.0.0.1:9/v1"))
     with pytest.raises(ConsolidationFailed, match="cannot connect.*nothing was written"):
-        Consolidator(service, WordHashEmbedder(), writer).run(project)
-    assert service.inbox(project) == []
+        Consolidator(service.inbox, WordHashEmbedder(), writer).run(project)
+    assert service.inbox.entries(project) == []
 
 
 @pytest.mark.parametrize(
@@ -208,13 +208,15 @@ def test_answers_that_are_no_memory_or_hold_a_secret_are_refused(
 ) -> None:
     add_group(service, project)
     with pytest.raises(ConsolidationFailed, match="not usable merges"):
-        Consolidator(service, WordHashEmbedder(), FakeWriter(answer)).run(project)
-    assert service.inbox(project) == []
+        Consolidator(service.inbox, WordHashEmbedder(), FakeWriter(answer)).run(project)
+    assert service.inbox.entries(project) == []
 
 
 def test_the_model_may_say_they_differ(service: MemoryService, project: str) -> None:
     add_group(service, project)
-    report = Consolidator(service, WordHashEmbedder(), FakeWriter({"same": False})).run(project)
+    report = Consolidator(service.inbox, WordHashEmbedder(), FakeWriter({"same": False})).run(
+        project
+    )
     assert (report.proposals, report.not_same) == ((), 1)
     assert "1 judged different by the model" in report.summary()
 
@@ -225,9 +227,11 @@ def test_a_member_changed_while_the_model_was_asked_is_skipped(
     members = add_group(service, project)
     provenance = Provenance("run_1", "consolidate", "", "consolidation", "m", service.now())
     service.update(members[0].id, {"importance": 3}, "gui")  # after it was read
-    made = service.propose_merges(project, [(MemoryDraft(content="merged"), members)], provenance)
+    made = service.inbox.propose_merges(
+        project, [(MemoryDraft(content="merged"), members)], provenance
+    )
     assert made == []
-    assert service.inbox(project) == []
+    assert service.inbox.entries(project) == []
 
 
 def test_the_merge_keeps_what_a_person_set_on_the_members(
@@ -246,7 +250,7 @@ def test_the_history_of_an_approved_and_undone_merge_verifies(
 ) -> None:
     add_group(service, project)
     proposal = consolidate(service, project)
-    approved = service.approve(proposal.id, "gui")
-    service.reopen(proposal.id, "gui", expected_updated_at=approved.version)
-    service.approve(proposal.id, "gui")
+    approved = service.inbox.approve(proposal.id, "gui")
+    service.inbox.reopen(proposal.id, "gui", expected_updated_at=approved.version)
+    service.inbox.approve(proposal.id, "gui")
     assert service.store.verify(quick=False).ok

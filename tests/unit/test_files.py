@@ -74,7 +74,7 @@ def test_add_and_update_store_relative_paths(service: MemoryService, tmp_path: P
     with pytest.raises(InvalidInput, match="is outside the project"):
         service.update(added.id, {"files": ["/etc/hosts"]}, "a")
     assert service.get(added.id).files == ("src/main.py", "x.toml")  # nothing lost
-    [created, changed] = service.history(added.id)[:2]
+    [created, changed] = service.history.memory(added.id)[:2]
     assert created.after is not None
     assert created.after["files"] == ["src/app.py"]
     assert changed.after == {"files": ["src/main.py", "x.toml"]}
@@ -118,13 +118,15 @@ def test_search_by_file(service: MemoryService, tmp_path: Path) -> None:
         project, MemoryDraft("Deploy reads settings", files=["src/app.py", "cfg.toml"]), "a"
     )
     service.add(project, MemoryDraft("Deploy with make deploy"), "a")
-    ids = [h.memory.id for h in service.search(project, "file:src/app.py", limit=10)]
+    ids = [h.memory.id for h in service.search.query(project, "file:src/app.py", limit=10)]
     assert sorted(ids) == sorted([app.memory.id, both.memory.id])
-    ids = [h.memory.id for h in service.search(project, "deploy file:./src/app.py", limit=10)]
+    ids = [h.memory.id for h in service.search.query(project, "deploy file:./src/app.py", limit=10)]
     assert ids == [both.memory.id]
-    assert service.search(project, "file:nothere.py", limit=10) == []
+    assert service.search.query(project, "file:nothere.py", limit=10) == []
     service.remove(app.memory.id, "a")
-    assert [h.memory.id for h in service.search(project, "file:src/app.py")] == [both.memory.id]
+    assert [h.memory.id for h in service.search.query(project, "file:src/app.py")] == [
+        both.memory.id
+    ]
 
 
 def test_search_by_file_keeps_to_the_list_filters(service: MemoryService, tmp_path: Path) -> None:
@@ -135,7 +137,7 @@ def test_search_by_file_keeps_to_the_list_filters(service: MemoryService, tmp_pa
         MemoryDraft("Restart the app with make run", files=["src/app.py"], category="skill"),
         "a",
     )
-    hits = service.search(project, "file:src/app.py", where=SearchFilter(category="skill"))
+    hits = service.search.query(project, "file:src/app.py", where=SearchFilter(category="skill"))
     assert [h.memory.id for h in hits] == [skill.memory.id]
 
 
@@ -157,27 +159,27 @@ def test_stale_list_follows_files_created_and_deleted(
         "a",
     ).memory
     service.add(project, MemoryDraft("Deploy with make deploy", importance=9), "a")
-    assert service.stale_candidates(project) == []
+    assert service.stale.candidates(project) == []
 
     (root / "src" / "app.py").unlink()
     clock.advance(30)
-    assert service.stale_candidates(project) == []  # checked less than a minute ago
+    assert service.stale.candidates(project) == []  # checked less than a minute ago
     clock.advance(31)
-    [candidate] = service.stale_candidates(project)
+    [candidate] = service.stale.candidates(project)
     assert candidate.memory.id == named.id
     assert (candidate.missing_files, candidate.aged) == (("src/app.py",), False)
     assert candidate.reasons == ("a file it names no longer exists: src/app.py",)
-    assert [m.id for m in service.stale(project)] == [named.id]
+    assert [m.id for m in service.stale.memories(project)] == [named.id]
 
     (root / "src" / "app.py").write_text("print()")  # back again
     clock.advance(61)
-    assert service.stale_candidates(project) == []
+    assert service.stale.candidates(project) == []
 
     (root / "README.md").unlink()
     clock.advance(61)
-    assert service.stale_candidates(project)[0].missing_files == ("README.md",)
+    assert service.stale.candidates(project)[0].missing_files == ("README.md",)
     service.update(named.id, {"files": ["src/app.py"]}, "gui")  # the person fixed it
-    assert service.stale_candidates(project) == []  # even before the next check
+    assert service.stale.candidates(project) == []  # even before the next check
 
 
 def test_files_are_checked_at_most_once_a_minute(
@@ -191,13 +193,13 @@ def test_files_are_checked_at_most_once_a_minute(
         checked.append(path)
         return True
 
-    monkeypatch.setattr(service._missing_files, "_exists", exists)
+    monkeypatch.setattr(service.stale._missing_files, "_exists", exists)
     for _ in range(5):
-        service.stale_candidates(project)
+        service.stale.candidates(project)
         clock.advance(10)
     assert checked == [str(tmp_path / "a.py"), str(tmp_path / "b.py")]
     clock.advance(30)
-    service.stale_candidates(project)
+    service.stale.candidates(project)
     assert len(checked) == 4
 
 
@@ -207,7 +209,7 @@ def test_aged_and_missing_both_give_their_reasons(
     project = service.resolve_scope(cwd=str(tmp_path), register=True)
     old = service.add(project, MemoryDraft("old note", files=["gone.py"]), "a").memory
     clock.advance(days=service.settings.stale_age_days + 1)
-    [candidate] = service.stale_candidates(project)
+    [candidate] = service.stale.candidates(project)
     assert candidate.memory.id == old.id
     assert candidate.reasons == (
         "a file it names no longer exists: gone.py",
@@ -268,24 +270,24 @@ def test_keeping_a_candidate_takes_it_off_until_it_changes(
     project = service.resolve_scope(cwd=str(tmp_path), register=True)
     (tmp_path / "a.py").write_text("")
     kept = service.add(project, MemoryDraft("x", importance=9, files=["a.py", "b.py"]), "a").memory
-    service.mark_reviewed(kept.id, "gui")  # reviewed before any file went missing
+    service.reviews.mark(kept.id, "gui")  # reviewed before any file went missing
     clock.advance(61)
-    assert [c.memory.id for c in service.stale_candidates(project)] == [kept.id]  # b.py
-    service.mark_reviewed(kept.id, "gui")  # the person keeps it: b.py is fine to miss
-    assert service.stale_candidates(project) == []
+    assert [c.memory.id for c in service.stale.candidates(project)] == [kept.id]  # b.py
+    service.reviews.mark(kept.id, "gui")  # the person keeps it: b.py is fine to miss
+    assert service.stale.candidates(project) == []
     clock.advance(61)
-    assert service.stale_candidates(project) == []  # the same file missing: still kept
+    assert service.stale.candidates(project) == []  # the same file missing: still kept
     (tmp_path / "a.py").unlink()
     clock.advance(61)
-    [candidate] = service.stale_candidates(project)  # another file went: asked again
+    [candidate] = service.stale.candidates(project)  # another file went: asked again
     assert candidate.missing_files == ("a.py", "b.py")
-    service.mark_reviewed(kept.id, "gui")
-    assert service.stale_candidates(project) == []
+    service.reviews.mark(kept.id, "gui")
+    assert service.stale.candidates(project) == []
     service.update(kept.id, {"content": "x, edited"}, "gui")  # changed since: ask again
-    assert [c.memory.id for c in service.stale_candidates(project)] == [kept.id]
+    assert [c.memory.id for c in service.stale.candidates(project)] == [kept.id]
 
 
 def test_approving_from_the_inbox_refuses_files(service: MemoryService) -> None:
     with pytest.raises(InvalidInput, match="files cannot be set while approving") as caught:
-        service.approve("prop_1", "gui", changes={"files": ["a.py"]})
+        service.inbox.approve("prop_1", "gui", changes={"files": ["a.py"]})
     assert caught.value.field == "files"

@@ -21,7 +21,7 @@ SHOP = "/home/dev/src/shop"
 
 
 def observe(service: MemoryService, project: str, text: str) -> str:
-    return service.observe(project, "agent_end", "s1", "claude-code", user_text=text).id
+    return service.observations.record(project, "agent_end", "s1", "claude-code", user_text=text).id
 
 
 def test_forgotten_observation_leaves_recall_lists_and_counts(
@@ -29,17 +29,17 @@ def test_forgotten_observation_leaves_recall_lists_and_counts(
 ) -> None:
     kept = observe(service, project, "the flaky checkout test raced the payment mock")
     gone = observe(service, project, "the payment mock needs a fixed seed")
-    forgotten = service.forget_observation(gone, "claude-code")
+    forgotten = service.observations.forget(gone, "claude-code")
     assert forgotten.disabled
-    hits = service.recall(project, "payment mock", kinds=["observation"], limit=10)
+    hits = service.search.recall(project, "payment mock", kinds=["observation"], limit=10)
     assert [h.observation.id for h in hits if h.observation] == [kept]
-    assert [o.id for o in service.observations(project)] == [kept]
+    assert [o.id for o in service.observations.page(project)] == [kept]
     assert service.stats(project).observations == 1
-    assert service.get_observation(gone).disabled  # the row is kept
+    assert service.observations.get(gone).disabled  # the row is kept
     with pytest.raises(Conflict, match="already forgotten"):
-        service.forget_observation(gone, "claude-code")
+        service.observations.forget(gone, "claude-code")
     with pytest.raises(NotFound):
-        service.forget_observation("obs_nope", "claude-code")
+        service.observations.forget("obs_nope", "claude-code")
 
 
 def test_forget_removes_own_and_global_and_refuses_others_by_name(
@@ -67,8 +67,8 @@ def test_forget_removes_own_and_global_and_refuses_others_by_name(
     assert service.get(mine).disabled
     assert service.get(shared).disabled
     assert not service.get(theirs).disabled
-    assert not service.get_observation(obs_theirs).disabled
-    assert service.history(mine)[-1].actor == "claude-code"
+    assert not service.observations.get(obs_theirs).disabled
+    assert service.history.memory(mine)[-1].actor == "claude-code"
     again = forget(service, project, [mine], [obs_mine], "claude-code")
     assert again.already == (mine, obs_mine)
     assert again.memories == again.observations == ()

@@ -47,13 +47,13 @@ def provenance(service: MemoryService, **overrides: Any) -> Provenance:
 
 
 def extract(service: MemoryService, project: str, entries: list[Any], *, review: bool) -> Any:
-    return service.store_extraction(
+    return service.inbox.store_extraction(
         project, entries, provenance(service), review=review, started_at=service.now()
     )
 
 
 def actions(service: MemoryService, item_id: str) -> list[tuple[str, str]]:
-    return [(e.action.value, e.actor) for e in service.history(item_id)]
+    return [(e.action.value, e.actor) for e in service.history.memory(item_id)]
 
 
 def test_without_review_entries_go_in_unreviewed_with_their_provenance(
@@ -65,11 +65,11 @@ def test_without_review_entries_go_in_unreviewed_with_their_provenance(
     assert {m.review_state for m in memories} == {ReviewState.UNREVIEWED}
     assert {m.source for m in memories} == {"extractor"}
     assert all(m.provenance is not None and m.provenance.run_id == run.id for m in memories)
-    assert [h.memory.title for h in service.search(project, "deploy")] == ["Deploy"]
+    assert [h.memory.title for h in service.search.query(project, "deploy")] == ["Deploy"]
     assert "Deploy with make deploy" in service.precis(project).text
-    assert {e.id for e in service.inbox(project)} == {m.id for m in memories}
-    assert service.inbox_counts() == {project: 2}
-    created = service.history(run.item_ids[0])[0]
+    assert {e.id for e in service.inbox.entries(project)} == {m.id for m in memories}
+    assert service.inbox.counts() == {project: 2}
+    created = service.history.memory(run.item_ids[0])[0]
     assert (created.action, created.actor) == (AuditAction.CREATED, "extractor")
     assert created.after is not None
     assert created.after["provenance"]["model"] == "llama3"
@@ -83,15 +83,15 @@ def test_with_review_entries_are_proposals_held_apart_from_memories(
     assert service.list_memories(project, ListQuery(include_disabled=True)) == []
     assert service.count_memories(project) == 0
     assert service.stats(project).active == 0
-    assert service.search(project, "deploy") == []
+    assert service.search.query(project, "deploy") == []
     assert service.precis(project).text == ""
-    entries = service.inbox()
+    entries = service.inbox.entries()
     assert [e.kind for e in entries] == ["proposal", "proposal"]
-    proposal = service.get_proposal(run.item_ids[0])
+    proposal = service.inbox.get(run.item_ids[0])
     assert proposal.state is ProposalState.PROPOSED
     assert proposal.provenance.session_id == "s-1"
     assert actions(service, proposal.id) == [("proposed", "extractor")]
-    assert service.inbox_count() == 2
+    assert service.inbox.count() == 2
 
 
 def test_known_texts_invalid_entries_and_secrets_are_counted_not_stored(
@@ -125,7 +125,7 @@ def test_a_reply_past_the_limit_does_not_flood_the_inbox(
     ]
     run = extract(service, project, entries, review=True)
     assert (run.proposed, run.invalid) == (MAX_ENTRIES, 50 - MAX_ENTRIES)
-    assert len(service.inbox(project)) == MAX_ENTRIES
+    assert len(service.inbox.entries(project)) == MAX_ENTRIES
     assert "10 proposed, 40 invalid" in run.summary()
 
 
@@ -133,30 +133,30 @@ def test_approving_a_proposal_adds_it_through_the_normal_rules(
     service: MemoryService, project: str
 ) -> None:
     run = extract(service, project, [DEPLOY], review=True)
-    proposal = service.get_proposal(run.item_ids[0])
-    decision = service.approve(proposal.id, "gui", expected_updated_at=proposal.updated_at)
+    proposal = service.inbox.get(run.item_ids[0])
+    decision = service.inbox.approve(proposal.id, "gui", expected_updated_at=proposal.updated_at)
     assert decision.status == "created"
     memory = decision.memory
     assert memory is not None
     assert (memory.source, memory.review_state) == ("extractor", None)
     assert memory.provenance == proposal.provenance
-    assert service.get_proposal(proposal.id).state is ProposalState.APPROVED
+    assert service.inbox.get(proposal.id).state is ProposalState.APPROVED
     assert actions(service, proposal.id) == [("proposed", "extractor"), ("approved", "gui")]
     assert actions(service, memory.id) == [("created", "gui")]
-    assert service.inbox() == []
+    assert service.inbox.entries() == []
     assert "Deploy with make deploy" in service.precis(project).text
     with pytest.raises(Conflict) as info:
-        service.approve(proposal.id, "gui")
+        service.inbox.approve(proposal.id, "gui")
     assert info.value.reason == "already_approved"
 
 
 def test_edit_then_approve(service: MemoryService, project: str) -> None:
     run = extract(service, project, [DEPLOY], review=True)
     changes = {"content": "Deploy with make release", "importance": 8}
-    decision = service.approve(run.item_ids[0], "gui", changes=changes)
+    decision = service.inbox.approve(run.item_ids[0], "gui", changes=changes)
     assert decision.memory is not None
     assert (decision.memory.content, decision.memory.importance) == (changes["content"], 8)
-    approved = service.history(run.item_ids[0])[-1]
+    approved = service.history.memory(run.item_ids[0])[-1]
     assert approved.before is not None
     assert approved.after is not None
     assert approved.before["content"] == DEPLOY["content"]
@@ -168,15 +168,15 @@ def test_approving_text_added_meanwhile_refreshes_that_memory(
 ) -> None:
     run = extract(service, project, [DEPLOY], review=True)
     twin = service.add(project, MemoryDraft(content=DEPLOY["content"]), "agent").memory
-    decision = service.approve(run.item_ids[0], "gui")
+    decision = service.inbox.approve(run.item_ids[0], "gui")
     assert decision.status == "deduplicated"
     assert decision.memory is not None
     assert decision.memory.id == twin.id
     assert service.get(twin.id).use_count == 1
     assert service.count_memories(project) == 1
-    service.reopen(run.item_ids[0], "gui")  # undo: the refreshed memory stays
+    service.inbox.reopen(run.item_ids[0], "gui")  # undo: the refreshed memory stays
     assert service.get(twin.id).disabled is False
-    assert service.get_proposal(run.item_ids[0]).state is ProposalState.PROPOSED
+    assert service.inbox.get(run.item_ids[0]).state is ProposalState.PROPOSED
 
 
 def test_undoing_an_approval_that_superseded_brings_the_old_memory_back(
@@ -186,10 +186,10 @@ def test_undoing_an_approval_that_superseded_brings_the_old_memory_back(
         project, MemoryDraft(content="Deploy with make deploy from the main branch now"), "agent"
     ).memory
     run = extract(service, project, [DEPLOY], review=True)
-    decision = service.approve(run.item_ids[0], "gui")
+    decision = service.inbox.approve(run.item_ids[0], "gui")
     assert decision.status == "superseded"
     assert service.get(old.id).disabled
-    reopened = service.reopen(run.item_ids[0], "gui", expected_updated_at=decision.version)
+    reopened = service.inbox.reopen(run.item_ids[0], "gui", expected_updated_at=decision.version)
     assert reopened.proposal is not None
     assert reopened.proposal.state is ProposalState.PROPOSED
     assert decision.memory is not None
@@ -202,28 +202,28 @@ def test_an_approved_memory_changed_since_is_not_taken_back(
     service: MemoryService, project: str
 ) -> None:
     run = extract(service, project, [DEPLOY], review=True)
-    decision = service.approve(run.item_ids[0], "gui")
+    decision = service.inbox.approve(run.item_ids[0], "gui")
     assert decision.memory is not None
     service.update(decision.memory.id, {"importance": 9}, "agent")
     with pytest.raises(Conflict) as info:
-        service.reopen(run.item_ids[0], "gui")
+        service.inbox.reopen(run.item_ids[0], "gui")
     assert info.value.reason == "stale"
-    assert service.get_proposal(run.item_ids[0]).state is ProposalState.APPROVED
+    assert service.inbox.get(run.item_ids[0]).state is ProposalState.APPROVED
 
 
 def test_reject_keeps_the_proposal_and_reopen_restores_it(
     service: MemoryService, project: str
 ) -> None:
     run = extract(service, project, [DEPLOY], review=True)
-    proposal = service.get_proposal(run.item_ids[0])
-    rejected = service.reject(proposal.id, "gui", expected_updated_at=proposal.updated_at)
-    assert service.get_proposal(proposal.id).state is ProposalState.REJECTED
-    assert service.inbox() == []
-    assert service.inbox_count() == 0
+    proposal = service.inbox.get(run.item_ids[0])
+    rejected = service.inbox.reject(proposal.id, "gui", expected_updated_at=proposal.updated_at)
+    assert service.inbox.get(proposal.id).state is ProposalState.REJECTED
+    assert service.inbox.entries() == []
+    assert service.inbox.count() == 0
     with pytest.raises(StaleEdit):
-        service.reopen(proposal.id, "gui", expected_updated_at=proposal.updated_at)
-    service.reopen(proposal.id, "gui", expected_updated_at=rejected.version)
-    assert [e.id for e in service.inbox()] == [proposal.id]
+        service.inbox.reopen(proposal.id, "gui", expected_updated_at=proposal.updated_at)
+    service.inbox.reopen(proposal.id, "gui", expected_updated_at=rejected.version)
+    assert [e.id for e in service.inbox.entries()] == [proposal.id]
     assert [a for a, _ in actions(service, proposal.id)] == ["proposed", "rejected", "reopened"]
 
 
@@ -232,23 +232,23 @@ def test_an_unreviewed_memory_is_approved_rejected_and_reopened(
 ) -> None:
     run = extract(service, project, [DEPLOY, PREFS], review=False)
     kept, dropped = run.item_ids
-    approved = service.approve(kept, "gui", changes={"importance": 7})
+    approved = service.inbox.approve(kept, "gui", changes={"importance": 7})
     assert approved.memory is not None
     assert approved.memory.review_state is None
     assert approved.memory.importance == 7
-    service.reject(dropped, "gui")
+    service.inbox.reject(dropped, "gui")
     assert service.get(dropped).disabled
-    assert service.removal_events([dropped])[dropped].action is AuditAction.REJECTED
-    assert service.inbox() == []
-    service.reopen(dropped, "gui")
-    service.reopen(kept, "gui")
-    assert {e.id for e in service.inbox()} == {kept, dropped}
+    assert service.history.removal_events([dropped])[dropped].action is AuditAction.REJECTED
+    assert service.inbox.entries() == []
+    service.inbox.reopen(dropped, "gui")
+    service.inbox.reopen(kept, "gui")
+    assert {e.id for e in service.inbox.entries()} == {kept, dropped}
     assert not service.get(dropped).disabled
     with pytest.raises(Conflict):
-        service.reopen(kept, "gui")
+        service.inbox.reopen(kept, "gui")
     normal = service.add(project, MemoryDraft(content="Nothing to do with extraction"), "a")
     with pytest.raises(Conflict) as info:
-        service.approve(normal.memory.id, "gui")
+        service.inbox.approve(normal.memory.id, "gui")
     assert info.value.reason == "already_reviewed"
 
 
@@ -256,12 +256,12 @@ def test_a_failed_run_is_recorded_with_its_reason_and_shown_as_activity(
     service: MemoryService, project: str
 ) -> None:
     source = provenance(service)
-    run = service.record_failed_extraction(
+    run = service.inbox.record_failed_extraction(
         project, source, "the model did not answer within 60 s", started_at=service.now()
     )
     assert (run.status, run.reason) == (RunStatus.FAILED, "the model did not answer within 60 s")
-    assert service.extraction_runs(project) == [run]
-    event = service.project_history(project)[0]
+    assert service.inbox.runs(project) == [run]
+    event = service.history.project(project)[0]
     assert (event.memory_id, event.action, event.actor) == (
         run.id,
         AuditAction.EXTRACTION_FAILED,
@@ -277,7 +277,7 @@ def test_the_inbox_shows_the_most_similar_memory(service: MemoryService, project
     ).memory
     service.add(project, MemoryDraft(content="Lint with ruff before each commit"), "a")
     extract(service, project, [DEPLOY, {"content": "Completely unrelated words here"}], review=True)
-    by_content = {e.proposal.content: e for e in service.inbox() if e.proposal}
+    by_content = {e.proposal.content: e for e in service.inbox.entries() if e.proposal}
     entry = by_content[DEPLOY["content"]]
     assert entry.similar is not None
     assert entry.similar.id == near.id
@@ -306,17 +306,17 @@ def test_version_2_database_gains_the_inbox_after_a_backup(
     assert list(backups.glob("ltm-v2-*.sqlite"))
     memory = service.get("mem_old")
     assert (memory.review_state, memory.provenance) == (None, None)
-    assert service.inbox() == []
+    assert service.inbox.entries() == []
 
 
 def test_keeping_an_unreviewed_memory_from_the_stale_list_reviews_it(
     service: MemoryService, project: str
 ) -> None:
     run = extract(service, project, [DEPLOY], review=False)
-    kept = service.mark_reviewed(run.item_ids[0], "gui")
+    kept = service.reviews.mark(run.item_ids[0], "gui")
     assert kept.review_state is None
-    assert service.inbox() == []
-    event = service.history(kept.id)[-1]
+    assert service.inbox.entries() == []
+    event = service.history.memory(kept.id)[-1]
     assert (event.action, event.before, event.after) == (
         AuditAction.REVIEWED,
         {"reviewed_at": None, "review_state": "unreviewed"},
@@ -330,18 +330,18 @@ def test_a_proposal_is_approved_into_another_scope_and_taken_back_from_there(
     """The extractor may file a person's general preference under the project it heard it
     in: approving it can put it in global (or another project) instead."""
     run = extract(service, project, [PREFS], review=True)
-    proposal = service.get_proposal(run.item_ids[0])
-    decision = service.approve(proposal.id, "gui", into=GLOBAL_PROJECT_ID)
+    proposal = service.inbox.get(run.item_ids[0])
+    decision = service.inbox.approve(proposal.id, "gui", into=GLOBAL_PROJECT_ID)
     assert decision.memory is not None
     assert decision.memory.project_id == GLOBAL_PROJECT_ID
     assert service.list_memories(project) == []
-    approved = service.history(proposal.id)[-1]
+    approved = service.history.memory(proposal.id)[-1]
     assert approved.after is not None
     assert approved.after["into"] == GLOBAL_PROJECT_ID
-    service.reopen(proposal.id, "gui")  # the undo: the memory leaves global
+    service.inbox.reopen(proposal.id, "gui")  # the undo: the memory leaves global
     assert service.get(decision.memory.id).disabled
-    assert [e.id for e in service.inbox()] == [proposal.id]
-    assert service.get_proposal(proposal.id).project_id == project
+    assert [e.id for e in service.inbox.entries()] == [proposal.id]
+    assert service.inbox.get(proposal.id).project_id == project
 
 
 def test_an_unreviewed_memory_or_an_unknown_scope_is_refused_by_name(
@@ -349,12 +349,12 @@ def test_an_unreviewed_memory_or_an_unknown_scope_is_refused_by_name(
 ) -> None:
     run = extract(service, project, [DEPLOY], review=False)
     with pytest.raises(InvalidInput) as refused:
-        service.approve(run.item_ids[0], "gui", into=GLOBAL_PROJECT_ID)
+        service.inbox.approve(run.item_ids[0], "gui", into=GLOBAL_PROJECT_ID)
     assert refused.value.field == "into"
     proposals = extract(service, project, [PREFS], review=True)
     with pytest.raises(NotFound):
-        service.approve(proposals.item_ids[0], "gui", into="proj_0000000000000000")
-    assert service.get_proposal(proposals.item_ids[0]).state is ProposalState.PROPOSED
+        service.inbox.approve(proposals.item_ids[0], "gui", into="proj_0000000000000000")
+    assert service.inbox.get(proposals.item_ids[0]).state is ProposalState.PROPOSED
 
 
 def test_the_models_tags_are_kept_and_bad_ones_left_off(
@@ -365,7 +365,7 @@ def test_the_models_tags_are_kept_and_bad_ones_left_off(
     tagged = {**DEPLOY, "tags": ["Deploy", "ci"]}
     odd = {**PREFS, "tags": "not a list"}
     run = extract(service, project, [tagged, odd], review=True)
-    proposals = {service.get_proposal(i).content: service.get_proposal(i) for i in run.item_ids}
+    proposals = {service.inbox.get(i).content: service.inbox.get(i) for i in run.item_ids}
     assert proposals[DEPLOY["content"]].tags == ("deploy", "ci")
     assert proposals[PREFS["content"]].tags == ()  # the memory kept, its bad tags not
     assert run.invalid == 0

@@ -26,7 +26,7 @@ def test_expired_memories_are_hidden_on_read(
     assert service.count_memories(project) == 2
     clock.advance(days=1.5)
     assert [m.id for m in service.list_memories(project)] == [forever.id]
-    assert service.search(project, "workaround") == []
+    assert service.search.query(project, "workaround") == []
     with_expired = service.list_memories(project, ListQuery(include_expired=True))
     assert {m.id for m in with_expired} == {short.id, forever.id}
     assert service.get(short.id).is_expired(service.now())
@@ -54,8 +54,8 @@ def test_purge_expired_soft_deletes_in_one_go(
     for memory in doomed:
         stored = service.get(memory.id)
         assert stored.disabled
-        assert service.history(memory.id)[-1].action is AuditAction.EXPIRED
-        assert service.history(memory.id)[-1].actor == "system"
+        assert service.history.memory(memory.id)[-1].action is AuditAction.EXPIRED
+        assert service.history.memory(memory.id)[-1].actor == "system"
 
 
 def test_purge_runs_at_startup(
@@ -76,10 +76,10 @@ def test_stale_candidates(service: MemoryService, project: str, clock: FakeClock
     ).memory
     used = service.add(project, make_draft("low but used note", importance=0), "a").memory
     important = service.add(project, make_draft("important but old", importance=5), "a").memory
-    service.search(project, "used", reinforce=True)
+    service.search.query(project, "used", reinforce=True)
     clock.advance(days=61)
     fresh = service.add(project, make_draft("fresh low note", importance=0), "a").memory
-    stale_ids = [m.id for m in service.stale(project)]
+    stale_ids = [m.id for m in service.stale.memories(project)]
     assert stale_ids == [stale.id]
     assert {used.id, important.id, fresh.id}.isdisjoint(stale_ids)
 
@@ -91,12 +91,12 @@ def test_stale_age_is_configurable_and_review_clears(
     project = service.resolve_scope(cwd="/srv/app", register=True)
     memory = service.add(project, make_draft("minor detail", importance=0), "a").memory
     clock.advance(days=11)
-    assert [m.id for m in service.stale(project)] == [memory.id]
-    service.mark_reviewed(memory.id, "gui")
-    assert service.stale(project) == []
-    assert service.history(memory.id)[-1].action is AuditAction.REVIEWED
+    assert [m.id for m in service.stale.memories(project)] == [memory.id]
+    service.reviews.mark(memory.id, "gui")
+    assert service.stale.memories(project) == []
+    assert service.history.memory(memory.id)[-1].action is AuditAction.REVIEWED
     clock.advance(days=11)
-    assert [m.id for m in service.stale(project)] == [memory.id]
+    assert [m.id for m in service.stale.memories(project)] == [memory.id]
 
 
 def test_stats(service: MemoryService, project: str, clock: FakeClock) -> None:
@@ -104,7 +104,9 @@ def test_stats(service: MemoryService, project: str, clock: FakeClock) -> None:
     removed = service.add(project, make_draft("removed one"), "a").memory
     service.remove(removed.id, "gui")
     service.add(project, make_draft("expiring one", ttl_days=1), "a")
-    service.observe(project, "agent_end", "s1", "agent", user_text="hi", assistant_text="hello")
+    service.observations.record(
+        project, "agent_end", "s1", "agent", user_text="hi", assistant_text="hello"
+    )
     clock.advance(days=61)
     stats = service.stats(project)
     assert (stats.active, stats.disabled, stats.expired, stats.stale, stats.observations) == (
@@ -122,7 +124,7 @@ def test_every_change_is_audited_with_actor(service: MemoryService, project: str
     service.update(memory.id, {"importance": 8, "tags": ["x"]}, "gui")
     service.remove(memory.id, "gui")
     service.restore(memory.id, "gui")
-    events = service.history(memory.id)
+    events = service.history.memory(memory.id)
     assert [(e.action.value, e.actor) for e in events] == [
         ("created", "claude-code"),
         ("deduplicated", "codex"),
@@ -150,9 +152,12 @@ def test_supersede_is_audited_on_both_memories(service: MemoryService, project: 
     new = service.add(
         project, make_draft("one two three four five six seven eight nine ten eleven"), "b"
     )
-    assert service.history(old.id)[-1].action is AuditAction.SUPERSEDED
-    assert service.history(old.id)[-1].after == {"disabled": True, "superseded_by": new.memory.id}
-    created = service.history(new.memory.id)[0]
+    assert service.history.memory(old.id)[-1].action is AuditAction.SUPERSEDED
+    assert service.history.memory(old.id)[-1].after == {
+        "disabled": True,
+        "superseded_by": new.memory.id,
+    }
+    created = service.history.memory(new.memory.id)[0]
     assert created.after is not None
     assert created.after["supersedes"] == old.id
 
@@ -161,17 +166,17 @@ def test_project_history_newest_first_and_filterable(service: MemoryService, pro
     a = service.add(project, make_draft("first"), "claude-code").memory
     service.add(project, make_draft("second"), "gui")
     service.update(a.id, {"importance": 1}, "claude-code")
-    events = service.project_history(project)
+    events = service.history.project(project)
     assert [e.action.value for e in events] == ["updated", "created", "created"]
-    assert [e.actor for e in service.project_history(project, actor="gui")] == ["gui"]
-    older = service.project_history(project, before_seq=events[0].seq)
+    assert [e.actor for e in service.history.project(project, actor="gui")] == ["gui"]
+    older = service.history.project(project, before_seq=events[0].seq)
     assert len(older) == 2
-    assert service.events_after(events[1].seq)[-1].seq == events[0].seq
+    assert service.history.events_after(events[1].seq)[-1].seq == events[0].seq
 
 
 def test_history_of_unknown_memory_is_not_found(service: MemoryService) -> None:
     with pytest.raises(LookupError):
-        service.history("mem_missing")
+        service.history.memory("mem_missing")
 
 
 @pytest.mark.sqlite_only
@@ -198,14 +203,14 @@ def test_removal_events_give_the_newest_reason_for_each_memory(
     live = service.add(project, make_draft("still here"), "a").memory
     clock.advance(days=2)
     service.purge_expired(project)
-    events = service.removal_events([removed.id, expired.id, live.id, "mem_missing"])
+    events = service.history.removal_events([removed.id, expired.id, live.id, "mem_missing"])
     assert set(events) == {removed.id, expired.id}
     assert (events[removed.id].action, events[removed.id].actor) == (
         AuditAction.REMOVED,
         "claude-code",
     )
     assert events[expired.id].action is AuditAction.EXPIRED
-    assert service.removal_events([]) == {}
+    assert service.history.removal_events([]) == {}
 
 
 @pytest.mark.sqlite_only

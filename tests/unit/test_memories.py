@@ -134,14 +134,14 @@ def test_update_is_a_partial_merge(service: MemoryService, project: str, clock: 
     changed = service.update(memory.id, {"content": "New words entirely"}, "gui")
     assert changed.signature != memory.signature
     assert changed.title == "Old text"  # titles are not re-derived on edit
-    assert [h.memory.id for h in service.search(project, "entirely")] == [memory.id]
-    assert service.search(project, "zebras") == []
+    assert [h.memory.id for h in service.search.query(project, "entirely")] == [memory.id]
+    assert service.search.query(project, "zebras") == []
 
 
 def test_update_with_same_values_records_nothing(service: MemoryService, project: str) -> None:
     memory = service.add(project, make_draft("Stable"), "agent").memory
     assert service.update(memory.id, {"content": "Stable"}, "gui") == memory
-    assert [e.action for e in service.history(memory.id)] == ["created"]
+    assert [e.action for e in service.history.memory(memory.id)] == ["created"]
 
 
 def test_update_refuses_to_duplicate_another_memory(service: MemoryService, project: str) -> None:
@@ -176,7 +176,7 @@ def test_soft_delete_frees_the_signature_and_hides_from_search(
     assert removed.disabled
     assert removed.disabled_at is not None
     assert service.get(memory.id).disabled  # still readable for auditing
-    assert service.search(project, "kafka") == []
+    assert service.search.query(project, "kafka") == []
     assert service.list_memories(project) == []
     again = service.add(project, make_draft("Ephemeral fact about kafka"), "agent")
     assert again.status is AddStatus.CREATED
@@ -189,7 +189,7 @@ def test_restore_reindexes_and_refuses_to_shadow_a_twin(
     memory = service.add(project, make_draft("Restorable fact about redis"), "agent").memory
     service.remove(memory.id, "gui")
     service.restore(memory.id, "gui")
-    assert [h.memory.id for h in service.search(project, "redis")] == [memory.id]
+    assert [h.memory.id for h in service.search.query(project, "redis")] == [memory.id]
 
     service.remove(memory.id, "gui")
     twin = service.add(project, make_draft("restorable fact about REDIS"), "agent").memory
@@ -297,7 +297,7 @@ def test_import_is_one_audited_transaction(service: MemoryService, project: str)
     imported = service.import_memories(project, drafts, "importer")
     assert len(imported) == 5
     assert service.count_memories(project) == 5
-    assert {e.action.value for m in imported for e in service.history(m.id)} == {"imported"}
+    assert {e.action.value for m in imported for e in service.history.memory(m.id)} == {"imported"}
     assert service.precis(project).memory_ids  # precis refreshed
 
 
@@ -318,7 +318,7 @@ def test_restoring_an_expired_memory_renews_it(
     restored = service.restore(memory.id, "gui")
     assert not restored.is_expired(service.now())
     assert [m.id for m in service.list_memories(project)] == [memory.id]
-    event = service.history(memory.id)[-1]  # the renewal is in the audit, as documented
+    event = service.history.memory(memory.id)[-1]  # the renewal is in the audit, as documented
     assert event.action.value == "restored"
     assert event.before == {"disabled": True, "updated_at": memory.updated_at}
     assert event.after == {"disabled": False, "updated_at": restored.updated_at}

@@ -98,15 +98,15 @@ def test_a_blocked_memory_md_never_fails_a_committed_write(
 
     assert [e.action for e in events] == ["created", "updated", "removed", "restored"]
     assert service.get(added.memory.id) == restored
-    assert service.flush_views()  # MEMORY.md is regenerated in the background
+    assert service.memory_md.flush()  # MEMORY.md is regenerated in the background
     assert updated.content == "NEVER deploy on Tuesdays"
     assert removed.disabled
-    [problem] = service.memory_md_problems()
+    [problem] = service.memory_md.problems()
     assert problem.project_id == project
     assert problem.path == str(service.paths.precis_path(project))
     assert problem.reason
     assert problem.attempts >= 1
-    history = [e.action for e in service.history(added.memory.id)]
+    history = [e.action for e in service.history.memory(added.memory.id)]
     assert history == ["created", "updated", "removed", "restored"]  # no retry twins
 
 
@@ -117,12 +117,12 @@ def test_the_file_catches_up_at_the_next_write_once_unblocked(
     project = service.resolve_scope(cwd="/srv/shop", register=True)
     getattr(blocker, how)(precis_dir(service, project))
     service.add(project, make_draft("deploy on Tuesdays"), "agent")
-    assert service.flush_views()
-    assert service.memory_md_problems()
+    assert service.memory_md.flush()
+    assert service.memory_md.problems()
     blocker.unblock()
     service.add(project, make_draft("the staging box is called kiwi"), "agent")
-    assert service.flush_views()
-    assert service.memory_md_problems() == []
+    assert service.memory_md.flush()
+    assert service.memory_md.problems() == []
     assert service.precis_manager.read_file(project) == service.precis(project).text
 
 
@@ -133,15 +133,15 @@ def test_a_file_left_stale_by_a_failure_is_rewritten_by_a_write_outside_the_top_
     service = make_service(settings=Settings(precis_top_n=1))
     project = service.resolve_scope(cwd="/srv/shop", register=True)
     rule = service.add(project, make_draft("deploy on Tuesdays", importance=9), "agent").memory
-    assert service.flush_views()
+    assert service.memory_md.flush()
     blocker.disk_full(precis_dir(service, project))
     service.update(rule.id, {"content": "NEVER deploy on Tuesdays"}, "gui")
-    assert service.flush_views()
-    assert service.memory_md_problems()
+    assert service.memory_md.flush()
+    assert service.memory_md.problems()
     assert service.precis_manager.read_file(project).endswith("\n\ndeploy on Tuesdays")  # kept
     blocker.unblock()
     service.add(project, make_draft("a detail that stays out of the top 1", importance=1), "a")
-    assert service.flush_views()
+    assert service.memory_md.flush()
     assert service.precis_manager.read_file(project).endswith("NEVER deploy on Tuesdays")
 
 
@@ -150,12 +150,12 @@ def test_a_failed_file_is_retried_in_the_background_without_another_write(
 ) -> None:
     project = service.resolve_scope(cwd="/srv/shop", register=True)
     seen: list[int] = []
-    service.views.subscribe(lambda problems: seen.append(len(problems)))
+    service.memory_md.subscribe(lambda problems: seen.append(len(problems)))
     blocker.disk_full(precis_dir(service, project))
     service.add(project, make_draft("deploy on Tuesdays"), "agent")
-    wait_until(lambda: bool(service.memory_md_problems()))
+    wait_until(lambda: bool(service.memory_md.problems()))
     blocker.unblock()  # no write follows: only the periodic retry can bring the file back
-    wait_until(lambda: not service.memory_md_problems())
+    wait_until(lambda: not service.memory_md.problems())
     assert (
         service.precis_manager.read_file(project) == "## deploy on Tuesdays\n\ndeploy on Tuesdays"
     )
@@ -170,8 +170,8 @@ def test_one_broken_project_dir_does_not_fail_global_writes(
     blocker.file_at_dir(precis_dir(service, broken))
     result = service.add(GLOBAL_PROJECT_ID, make_draft("I prefer tabs"), "agent")
     assert result.memory.project_id == GLOBAL_PROJECT_ID
-    assert service.flush_views()
-    assert [p.project_id for p in service.memory_md_problems()] == [broken]
+    assert service.memory_md.flush()
+    assert [p.project_id for p in service.memory_md.problems()] == [broken]
     assert service.precis_manager.read_file(fine) == "## I prefer tabs\n\nI prefer tabs"
     assert (
         service.precis_manager.read_file(GLOBAL_PROJECT_ID) == "## I prefer tabs\n\nI prefer tabs"
@@ -187,7 +187,7 @@ def test_a_store_opened_with_a_blocked_path_starts_and_reports_it(
     first.close()
     blocker.dir_at_file(precis_dir(first, project))
     reopened = make_service(tmp_path / "data")
-    assert [p.project_id for p in reopened.memory_md_problems()] == [project]
+    assert [p.project_id for p in reopened.memory_md.problems()] == [project]
     assert reopened.list_memories(project)[0].content == "kept"
 
 
@@ -216,7 +216,7 @@ def test_a_burst_of_global_writes_is_fanned_out_once_per_project(
         monkeypatch.setattr(service.views, "regenerate", slow)
         for i in range(10):
             service.add(GLOBAL_PROJECT_ID, make_draft(f"global rule number {i} zz{i}"), "a")
-    assert service.flush_views()
+    assert service.memory_md.flush()
     per_project = {p: sum(1 for w in written if w.parent.name == p) for p in projects}
     assert all(count <= 2 for count in per_project.values()), per_project
     for project in projects:

@@ -56,13 +56,13 @@ def test_bad_observation_input(kwargs: dict[str, object], field: str) -> None:
 
 
 def test_observe_stores_and_lists_newest_first(service: MemoryService, project: str) -> None:
-    first = service.observe(
+    first = service.observations.record(
         project, "agent_end", "sess-1", "claude-code", user_text="fix the login bug"
     )
-    second = service.observe(
+    second = service.observations.record(
         project, "pre_compact", "sess-1", "claude-code", messages_text="we fixed it"
     )
-    listed = service.observations(project)
+    listed = service.observations.page(project)
     assert [o.id for o in listed] == [second.id, first.id]
     assert listed[1].source == "claude-code"
     assert listed[1].session_id == "sess-1"
@@ -70,7 +70,7 @@ def test_observe_stores_and_lists_newest_first(service: MemoryService, project: 
 
 def test_recall_merges_memories_and_observations(service: MemoryService, project: str) -> None:
     memory = service.add(project, make_draft("The flaky checkout test needs a retry"), "a").memory
-    observation = service.observe(
+    observation = service.observations.record(
         project,
         "agent_end",
         "s",
@@ -78,13 +78,13 @@ def test_recall_merges_memories_and_observations(service: MemoryService, project
         user_text="why is checkout flaky?",
         assistant_text="The checkout test races the payment mock.",
     )
-    hits = service.recall(project, "checkout flaky")
+    hits = service.search.recall(project, "checkout flaky")
     assert {h.kind for h in hits} == {"memory", "observation"}
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
-    only_obs = service.recall(project, "checkout", kinds=["observation"])
+    only_obs = service.search.recall(project, "checkout", kinds=["observation"])
     assert [h.observation.id for h in only_obs if h.observation] == [observation.id]
     assert all(h.memory is None for h in only_obs)
-    only_mem = service.recall(project, "checkout", kinds=["memory"], limit=1)
+    only_mem = service.search.recall(project, "checkout", kinds=["memory"], limit=1)
     assert len(only_mem) == 1
     assert only_mem[0].memory is not None
     assert only_mem[0].memory.id == memory.id
@@ -94,18 +94,18 @@ def test_recall_merges_memories_and_observations(service: MemoryService, project
 @pytest.mark.parametrize("kinds", [[], ["memories"], "memory", [1]])
 def test_recall_rejects_bad_kinds(service: MemoryService, project: str, kinds: object) -> None:
     with pytest.raises(InvalidInput, match="kind"):
-        service.recall(project, "x", kinds=kinds)  # type: ignore[arg-type]
+        service.search.recall(project, "x", kinds=kinds)  # type: ignore[arg-type]
 
 
 def test_observations_are_scoped(service: MemoryService, project: str) -> None:
     other = service.resolve_scope(cwd="/elsewhere", register=True)
-    service.observe(other, "agent_end", "s", "a", user_text="secret elsewhere topic")
-    assert service.recall(project, "elsewhere topic") == []
+    service.observations.record(other, "agent_end", "s", "a", user_text="secret elsewhere topic")
+    assert service.search.recall(project, "elsewhere topic") == []
 
 
 def test_words_never_match_the_scope_column(service: MemoryService, project: str) -> None:
     """A query word like "s2" must not match the internal scope tokens (review finding)."""
-    service.observe(project, "agent_end", "s", "a", user_text="unrelated words only")
+    service.observations.record(project, "agent_end", "s", "a", user_text="unrelated words only")
     pk_token = "s" + str(
         service.store._read(  # type: ignore[attr-defined]
             lambda c: c.execute(
@@ -113,17 +113,17 @@ def test_words_never_match_the_scope_column(service: MemoryService, project: str
             ).fetchone()[0]
         )
     )
-    assert service.recall(project, pk_token, kinds=["observation"]) == []
-    assert service.recall(project, f"nothing {pk_token}", kinds=["observation"]) == []
+    assert service.search.recall(project, pk_token, kinds=["observation"]) == []
+    assert service.search.recall(project, f"nothing {pk_token}", kinds=["observation"]) == []
 
 
 def test_observation_hits_rank_by_score_with_marked_snippets(
     service: MemoryService, project: str
 ) -> None:
-    strong = service.observe(
+    strong = service.observations.record(
         project, "agent_end", "s1", "a", user_text="webpack webpack build", assistant_text="done"
     )
-    weak = service.observe(
+    weak = service.observations.record(
         project,
         "agent_end",
         "s2",
@@ -131,7 +131,7 @@ def test_observation_hits_rank_by_score_with_marked_snippets(
         user_text="a long talk about many other things and then webpack once",
         assistant_text="ok",
     )
-    hits = service.recall(project, "webpack", kinds=["observation"])
+    hits = service.search.recall(project, "webpack", kinds=["observation"])
     assert [h.observation.id for h in hits if h.observation] == [strong.id, weak.id]
     assert hits[0].score > hits[1].score > 0
     assert all("**webpack**" in h.snippet for h in hits)
@@ -144,11 +144,13 @@ def test_a_secret_is_redacted_before_the_texts_are_cut_to_size(
     "postgres://app:Hunter2SecretPassword…" while the narrative said "[redacted ...]"."""
     secret = "Hunter2SecretPasswordThatIsVeryLongIndeed" * 3
     text = f"see postgres://app:{secret}@db.internal/shop"
-    done = service.observe(project, "pre_compact", "s", "claude-code", messages_text=text)
+    done = service.observations.record(
+        project, "pre_compact", "s", "claude-code", messages_text=text
+    )
     assert "Hunter2" not in done.title
     assert "Hunter2" not in done.narrative
     assert "[redacted" in done.narrative
-    turn = service.observe(
+    turn = service.observations.record(
         project, "agent_end", "s", "codex", user_text=text, assistant_text="ok " + "x" * 5000
     )
     assert "Hunter2" not in turn.title + turn.narrative
@@ -160,12 +162,16 @@ def test_a_kind_turned_off_is_not_recorded_by_any_caller(make_service: ServiceFa
     service = make_service(settings=Settings(observe_agent_end=False))
     project = service.resolve_scope(cwd="/srv/app", register=True)
     with pytest.raises(ObservationOff, match="agent_end observations are turned off"):
-        service.observe(project, "agent_end", "s", "a", user_text="hi", assistant_text="ok")
+        service.observations.record(
+            project, "agent_end", "s", "a", user_text="hi", assistant_text="ok"
+        )
     with pytest.raises(InvalidInput):  # bad input is refused all the same
-        service.observe(project, "agent_end", "s", "a", messages_text="x")
-    assert service.observations(project) == []
-    kept = service.observe(project, "pre_compact", "s", "a", messages_text="we fixed it")
-    assert service.observations(project) == [kept]
+        service.observations.record(project, "agent_end", "s", "a", messages_text="x")
+    assert service.observations.page(project) == []
+    kept = service.observations.record(
+        project, "pre_compact", "s", "a", messages_text="we fixed it"
+    )
+    assert service.observations.page(project) == [kept]
 
 
 def test_a_huge_reply_is_screened_only_as_far_as_it_is_kept(
@@ -177,6 +183,8 @@ def test_a_huge_reply_is_screened_only_as_far_as_it_is_kept(
 
     reply = '{"key":' + '"abcdefghijklmnopqrstuvwxyz0123456789abcdefghij",' * 20_000
     started = time.perf_counter()
-    done = service.observe(project, "agent_end", "s", "a", user_text="ok", assistant_text=reply)
+    done = service.observations.record(
+        project, "agent_end", "s", "a", user_text="ok", assistant_text=reply
+    )
     assert time.perf_counter() - started < 2.0
     assert done.narrative.startswith('User: ok\n\nAssistant: {"key":')

@@ -97,13 +97,13 @@ def test_precis_follows_every_write(service: MemoryService, project: str) -> Non
     memory = service.add(
         project, make_draft("Always run migrations first", title="Migrations"), "a"
     ).memory
-    assert service.flush_views()
+    assert service.memory_md.flush()
     assert "## Migrations\n\nAlways run migrations first" in path.read_text()
     service.update(memory.id, {"title": "DB migrations"}, "gui")
-    assert service.flush_views()
+    assert service.memory_md.flush()
     assert path.read_text().startswith("## DB migrations")
     service.remove(memory.id, "gui")
-    assert service.flush_views()
+    assert service.memory_md.flush()
     assert path.read_text() == ""
     assert not [p for p in path.parent.iterdir() if p.name != "MEMORY.md"]  # no temp files left
 
@@ -114,7 +114,7 @@ def test_precis_ranks_project_and_global_together(service: MemoryService, projec
     info = service.precis(project)
     assert info.text.startswith("## G")
     assert "## P" in info.text
-    assert service.flush_views()
+    assert service.memory_md.flush()
     assert Path(service.precis(GLOBAL_PROJECT_ID).path).read_text() == "## G\n\nuser likes tabs"
     # a global write refreshes every project's file, in the background
     assert Path(info.path).read_text() == info.text
@@ -174,13 +174,13 @@ def test_writes_outside_the_top_n_leave_the_file_alone(make_service: ServiceFact
     for i, importance in enumerate((9, 8)):
         service.add(project, make_draft(f"top memory {i} alpha{i}", importance=importance), "a")
     path = Path(service.precis(project).path)
-    assert service.flush_views()
+    assert service.memory_md.flush()
     before = path.stat().st_mtime_ns, path.read_text()
     low = service.add(project, make_draft("unimportant detail", importance=1), "a").memory
-    assert service.flush_views()
+    assert service.memory_md.flush()
     assert (path.stat().st_mtime_ns, path.read_text()) == before
     service.update(low.id, {"importance": 10}, "gui")  # now it enters the top 2
-    assert service.flush_views()
+    assert service.memory_md.flush()
     assert path.read_text().startswith("## unimportant detail")
 
 
@@ -195,7 +195,7 @@ def test_another_process_lowering_the_top_n_is_noticed(
     mine.add(project, make_draft("second place", importance=8), "a")
     theirs.remove(top.id, "gui")  # the other process frees a slot in the top 2
     mine.add(project, make_draft("now it fits", importance=3), "a")
-    assert mine.flush_views()
+    assert mine.memory_md.flush()
     text = Path(mine.precis(project).path).read_text()
     assert text == "## second place\n\nsecond place\n\n## now it fits\n\nnow it fits"
 
@@ -209,7 +209,7 @@ def test_a_write_after_a_top_memory_expired_refreshes_the_file(
     service.add(project, make_draft("bravo", importance=8), "a")
     clock.advance(days=2)  # alpha expired, but nothing wrote since
     service.add(project, make_draft("charlie", importance=3), "a")
-    assert service.flush_views()
+    assert service.memory_md.flush()
     text = Path(service.precis(project).path).read_text()
     assert text == "## bravo\n\nbravo\n\n## charlie\n\ncharlie"
 

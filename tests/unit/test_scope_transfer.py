@@ -16,7 +16,9 @@ def test_move_promotes_to_global_and_leaves_the_original_superseded(
     service: MemoryService, project: str
 ) -> None:
     source = service.add(project, make_draft("Prefer uv over pip", tags=["python"]), "a").memory
-    [done] = service.transfer_memories({source.id: source.updated_at}, GLOBAL_PROJECT_ID, "gui")
+    [done] = service.transfers.transfer_memories(
+        {source.id: source.updated_at}, GLOBAL_PROJECT_ID, "gui"
+    )
     moved = done.result.memory
     assert done.result.status is AddStatus.CREATED
     assert (moved.project_id, moved.content, moved.tags) == (
@@ -28,9 +30,9 @@ def test_move_promotes_to_global_and_leaves_the_original_superseded(
     assert done.source.superseded_by == moved.id
     assert [m.id for m in service.list_memories(GLOBAL_PROJECT_ID)] == [moved.id]
     assert service.list_memories(project) == []
-    last = service.history(source.id)[-1]
+    last = service.history.memory(source.id)[-1]
     assert (last.action, last.actor) == ("moved", "gui")
-    assert service.history(moved.id)[0].action == "created"
+    assert service.history.memory(moved.id)[0].action == "created"
 
 
 def test_copy_keeps_the_original_and_dedups_in_the_target(
@@ -38,12 +40,14 @@ def test_copy_keeps_the_original_and_dedups_in_the_target(
 ) -> None:
     source = service.add(project, make_draft("Tabs are four spaces"), "a").memory
     existing = service.add(GLOBAL_PROJECT_ID, make_draft("Tabs are four spaces"), "a").memory
-    [done] = service.transfer_memories({source.id: None}, GLOBAL_PROJECT_ID, "gui", copy=True)
+    [done] = service.transfers.transfer_memories(
+        {source.id: None}, GLOBAL_PROJECT_ID, "gui", copy=True
+    )
     assert done.result.status is AddStatus.DEDUPLICATED
     assert done.result.memory.id == existing.id
     assert not service.get(source.id).disabled
     assert len(service.list_memories(GLOBAL_PROJECT_ID)) == 1
-    last = service.history(source.id)[-1]
+    last = service.history.memory(source.id)[-1]
     assert last.action == "copied"
     assert last.after == {"to": GLOBAL_PROJECT_ID, "as": existing.id}
 
@@ -53,12 +57,12 @@ def test_a_batch_is_all_or_nothing(service: MemoryService, project: str) -> None
     second = service.add(project, make_draft("second fact about deploys"), "a").memory
     service.update(second.id, {"importance": 9}, "agent")  # after the person saw it
     with pytest.raises(Conflict):
-        service.transfer_memories(
+        service.transfers.transfer_memories(
             {first.id: first.updated_at, second.id: second.updated_at}, GLOBAL_PROJECT_ID, "gui"
         )
     assert service.list_memories(GLOBAL_PROJECT_ID) == []
     assert not service.get(first.id).disabled
     with pytest.raises(InvalidInput, match="already in that scope"):
-        service.transfer_memories({first.id: None}, project, "gui")
+        service.transfers.transfer_memories({first.id: None}, project, "gui")
     with pytest.raises(NotFound):
-        service.transfer_memories({first.id: None}, "proj_0123456789abcdef", "gui")
+        service.transfers.transfer_memories({first.id: None}, "proj_0123456789abcdef", "gui")

@@ -103,7 +103,7 @@ def test_jsonl_export_then_import_into_an_empty_dir_gives_the_same_memories(
                 clock.advance(days=30)
             path = export_jsonl(source, root / "export.jsonl", include_removed=True)
             for parsed in [parse_file(path)]:
-                target.import_parsed(parsed, None, "import")
+                target.importer.import_parsed(parsed, None, "import")
             assert everything(target) == everything(source)
             assert {p.project_id: p.path for p, _ in target.projects()} == {
                 p.project_id: p.path for p, _ in source.projects()
@@ -129,8 +129,8 @@ def test_jsonl_collisions_follow_the_documented_rules(
     path = export_jsonl(source, tmp_path / "x.jsonl", include_removed=True)
 
     target = make_service(tmp_path / "b")
-    target.import_parsed(parse_file(path), None, "import")  # rule 1 the second time
-    again = target.import_parsed(parse_file(path), None, "import")
+    target.importer.import_parsed(parse_file(path), None, "import")  # rule 1 the second time
+    again = target.importer.import_parsed(parse_file(path), None, "import")
     assert again.created == []
     assert len(again.skipped) == 3
     assert {s["reason"] for s in again.skipped} == {"already there (same id, same scope and text)"}
@@ -142,7 +142,7 @@ def test_jsonl_collisions_follow_the_documented_rules(
             record["content"] += " (edited)"
             record["title"] += " (edited)"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    renamed = target.import_parsed(parse_file(path), None, "import")
+    renamed = target.importer.import_parsed(parse_file(path), None, "import")
     assert set(renamed.renamed) == {old.id, new.memory.id, kept.id}
     moved_old = target.get(renamed.renamed[old.id])
     assert moved_old.superseded_by == renamed.renamed[new.memory.id]
@@ -151,7 +151,9 @@ def test_jsonl_collisions_follow_the_documented_rules(
     # rule 3: an active record whose text an active memory of the scope already has
     fresh = make_service(tmp_path / "c")
     there = fresh.add(scope, MemoryDraft("Redis runs on port 6380"), "t").memory
-    report = fresh.import_parsed(parse_file(export_jsonl(source, tmp_path / "y.jsonl")), None, "i")
+    report = fresh.importer.import_parsed(
+        parse_file(export_jsonl(source, tmp_path / "y.jsonl")), None, "i"
+    )
     assert [s["reason"] for s in report.skipped] == [
         f"an active memory ({there.id}) of the scope has the same text"
     ]
@@ -165,8 +167,8 @@ def test_imported_records_are_audited_with_the_file(
     path = export_jsonl(source, tmp_path / "x.jsonl", with_history=True)
     assert json.loads(path.read_text().splitlines()[2])["history"][0]["action"] == "created"
     target = make_service(tmp_path / "b")
-    target.import_parsed(parse_file(path), None, "import")
-    [event] = target.history(memory.id)
+    target.importer.import_parsed(parse_file(path), None, "import")
+    [event] = target.history.memory(memory.id)
     assert (event.action, event.actor) == ("imported", "import")
     assert event.after is not None
     assert event.after["imported_from"] == str(path)
@@ -203,7 +205,7 @@ def test_an_agent_file_becomes_one_memory_per_bullet_or_paragraph(
     path.write_text(CLAUDE_MD)
     parsed = parse_file(path)
     assert parsed.format == "claude-md"
-    report = service.import_parsed(parsed, project, "import")
+    report = service.importer.import_parsed(parsed, project, "import")
     assert len(report.created) == 5
     memories = {m.content: m for m in service.list_memories(project)}
     assert set(memories) == {
@@ -217,7 +219,7 @@ def test_an_agent_file_becomes_one_memory_per_bullet_or_paragraph(
     assert memories["Prefer dataclasses over dicts"].tags == ("code-style",)
     assert memories["Never sleep in tests"].tags == ("testing",)
     assert {m.source for m in memories.values()} == {"import"}
-    [created] = service.history(memories["Never sleep in tests"].id)
+    [created] = service.history.memory(memories["Never sleep in tests"].id)
     assert created.after is not None
     assert (created.after["imported_from"], created.after["line"]) == (str(path), 18)
 
@@ -229,7 +231,7 @@ def test_markdown_imports_take_the_normal_add(
     twin = service.add(project, MemoryDraft("Always prefer dataclasses over dicts"), "t").memory
     path = tmp_path / "AGENTS.md"
     path.write_text(CLAUDE_MD)
-    report = service.import_parsed(parse_file(path), project, "import")
+    report = service.importer.import_parsed(parse_file(path), project, "import")
     assert report.format == "agents-md"
     assert [d["id"] for d in report.deduplicated] == [there.id]
     assert [s["superseded"] for s in report.superseded] == [twin.id]
@@ -239,12 +241,12 @@ def test_markdown_imports_take_the_normal_add(
 def test_a_dry_run_writes_nothing(service: MemoryService, project: str, tmp_path: Path) -> None:
     path = tmp_path / "GEMINI.md"
     path.write_text(CLAUDE_MD)
-    seq, version = service.last_event_seq(), service.data_version()
-    report = service.import_parsed(parse_file(path), project, "import", dry_run=True)
+    seq, version = service.history.last_event_seq(), service.data_version()
+    report = service.importer.import_parsed(parse_file(path), project, "import", dry_run=True)
     assert len(report.created) == 5
     assert report.dry_run
     assert service.list_memories(project) == []
-    assert (service.last_event_seq(), service.data_version()) == (seq, version)
+    assert (service.history.last_event_seq(), service.data_version()) == (seq, version)
 
 
 def test_markdown_export_reimports_its_memories(
@@ -261,7 +263,7 @@ def test_markdown_export_reimports_its_memories(
     target = make_service(tmp_path / "b")
     parsed = parse_file(path)
     assert parsed.format == "markdown"
-    target.import_parsed(parsed, None, "import")
+    target.importer.import_parsed(parsed, None, "import")
 
     def shape(service: MemoryService) -> set[tuple[object, ...]]:
         return {

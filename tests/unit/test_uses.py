@@ -21,7 +21,7 @@ def test_counts_are_visible_at_once_and_written_by_the_flush(
     project = service.resolve_scope(cwd="/srv/app", register=True)
     memory = service.add(project, make_draft("uses are batched"), "a").memory
     for _ in range(3):
-        service.search(project, "batched", reinforce=True)
+        service.search.query(project, "batched", reinforce=True)
     assert service.get(memory.id).use_count == 3
     assert service.list_memories(project)[0].use_count == 3
     service._uses.flush()
@@ -34,7 +34,7 @@ def test_close_writes_what_is_pending(make_service: ServiceFactory, tmp_path: Pa
     service = make_service(tmp_path / "d")
     project = service.resolve_scope(cwd="/srv/app", register=True)
     memory = service.add(project, make_draft("counted before closing"), "a").memory
-    service.search(project, "counted", reinforce=True)
+    service.search.query(project, "counted", reinforce=True)
     service.close()
     assert make_service(tmp_path / "d").get(memory.id).use_count == 1
 
@@ -47,7 +47,7 @@ def test_close_goes_on_when_an_earlier_step_fails(
     service = make_service(tmp_path / "d")
     project = service.resolve_scope(cwd="/srv/app", register=True)
     memory = service.add(project, make_draft("counted before a bad close"), "a").memory
-    service.search(project, "counted", reinforce=True)
+    service.search.query(project, "counted", reinforce=True)
 
     def broken_close() -> None:
         raise RuntimeError("the backfill thread is stuck")
@@ -118,7 +118,7 @@ def test_write_results_show_the_uses_not_yet_written(
 
     monkeypatch.setattr(service._uses, "_write", not_yet)
     for _ in range(3):
-        service.search(project, "counters", reinforce=True)
+        service.search.query(project, "counters", reinforce=True)
     assert service.update(memory.id, {"importance": 7}, "a").use_count == 3
     assert service.remove(memory.id, "a").use_count == 3
     assert service.restore(memory.id, "a").use_count == 3

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.every_backend  # the core's rules, whatever stores them
 
 
 def actions(service: MemoryService, memory_id: str) -> list[AuditAction]:
-    return [e.action for e in service.history(memory_id)]
+    return [e.action for e in service.history.memory(memory_id)]
 
 
 def test_millis_is_what_the_api_prints() -> None:
@@ -145,15 +145,17 @@ def test_keeping_a_stale_candidate_checks_the_version(service: MemoryService, pr
     read = service.add(project, make_draft("An old low note", importance=1), "agent").memory
     edited = service.update(read.id, {"importance": 2}, "agent")
     with pytest.raises(StaleEdit):
-        service.mark_reviewed(read.id, "gui", expected_updated_at=read.updated_at)
+        service.reviews.mark(read.id, "gui", expected_updated_at=read.updated_at)
     assert service.get(read.id).reviewed_at is None
-    kept = service.mark_reviewed(read.id, "gui", expected_updated_at=edited.updated_at)
+    kept = service.reviews.mark(read.id, "gui", expected_updated_at=edited.updated_at)
     assert kept.reviewed_at is not None
 
 
 def test_reinforcement_does_not_move_the_version(service: MemoryService, project: str) -> None:
     read = service.add(project, make_draft("Kafka topics use dotted names"), "agent").memory
-    assert [h.memory.id for h in service.search(project, "kafka", reinforce=True)] == [read.id]
+    assert [h.memory.id for h in service.search.query(project, "kafka", reinforce=True)] == [
+        read.id
+    ]
     service._uses.flush()  # the use count is written, as after 0.25 s
     used = service.get(read.id)
     assert (used.use_count, used.updated_at) == (1, read.updated_at)
@@ -163,7 +165,7 @@ def test_reinforcement_does_not_move_the_version(service: MemoryService, project
 def test_a_conflict_shows_use_counts_not_yet_written(service: MemoryService, project: str) -> None:
     read = service.add(project, make_draft("Redis runs on port 6380"), "agent").memory
     service.update(read.id, {"importance": 8}, "other")
-    service.search(project, "redis", reinforce=True)
+    service.search.query(project, "redis", reinforce=True)
     with pytest.raises(StaleEdit) as info:
         service.update(read.id, {"importance": 1}, "agent", expected_updated_at=read.updated_at)
     assert info.value.current is not None

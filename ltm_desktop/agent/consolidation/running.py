@@ -31,4 +31,4 @@ def consolidator_for(
             generator_from(settings), settings.extractor_max_input_chars
         )
     limits = replace(Limits(), max_groups=max_groups or settings.consolidate_max_groups)
-    return Consolidator(service, embedder, merge_writer, limits)
+    return Consolidator(service.inbox, embedder, merge_writer, limits)

@@ -42,7 +42,7 @@ def load_turns(service: MemoryService, request: ExtractionRequest) -> tuple[Mess
             log.info("%s: %d broken lines skipped", request.source, transcript.broken_lines)
         messages = transcript.messages
     elif request.observation_id is not None:
-        messages = (Message("user", service.get_observation(request.observation_id).narrative),)
+        messages = (Message("user", service.observations.get(request.observation_id).narrative),)
     else:
         messages = (Message("user", request.text or ""),)
     turns = tuple(message for message in messages if message.text.strip())
@@ -84,7 +84,7 @@ def run_extraction(
     except Exception as exc:  # a bug: still recorded, the traceback in the log
         log.exception("extraction %s failed unexpectedly", request.run_id)
         return _failed(service, request, provenance, f"unexpected {type(exc).__name__}", started)
-    return service.store_extraction(
+    return service.inbox.store_extraction(
         request.project_id,
         entries,
         provenance,
@@ -101,6 +101,6 @@ def _failed(
     started: float,
 ) -> ExtractionRun:
     log.info("extraction from %s failed: %s", request.source, reason)  # the run records it
-    return service.record_failed_extraction(
+    return service.inbox.record_failed_extraction(
         request.project_id, provenance, reason, started_at=started
     )

@@ -110,7 +110,7 @@ def write_chunked(
             break
         part = changes[start : start + chunk]
         try:
-            result = service.write_many(part, actor, batch_size=chunk)
+            result = service.bulk.write_many(part, actor, batch_size=chunk)
         except StorageError as exc:
             if not merged.done:
                 raise
@@ -160,7 +160,7 @@ def transfer_chunked(
             break
         part = dict(items[start : start + chunk])
         try:
-            out.done += service.transfer_memories(part, target, actor, copy=copy)
+            out.done += service.transfers.transfer_memories(part, target, actor, copy=copy)
         except LtmError as exc:
             if not out.done:
                 raise

@@ -1,4 +1,4 @@
-"""Bulk writes, as part of MemoryService: thousands of removes, restores, keeps or edits in
+"""Bulk writes (``MemoryService.bulk``): thousands of removes, restores, keeps or edits in
 a few transactions (``core.bulk``), each memory still checked against the version the
 caller saw and audited on its own.
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from ltm_desktop.core import rules, writing
 from ltm_desktop.core.bulk.rules import (
@@ -28,21 +27,30 @@ from ltm_desktop.core.bulk.rules import (
     in_batches,
 )
 from ltm_desktop.core.errors import Conflict, InvalidInput, LtmError, StorageError
+from ltm_desktop.core.kernel import WriteKernel
 from ltm_desktop.core.privacy.screening import Screen
 from ltm_desktop.core.records import Memory
-from ltm_desktop.core.service_parts import ServiceParts
+from ltm_desktop.core.stale.file_aware import FileAware
 from ltm_desktop.core.versions import check_expected
 
 Embedding = writing.Embedding
 
 
-class BulkWrites(ServiceParts):
-    """The service provides the attributes below (and those of ServiceParts)."""
+class BulkWrites:
+    """Thousands of changes in a few transactions: ``MemoryService.bulk``."""
 
-    screen: Screen  # PrivacyService's
-    _embed: Callable[..., Embedding | None]  # SearchReads'
-    _after_write: Callable[[Sequence[Memory]], None]
-    _relative_file_changes: Callable[[str, dict[str, Any]], dict[str, Any]]  # FileAware's
+    def __init__(
+        self,
+        kernel: WriteKernel,
+        *,
+        screen: Screen,
+        vector_for: Callable[..., Embedding | None],
+        files: FileAware,
+    ) -> None:
+        self._kernel = kernel
+        self._screen = screen
+        self._vector_for = vector_for
+        self._files = files
 
     def write_many(
         self,
@@ -97,7 +105,7 @@ class BulkWrites(ServiceParts):
             rest = {name: value for name, value in values.items() if name not in TAG_EDITS}
             if edits and "tags" in rest:
                 raise InvalidInput("set the tags, or add and remove some: not both", "tags")
-            values = rules.validate_changes(self._relative_file_changes(memory_id, rest))
+            values = rules.validate_changes(self._files.checked_changes(memory_id, rest))
             values.update({name: list(rules.check_tags(tags)) for name, tags in edits.items()})
         elif change.action == "unreview":
             try:
@@ -112,25 +120,18 @@ class BulkWrites(ServiceParts):
         self, batch: Sequence[Change], asked: Sequence[Change], actor: str, result: BulkResult
     ) -> None:
         def embed(memory: Memory) -> Embedding | None:
-            return self._embed(writing.embedding_text(memory), now=True)
+            return self._vector_for(writing.embedding_text(memory), now=True)
 
-        with self._write_lock:
-            now = self.now()
-            with self.store.write() as txn:
-                written, refused = apply_batch(
-                    txn, batch, actor, now, screen=self.screen, embed=embed
-                )
-        events, viewed = [], []
-        for index, before, after in written:
-            action = batch[index].action
-            if action == "update" and after == before:
-                continue  # nothing changed: no event, as for ``update``
-            events.append(self._event(after, EVENT_OF[action], actor))
-            if action in VIEW_ACTIONS:
-                viewed.append(after)
-        self._after_write(viewed)
-        self.events.publish(events)
-        overlay = self._uses.overlay
+        with self._kernel.write() as write:
+            written, refused = apply_batch(
+                write.txn, batch, actor, write.now, screen=self._screen, embed=embed
+            )
+            for index, before, after in written:
+                action = batch[index].action
+                if action == "update" and after == before:
+                    continue  # nothing changed: no event, as for ``update``
+                write.record(after, EVENT_OF[action], actor, rewrite=action in VIEW_ACTIONS)
+        overlay = self._kernel.overlay
         for index, before, after in written:
             result.done.append((overlay(before), overlay(after)))
             result.changes.append(asked[index])

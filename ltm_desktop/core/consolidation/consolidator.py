@@ -49,7 +49,7 @@ class MergeWriter(Protocol):
 
 
 class MergeTarget(Protocol):
-    """What a run needs of the service (``MemoryService`` is one)."""
+    """What a run needs of the service (``MemoryService.inbox`` is one)."""
 
     store: MemoryStore
 

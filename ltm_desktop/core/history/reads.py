@@ -1,5 +1,5 @@
-"""Reading what happened in a scope (part of MemoryService): the audit history (what
-changed, when, and by whom) and the agents' observations."""
+"""Reading what happened in a scope: the audit history (what changed, when, and by whom),
+``MemoryService.history``."""
 
 from __future__ import annotations
 
@@ -8,20 +8,19 @@ from collections.abc import Sequence
 from ltm_desktop.core import rules
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.listing import check_page
-from ltm_desktop.core.records import AuditAction, AuditEvent, Observation
-
-SESSIONS_LISTED = 500  # a session filter offers the newest; older ones are found by search
+from ltm_desktop.core.records import AuditAction, AuditEvent
 
 
 class HistoryReads:
-    """The service's audit-history reads; the service provides ``store``."""
+    """The audit history's reads."""
 
-    store: MemoryStore
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
 
-    def history(self, memory_id: str) -> list[AuditEvent]:
+    def memory(self, memory_id: str) -> list[AuditEvent]:
         return self.store.memory_history(rules.check_text(memory_id, "id"))
 
-    def project_history(
+    def project(
         self,
         project_id: str,
         *,
@@ -35,11 +34,11 @@ class HistoryReads:
         check_page(limit, offset)
         return self.store.project_history(project_id, limit, before_seq, actor, offset)
 
-    def count_project_history(self, project_id: str, actor: str | None = None) -> int:
-        """How many events ``project_history`` pages through."""
+    def count_project(self, project_id: str, actor: str | None = None) -> int:
+        """How many events ``project`` pages through."""
         return self.store.count_history(project_id, actor)
 
-    def history_actors(self, project_id: str) -> list[str]:
+    def actors(self, project_id: str) -> list[str]:
         """Everyone with an event in the scope, in name order (the Activity tab's filter)."""
         return self.store.history_actors(project_id)
 
@@ -61,25 +60,3 @@ class HistoryReads:
         ]
         found = self.store.last_events(memory_ids, [a.value for a in actions])
         return {event.memory_id: event for event in found}
-
-
-class ObservationReads:
-    """The service's reads of a scope's observations; the service provides ``store``."""
-
-    store: MemoryStore
-
-    def observations(
-        self, project_id: str, limit: int = 100, offset: int = 0, session: str | None = None
-    ) -> list[Observation]:
-        """Observations not forgotten, newest first; of one session, if given."""
-        check_page(limit, offset)
-        return self.store.list_observations(project_id, limit, offset, session)
-
-    def count_observations(self, project_id: str, session: str | None = None) -> int:
-        """How many observations ``observations`` pages through."""
-        return self.store.count_observations(project_id, session)
-
-    def observation_sessions(self, project_id: str, limit: int = SESSIONS_LISTED) -> list[str]:
-        """The sessions ``observations`` can be narrowed to, the one active last first."""
-        check_page(limit, 0)
-        return self.store.observation_sessions(project_id, limit)

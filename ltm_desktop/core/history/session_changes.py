@@ -13,7 +13,7 @@ memories named are fetched in one query. Past that bound the answer says it is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -73,17 +73,20 @@ class ScopeChanges:
 
 
 class ChangeSource(Protocol):
-    """What ``changes_since`` reads (the service's history and memory reads)."""
+    """What ``changes_since`` reads of the history (``MemoryService.history`` is one)."""
 
     def last_event_seq(self) -> int: ...
-    def project_history(
+    def project(
         self, project_id: str, *, limit: int = ..., before_seq: int | None = ...
     ) -> list[AuditEvent]: ...
-    def get_many(self, memory_ids: Sequence[str]) -> dict[str, Memory]: ...
+
+
+MemoryReader = Callable[[Sequence[str]], dict[str, Memory]]  # ``MemoryService.get_many``
 
 
 def changes_since(
     source: ChangeSource,
+    get_many: MemoryReader,
     project_id: str,
     since: int | None,
     *,
@@ -114,7 +117,7 @@ def changes_since(
         for event in events:
             if event.action in _COUNTED and event.memory_id.startswith(MEMORY_PREFIX):
                 newest.setdefault(event.memory_id, []).append(event)
-    found = source.get_many(list(newest))
+    found = get_many(list(newest))
     changes = [
         change
         for memory_id, events in newest.items()
@@ -133,7 +136,7 @@ def _events_after(
     found: list[AuditEvent] = []
     before: int | None = head + 1
     while len(found) < MAX_EVENTS:
-        page = source.project_history(scope, limit=PAGE, before_seq=before)
+        page = source.project(scope, limit=PAGE, before_seq=before)
         found.extend(e for e in page if since < e.seq <= head)
         if len(page) < PAGE or page[-1].seq <= since + 1:
             return found, True

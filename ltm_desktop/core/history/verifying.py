@@ -85,10 +85,11 @@ def check_replay(store: History) -> list[str]:
     return problems
 
 
-class VerifyingService:
-    """The service's checks; MemoryService provides ``store``."""
+class Verifier:
+    """The store's checks and the history's replay: ``MemoryService.integrity``."""
 
-    store: MemoryStore
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
 
     def verify(self, *, quick: bool = False) -> Verification:
         """The store's checks, plus (unless ``quick``) the history replayed against the rows."""

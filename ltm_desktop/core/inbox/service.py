@@ -1,17 +1,15 @@
-"""The review inbox and extraction runs, as part of MemoryService.
+"""The review inbox and extraction runs: ``MemoryService.inbox``.
 
 Reads list what waits for a person (proposals and unreviewed memories) with the most
 similar existing memory of each; writes (approve, reject, reopen, storing a run) are
-decided by ``core.reviewing`` inside one unit of work, serialized with every other
-write, and followed by MEMORY.md and change events like any memory write.
+decided by ``core.inbox.reviewing`` inside one write of the kernel (``core.kernel``), like
+any memory write.
 """
 
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
 from typing import Any
 
 from ltm_desktop.core import rules
@@ -19,7 +17,6 @@ from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.consolidation import merge_review
 from ltm_desktop.core.consolidation.merge_review import CONSOLIDATOR_ACTOR
 from ltm_desktop.core.errors import InvalidInput
-from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.inbox import proposing, reviewing
 from ltm_desktop.core.inbox.extraction import EXTRACTOR_ACTOR, check_entries
 from ltm_desktop.core.inbox.proposals import (
@@ -31,10 +28,10 @@ from ltm_desktop.core.inbox.proposals import (
     RunStatus,
 )
 from ltm_desktop.core.inbox.review_steps import Outcome
+from ltm_desktop.core.kernel import WriteKernel
 from ltm_desktop.core.privacy.screening import Screen
 from ltm_desktop.core.records import ChangeEvent, Memory, MemoryDraft, Provenance
 from ltm_desktop.core.rules import jaccard, similarity_tokens
-from ltm_desktop.core.seams import BackgroundTask, ExtractionQueue, NoBackgroundTask, NoExtraction
 from ltm_desktop.core.search.query import parse_query
 from ltm_desktop.core.versions import check_expected
 
@@ -45,23 +42,18 @@ MAX_REASON_CHARS = 500
 
 
 class InboxService:
-    """The service's inbox; the service provides the attributes below."""
+    """What waits for a person's review, and the decisions on it; every write through the
+    kernel."""
 
-    store: MemoryStore
-    events: EventHub
-    now: Callable[[], float]
-    _write_lock: threading.RLock
-    screen: Screen
-    extraction: ExtractionQueue = NoExtraction()
-    consolidation: BackgroundTask = NoBackgroundTask()  # the periodic run, if configured
-
-    def _after_write(self, changed: Sequence[Memory]) -> None: ...  # MemoryService's
-    def _current_on_conflict(self) -> AbstractContextManager[None]:  # MemoryService's
-        raise NotImplementedError
+    def __init__(self, store: MemoryStore, kernel: WriteKernel, screen: Screen) -> None:
+        self.store = store
+        self._kernel = kernel
+        self._screen = screen
+        self.now = kernel.now
 
     # -- reads ----------------------------------------------------------------
 
-    def inbox(self, project_id: str | None = None, *, limit: int = 200) -> list[InboxEntry]:
+    def entries(self, project_id: str | None = None, *, limit: int = 200) -> list[InboxEntry]:
         """What waits for review, proposals first, newest first; each with the memory of
         its scope most like it (None when none shares at least MIN_SIMILARITY of its
         words)."""
@@ -107,20 +99,18 @@ class InboxService:
                 best = (memory, score)
         return best
 
-    def inbox_counts(self) -> dict[str, int]:
+    def counts(self) -> dict[str, int]:
         """Items waiting per scope."""
         return self.store.inbox_counts(self.now())
 
-    def inbox_count(self) -> int:
-        return sum(self.inbox_counts().values())
+    def count(self) -> int:
+        return sum(self.counts().values())
 
-    def get_proposal(self, proposal_id: str) -> Proposal:
+    def get(self, proposal_id: str) -> Proposal:
         """The proposal in whatever state (NotFound for an unknown id)."""
         return self.store.get_proposal(rules.check_text(proposal_id, "id"))
 
-    def extraction_runs(
-        self, project_id: str | None = None, limit: int = 50
-    ) -> list[ExtractionRun]:
+    def runs(self, project_id: str | None = None, limit: int = 50) -> list[ExtractionRun]:
         if project_id is not None:
             project_id = rules.check_project_id(project_id)
         return self.store.list_runs(project_id, max(1, min(limit, MAX_INBOX)))
@@ -146,7 +136,7 @@ class InboxService:
         if into is not None:
             into = rules.check_project_id(into)
             self.store.get_project(into)  # NotFound for a scope that does not exist
-        approve = functools.partial(reviewing.approve, screen=self.screen, into=into)
+        approve = functools.partial(reviewing.approve, screen=self._screen, into=into)
         return self._decide(approve, item_id, actor, expected_updated_at, clean)
 
     def reject(
@@ -173,19 +163,15 @@ class InboxService:
         actor = rules.check_actor(actor)
         item_id = rules.check_text(item_id, "id").strip()
         expected = check_expected(expected_updated_at)
-        with self._write_lock, self._current_on_conflict():
-            with self.store.write() as txn:
-                if extra:
-                    outcome = decide(txn, item_id, actor, self.now(), *extra, expected)
-                else:
-                    outcome = decide(txn, item_id, actor, self.now(), expected)
-            events = [self._change(item, action, actor) for item, action in outcome.events]
-        self._after_write(outcome.memories)
-        self.events.publish(events)
+        with self._kernel.write() as write:
+            if extra:
+                outcome = decide(write.txn, item_id, actor, write.now, *extra, expected)
+            else:
+                outcome = decide(write.txn, item_id, actor, write.now, expected)
+            write.touch(outcome.memories)
+            for item, action in outcome.events:
+                write.announce(ChangeEvent(item.id, item.project_id, action, actor, write.now))
         return outcome.decision
-
-    def _change(self, item: Memory | Proposal, action: str, actor: str) -> ChangeEvent:
-        return ChangeEvent(item.id, item.project_id, action, actor, self.now())
 
     # -- merges (core.consolidation) ---------------------------------------------
 
@@ -199,19 +185,24 @@ class InboxService:
         as one Inbox proposal, all in one transaction. A group whose memories changed
         since they were read, or wait in another merge already, is skipped."""
         project_id = rules.check_project_id(project_id)
-        with self._write_lock, self.store.write() as txn:
-            now = self.now()
+        with self._kernel.write() as write:
             made = [
                 merge_review.propose_merge(
-                    txn, self.screen.draft(draft), members, provenance, CONSOLIDATOR_ACTOR, now
+                    write.txn,
+                    self._screen.draft(draft),
+                    members,
+                    provenance,
+                    CONSOLIDATOR_ACTOR,
+                    write.now,
                 )
                 for draft, members in merges
                 if members and all(m.project_id == project_id for m in members)
             ]
-        proposals = [p for p in made if p is not None]
-        self.events.publish(
-            [ChangeEvent(p.id, project_id, "proposed", CONSOLIDATOR_ACTOR, now) for p in proposals]
-        )
+            proposals = [p for p in made if p is not None]
+            for p in proposals:
+                write.announce(
+                    ChangeEvent(p.id, project_id, "proposed", CONSOLIDATOR_ACTOR, write.now)
+                )
         return proposals
 
     # -- extraction runs --------------------------------------------------------
@@ -229,8 +220,8 @@ class InboxService:
         and its record, in one transaction."""
         project_id = rules.check_project_id(project_id)
         checked = check_entries(entries)
-        with self._write_lock, self.store.write() as txn:
-            now = self.now()
+        with self._kernel.write() as write:
+            now, txn = write.now, write.txn
             stored = proposing.store_extracted(
                 txn,
                 project_id,
@@ -239,7 +230,7 @@ class InboxService:
                 review=review,
                 actor=EXTRACTOR_ACTOR,
                 now=now,
-                screen=self.screen,
+                screen=self._screen,
             )
             run = ExtractionRun(
                 id=provenance.run_id,
@@ -259,13 +250,10 @@ class InboxService:
                 item_ids=tuple(stored.item_ids),
             )
             proposing.record_run(txn, run, EXTRACTOR_ACTOR)
-        events = [
-            ChangeEvent(item_id, project_id, action, EXTRACTOR_ACTOR, now)
-            for item_id, action in stored.events
-        ]
-        events.append(ChangeEvent(run.id, project_id, "extracted", EXTRACTOR_ACTOR, now))
-        self._after_write(stored.memories)
-        self.events.publish(events)
+            write.touch(stored.memories)
+            for item_id, action in stored.events:
+                write.announce(ChangeEvent(item_id, project_id, action, EXTRACTOR_ACTOR, now))
+            write.announce(ChangeEvent(run.id, project_id, "extracted", EXTRACTOR_ACTOR, now))
         return run
 
     def record_failed_extraction(
@@ -274,8 +262,8 @@ class InboxService:
         """Record a run that produced nothing, and why (shown in the Activity view)."""
         project_id = rules.check_project_id(project_id)
         reason = " ".join(reason.split())[:MAX_REASON_CHARS] or "unknown error"
-        with self._write_lock, self.store.write() as txn:
-            now = self.now()
+        with self._kernel.write() as write:
+            now = write.now
             run = ExtractionRun(
                 id=provenance.run_id,
                 project_id=project_id,
@@ -288,7 +276,8 @@ class InboxService:
                 status=RunStatus.FAILED,
                 reason=reason,
             )
-            proposing.record_run(txn, run, EXTRACTOR_ACTOR)
-        failed = ChangeEvent(run.id, project_id, "extraction_failed", EXTRACTOR_ACTOR, now)
-        self.events.publish([failed])
+            proposing.record_run(write.txn, run, EXTRACTOR_ACTOR)
+            write.announce(
+                ChangeEvent(run.id, project_id, "extraction_failed", EXTRACTOR_ACTOR, now)
+            )
         return run

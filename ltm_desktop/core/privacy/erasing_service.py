@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -11,9 +10,9 @@ from ltm_desktop.core import rules
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.bulk.rules import BATCH_SIZE, Progress, in_batches
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.events import EventHub
+from ltm_desktop.core.kernel import WriteKernel
 from ltm_desktop.core.privacy import erasing
-from ltm_desktop.core.records import ChangeEvent, Memory
+from ltm_desktop.core.records import Memory
 
 log = logging.getLogger(__name__)
 BACKUP_NOTE = "backups taken before still hold it (ltm-desktop backup, backups/)"
@@ -35,15 +34,12 @@ class Erased:
     not_done: tuple[str, ...] = ()
 
 
-class ErasingService:
-    """The service's erasure; MemoryService provides the attributes below."""
+class Eraser:
+    """Erasure for good, of memories already in the trash: ``MemoryService.privacy``."""
 
-    store: MemoryStore
-    events: EventHub
-    now: Callable[[], float]
-    _write_lock: threading.RLock
-
-    def _after_write(self, changed: Sequence[Memory]) -> None: ...  # MemoryService's
+    def __init__(self, store: MemoryStore, kernel: WriteKernel) -> None:
+        self.store = store
+        self._kernel = kernel
 
     def erase(self, memory_id: str, actor: str) -> Erased:
         """Erase a memory of the trash for good (Conflict ``active`` if it is not there)."""
@@ -83,21 +79,18 @@ class ErasingService:
         refused: list[tuple[str, LtmError]] = []
 
         def write(start: int, end: int) -> None:
-            with self._write_lock:
-                now = self.now()
-                with self.store.write() as txn:
-                    gone, no = erasing.erase_each(txn, ids[start:end], actor, now)
+            with self._kernel.write() as write:
+                gone, no = erasing.erase_each(write.txn, ids[start:end], actor, write.now)
+                for memory in gone:
+                    write.record(memory, "erased", actor, rewrite=False)
             erased.extend(m.id for m in gone)
             refused.extend(no)
-            self.events.publish(
-                [ChangeEvent(m.id, m.project_id, "erased", actor, now) for m in gone]
-            )
             if progress is not None:
                 progress(len(erased) + len(refused), len(ids))
 
         stopped, at = in_batches(len(ids), batch_size, write, lambda: bool(erased))
         not_done = tuple(ids[at:])
-        with self._write_lock:
+        with self._kernel.locked():
             problem = self.store.scrub() if erased else None
         if problem:
             log.warning("erased memories may linger in the database files: %s", problem)
@@ -105,13 +98,19 @@ class ErasingService:
         return Erased(tuple(erased), problem is None, note, tuple(refused), stopped, not_done)
 
     def _erase(self, work: Callable[..., list[Memory]], actor: str) -> Erased:
-        with self._write_lock:
-            now = self.now()
-            with self.store.write() as txn:
-                erased = work(txn, now)
-            problem = self.store.scrub() if erased else None
+        scrubbed: list[str | None] = [None]
+
+        def scrub() -> None:
+            scrubbed[0] = self.store.scrub()
+
+        with self._kernel.write() as write:
+            erased = work(write.txn, write.now)
+            for memory in erased:
+                write.record(memory, "erased", actor, rewrite=False)
+            if erased:
+                write.then(scrub)
+        problem = scrubbed[0]
         if problem:
             log.warning("erased memories may linger in the database files: %s", problem)
-        self.events.publish([ChangeEvent(m.id, m.project_id, "erased", actor, now) for m in erased])
         note = BACKUP_NOTE if problem is None else f"{problem}; {BACKUP_NOTE}"
         return Erased(tuple(m.id for m in erased), problem is None, note)

@@ -106,7 +106,7 @@ def forget(
             done_memories.append(memory_id)
     for observation_id in observations:
         try:
-            observation = service.get_observation(observation_id)
+            observation = service.observations.get(observation_id)
         except NotFound:
             refused.append(Refusal(observation_id, "no observation has this id"))
             continue
@@ -117,7 +117,7 @@ def forget(
             already.append(observation_id)
         else:
             try:
-                service.forget_observation(observation_id, actor)
+                service.observations.forget(observation_id, actor)
             except Conflict:
                 already.append(observation_id)
                 continue

@@ -1,4 +1,4 @@
-"""Searching memories and observations (part of MemoryService).
+"""Searching memories and observations: ``MemoryService.search``.
 
 A search runs by words (the store's full-text index) and, with an embedder, by meaning
 (the store's vectors); ``core.hybrid`` fuses both. Hits go through the cache (reused
@@ -47,16 +47,27 @@ FILE_SEARCH_DEPTH = 1_000  # memories naming one file that a ``file:`` search co
 FILE_SNIPPET_CHARS = 160
 
 
-class SearchReads:
-    """The service's searches; the service provides the attributes below."""
+class SearchService:
+    """Searches by words and meaning, through the cache; counts agents' uses of hits."""
 
-    store: MemoryStore
-    now: Callable[[], float]
-    _cache: SearchCache
-    _uses: UseCounter
-    _embedder: Embedder
-    _provider: ExternalProvider
-    backfill: Backfill
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        clock: Callable[[], float],
+        cache: SearchCache,
+        uses: UseCounter,
+        embedder: Embedder,
+        provider: ExternalProvider,
+        backfill: Backfill,
+    ) -> None:
+        self.store = store
+        self.now = clock
+        self._cache = cache
+        self._uses = uses
+        self._embedder = embedder
+        self._provider = provider
+        self.backfill = backfill
 
     def check_embedder(self) -> IndexStatus:
         """``index_status`` after making sure the embedder works (it loads the model)."""
@@ -70,7 +81,7 @@ class SearchReads:
         """Semantic search: the model, how many memories have its vector, any problem."""
         return self.backfill.status()
 
-    def _embed(self, text: str, *, now: bool = False) -> Embedding | None:
+    def vector_for(self, text: str, *, now: bool = False) -> Embedding | None:
         """(model, vector) of a new memory's ``text``, or None to leave it to the backfill:
         when it runs (the app, ``serve``: off the writer's path, batched), for an embedder
         that does not embed inline (remote), or one that cannot run.
@@ -91,7 +102,7 @@ class SearchReads:
             return [project_id, GLOBAL_PROJECT_ID]
         return [project_id]
 
-    def search(
+    def query(
         self,
         project_id: str,
         text: object,
@@ -148,7 +159,7 @@ class SearchReads:
             if h.memory.id in ids
         ]
 
-    def search_if_cached(
+    def cached(
         self,
         project_id: str,
         text: object,
@@ -157,7 +168,7 @@ class SearchReads:
         include_global: bool = True,
         reinforce: bool = False,
     ) -> list[SearchHit] | None:
-        """What ``search`` would answer, but only when its cache holds the answer, else None.
+        """What ``query`` would answer, but only when its cache holds the answer, else None.
 
         It never runs a search (it reads at most ``limit`` memories), so the API server
         answers repeated searches on its event loop instead of paying a thread hop.
@@ -231,7 +242,7 @@ class SearchReads:
         hits = self._cache.search(self.store, key, self._version(scopes), now, run)
         return merge_external(self._provider, hits, scopes, text, len(hits))
 
-    def warm_search(self, project_id: str) -> None:
+    def warm(self, project_id: str) -> None:
         """Load what the first search by meaning of ``project_id`` needs (the model, the
         scopes' vectors) before anyone waits for it: on a worker when the app opens a
         scope. Without it the first search of a 60,000-memory scope took seconds."""

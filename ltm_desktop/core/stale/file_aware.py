@@ -1,4 +1,5 @@
-"""The service's file-aware reads and the stale list (part of MemoryService).
+"""Memories that name files: their paths checked against the project's directory
+(``MemoryService.files``), and the stale list (``MemoryService.stale``).
 
 A stale candidate qualifies for one or both reasons: it is old, unimportant and never used
 (``[stale]``), or a file it names no longer exists in its project's directory (checked at
@@ -46,15 +47,11 @@ class StaleCandidate:
 
 
 class FileAware:
-    """Mixed into MemoryService, which provides the attributes below."""
+    """The project directories that memories' files are relative to."""
 
-    store: MemoryStore
-    settings: Settings
-    now: Callable[[], float]
-    _uses: UseCounter
-    _missing_files: MissingFiles
-
-    # -- paths ------------------------------------------------------------
+    def __init__(self, store: MemoryStore, clock: Callable[[], float]) -> None:
+        self.store = store
+        self.now = clock
 
     def project_root(self, project_id: str) -> str | None:
         """The project's directory (None: global, or a project whose path is not known)."""
@@ -65,29 +62,53 @@ class FileAware:
         except LtmError:
             return None
 
-    def _relative_files(self, project_id: str, draft: MemoryDraft, root: str | None) -> MemoryDraft:
+    def checked_draft(self, project_id: str, draft: MemoryDraft, root: str | None) -> MemoryDraft:
+        """``draft`` with its files relative to ``root`` (default: the scope's directory)."""
         if not draft.files:
             return draft
         root = root if root is not None else self.project_root(project_id)
         return replace(draft, files=check_files(draft.files, root))
 
-    def _relative_file_changes(self, memory_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+    def checked_changes(self, memory_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+        """``changes`` with any files relative to the memory's scope's directory."""
         if not changes.get("files"):
             return changes
         memory = self.store.get_memory(rules.check_text(memory_id, "id"))
         root = self.project_root(memory.project_id)
         return {**changes, "files": check_files(changes["files"], root)}
 
-    # -- the stale list ---------------------------------------------------
+    def files_named(self, project_id: str, path: str | None) -> list[Memory]:
+        """Active, unexpired memories of the scope that name ``path`` (None: any file)."""
+        return self.store.memories_naming([project_id], path, MAX_NAMING, self.now())
 
-    def _stale_cutoff(self) -> float:
-        return self.now() - self.settings.stale_age_days * SECONDS_PER_DAY
 
-    def stale(self, project_id: str) -> list[Memory]:
-        """The memories of ``stale_candidates``."""
-        return [c.memory for c in self.stale_candidates(project_id)]
+class StaleList:
+    """Stale candidates: old, unimportant, never used, or naming files that are gone."""
 
-    def stale_candidates(self, project_id: str) -> list[StaleCandidate]:
+    def __init__(
+        self,
+        store: MemoryStore,
+        settings: Settings,
+        clock: Callable[[], float],
+        uses: UseCounter,
+        files: FileAware,
+    ) -> None:
+        self.store = store
+        self._settings = settings
+        self.now = clock
+        self._uses = uses
+        self._files = files
+        self._missing_files = MissingFiles(clock)  # files that are gone (core.stale.named_files)
+
+    def cutoff(self) -> float:
+        """Memories untouched since this time may be stale (``[stale] age_days``)."""
+        return self.now() - self._settings.stale_age_days * SECONDS_PER_DAY
+
+    def memories(self, project_id: str) -> list[Memory]:
+        """The memories of ``candidates``."""
+        return [c.memory for c in self.candidates(project_id)]
+
+    def candidates(self, project_id: str) -> list[StaleCandidate]:
         """Memories whose named files are gone (first; unless a person kept one since the
         file went missing and it was not edited after), then low-importance, never-used
         memories nobody touched for ``stale_age_days`` (oldest first). Checks the files
@@ -95,14 +116,14 @@ class FileAware:
         project_id = rules.check_project_id(project_id)
         now = self.now()
         found = self.store.stale_memories(
-            project_id, self.settings.stale_max_importance, self._stale_cutoff(), now
+            project_id, self._settings.stale_max_importance, self.cutoff(), now
         )
         used = self._uses.pending_ids()  # a use not yet written still counts
         aged = [m for m in found if m.id not in used]
         missing = self._missing_files.missing(
             project_id,
-            self.project_root(project_id),
-            lambda: [(m.id, m.files) for m in self.files_named(project_id, None)],
+            self._files.project_root(project_id),
+            lambda: [(m.id, m.files) for m in self._files.files_named(project_id, None)],
         )
         current = {m.id: m for m in self.store.get_memories(list(missing))} if missing else {}
         candidates: list[StaleCandidate] = []
@@ -119,6 +140,8 @@ class FileAware:
         candidates += [StaleCandidate(m, True) for m in aged if m.id not in listed]
         return [replace(c, memory=self._uses.overlay(c.memory)) for c in candidates]
 
-    def files_named(self, project_id: str, path: str | None) -> list[Memory]:
-        """Active, unexpired memories of the scope that name ``path`` (None: any file)."""
-        return self.store.memories_naming([project_id], path, MAX_NAMING, self.now())
+    def counts(self) -> dict[str, int]:
+        """Stale candidates per scope (the sidebar's counts), by project id."""
+        return self.store.stale_counts(
+            self._settings.stale_max_importance, self.cutoff(), self.now()
+        )

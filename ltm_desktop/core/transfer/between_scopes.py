@@ -11,12 +11,13 @@ the target scope, ``as``: the memory there), the target's memory as any add. The
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from ltm_desktop.core import rules, writing
-from ltm_desktop.core.backend import AuditEntry, WriteTxn
+from ltm_desktop.core.backend import AuditEntry, MemoryStore, WriteTxn
 from ltm_desktop.core.errors import Conflict, ConflictReason, InvalidInput
+from ltm_desktop.core.kernel import WriteKernel
 from ltm_desktop.core.privacy.screening import Screen
 from ltm_desktop.core.records import (
     AddResult,
@@ -25,8 +26,6 @@ from ltm_desktop.core.records import (
     Memory,
     MemoryDraft,
 )
-from ltm_desktop.core.search.backfill import Backfill
-from ltm_desktop.core.service_parts import ServiceParts
 from ltm_desktop.core.versions import check_expected, check_version
 
 MAX_BATCH = 10_000
@@ -99,12 +98,13 @@ def transfer(
     return done
 
 
-class ScopeTransfers(ServiceParts):
-    """The service provides the attributes below (and those of ServiceParts)."""
+class ScopeTransfers:
+    """Moves and copies between scopes: ``MemoryService.transfers``."""
 
-    backfill: Backfill
-    _after_write: Callable[[list[Memory]], None]
-    screen: Screen  # PrivacyService's
+    def __init__(self, store: MemoryStore, kernel: WriteKernel, screen: Screen) -> None:
+        self.store = store
+        self._kernel = kernel
+        self._screen = screen
 
     def transfer_memories(
         self,
@@ -124,20 +124,17 @@ class ScopeTransfers(ServiceParts):
             raise InvalidInput(f"give 1 to {MAX_BATCH} memories to move or copy", "ids")
         checked = {rules.check_text(i, "id"): check_expected(v) for i, v in versions.items()}
         self.store.get_project(target)  # NotFound for a scope nobody registered
-        with self._write_lock, self._current_on_conflict(), self.store.write() as txn:
-            done = transfer(txn, checked, target, actor, self.now(), copy=copy, screen=self.screen)
-        changed = [t.result.memory for t in done] + ([] if copy else [t.source for t in done])
-        superseded = [i for t in done if (i := t.result.superseded_id)]
-        changed += [self.store.get_memory(i) for i in superseded]
-        events = [self._event(t.result.memory, _added(t.result), actor) for t in done]
-        events += [self._event(t.source, "removed", actor) for t in done if not copy]
-        self._after_write(changed)
-        self.events.publish(events)
-        self.backfill.wake()  # the new memories' vectors
-        return [
-            replace(t, result=replace(t.result, memory=self._uses.overlay(t.result.memory)))
-            for t in done
-        ]
+        with self._kernel.write() as write:
+            txn = write.txn
+            done = transfer(txn, checked, target, actor, write.now, copy=copy, screen=self._screen)
+            for t in done:
+                write.record(t.result.memory, _added(t.result), actor)
+            for t in done if not copy else ():
+                write.record(t.source, "removed", actor)
+            write.touch(txn.get_memory(i) for t in done if (i := t.result.superseded_id))
+            write.wake_backfill = True  # the new memories' vectors
+        overlay = self._kernel.overlay
+        return [replace(t, result=replace(t.result, memory=overlay(t.result.memory))) for t in done]
 
 
 def _added(result: AddResult) -> str:

@@ -71,7 +71,7 @@ def write_jsonl(
     for project in scopes:
         _line(out, transfer_format.project_record(project))
         for memory in iter_memories(service, project.project_id, include_removed=include_removed):
-            history = service.history(memory.id) if with_history else None
+            history = service.history.memory(memory.id) if with_history else None
             _line(out, transfer_format.memory_record(memory, history))
             count += 1
             if progress is not None and count % PAGE == 0:

@@ -19,8 +19,8 @@ naming the file it came from.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator, Sequence
+import functools
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -28,10 +28,10 @@ from typing import Any
 from ltm_desktop.core import rules, writing
 from ltm_desktop.core.backend import AuditEntry, MemoryStore, WriteTxn
 from ltm_desktop.core.errors import InvalidInput, NotFound
-from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.history.auditing import memory_snapshot
+from ltm_desktop.core.kernel import WriteKernel
 from ltm_desktop.core.privacy.screening import Screen, SecretRefused
-from ltm_desktop.core.records import AddResult, AddStatus, AuditAction, ChangeEvent, Memory
+from ltm_desktop.core.records import AddResult, AddStatus, AuditAction, ChangeEvent, Memory, Project
 from ltm_desktop.core.rules import content_signature, similarity_tokens
 from ltm_desktop.core.transfer.importing import Entry, ParsedFile, describe_entry
 
@@ -128,16 +128,13 @@ def _named_line(path: str, line: int) -> Iterator[None]:
         raise InvalidInput(f"{path} line {line}: {exc}", exc.field) from None
 
 
-class TransferService:
-    """The service's imports; MemoryService provides the attributes below."""
+class Importer:
+    """Writing parsed import files: ``MemoryService.importer``."""
 
-    store: MemoryStore
-    events: EventHub
-    now: Callable[[], float]
-    _write_lock: threading.RLock
-    screen: Screen
-
-    def _after_write(self, changed: Sequence[Memory]) -> None: ...  # MemoryService's
+    def __init__(self, store: MemoryStore, kernel: WriteKernel, screen: Screen) -> None:
+        self.store = store
+        self._kernel = kernel
+        self.screen = screen
 
     def import_parsed(
         self,
@@ -162,21 +159,20 @@ class TransferService:
                     "project_id",
                 )
         report = ImportReport(parsed.path, parsed.format, dry_run)
-        changed: list[Memory] = []
-        events: list[ChangeEvent] = []
-        with self._write_lock:
-            try:
-                with self.store.write() as txn:
-                    self._import_entries(txn, parsed, project_id, actor, report, changed, events)
-                    if dry_run:
-                        raise _DryRun
-            except _DryRun:
-                return report
-            for project in parsed.projects if project_id is None else ():
-                self.store.ensure_project(project.project_id, project.path, project.name)
-        self._after_write(changed)
-        self.events.publish(events)
+        try:
+            with self._kernel.write() as write:
+                changed, events = write.changed, write.events
+                self._import_entries(write.txn, parsed, project_id, actor, report, changed, events)
+                if dry_run:
+                    raise _DryRun
+                for project in parsed.projects if project_id is None else ():
+                    write.then(functools.partial(self._register, project))
+        except _DryRun:
+            pass
         return report
+
+    def _register(self, project: Project) -> None:
+        self.store.ensure_project(project.project_id, project.path, project.name)
 
     def _import_entries(
         self,
@@ -188,7 +184,7 @@ class TransferService:
         changed: list[Memory],
         events: list[ChangeEvent],
     ) -> None:
-        now = self.now()
+        now = self._kernel.now()
         records = [
             replace(e.record, project_id=project_id or e.record.project_id)
             for e in parsed.entries

@@ -236,7 +236,7 @@ class AboutDialog(QDialog):
             (
                 ("Version", __version__),
                 ("Data folder", str(self.data_dir)),
-                ("Database", service.database_location),
+                ("Database", service.database.location),
                 ("Last backup", last_backup_label(self.data_dir)),
             )
         ):

@@ -78,7 +78,7 @@ class ExtractLauncher(QObject):
         self._waiting -= finished
         service = self.ctx.service
         self.ctx.runner.run(
-            lambda: [r for r in service.extraction_runs(limit=50) if r.id in finished],
+            lambda: [r for r in service.inbox.runs(limit=50) if r.id in finished],
             self._on_runs,
         )
 

@@ -147,5 +147,5 @@ def import_files(
     for one in parsed:
         own = all(entry.project_id is not None for entry in one.entries)
         target = None if own else GLOBAL_PROJECT_ID if one.default_scope == "global" else scope
-        reports.append(service.import_parsed(one, target, IMPORT_ACTOR, dry_run=dry_run))
+        reports.append(service.importer.import_parsed(one, target, IMPORT_ACTOR, dry_run=dry_run))
     return reports

@@ -47,7 +47,7 @@ class InboxOutcome:
 
 def perform(service: MemoryService, write: InboxWrite) -> Decision:
     if write.action == "approve":
-        return service.approve(
+        return service.inbox.approve(
             write.item_id,
             GUI_ACTOR,
             changes=write.changes,
@@ -55,8 +55,8 @@ def perform(service: MemoryService, write: InboxWrite) -> Decision:
             into=write.into,
         )
     if write.action == "reject":
-        return service.reject(write.item_id, GUI_ACTOR, expected_updated_at=write.seen)
-    return service.reopen(write.item_id, GUI_ACTOR, expected_updated_at=write.seen)
+        return service.inbox.reject(write.item_id, GUI_ACTOR, expected_updated_at=write.seen)
+    return service.inbox.reopen(write.item_id, GUI_ACTOR, expected_updated_at=write.seen)
 
 
 def inverse(outcome: InboxOutcome) -> tuple[InboxWrite, ...]:

@@ -156,7 +156,7 @@ class InboxPanel(QWidget):
         """Only the badge: one cheap count (the list waits until it is shown)."""
         service = self.ctx.service
         self.ctx.runner.run(
-            service.inbox_count, self._on_count, lambda _exc: None, key=f"inbox-n-{id(self)}"
+            service.inbox.count, self._on_count, lambda _exc: None, key=f"inbox-n-{id(self)}"
         )
 
     def reload_now(self) -> None:

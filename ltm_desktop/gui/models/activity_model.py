@@ -38,7 +38,7 @@ class ActivityFetcher:
         self.actors: list[str] = []  # everyone in the scope's history, read with the count
 
     def page(self, offset: int, limit: int, last: Any | None) -> tuple[list[ActivityRow], bool]:
-        events = self._service.project_history(
+        events = self._service.history.project(
             self._project_id, limit=limit, offset=offset, actor=self._actor
         )
         recorded = [(e, _recorded_title(e)) for e in events]
@@ -49,8 +49,8 @@ class ActivityFetcher:
         return rows, len(events) == limit
 
     def total(self) -> int:
-        self.actors = self._service.history_actors(self._project_id)
-        return self._service.count_project_history(self._project_id, actor=self._actor)
+        self.actors = self._service.history.actors(self._project_id)
+        return self._service.history.count_project(self._project_id, actor=self._actor)
 
 
 def _recorded_title(event: AuditEvent) -> str | None:

@@ -83,8 +83,8 @@ class InboxRow:
 def load_inbox(service: MemoryService) -> tuple[list[InboxRow], int]:
     """Every scope's waiting items (at most MAX_ITEMS), and how many wait in all."""
     projects = {p.project_id: p.name for p, _ in service.projects()}
-    entries = service.inbox(limit=MAX_ITEMS)
-    return [InboxRow.of(e, projects) for e in entries], service.inbox_count()
+    entries = service.inbox.entries(limit=MAX_ITEMS)
+    return [InboxRow.of(e, projects) for e in entries], service.inbox.count()
 
 
 class InboxModel(RowTableModel):

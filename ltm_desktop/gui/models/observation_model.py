@@ -43,13 +43,13 @@ class ObservationFetcher:
     def page(self, offset: int, limit: int, last: Any | None) -> tuple[list[ObservationRow], bool]:
         if self._text:
             return self._recall()[offset : offset + limit], False
-        found = self._service.observations(
+        found = self._service.observations.page(
             self._project_id, limit=limit, offset=offset, session=self._session
         )
         return [ObservationRow(o) for o in found], len(found) == limit
 
     def _recall(self) -> list[ObservationRow]:
-        hits = self._service.recall(
+        hits = self._service.search.recall(
             self._project_id,
             self._text,
             kinds=["observation"],
@@ -65,7 +65,7 @@ class ObservationFetcher:
     def total(self) -> int:
         if self._text:  # one full-text query of at most RECALL_LIMIT hits: cheap to repeat
             return len(self._recall())
-        return self._service.count_observations(self._project_id, session=self._session)
+        return self._service.observations.count(self._project_id, session=self._session)
 
 
 class ObservationModel(SparseTableModel):

@@ -88,7 +88,7 @@ class SearchResultsModel(RowTableModel):
         service, where = self._service, self.where
 
         def work() -> list[HitRow]:
-            hits = service.search(
+            hits = service.search.query(
                 project_id,
                 text,
                 limit=SEARCH_LIMIT,

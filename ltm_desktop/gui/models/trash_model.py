@@ -32,7 +32,7 @@ class TrashRow:
 
 def explain_removals(service: MemoryService, memories: list[Memory]) -> list[tuple[str, str]]:
     """Why each memory is in the Trash and who put it there: two queries for a whole page."""
-    events = service.removal_events([m.id for m in memories])
+    events = service.history.removal_events([m.id for m in memories])
     newer = service.get_many([m.superseded_by for m in memories if m.superseded_by])
     out = []
     for memory in memories:

@@ -184,7 +184,7 @@ class EraseControls(QObject):
 
         self._set_busy(True)
         self._ctx.runner.run(
-            lambda: service.erase_many(ids, "gui", progress=progress),
+            lambda: service.eraser.erase_many(ids, "gui", progress=progress),
             done,
             self._failed("erase memories"),
         )

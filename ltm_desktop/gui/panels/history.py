@@ -140,7 +140,7 @@ class HistoryPanel(QWidget):
         service, memory_id = self.ctx.service, self.memory_id
 
         def work() -> tuple[Memory, list[AuditEvent]]:
-            return service.get(memory_id), service.history(memory_id)
+            return service.get(memory_id), service.history.memory(memory_id)
 
         self.ctx.runner.run(
             work,

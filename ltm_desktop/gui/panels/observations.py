@@ -95,7 +95,7 @@ class ObservationsPanel(ScopedPanel):
         service, project_id = self.ctx.service, self.project_id
 
         def newest() -> str | None:
-            found = service.observations(project_id, limit=1)
+            found = service.observations.page(project_id, limit=1)
             return found[0].id if found else None
 
         self.ctx.runner.run(newest, self.on_newest, lambda exc: None, key=f"obs-poll-{id(self)}")
@@ -119,7 +119,7 @@ class ObservationsPanel(ScopedPanel):
         service, project_id = self.ctx.service, self.project_id
 
         def sessions() -> list[str]:
-            return service.observation_sessions(project_id)
+            return service.observations.sessions(project_id)
 
         self.ctx.runner.run(
             sessions,

@@ -92,7 +92,7 @@ class ProjectsPanel(QWidget):
         self._counted_at = time.monotonic()
         service, since = self.ctx.service, last_look(self.ctx)
         self.ctx.runner.run(
-            lambda: (service.stale_counts(), service.new_counts(since)),
+            lambda: (service.stale.counts(), service.reviews.new_counts(since)),
             self.on_counts,
             self.on_failed,
             key=f"project-counts-{id(self)}",

@@ -48,11 +48,11 @@ def load_stale(service: MemoryService, project_id: str, everywhere: bool = False
     if not everywhere:
         return [
             stale_row(c.memory, now, limit, aged=c.aged, missing_files=c.missing_files)
-            for c in service.stale_candidates(project_id)
+            for c in service.stale.candidates(project_id)
         ]
     names = distinct_labels([p for p, _ in service.projects()])
     names[GLOBAL_PROJECT_ID] = GLOBAL_LABEL
-    scopes = sorted(service.stale_counts(), key=lambda pid: str(names.get(pid, pid)).lower())
+    scopes = sorted(service.stale.counts(), key=lambda pid: str(names.get(pid, pid)).lower())
     return [
         stale_row(
             c.memory,
@@ -63,7 +63,7 @@ def load_stale(service: MemoryService, project_id: str, everywhere: bool = False
             missing_files=c.missing_files,
         )
         for pid in scopes
-        for c in service.stale_candidates(pid)
+        for c in service.stale.candidates(pid)
     ]
 
 

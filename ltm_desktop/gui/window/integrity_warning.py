@@ -35,7 +35,7 @@ class IntegrityWarning(Banner):
         super().__init__(parent)
         self.found: Verification | None = None
         runner.run(
-            lambda: service.verify(quick=True),
+            lambda: service.integrity.verify(quick=True),
             self.on_checked,
             lambda exc: self.on_checked(Verification((str(exc),), quick=True)),
             key=f"integrity-{id(self)}",

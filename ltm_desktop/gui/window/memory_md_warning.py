@@ -45,10 +45,10 @@ class MemoryMdWarning(Banner):
         self._service = service
         self._runner = runner
         self._received.connect(self.on_problems, Qt.ConnectionType.QueuedConnection)
-        self._unsubscribe: Callable[[], None] | None = service.subscribe_memory_md_problems(
+        self._unsubscribe: Callable[[], None] | None = service.memory_md.subscribe(
             self._received.emit
         )
-        self.on_problems(service.memory_md_problems())
+        self.on_problems(service.memory_md.problems())
 
     def stop(self) -> None:
         if self._unsubscribe is not None:
@@ -76,4 +76,4 @@ class MemoryMdWarning(Banner):
         return self._service.project_name(project_id)  # a name reads better than an id
 
     def retry(self) -> None:
-        self._runner.run(self._service.retry_memory_md, self.on_problems)
+        self._runner.run(self._service.memory_md.retry, self.on_problems)

@@ -41,7 +41,7 @@ PLACEHOLDER = (
 
 
 def config_path(service: MemoryService) -> Path:
-    return service.config_path or resolve_config_path(None)
+    return service.switches.config_path or resolve_config_path(None)
 
 
 def describe_config_problems(problems: tuple[str, ...]) -> str:
@@ -63,7 +63,7 @@ def switch_memory(
 
     def write() -> None:
         set_config_value(path, "memory", "enabled", enabled)
-        service.set_enabled(enabled)
+        service.switches.set_enabled(enabled)
 
     runner.run(write, lambda _: done(None), lambda exc: done(str(exc)))
 
@@ -81,22 +81,22 @@ class SwitchesBar(QWidget):
         self.memory_off = Banner(self)
         column.addWidget(self.config_warning)
         column.addWidget(self.memory_off)
-        if service.config_problems:
+        if service.switches.config_problems:
             self.config_warning.show_message(
-                describe_config_problems(service.config_problems),
+                describe_config_problems(service.switches.config_problems),
                 [("Dismiss", lambda: None)],
             )
         self.refresh()
 
     def refresh(self, failure: str | None = None) -> None:
         """Show or hide the memory-off bar as the service's switches say."""
-        if self._service.enabled:
-            backend = self._service.backend
-            if backend.local:
+        if self._service.switches.enabled:
+            switches = self._service.switches
+            if switches.local:
                 self.memory_off.hide()
             else:
                 path = html.escape(str(config_path(self._service)))
-                self.memory_off.show_message(PLACEHOLDER.format(name=backend.name, path=path))
+                self.memory_off.show_message(PLACEHOLDER.format(name=switches.backend, path=path))
             return
         text = MEMORY_OFF
         if failure:
@@ -143,7 +143,7 @@ class SettingsDialog(QDialog):
         settings = service.settings
         form = QFormLayout()
         self.enabled = QCheckBox("Agents may read and write long-term memory", self)
-        self.enabled.setChecked(service.enabled)
+        self.enabled.setChecked(service.switches.enabled)
         self.enabled.toggled.connect(self._toggled)
         form.addRow("[memory] enabled", self.enabled)
         backend = settings.memory_backend
@@ -176,7 +176,7 @@ class SettingsDialog(QDialog):
         if failure:
             self.status.setText(f"Not changed: {failure}")
             self.enabled.blockSignals(True)
-            self.enabled.setChecked(self._service.enabled)
+            self.enabled.setChecked(self._service.switches.enabled)
             self.enabled.blockSignals(False)
         else:
             self.status.setText(f"Saved to {config_path(self._service)}")

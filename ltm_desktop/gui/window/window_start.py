@@ -18,7 +18,7 @@ def warm_search(ctx: AppContext, project_id: str) -> None:
     the first query typed does not wait for them (about 0.8 s at 30,000 memories)."""
     service = ctx.service
     ctx.runner.run(
-        lambda: service.warm_search(project_id),
+        lambda: service.search.warm(project_id),
         lambda _result: None,
         lambda exc: log.info("preparing search failed: %s", exc),  # the search will say
         key="warm-search",

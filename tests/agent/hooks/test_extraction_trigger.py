@@ -102,7 +102,7 @@ def test_a_running_server_queues_it(
     spawned = len(children)
     assert ask(tmp_path, config) < 1.0
     assert worker.wait_idle(30)
-    [run] = service.extraction_runs()
+    [run] = service.inbox.runs()
     assert (run.status, run.proposed, run.session_id) == (RunStatus.OK, 1, "6f1d2c3b")
     assert run.source == str(FIXTURE)
     assert len(children) == spawned  # no process was started
@@ -119,9 +119,9 @@ def test_without_a_server_a_detached_process_runs_it(
     assert child.wait(60) == 0
     assert (tmp_path / "data" / "logs" / "extract.log").stat().st_mode & 0o777 == 0o600
     service = make_service(tmp_path / "data")
-    [run] = service.extraction_runs()
+    [run] = service.inbox.runs()
     assert (run.status, run.agent, run.proposed) == (RunStatus.OK, "claude-code", 1)
-    assert [e.proposal.title for e in service.inbox() if e.proposal] == ["Tests"]
+    assert [e.proposal.title for e in service.inbox.entries() if e.proposal] == ["Tests"]
 
 
 def test_it_never_raises(
@@ -152,5 +152,5 @@ def test_a_fifo_as_the_extraction_log_holds_nothing_up(
     assert isinstance(took, float)
     assert took < 1.0
     assert children[-1].wait(60) == 0
-    [run] = make_service(tmp_path / "data").extraction_runs()
+    [run] = make_service(tmp_path / "data").inbox.runs()
     assert (run.status, run.proposed) == (RunStatus.OK, 1)

@@ -167,7 +167,7 @@ def test_an_erased_memory_is_told_as_gone_without_its_text(
     secret = service.add(scope, MemoryDraft("The staging box is stage-7"), "gui").memory
     hook("claude-code", "session-start", project, service)
     service.remove(secret.id, "gui")
-    service.erase(secret.id, "gui")
+    service.eraser.erase(secret.id, "gui")
     context = hook("claude-code", "user-prompt", project, service)
     assert context is not None
     assert f"- removed: (erased) ({secret.id}, by gui)" in context
@@ -180,7 +180,9 @@ def test_a_copy_tells_the_copy_once_and_not_its_unchanged_source(
     scope = service.resolve_scope(cwd=project)
     source = service.add(scope, MemoryDraft("Use tabs in Makefiles"), "gui").memory
     hook("gemini", "session-start", project, service)
-    [moved] = service.transfer_memories({source.id: None}, GLOBAL_PROJECT_ID, "gui", copy=True)
+    [moved] = service.transfers.transfer_memories(
+        {source.id: None}, GLOBAL_PROJECT_ID, "gui", copy=True
+    )
     context = hook("gemini", "user-prompt", project, service)
     assert context is not None
     assert context.count("- new: Use tabs in Makefiles") == 1

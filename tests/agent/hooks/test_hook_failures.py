@@ -98,7 +98,7 @@ def test_server_down_a_stale_socket_means_the_database(
     assert done.seconds < 2
     assert done.stdout == "{}\n"
     assert f"no server for {service.paths.data_dir}" in hook_log()
-    assert len(service.observations(service.resolve_scope(cwd=str(tmp_path)))) == 1
+    assert len(service.observations.page(service.resolve_scope(cwd=str(tmp_path)))) == 1
 
 
 def test_server_down_one_that_never_answers(service: MemoryService, tmp_path: Path) -> None:
@@ -134,7 +134,7 @@ def test_unreadable_transcript(agent: str, service: MemoryService, tmp_path: Pat
     assert_failed_open(compact, agent, "pre-compact", f"transcript {folder} cannot be read")
     ended = run_hook(agent, "session-end", payload(agent, "session-end", tmp_path, folder), data)
     assert_failed_open(ended, agent, "session-end", "session-end: no exchange to record")
-    assert service.observations(service.resolve_scope(cwd=str(tmp_path))) == []
+    assert service.observations.page(service.resolve_scope(cwd=str(tmp_path))) == []
 
 
 def test_unreadable_transcript_still_records_what_the_payload_has(
@@ -144,7 +144,7 @@ def test_unreadable_transcript_still_records_what_the_payload_has(
     done = run_hook("claude-code", "stop", payload("claude-code", "stop", tmp_path, tmp_path), data)
     assert done.returncode == 0
     assert done.stdout == ""
-    [observation] = service.observations(service.resolve_scope(cwd=str(tmp_path)))
+    [observation] = service.observations.page(service.resolve_scope(cwd=str(tmp_path)))
     assert observation.narrative.startswith("User: (empty)\n\nAssistant: I added factorial()")
 
 
@@ -158,7 +158,7 @@ def test_disabled_in_config(agent: str, service: MemoryService, tmp_path: Path) 
         )
         assert_failed_open(done, agent, event, "long-term memory is disabled in the config")
     project = service.resolve_scope(cwd=str(tmp_path))
-    assert service.observations(project) == []
+    assert service.observations.page(project) == []
 
 
 def test_observations_turned_off_are_obeyed(service: MemoryService, tmp_path: Path) -> None:
@@ -170,7 +170,7 @@ def test_observations_turned_off_are_obeyed(service: MemoryService, tmp_path: Pa
         )
         assert done.returncode == 0
         assert done.stdout == "{}\n"
-    assert service.observations(service.resolve_scope(cwd=str(tmp_path))) == []
+    assert service.observations.page(service.resolve_scope(cwd=str(tmp_path))) == []
     assert "agent_end observations are turned off in the config" in hook_log()
 
 
@@ -203,7 +203,7 @@ def test_stdin_never_closed(service: MemoryService, tmp_path: Path) -> None:
     process.stderr.close()
     assert (code, out) == (0, b"")
     assert seconds < 2
-    assert len(service.observations(service.resolve_scope(cwd=str(tmp_path)))) == 1
+    assert len(service.observations.page(service.resolve_scope(cwd=str(tmp_path)))) == 1
 
 
 @pytest.mark.parametrize(("agent", "event"), [("nosuch", "stop"), ("codex", "nosuch")])
@@ -259,7 +259,7 @@ def test_an_odd_transcript_line_loses_only_itself(
     stdin["trigger"] = "manual"  # Gemini's "auto" is no compaction below its threshold
     done = run_hook(agent, "pre-compact", json.dumps(stdin).encode(), service.paths.data_dir)
     assert done.returncode == 0, done.stderr
-    [observation] = service.observations(service.resolve_scope(cwd=str(tmp_path)))
+    [observation] = service.observations.page(service.resolve_scope(cwd=str(tmp_path)))
     assert observation.kind.value == "pre_compact"
     assert "a list" not in observation.narrative
 

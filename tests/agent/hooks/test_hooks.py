@@ -65,7 +65,7 @@ def test_each_agent_and_event(
     result = check_output(agent, event, done.stdout)
     context = context_of(agent, result)
     project = service.resolve_scope(cwd=memory)
-    observations = service.observations(project)
+    observations = service.observations.page(project)
     if event == "session-start":
         assert context is not None
         assert context.startswith("## Long-Term Memory")
@@ -105,7 +105,7 @@ def test_session_end_after_a_stop_records_nothing_more(
             run_hook("claude-code", event, payload("claude-code", event, cwd), data).returncode == 0
         )
     project = service.resolve_scope(cwd=cwd)
-    assert [o.kind.value for o in service.observations(project)] == ["agent_end"]
+    assert [o.kind.value for o in service.observations.page(project)] == ["agent_end"]
 
 
 def test_the_nudge_every_n_turns_only_for_that_turn(service: MemoryService, tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ def test_the_nudge_every_n_turns_only_for_that_turn(service: MemoryService, tmp_
     ]
     project = service.resolve_scope(cwd=cwd)
     assert service.list_memories(project) == []  # never stored
-    assert service.observations(project) == []
+    assert service.observations.page(project) == []
 
 
 def test_sessions_count_their_own_turns_and_end_removes_the_state(

@@ -81,14 +81,14 @@ def test_pre_compact_ends_with_the_models_entries_as_proposals(
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""  # Claude Code wants nothing back from PreCompact
     assert done.seconds < 1.0
-    wait_until(lambda: bool(served.extraction_runs()), timeout=60)
-    [run] = served.extraction_runs()
+    wait_until(lambda: bool(served.inbox.runs()), timeout=60)
+    [run] = served.inbox.runs()
     assert (run.status, run.agent, run.proposed, run.invalid) == (RunStatus.OK, "claude-code", 1, 1)
-    [entry] = served.inbox()
+    [entry] = served.inbox.entries()
     assert entry.proposal is not None
     assert entry.proposal.content == "mathutil.factorial(n) raises ValueError below 0."
     assert entry.proposal.project_id == served.resolve_scope(cwd=str(project_dir))
-    [observation] = served.observations(entry.proposal.project_id)
+    [observation] = served.observations.page(entry.proposal.project_id)
     assert observation.kind.value == "pre_compact"  # the hook's own record, as before
     body = fake_model.behaviour.received[-1].decode()
     assert "factorial" in body  # the transcript reached the model

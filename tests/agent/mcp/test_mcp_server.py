@@ -244,7 +244,9 @@ def test_every_tool_good_and_bad_over_mcp(
     shop = service.resolve_scope(cwd="/home/dev/src/shop", register=True)
     theirs = service.add(shop, MemoryDraft("Shop uses Postgres 16"), "gui").memory
     shared = service.add(GLOBAL_PROJECT_ID, MemoryDraft("User prefers small commits"), "gui").memory
-    seen = service.observe(project, "agent_end", "s1", "hook", user_text="why did checkout fail?")
+    seen = service.observations.record(
+        project, "agent_end", "s1", "hook", user_text="why did checkout fail?"
+    )
     found: dict[str, str] = {}
 
     async def scenario() -> None:
@@ -342,13 +344,13 @@ def test_every_tool_good_and_bad_over_mcp(
 
     run(scenario)
     written = found["written"]
-    history = service.history(written)
+    history = service.history.memory(written)
     assert [e.action.value for e in history] == ["created", "updated", "removed"]
     assert {e.actor for e in history} == {"test-agent"}
     assert service.get(written).source == "test-agent"
     assert service.get(shared.id).disabled
-    assert service.history(shared.id)[-1].actor == "test-agent"
-    assert service.get_observation(seen.id).disabled
+    assert service.history.memory(shared.id)[-1].actor == "test-agent"
+    assert service.observations.get(seen.id).disabled
     assert not service.get(theirs.id).disabled
     # the search found it once (counted by whichever process served the search)
     wait_until(lambda: service.get(written).use_count >= 1)

@@ -91,7 +91,7 @@ def test_remember_then_recall_stats_and_forget(api: HttpCaller, service: MemoryS
     stored = service.get(memory_id)
     assert stored.tags == ("payments", "testing")
     assert stored.project_id == service.resolve_scope(cwd=CWD)
-    assert service.history(memory_id)[-1].actor == "http"
+    assert service.history.memory(memory_id)[-1].actor == "http"
 
     hits = api.get("recall", cwd=CWD, q="payment mock", limit=3).body["hits"]
     assert [h["memory"]["id"] for h in hits] == [memory_id]

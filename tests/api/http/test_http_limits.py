@@ -98,7 +98,7 @@ def test_calls_run_on_a_few_threads_that_live_as_long_as_the_server(
     up to 40 threads and retires them after 10 s idle, bursts of requests opened new
     connections without bound (review: 21 -> 57 -> 79 -> 93 descriptors)."""
     web, api = serve()
-    recall = service.recall
+    recall = service.search.recall
     callers: set[threading.Thread] = set()
     assert api.get("recall", cwd=CWD, q="warm").status == 200
     before = open_descriptors(service.paths.db_path)
@@ -109,7 +109,7 @@ def test_calls_run_on_a_few_threads_that_live_as_long_as_the_server(
         together.wait()  # the calls of a burst overlap, as they did in the review
         return recall(*args, **kwargs)
 
-    monkeypatch.setattr(service, "recall", overlapping_recall)
+    monkeypatch.setattr(service.search, "recall", overlapping_recall)
     with ThreadPoolExecutor(20) as burst:
         for _ in range(3):
             answers = list(burst.map(lambda i: api.get("recall", cwd=CWD, q=f"q{i}"), range(20)))

@@ -36,7 +36,7 @@ def extract(
     source = Provenance(
         new_run_id(service.now()), "claude-code", "5e55", "/t.jsonl", "llama3", service.now()
     )
-    return service.store_extraction(
+    return service.inbox.store_extraction(
         project, entries, source, review=review, started_at=service.now()
     )
 
@@ -45,7 +45,7 @@ def memory_md(qtbot: QtBot, window: MainWindow, project: str) -> str:
     """The scope's MEMORY.md once the window's writes (and their files) are done."""
     wait_idle(qtbot, window)
     service = window.ctx.service
-    assert service.flush_views()
+    assert service.memory_md.flush()
     return service.paths.precis_path(project).read_text(encoding="utf-8")
 
 
@@ -61,7 +61,7 @@ def press(qtbot: QtBot, window: MainWindow, key: Qt.Key) -> None:
 
 
 def state(service: MemoryService, proposal_id: str) -> ProposalState:
-    return service.get_proposal(proposal_id).state
+    return service.inbox.get(proposal_id).state
 
 
 def test_the_inbox_shows_proposals_with_provenance_the_nearest_memory_and_a_badge(
@@ -84,7 +84,7 @@ def test_the_inbox_shows_proposals_with_provenance_the_nearest_memory_and_a_badg
     assert "approving it replaces that memory" in details
     similar = window.inbox.model.index(window.inbox.model.row_of(rows["Deploying"].id), 5)
     assert similar.data().endswith("“How we deploy”")
-    assert service.search(billing, "tabs") == []  # proposals are not memories yet
+    assert service.search.query(billing, "tabs") == []  # proposals are not memories yet
 
 
 def test_approve_by_key_selects_the_next_item_updates_memory_md_and_undoes(
@@ -211,7 +211,7 @@ def test_a_storage_error_part_way_keeps_what_was_decided_undoable(
     extract(service, billing, [DEPLOY, TABS, LINT])
     window = make_window(service, scope=billing)
     open_inbox(qtbot, window, 3)
-    approve, calls = service.approve, []
+    approve, calls = service.inbox.approve, []
 
     def failing_second(*args: Any, **kwargs: Any) -> Any:
         calls.append(args)
@@ -219,14 +219,14 @@ def test_a_storage_error_part_way_keeps_what_was_decided_undoable(
             raise StorageError("database or disk is full")
         return approve(*args, **kwargs)
 
-    monkeypatch.setattr(service, "approve", failing_second)
+    monkeypatch.setattr(service.inbox, "approve", failing_second)
     window.inbox.select_all.click()
     window.inbox.approve_button.click()
     qtbot.waitUntil(lambda: "Stopped: 2 items not done." in window.status.currentMessage())
     assert service.count_memories(billing) == 1
     assert len(calls) == 2  # nothing tried after the disk failed
     assert [type(e) for e in window.ctx.errors.shown] == [StorageError]
-    monkeypatch.setattr(service, "approve", approve)
+    monkeypatch.setattr(service.inbox, "approve", approve)
     window.menu_actions.undo.trigger()
     qtbot.waitUntil(lambda: service.count_memories(billing) == 0)
 
@@ -259,7 +259,7 @@ def test_an_item_changed_meanwhile_is_not_overwritten(
     window = make_window(service, scope=billing)
     open_inbox(qtbot, window, 1)
     window.inbox.select_row(0)
-    service.reject(run.item_ids[0], "claude-code")  # an agent decided first
+    service.inbox.reject(run.item_ids[0], "claude-code")  # an agent decided first
     press(qtbot, window, Qt.Key.Key_A)
     qtbot.waitUntil(lambda: "changed meanwhile" in window.status.currentMessage())
     assert state(service, run.item_ids[0]) is ProposalState.REJECTED
@@ -278,7 +278,7 @@ def test_extract_from_a_transcript_fills_the_inbox_and_a_failure_shows_in_activi
         window.extractor.start(FIXTURE)
     qtbot.waitUntil(lambda: window.center.tabText(TAB_INBOX) == "Inbox (1)", timeout=10_000)
     qtbot.waitUntil(lambda: "1 proposed" in window.status.currentMessage(), timeout=5000)
-    [entry] = service.inbox()
+    [entry] = service.inbox.entries()
     assert entry.proposal is not None
     assert entry.proposal.project_id == billing  # the project the transcript records
     assert entry.proposal.provenance.agent == "claude-code"
@@ -305,7 +305,7 @@ def test_without_an_extractor_nothing_is_extracted(
     window = make_window(service)
     window.extractor.start(FIXTURE)
     qtbot.waitUntil(lambda: "no extractor is configured" in window.status.currentMessage())
-    assert service.extraction_runs() == []
+    assert service.inbox.runs() == []
 
 
 def test_edit_then_approve_into_another_scope_and_undo_and_redo(

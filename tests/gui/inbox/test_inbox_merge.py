@@ -24,7 +24,7 @@ def propose(service: MemoryService, project: str) -> tuple[str, list[str]]:
     members = [add(service, project, text, title=f"Tests {n}") for n, text in enumerate(TEXTS)]
     provenance = Provenance("run_1", "consolidate", "", "consolidation", "m", service.now())
     draft = MemoryDraft(content="Run make test before every push to main.", title="Test first")
-    [proposal] = service.propose_merges(project, [(draft, members)], provenance)
+    [proposal] = service.inbox.propose_merges(project, [(draft, members)], provenance)
     return proposal.id, [m.id for m in members]
 
 
@@ -47,13 +47,13 @@ def test_the_inbox_shows_what_a_merge_replaces_and_approving_supersedes_it(
 
     window.inbox.view.setFocus()
     qtbot.keyClick(window.inbox.view, Qt.Key.Key_A)
-    qtbot.waitUntil(lambda: service.get_proposal(proposal_id).state is ProposalState.APPROVED)
-    merged = service.get_proposal(proposal_id).memory_id
+    qtbot.waitUntil(lambda: service.inbox.get(proposal_id).state is ProposalState.APPROVED)
+    merged = service.inbox.get(proposal_id).memory_id
     assert {service.get(i).superseded_by for i in member_ids} == {merged}
     qtbot.waitUntil(lambda: window.inbox.model.rowCount() == 0)
 
     wait_idle(qtbot, window)
     window.menu_actions.undo.trigger()
-    qtbot.waitUntil(lambda: service.get_proposal(proposal_id).state is ProposalState.PROPOSED)
+    qtbot.waitUntil(lambda: service.inbox.get(proposal_id).state is ProposalState.PROPOSED)
     assert all(not service.get(i).disabled for i in member_ids)
     qtbot.waitUntil(lambda: window.inbox.model.rowCount() == 1)

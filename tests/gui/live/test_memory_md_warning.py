@@ -38,7 +38,7 @@ def test_the_warning_bar_names_the_file_and_goes_away_once_it_is_written(
     retry = warning.button("Retry now")
     assert retry is not None
     retry.click()
-    qtbot.waitUntil(lambda: not service.memory_md_problems(), timeout=5000)
+    qtbot.waitUntil(lambda: not service.memory_md.problems(), timeout=5000)
     qtbot.waitUntil(lambda: warning.isHidden(), timeout=5000)
     assert "The invoices job runs nightly" in target.read_text()
 

@@ -69,13 +69,13 @@ def test_a_burst_of_agent_writes_recounts_the_sidebar_a_few_times_and_ends_right
     window = make_window(service, scope=billing)
     projects = window.projects.model
     counted: list[float] = []
-    real = service.new_counts
+    real = service.reviews.new_counts
 
     def counting(since: float) -> dict[str, int]:
         counted.append(since)
         return real(since)
 
-    service.new_counts = counting  # type: ignore[method-assign]
+    service.reviews.new_counts = counting  # type: ignore[method-assign]
     clock.advance(1)
     for i in range(30):  # agents writing in a burst, each change heard by the window
         add(service, billing, f"Burst fact {i} about module b{i}q", actor="codex")

@@ -43,7 +43,9 @@ def fill(service: MemoryService, project: str, count: int, **draft: Any) -> list
 
 def fill_trash(service: MemoryService, project: str, count: int = TRASHED) -> list[str]:
     memories = fill(service, project, count)
-    removed = service.write_many([Change(m.id, "remove", m.updated_at) for m in memories], "agent")
+    removed = service.bulk.write_many(
+        [Change(m.id, "remove", m.updated_at) for m in memories], "agent"
+    )
     assert len(removed.done) == count
     return [m.id for m in memories]
 
@@ -285,7 +287,7 @@ def test_removing_many_stale_memories_is_batched_shows_progress_and_undoes_at_on
     assert f"Move to the Trash: {BATCH_SIZE:,} of {STALE:,} done…" in messages
     assert window.ctx.undo.top_label() == f"Delete {STALE:,} memories"
     for memory in memories[:: BATCH_SIZE // 4]:  # each still audited on its own
-        assert service.history(memory.id)[-1].actor == "gui"
+        assert service.history.memory(memory.id)[-1].actor == "gui"
 
     window.menu_actions.undo.trigger()
     qtbot.waitUntil(lambda: service.count_memories(billing) == STALE, timeout=20_000)

@@ -73,7 +73,7 @@ def test_move_to_global_with_dedup_and_undo(
     qtbot.waitUntil(lambda: service.list_memories(billing) == [])
     contents = sorted(m.content for m in service.list_memories(GLOBAL_PROJECT_ID))
     assert contents == ["Prefer uv over pip", "Tabs are four spaces"]  # not twice
-    assert service.history(prefer.id)[-1].action == "moved"
+    assert service.history.memory(prefer.id)[-1].action == "moved"
     qtbot.waitUntil(lambda: "already there" in window.status.currentMessage())
     assert window.ctx.undo.top_label().startswith("Move 2 memories to Global")
     window.menu_actions.undo.trigger()
@@ -96,7 +96,7 @@ def test_copy_to_another_project(
     ok(dialog)
     qtbot.waitUntil(lambda: len(service.list_memories(shop)) == 2)
     assert not service.get(fact.id).disabled
-    assert service.history(fact.id)[-1].action == "copied"
+    assert service.history.memory(fact.id)[-1].action == "copied"
 
 
 def test_set_fields_tab_order_follows_the_rows_and_tags_can_be_added_or_removed(

@@ -69,10 +69,12 @@ def filled(service: MemoryService, billing: str) -> str:
         add(service, billing, f"{topic} deploy pipeline note", importance=i % 11, tags=["deploy"])
     victim = add(service, billing, "Old note that was removed later on purpose")
     service.remove(victim.id, "agent")
-    service.observe(
+    service.observations.record(
         billing, "agent_end", "sess-1", "agent", user_text="hi", assistant_text="hello there"
     )
-    service.observe(billing, "pre_compact", "sess-2", "agent", messages_text="a long transcript")
+    service.observations.record(
+        billing, "pre_compact", "sess-2", "agent", messages_text="a long transcript"
+    )
     return billing
 
 
@@ -138,13 +140,15 @@ def test_small_models(
     memory = service.list_memories(filled)[0]
     service.update(memory.id, {"importance": 9, "title": "Renamed"}, "gui")
     history = HistoryModel()
-    history.set_rows(service.history(memory.id))
+    history.set_rows(service.history.memory(memory.id))
     check(qtmodeltester, history)
 
     old = add(service, GLOBAL_PROJECT_ID, "Ancient trivia nobody needs", importance=0)
     clock.advance(days=61)
     stale = StaleModel()
-    stale.set_rows([stale_row(m, service.now(), 1) for m in service.stale(GLOBAL_PROJECT_ID)])
+    stale.set_rows(
+        [stale_row(m, service.now(), 1) for m in service.stale.memories(GLOBAL_PROJECT_ID)]
+    )
     check(qtmodeltester, stale)
     assert stale.rows()[0].id == old.id
     assert "never used" in stale.rows()[0].reason

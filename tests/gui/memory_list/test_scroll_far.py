@@ -195,7 +195,7 @@ def observe(service: MemoryService, project: str, count: int, per_session: int =
     """``count`` observations, oldest first: "Question 0" in sess-0, 100 to a session."""
     for i in range(count):
         session = f"sess-{i // per_session}"
-        service.observe(
+        service.observations.record(
             project,
             "agent_end",
             session,
@@ -216,7 +216,7 @@ def test_the_activity_is_random_access_too(
     an actor's events are counted and paged by the store, not by scanning everyone's."""
     add(service, billing, "The very first fact", actor="claude-code")
     fill(service, billing, 600)
-    events = service.count_project_history(billing)
+    events = service.history.count_project(billing)
     assert events == 601
     model = ActivityModel(service, runner, page_size=50, max_pages=3)
     model.set_filter(billing, None)
@@ -309,7 +309,9 @@ def test_the_observations_tab_reaches_its_oldest_and_shows_it(
     assert panel.session.findData("sess-0") > 0
 
     qtbot.waitUntil(lambda: panel.newest_seen is not None)
-    service.observe(billing, "agent_end", "sess-9", "codex", user_text="Later", assistant_text="ok")
+    service.observations.record(
+        billing, "agent_end", "sess-9", "codex", user_text="Later", assistant_text="ok"
+    )
     panel.on_poll_due()  # what the panel's timer does every two seconds
     qtbot.waitUntil(lambda: model.rowCount() == 601 and model.is_settled(), timeout=5000)
     assert view.currentIndex().row() == 600  # still on the oldest

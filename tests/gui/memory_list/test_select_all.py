@@ -235,7 +235,7 @@ def test_a_bulk_action_can_be_cancelled_and_what_was_done_is_undone_in_one_step(
 ) -> None:
     window = big_window
     first_done, go_on = threading.Event(), threading.Event()
-    write_many = service.write_many
+    write_many = service.bulk.write_many
     calls = 0
 
     def gated(changes: Sequence[Change], actor: str, **kw: Any) -> BulkResult:
@@ -246,7 +246,7 @@ def test_a_bulk_action_can_be_cancelled_and_what_was_done_is_undone_in_one_step(
             go_on.wait(10)
         return write_many(changes, actor, **kw)
 
-    monkeypatch.setattr(service, "write_many", gated)
+    monkeypatch.setattr(service.bulk, "write_many", gated)
     ctrl_a(qtbot, window)
     window.menu_actions.delete.trigger()
     qtbot.waitUntil(first_done.is_set, timeout=20_000)

@@ -89,7 +89,7 @@ def test_stale_bulk_remove_and_keep(
     qtbot.waitUntil(lambda: stale.model.rowCount() == 0)
     kept = next(m for m in old if m.id not in removed)
     assert service.get(kept.id).reviewed_at is not None
-    assert service.stale(billing) == []
+    assert service.stale.memories(billing) == []
     assert "No stale memories" in stale.summary.text()
 
 

@@ -30,12 +30,15 @@ def test_imported_memories_get_vectors_from_the_backfill(
     service = make_service(tmp_path / "d", embedder=embedder)
     project = service.resolve_scope(cwd="/srv/shop", register=True)
     service.import_memories(project, [make_draft("Crashes are reported to Sentry")], "a")
-    assert service.search(project, "failures logged") == []  # no vector yet
-    assert (service.index_status().with_vectors, service.index_status().memories) == (0, 1)
+    assert service.search.query(project, "failures logged") == []  # no vector yet
+    assert (service.search.index_status().with_vectors, service.search.index_status().memories) == (
+        0,
+        1,
+    )
     progress: list[IndexStatus] = []
     service.backfill.subscribe(progress.append)
     assert service.backfill.run_once() == 1
-    [hit] = service.search(project, "failures logged")
+    [hit] = service.search.query(project, "failures logged")
     assert hit.matched == MATCHED_MEANING
     assert progress[-1].with_vectors == progress[-1].memories == 1
     assert service.backfill.run_once() == 0  # resumable: what is done stays done
@@ -47,10 +50,10 @@ def test_a_changed_text_gets_a_new_vector_and_loses_the_old_one(
     service = make_service(tmp_path / "d", embedder=WordHashEmbedder(SYNONYMS))
     project = service.resolve_scope(cwd="/srv/shop", register=True)
     memory = service.add(project, make_draft("Crashes are reported to Sentry"), "a").memory
-    assert [h.memory.id for h in service.search(project, "failures logged")] == [memory.id]
+    assert [h.memory.id for h in service.search.query(project, "failures logged")] == [memory.id]
     service.update(memory.id, {"content": "Invoices are mailed on Mondays"}, "a")
-    assert service.search(project, "failures logged") == []
-    assert [h.memory.id for h in service.search(project, "invoices mailed")] == [memory.id]
+    assert service.search.query(project, "failures logged") == []
+    assert [h.memory.id for h in service.search.query(project, "invoices mailed")] == [memory.id]
 
 
 @pytest.mark.sqlite_only
@@ -103,7 +106,7 @@ def test_with_the_backfill_running_a_new_memory_gets_its_vector_off_the_write_pa
     memory = service.add(project, make_draft("Crashes are reported to Sentry"), "a").memory
     assert filled.wait(10)
     assert embedder.calls == calls + 1  # embedded once, by the backfill
-    assert [h.memory.id for h in service.search(project, "failures logged")] == [memory.id]
+    assert [h.memory.id for h in service.search.query(project, "failures logged")] == [memory.id]
 
 
 def has_vector(service: MemoryService, memory_id: str, model: str) -> bool:
@@ -132,7 +135,7 @@ def test_an_edit_left_to_the_backfill_gets_its_new_vector(
         memory.id, {"title": "Sentry", "content": "Failures are reported to Sentry"}, "gui"
     )
     wait_until(lambda: has_vector(service, memory.id, embedder.model))
-    hits = service.search(project, "crash logged")  # no word in common
+    hits = service.search.query(project, "crash logged")  # no word in common
     assert (hits[0].memory.id, hits[0].matched) == (memory.id, MATCHED_MEANING)
 
 

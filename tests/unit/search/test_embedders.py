@@ -99,14 +99,14 @@ def test_a_model_that_cannot_load_falls_back_to_words_with_one_log_line_and_a_no
     with caplog.at_level(logging.WARNING):
         memory = service.add(project, make_draft("Crashes are reported to Sentry"), "agent").memory
         for _ in range(3):
-            hits = service.search(project, "Sentry crashes", reinforce=True)
+            hits = service.search.query(project, "Sentry crashes", reinforce=True)
             assert [h.memory.id for h in hits] == [memory.id]
-        assert service.recall(project, "Sentry")[0].memory == service.get(memory.id)
+        assert service.search.recall(project, "Sentry")[0].memory == service.get(memory.id)
     lines = [r for r in caplog.records if r.name == "ltm_desktop.embedding.static"]
     assert len(lines) == 1
     assert "semantic search is off" in lines[0].getMessage()
     assert "searching by words only" in lines[0].getMessage()
-    status = service.index_status()
+    status = service.search.index_status()
     assert status.problem == lines[0].getMessage()
 
 
@@ -148,7 +148,7 @@ def test_the_shipped_model_finds_paraphrases_that_share_no_word(
     found = [
         query
         for query, key in DEV_QUERIES
-        if key in [keys[h.memory.id] for h in service.search(project, query, limit=5)]
+        if key in [keys[h.memory.id] for h in service.search.query(project, query, limit=5)]
     ]
     assert len(found) >= 16, sorted({q for q, _ in DEV_QUERIES} - set(found))
 
@@ -168,8 +168,8 @@ def test_text_mostly_outside_the_vocabulary_is_searched_by_words_only(
     project = service.resolve_scope(cwd="/home/dev/src/shop", register=True)
     for content in ("Тесты запускаются каждую ночь", "Резервные копии хранятся месяц"):
         service.add(project, MemoryDraft(content), "test")
-    hits = service.search(project, "Какой рецепт борща с говядиной")
+    hits = service.search.query(project, "Какой рецепт борща с говядиной")
     assert [h for h in hits if h.matched == MATCHED_MEANING] == []
-    assert [h.memory.content for h in service.search(project, "копии")] == [
+    assert [h.memory.content for h in service.search.query(project, "копии")] == [
         "Резервные копии хранятся месяц"
     ]

@@ -31,7 +31,7 @@ def test_a_paraphrase_with_no_shared_word_is_found_by_meaning(semantic: MemorySe
     project = scope(semantic)
     target = semantic.add(project, make_draft("Crashes are reported to Sentry"), "a").memory
     semantic.add(project, make_draft("Deploy with make deploy"), "a")
-    hits = semantic.search(project, "where do failures get logged")
+    hits = semantic.search.query(project, "where do failures get logged")
     assert [h.memory.id for h in hits] == [target.id]
     assert hits[0].matched == MATCHED_MEANING
     assert hits[0].snippet == "Crashes are reported to Sentry"
@@ -40,7 +40,7 @@ def test_a_paraphrase_with_no_shared_word_is_found_by_meaning(semantic: MemorySe
 def test_nothing_below_the_floor_is_returned(semantic: MemoryService) -> None:
     project = scope(semantic)
     semantic.add(project, make_draft("Crashes are reported to Sentry"), "a")
-    assert semantic.search(project, "zeppelin airship") == []
+    assert semantic.search.query(project, "zeppelin airship") == []
 
 
 def test_an_exact_lexical_hit_never_loses_to_a_semantic_one(semantic: MemoryService) -> None:
@@ -49,7 +49,7 @@ def test_an_exact_lexical_hit_never_loses_to_a_semantic_one(semantic: MemoryServ
     for name in ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot"):
         # closer in meaning (synonyms) than the exact hit, holding neither word
         semantic.add(project, make_draft(f"crash report crash report {name}"), "a")
-    hits = semantic.search(project, "failures logged", limit=5)
+    hits = semantic.search.query(project, "failures logged", limit=5)
     assert hits[0].memory.id == exact.id
     assert hits[0].matched == MATCHED_WORDS
     assert [h.matched for h in hits[1:]] == [MATCHED_MEANING] * 4
@@ -63,10 +63,10 @@ def test_an_excluded_word_leaves_its_memories_out_of_the_hits_by_meaning_too(
     project = scope(semantic)
     semantic.add(project, make_draft("Crashes are reported to Sentry"), "a")
     other = semantic.add(project, make_draft("Crashes are reported to Datadog"), "a").memory
-    hits = semantic.search(project, "where do failures get logged -sentry")
+    hits = semantic.search.query(project, "where do failures get logged -sentry")
     assert [h.memory.id for h in hits] == [other.id]
     assert hits[0].matched == MATCHED_MEANING
-    assert len(semantic.search(project, "where do failures get logged")) == 2
+    assert len(semantic.search.query(project, "where do failures get logged")) == 2
 
 
 def test_a_phrase_in_quotes_is_answered_by_the_memories_holding_it_only(
@@ -75,9 +75,9 @@ def test_a_phrase_in_quotes_is_answered_by_the_memories_holding_it_only(
     project = scope(semantic)
     holder = semantic.add(project, make_draft("failures logged in the audit table"), "a").memory
     semantic.add(project, make_draft("crash report crash report"), "a")  # near in meaning
-    quoted = semantic.search(project, '"failures logged"')
+    quoted = semantic.search.query(project, '"failures logged"')
     assert [h.memory.id for h in quoted] == [holder.id]
-    assert len(semantic.search(project, "failures logged")) == 2  # unquoted: by meaning too
+    assert len(semantic.search.query(project, "failures logged")) == 2  # unquoted: by meaning too
 
 
 def test_a_strong_global_hit_is_not_cut_by_weak_project_hits(service: MemoryService) -> None:
@@ -94,7 +94,7 @@ def test_a_strong_global_hit_is_not_cut_by_weak_project_hits(service: MemoryServ
         "a",
     ).memory
     service.add(GLOBAL_PROJECT_ID, make_draft("prefer tabs"), "a")
-    hits = service.search(project, "staging", limit=5)
+    hits = service.search.query(project, "staging", limit=5)
     assert strong.id in [h.memory.id for h in hits]
 
 
@@ -105,9 +105,9 @@ def test_a_model_that_cannot_load_falls_back_to_words(
     service = make_service(tmp_path / "broken", embedder=broken)
     project = scope(service)
     memory = service.add(project, make_draft("Crashes are reported to Sentry"), "a").memory
-    hits = service.search(project, "Sentry")
+    hits = service.search.query(project, "Sentry")
     assert [h.memory.id for h in hits] == [memory.id]
-    status = service.index_status()
+    status = service.search.index_status()
     assert status.problem is not None
     assert "semantic search is off" in status.problem
 
@@ -147,7 +147,7 @@ def test_what_every_memory_shares_does_not_make_a_hub_of_a_memory(
     )
     assert [m.id for m, _ in centred] == [specific.id, bland.id]
     assert [s for _, s in centred] == pytest.approx([1.3 / (1.044 * 1.4142), 1 / 1.044], abs=0.01)
-    hits = service.search(project, "QUERY", limit=2)
+    hits = service.search.query(project, "QUERY", limit=2)
     assert [h.memory.id for h in hits] == [specific.id, bland.id]
     assert [h.matched for h in hits] == [MATCHED_MEANING, MATCHED_MEANING]
     above = service.store.search_vectors(
@@ -176,8 +176,8 @@ def test_meaning_counts_when_the_nearest_reaches_the_floor_then_down_to_its_shar
     project = scope(service)
     x = service.add(project, make_draft("xylophone"), "a").memory
     y = service.add(project, make_draft("yodel"), "a").memory
-    assert [h.memory.id for h in service.search(project, "NEAR")] == [x.id, y.id]
-    assert service.search(project, "VAGUE") == []
+    assert [h.memory.id for h in service.search.query(project, "NEAR")] == [x.id, y.id]
+    assert service.search.query(project, "VAGUE") == []
 
 
 def test_hits_by_meaning_carry_their_similarity(
@@ -201,10 +201,10 @@ def test_hits_by_meaning_carry_their_similarity(
     service.add(project, make_draft("yodel"), "a")
     service.add(project, make_draft("kazoo without vector"), "a")
     for _ in range(2):  # the second answer comes from the search cache
-        hits = {h.memory.content: h for h in service.search(project, "NEAR")}
+        hits = {h.memory.content: h for h in service.search.query(project, "NEAR")}
         assert hits["xylophone"].similarity == pytest.approx(0.9, abs=1e-3)
         assert hits["yodel"].similarity == pytest.approx(0.25, abs=1e-3)
         assert search_hit(hits["xylophone"])["similarity"] == pytest.approx(0.9, abs=1e-3)
-    by_words = service.search(project, "kazoo")
+    by_words = service.search.query(project, "kazoo")
     assert [h.similarity for h in by_words] == [None]
     assert "similarity" not in search_hit(by_words[0])

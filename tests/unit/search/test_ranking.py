@@ -41,7 +41,7 @@ def test_a_frequently_used_memory_rises_above_an_equally_important_unused_one_in
     unused = service.add(project, make_draft("The staging box is called bruno"), "a").memory
     assert service.precis(project).candidate_ids[:2] == (unused.id, used.id)  # newer first
     for _ in range(4):
-        service.search(project, "release train", reinforce=True)
+        service.search.query(project, "release train", reinforce=True)
     service._uses.flush()  # the precis reads the store, as MEMORY.md does after a write
     assert service.precis(project).candidate_ids[:2] == (used.id, unused.id)
     important = service.add(project, make_draft("Never force-push main", importance=2), "a")
@@ -63,9 +63,9 @@ def test_a_frequently_used_memory_rises_above_an_equally_important_unused_one_in
 ) -> None:
     two = service.add(project, make_draft("backup runs nightly at two"), "a").memory
     six = service.add(project, make_draft("backup runs nightly at six"), "a").memory
-    hits = service.search(project, "backup nightly")
+    hits = service.search.query(project, "backup nightly")
     assert hits[0].score == hits[1].score  # they match equally well
     second = two if hits[1].memory.id == two.id else six
     for _ in range(6):  # agents keep finding the second one by another question
-        service.search(project, second.content, limit=1, reinforce=True)
-    assert service.search(project, "backup nightly")[0].memory.id == second.id
+        service.search.query(project, second.content, limit=1, reinforce=True)
+    assert service.search.query(project, "backup nightly")[0].memory.id == second.id

@@ -29,7 +29,7 @@ def test_the_backfill_gives_every_memory_the_endpoints_vector(
     for text in ("Deploy with make deploy", "Crashes are reported to Sentry"):
         service.add(scope, make_draft(text), "agent")
     service.backfill.run_once()
-    status = service.index_status()
+    status = service.search.index_status()
     assert (status.with_vectors, status.memories, status.problem) == (2, 2, None)
     assert fake_embeddings.state.calls >= 1
 
@@ -44,8 +44,8 @@ def test_an_endpoint_answering_nonsense_leaves_search_by_words(
     scope = service.resolve_scope(cwd=SCOPE, register=True)
     deploy = service.add(scope, make_draft("Deploy with make deploy"), "agent").memory
     service.backfill.wake()
-    wait_until(lambda: service.index_status().problem is not None)  # the backfill tried
-    hits = service.search(scope, "deploy", include_global=False)
+    wait_until(lambda: service.search.index_status().problem is not None)  # the backfill tried
+    hits = service.search.query(scope, "deploy", include_global=False)
     assert [(h.memory.id, h.matched) for h in hits] == [(deploy.id, MATCHED_WORDS)]
-    assert fake_embeddings.base_url in str(service.index_status().problem)
+    assert fake_embeddings.base_url in str(service.search.index_status().problem)
     assert service.backfill.active  # its thread lives on, to try again later

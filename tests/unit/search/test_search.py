@@ -38,7 +38,7 @@ def ids(service: MemoryService, project: str) -> dict[str, str]:
 
 
 def found(service: MemoryService, project: str, query: str, **kwargs: object) -> list[str]:
-    return [hit.memory.id for hit in service.search(project, query, **kwargs)]  # type: ignore[arg-type]
+    return [hit.memory.id for hit in service.search.query(project, query, **kwargs)]  # type: ignore[arg-type]
 
 
 HOSTILE = [
@@ -95,7 +95,7 @@ HOSTILE = [
 def test_any_input_is_accepted(
     service: MemoryService, project: str, ids: dict[str, str], query: str
 ) -> None:
-    hits = service.search(project, query, limit=10)
+    hits = service.search.query(project, query, limit=10)
     assert isinstance(hits, list)
 
 
@@ -103,7 +103,7 @@ def test_any_input_is_accepted(
 def test_empty_queries_return_nothing(
     service: MemoryService, project: str, ids: dict[str, str], query: object
 ) -> None:
-    assert service.search(project, query) == []
+    assert service.search.query(project, query) == []
 
 
 @pytest.mark.parametrize(
@@ -175,7 +175,7 @@ def test_typing_treats_the_last_word_as_a_prefix(
 def test_cjk_words_inside_longer_runs(
     service: MemoryService, project: str, ids: dict[str, str], query: str, key: str
 ) -> None:
-    hits = service.search(project, query)
+    hits = service.search.query(project, query)
     assert [h.memory.id for h in hits] == [ids[key]]
     assert f"**{query}**" in hits[0].snippet
 
@@ -188,7 +188,7 @@ def test_exclusion(service: MemoryService, project: str, ids: dict[str, str]) ->
 def test_hits_have_score_and_marked_snippet(
     service: MemoryService, project: str, ids: dict[str, str]
 ) -> None:
-    [hit] = service.search(project, "alembic")
+    [hit] = service.search.query(project, "alembic")
     assert hit.score > 0
     assert "**alembic**" in hit.snippet
 
@@ -239,24 +239,26 @@ def test_disabled_and_expired_never_appear(
 def test_limit_is_respected_and_validated(service: MemoryService, project: str) -> None:
     for i in range(12):
         service.add(project, make_draft(f"pagination item {i} with filler{i}"), "a")
-    assert len(service.search(project, "pagination", limit=10)) == 10
-    assert len(service.search(project, "pagination")) == 5
+    assert len(service.search.query(project, "pagination", limit=10)) == 10
+    assert len(service.search.query(project, "pagination")) == 5
     for bad in (0, 101, -1, "5", True):
         with pytest.raises(ValueError, match="limit"):
-            service.search(project, "pagination", limit=bad)
+            service.search.query(project, "pagination", limit=bad)
 
 
 def test_agent_search_reinforces_but_browsing_does_not(
     service: MemoryService, project: str
 ) -> None:
     memory = service.add(project, make_draft("terraform state lives in s3"), "a").memory
-    service.search(project, "terraform")
+    service.search.query(project, "terraform")
     assert service.get(memory.id).use_count == 0
-    [hit] = service.search(project, "terraform", reinforce=True)
+    [hit] = service.search.query(project, "terraform", reinforce=True)
     stored = service.get(memory.id)
     assert hit.memory.use_count == stored.use_count == 1
     assert stored.last_used_at is not None
-    assert [e.action for e in service.history(memory.id)] == ["created"]  # not an audit event
+    assert [e.action for e in service.history.memory(memory.id)] == [
+        "created"
+    ]  # not an audit event
 
 
 def test_word_root() -> None:
@@ -290,7 +292,7 @@ def test_options_versions_paths_packages_and_code_tokens_find_their_memory(
         service.add(
             project, make_draft(f"force push release scope package app flag issue {i}"), "a"
         )
-    assert service.search(project, query)[0].memory.id == ids[query]
+    assert service.search.query(project, query)[0].memory.id == ids[query]
 
 
 @settings(max_examples=400, deadline=None)
@@ -328,7 +330,7 @@ def test_service_search_never_raises(
     @settings(max_examples=300, deadline=None)
     @given(st.text(max_size=60), st.booleans())
     def check(text: str, typing: bool) -> None:
-        hits = service.search(project, text, limit=10, typing=typing)
+        hits = service.search.query(project, text, limit=10, typing=typing)
         assert all(hit.memory.project_id in (project, GLOBAL_PROJECT_ID) for hit in hits)
 
     check()

@@ -16,13 +16,13 @@ pytestmark = pytest.mark.every_backend
 
 
 def ids(service: MemoryService, project: str, text: str, **kwargs: object) -> list[str]:
-    return [h.memory.id for h in service.search(project, text, **kwargs)]  # type: ignore[arg-type]
+    return [h.memory.id for h in service.search.query(project, text, **kwargs)]  # type: ignore[arg-type]
 
 
 def test_repeated_search_has_fresh_counters(service: MemoryService, project: str) -> None:
     memory = service.add(project, make_draft("cached answer about redis"), "a").memory
     for expected_uses in (1, 2, 3):
-        [hit] = service.search(project, "redis", reinforce=True)
+        [hit] = service.search.query(project, "redis", reinforce=True)
         assert hit.memory.use_count == expected_uses
         assert service.get(memory.id).use_count == expected_uses
 
@@ -65,16 +65,16 @@ def test_search_if_cached_answers_only_what_the_cache_holds(
     service: MemoryService, project: str
 ) -> None:
     memory = service.add(project, make_draft("terraform state lives in s3"), "a").memory
-    assert service.search_if_cached(project, "terraform") is None  # never searched
-    service.search(project, "terraform", reinforce=True)
-    [searched] = service.search(project, "terraform")  # the score weighs that use
-    [cached] = service.search_if_cached(project, "terraform", reinforce=True) or []
+    assert service.search.cached(project, "terraform") is None  # never searched
+    service.search.query(project, "terraform", reinforce=True)
+    [searched] = service.search.query(project, "terraform")  # the score weighs that use
+    [cached] = service.search.cached(project, "terraform", reinforce=True) or []
     assert (cached.memory.id, cached.snippet) == (searched.memory.id, searched.snippet)
     assert cached.score == pytest.approx(searched.score)  # recent uses fade as time passes
     assert cached.memory.use_count == 2  # reinforced like search, counters fresh
-    assert service.search_if_cached(project, "terraform", limit=6) is None  # another limit
+    assert service.search.cached(project, "terraform", limit=6) is None  # another limit
     service.update(memory.id, {"importance": 9}, "gui")
-    assert service.search_if_cached(project, "terraform") is None  # a write since
+    assert service.search.cached(project, "terraform") is None  # a write since
 
 
 def test_search_if_cached_refuses_bad_input_like_search(
@@ -82,9 +82,9 @@ def test_search_if_cached_refuses_bad_input_like_search(
 ) -> None:
     for bad in ({"limit": 0}, {"limit": "5"}, {"limit": 101}):
         with pytest.raises(InvalidInput):
-            service.search_if_cached(project, "x", **bad)
+            service.search.cached(project, "x", **bad)
     with pytest.raises(InvalidInput):
-        service.search_if_cached("not a project id", "x")
+        service.search.cached("not a project id", "x")
 
 
 def test_search_if_cached_answers_with_an_embedder_without_embedding_again(
@@ -94,9 +94,9 @@ def test_search_if_cached_answers_with_an_embedder_without_embedding_again(
     service = make_service(tmp_path / "e", embedder=embedder)
     project = service.resolve_scope(cwd="/srv/e", register=True)
     service.add(project, make_draft("helm charts live in deploy/"), "a")
-    first = service.search(project, "helm")
+    first = service.search.query(project, "helm")
     calls = embedder.calls
-    again = service.search_if_cached(project, "helm")
+    again = service.search.cached(project, "helm")
     assert again is not None
     assert [h.memory.id for h in again] == [h.memory.id for h in first]
     assert embedder.calls == calls  # the cached answer needs no vector
@@ -108,8 +108,8 @@ def test_the_cache_can_be_turned_off_in_settings(
     service = make_service(tmp_path / "off", Settings(search_cache_entries=0))
     project = service.resolve_scope(cwd="/srv/off", register=True)
     service.add(project, make_draft("nomad jobs run on the batch cluster"), "a")
-    assert len(service.search(project, "nomad")) == 1
-    assert service.search_if_cached(project, "nomad") is None  # nothing was kept
+    assert len(service.search.query(project, "nomad")) == 1
+    assert service.search.cached(project, "nomad") is None  # nothing was kept
 
 
 def test_vectors_another_worker_stores_invalidate(
@@ -122,7 +122,7 @@ def test_vectors_another_worker_stores_invalidate(
     writer = make_service(tmp_path / "d", embedder=WordHashEmbedder(synonyms))
     project = reader.resolve_scope(cwd="/srv/shop", register=True)
     writer.import_memories(project, [make_draft("Crashes are reported to Sentry")], "agent")
-    assert reader.search(project, "failures logged") == []  # no vector yet: cached empty
+    assert reader.search.query(project, "failures logged") == []  # no vector yet: cached empty
     assert writer.backfill.run_once() == 1  # the other worker's backfill
-    [hit] = reader.search(project, "failures logged")
+    [hit] = reader.search.query(project, "failures logged")
     assert hit.memory.content == "Crashes are reported to Sentry"

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.every_backend
 
 
 def contents(service: MemoryService, project: str, text: str, where: SearchFilter) -> list[str]:
-    hits = service.search(project, text, limit=20, where=where)
+    hits = service.search.query(project, text, limit=20, where=where)
     return [h.memory.content for h in hits]
 
 
