@@ -14,14 +14,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ltm_desktop.core.records import Category, ListQuery, Memory, Project
 from ltm_desktop.core.transfer import jsonl_format as transfer_format
-from ltm_desktop.core.transfer.format_names import EXPORT_FORMATS
+from ltm_desktop.core.transfer.format_names import EXPORT_FORMATS, MARKER
 
 if TYPE_CHECKING:
     from ltm_desktop.core.service import MemoryService
 
 PAGE = 500
 FORMATS = EXPORT_FORMATS
-MARKER = "<!-- ltm "  # starts the line that ends a memory in the Markdown export
 Progress = Callable[[int], None]  # memories written so far
 
 

@@ -19,8 +19,7 @@ from ltm_desktop.core.errors import InvalidInput, LtmError
 from ltm_desktop.core.files.regular_files import NotRegularFile, open_regular
 from ltm_desktop.core.records import Category, Memory, MemoryDraft, Project
 from ltm_desktop.core.transfer import jsonl_format as transfer_format
-from ltm_desktop.core.transfer.exporting import MARKER
-from ltm_desktop.core.transfer.format_names import IMPORT_FORMATS
+from ltm_desktop.core.transfer.format_names import IMPORT_FORMATS, MARKER
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 AGENT_FILES = {"CLAUDE.md": "claude-md", "AGENTS.md": "agents-md", "GEMINI.md": "gemini-md"}
