@@ -18,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from ltm_desktop.api.http.options import http_options
 from ltm_desktop.api.server_thread import ServerThread
-from ltm_desktop.app import OpenedService, backup_if_due, open_service
+from ltm_desktop.app import OpenedService, open_launch
+from ltm_desktop.backups import backup_if_due
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.launch import Launch, resolve_launch
 from ltm_desktop.core.settings.paths import resolve_data_dir
 from ltm_desktop.serve import server_options
 
@@ -67,7 +69,7 @@ def open_or_ask(
     error is then raised (and printed for a terminal) as before."""
     while True:
         try:
-            return open_service(data_dir, config, background=True, **kwargs)
+            return open_launch(resolve_launch(data_dir, config), background=True, **kwargs)
         except (LtmError, OSError) as exc:
             message = (
                 str(exc)
@@ -126,7 +128,7 @@ def _launch(
     try:
         warn(opened.warnings)
         if demo_dir is None:
-            backing_up = start_backup_if_due(service, opened.config_path, warn)
+            backing_up = start_backup_if_due(opened.launch, warn)
         else:
             from ltm_desktop.gui.demo import fill_demo_data
 
@@ -154,16 +156,14 @@ def _launch(
             service.close()
 
 
-def start_backup_if_due(
-    service: MemoryService, config_path: Path, warn: Callable[[Sequence[str]], None]
-) -> threading.Thread:
+def start_backup_if_due(launch: Launch, warn: Callable[[Sequence[str]], None]) -> threading.Thread:
     """The automatic backup at start, on a thread of its own: SQLite's online backup reads
     a snapshot while the app works, so the window need not wait (a large database takes
     tens of seconds). A failure is a warning; the next start tries again."""
 
     def work() -> None:
         try:
-            backup_if_due(service.paths.data_dir, config_path)
+            backup_if_due(launch)
         except (LtmError, OSError) as exc:
             warn([f"the automatic backup failed: {exc}"])
 

@@ -21,9 +21,10 @@ from ltm_desktop.api.http.options import HttpOptions, http_options
 from ltm_desktop.api.listeners import Listeners, open_listeners
 from ltm_desktop.api.runtime import Endpoint, EndpointError, default_data_dir, socket_for
 from ltm_desktop.api.server import ApiServer, ServerOptions
-from ltm_desktop.app import open_service
+from ltm_desktop.app import open_launch
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.settings.config import Settings
+from ltm_desktop.core.settings.launch import Launch, resolve_launch
 
 ENV_WARM_MCP = "LTM_DESKTOP_MCP_WARM"  # "0": no warm MCP process (ltm_desktop.agent.mcp.warm)
 
@@ -68,7 +69,8 @@ def serve(
     """
     if workers > 1 and not hasattr(os, "fork"):
         raise LtmError("--workers needs a system with fork() (Linux, macOS); use --workers 1")
-    opened = open_service(data_dir, config, background=workers <= 1)
+    launch = resolve_launch(data_dir, config)  # once: the workers are forked with it
+    opened = open_launch(launch, background=workers <= 1)
     warn(opened.warnings)
     service = opened.service
     warn([p.describe() for p in service.memory_md.problems()])
@@ -91,7 +93,7 @@ def serve(
             return 0
     finally:
         service.close()  # before forking: children open their own connections
-    return _serve_forked(data_path, config, options, workers)
+    return _serve_forked(launch, options, workers)
 
 
 def _http_options(
@@ -136,8 +138,8 @@ async def _run(server: ApiServer, *, announce: bool, http: HttpOptions | None = 
         await server.stop()
 
 
-def _serve_forked(data_dir: Path, config: str | None, options: ServerOptions, workers: int) -> int:
-    listeners = open_listeners(data_dir, options.socket_path, options.tcp)
+def _serve_forked(launch: Launch, options: ServerOptions, workers: int) -> int:
+    listeners = open_listeners(launch.data_dir, options.socket_path, options.tcp)
     children: list[int] = []
     stopper = _Stopper(children)
     try:
@@ -152,14 +154,14 @@ def _serve_forked(data_dir: Path, config: str | None, options: ServerOptions, wo
                 _worker_signals()
                 code = WORKER_REPORTED
                 try:
-                    code = _worker(data_dir, config, options, listeners, index)
+                    code = _worker(launch, options, listeners, index)
                 except Exception as exc:  # said once, here; the parent adds nothing
                     _report(f"worker process {index + 1} could not serve: {exc}")
                 finally:
                     os._exit(code)
             children.append(pid)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-        _announce(data_dir, listeners.endpoint, workers)
+        _announce(launch.data_dir, listeners.endpoint, workers)
         return _supervise(stopper)
     finally:
         for pid in children:
@@ -236,10 +238,8 @@ def _worker_signals() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
-def _worker(
-    data_dir: Path, config: str | None, options: ServerOptions, listeners: Listeners, index: int
-) -> int:
-    opened = open_service(data_dir, config, background=index == 0)  # one backfill
+def _worker(launch: Launch, options: ServerOptions, listeners: Listeners, index: int) -> int:
+    opened = open_launch(launch, background=index == 0)  # one backfill
     try:
         worker_options = replace(
             options,
@@ -249,7 +249,10 @@ def _worker(
             housekeeping_interval=options.housekeeping_interval if index == 0 else 10**9,
         )
         asyncio.run(
-            _run(ApiServer(opened.service, data_dir, worker_options, listeners), announce=False)
+            _run(
+                ApiServer(opened.service, launch.data_dir, worker_options, listeners),
+                announce=False,
+            )
         )
     finally:
         opened.service.close()

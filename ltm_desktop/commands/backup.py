@@ -55,7 +55,8 @@ def _say(line: str) -> None:
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
-    from ltm_desktop.app import backup_data_dir
+    from ltm_desktop.backups import backup_launch
+    from ltm_desktop.core.settings.launch import resolve_launch
 
     if args.output == "-":
         raise InvalidInput(
@@ -64,7 +65,8 @@ def cmd_backup(args: argparse.Namespace) -> int:
             "output",
         )
     output = None if args.output is None else Path(args.output).expanduser().absolute()
-    made = backup_data_dir(args.data_dir, args.config, output)
+    launch = resolve_launch(args.data_dir, args.config)
+    made = backup_launch(launch, output)
     _say(f"backed up {made.memories} memories (schema v{made.schema_version}) to {made.path}")
     for path in made.removed:
         _say(f"removed the older backup {path}")
@@ -72,7 +74,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    from ltm_desktop.app import check_backup_file, restore_data_dir
+    from ltm_desktop.backups import check_backup_file, restore_data_dir
 
     source = Path(args.file).expanduser().absolute()
     check_backup_file(source)  # before anything else: a bad file changes nothing

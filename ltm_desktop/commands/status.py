@@ -8,9 +8,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ltm_desktop import __version__
+
+if TYPE_CHECKING:  # the command line starts without reading any config
+    from ltm_desktop.core.settings.launch import Launch
 
 EXIT_OK = 0
 
@@ -28,23 +31,19 @@ def warn(lines: Sequence[str]) -> None:
 def cmd_status(args: argparse.Namespace) -> int:
     from ltm_desktop.api import serialize
     from ltm_desktop.api.runtime import socket_for
-    from ltm_desktop.app import open_service
-    from ltm_desktop.core.settings.paths import (
-        DataPaths,
-        check_data_dir,
-        data_dir_exists,
-        resolve_data_dir,
-    )
+    from ltm_desktop.app import open_launch
+    from ltm_desktop.core.settings.launch import resolve_launch
+    from ltm_desktop.core.settings.paths import check_data_dir, data_dir_exists
 
-    socket = str(socket_for(args.data_dir))
-    data = resolve_data_dir(args.data_dir)
-    if data_dir_exists(data):
-        check_data_dir(data)  # an unsafe one is refused here, as by every command
-    if not os.path.lexists(DataPaths(data).db_path):
-        return _status_without_database(args, socket)
-    opened = open_service(args.data_dir, args.config)
-    opened.warnings.extend(_unservable_http(opened.settings))
-    warn(opened.warnings)
+    launch = resolve_launch(args.data_dir, args.config)
+    socket = str(socket_for(launch.data_dir))
+    warnings = [*launch.config_problems, *_unservable_http(launch.settings)]
+    if data_dir_exists(launch.data_dir):
+        check_data_dir(launch.data_dir)  # an unsafe one is refused here, as by every command
+    if not os.path.lexists(launch.paths.db_path):
+        return _status_without_database(args, launch, socket, warnings)
+    opened = open_launch(launch)
+    warn(warnings)
     service = opened.service
     problems = service.memory_md.problems()
     warn([p.describe() for p in problems])
@@ -75,7 +74,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             "synchronous": state.synchronous,
             "problems": list(state.problems),
             "config_path": str(opened.config_path),
-            "config_problems": list(opened.warnings),
+            "config_problems": warnings,
             "switches": switches(opened.settings),
             "last_backup": _last_backup(service.paths.data_dir),
             "purged_expired_at_start": opened.purged_at_start,
@@ -109,17 +108,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _status_without_database(args: argparse.Namespace, socket: str) -> int:
+def _status_without_database(
+    args: argparse.Namespace, launch: Launch, socket: str, warnings: list[str]
+) -> int:
     """``status`` of a data dir with no database yet (a new install, or a mistyped
     ``--data-dir``): what would be used, and nothing created."""
-    from ltm_desktop.core.settings.config import load_settings
-    from ltm_desktop.core.settings.paths import DataPaths, resolve_config_path, resolve_data_dir
-
-    config = resolve_config_path(args.config)
-    settings, warnings = load_settings(config)
-    warnings.extend(_unservable_http(settings))
     warn(warnings)
-    paths = DataPaths(resolve_data_dir(args.data_dir))
+    paths, config, settings = launch.paths, launch.config_path, launch.settings
     report: dict[str, Any] = {
         "version": __version__,
         "data_dir": str(paths.data_dir),
@@ -201,7 +196,7 @@ def describe_search(semantic: dict[str, Any]) -> str:
 
 
 def _last_backup(data_dir: Any) -> str | None:
-    from ltm_desktop.app import last_backup
+    from ltm_desktop.backups import last_backup
 
     newest = last_backup(data_dir)
     return None if newest is None else str(newest)

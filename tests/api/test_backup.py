@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import backup_data_dir, backup_if_due, last_backup, open_service
+from ltm_desktop.app import open_service
+from ltm_desktop.backups import backup_if_due, backup_launch, last_backup
 from ltm_desktop.cli import main
 from ltm_desktop.core.errors import DatabaseReplaced
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft
+from ltm_desktop.core.settings.launch import resolve_launch
 from ltm_desktop.desktop import start_backup_if_due
 from tests.conftest import ServiceFactory
 from tests.console import assert_one_error_line
@@ -62,7 +64,7 @@ def test_a_backup_during_a_write_burst_holds_every_acknowledged_write(
         assert enough.wait(timeout=60)
         with lock:
             before = set(acknowledged)
-        made = backup_data_dir(tmp_path / "data", tmp_path / "config.toml")
+        made = backup_launch(resolve_launch(tmp_path / "data", tmp_path / "config.toml"))
         with lock:
             during = len(acknowledged)
     finally:
@@ -93,7 +95,10 @@ def test_backups_into_the_data_dir_keep_the_newest(
     make_service(tmp_path / "data").add(GLOBAL_PROJECT_ID, MemoryDraft("kept", importance=3), "t")
     config = tmp_path / "config.toml"
     config.write_text("[backup]\nkeep = 2\n")
-    made = [backup_data_dir(tmp_path / "data", config, now=1_800_000_000 + d) for d in range(3)]
+    made = [
+        backup_launch(resolve_launch(tmp_path / "data", config), now=1_800_000_000 + d)
+        for d in range(3)
+    ]
     assert made[2].removed == (made[0].path,)
     assert sorted(p.name for p in (tmp_path / "data" / "backups").iterdir()) == [
         made[1].path.name,
@@ -106,7 +111,7 @@ def test_restore_checks_the_file_and_keeps_the_current_database_aside(
 ) -> None:
     service = make_service(tmp_path / "data")
     service.add(GLOBAL_PROJECT_ID, MemoryDraft("before the backup", importance=3), "t")
-    made = backup_data_dir(tmp_path / "data", None, tmp_path / "b.sqlite")
+    made = backup_launch(resolve_launch(tmp_path / "data", None), tmp_path / "b.sqlite")
     service.add(GLOBAL_PROJECT_ID, MemoryDraft("after the backup", importance=3), "t")
     service.close()
 
@@ -188,15 +193,15 @@ def test_the_app_backs_up_at_start_when_the_last_backup_is_old(
     make_service(tmp_path / "data")
     config = tmp_path / "config.toml"
     config.write_text("[backup]\nevery_days = 7\n")
-    first = backup_if_due(tmp_path / "data", config)
+    first = backup_if_due(resolve_launch(tmp_path / "data", config))
     assert first is not None
-    assert backup_if_due(tmp_path / "data", config) is None
+    assert backup_if_due(resolve_launch(tmp_path / "data", config)) is None
     later = first.path.stat().st_mtime + 7 * 86_400 + 1
-    second = backup_if_due(tmp_path / "data", config, now=later)
+    second = backup_if_due(resolve_launch(tmp_path / "data", config), now=later)
     assert second is not None
     assert second.path != first.path
     config.write_text("[backup]\nevery_days = 0\n")
-    assert backup_if_due(tmp_path / "data", config, now=later * 2) is None
+    assert backup_if_due(resolve_launch(tmp_path / "data", config), now=later * 2) is None
 
 
 def test_the_apps_backup_at_start_runs_beside_writes_and_says_when_it_fails(
@@ -208,7 +213,7 @@ def test_the_apps_backup_at_start_runs_beside_writes_and_says_when_it_fails(
     project = service.resolve_scope(cwd="/srv/app", register=True)
     config = tmp_path / "config.toml"
     warnings: list[str] = []
-    thread = start_backup_if_due(service, config, warnings.extend)
+    thread = start_backup_if_due(resolve_launch(service.paths.data_dir, config), warnings.extend)
     service.add(project, MemoryDraft("written while the backup runs"), "gui")
     thread.join(timeout=60)
     assert not thread.is_alive()
@@ -219,7 +224,7 @@ def test_the_apps_backup_at_start_runs_beside_writes_and_says_when_it_fails(
     shutil.rmtree(backups)
     (tmp_path / "elsewhere").mkdir()
     backups.symlink_to(tmp_path / "elsewhere")  # refused, never followed
-    failing = start_backup_if_due(service, config, warnings.extend)
+    failing = start_backup_if_due(resolve_launch(service.paths.data_dir, config), warnings.extend)
     failing.join(timeout=60)
     assert len(warnings) == 1
     assert warnings[0].startswith("the automatic backup failed: ")
@@ -235,7 +240,7 @@ def test_a_process_that_kept_the_old_database_open_is_stopped_not_lost(
     file restore replaced."""
     holder = make_service(tmp_path / "data")
     holder.add(GLOBAL_PROJECT_ID, MemoryDraft("old", importance=3), "t")
-    made = backup_data_dir(tmp_path / "data", None, tmp_path / "b.sqlite")
+    made = backup_launch(resolve_launch(tmp_path / "data", None), tmp_path / "b.sqlite")
     assert main(["--data-dir", str(tmp_path / "data"), "restore", str(made.path)]) == 0
     capsys.readouterr()
     with pytest.raises(DatabaseReplaced):

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import backup_data_dir, open_service
+from ltm_desktop.app import open_service
+from ltm_desktop.backups import backup_launch
 from ltm_desktop.cli import main
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
+from ltm_desktop.core.settings.launch import resolve_launch
 from ltm_desktop.store.migrations import MIGRATIONS, migrate
 from tests.conftest import ServiceFactory
 
@@ -23,7 +25,7 @@ def _backup(make_service: ServiceFactory, tmp_path: Path) -> Path:
     """A data dir holding one memory ("current"), and a backup of it with another."""
     service = make_service(tmp_path / "data")
     service.add(GLOBAL_PROJECT_ID, MemoryDraft("in the backup", importance=3), "t")
-    made = backup_data_dir(tmp_path / "data", None, tmp_path / "b.sqlite")
+    made = backup_launch(resolve_launch(tmp_path / "data", None), tmp_path / "b.sqlite")
     service.add(GLOBAL_PROJECT_ID, MemoryDraft("current", importance=3), "t")
     service.close()
     return made.path
@@ -143,7 +145,7 @@ def test_a_backup_of_a_data_dir_with_several_scopes_restores(
         scope = service.resolve_scope(cwd=cwd, register=True)
         service.add(scope, MemoryDraft(f"note of {cwd}", importance=3), "t")
     service.close()  # PRAGMA optimize may leave sqlite_stat1
-    made = backup_data_dir(tmp_path / "data", None, tmp_path / "b.sqlite")
+    made = backup_launch(resolve_launch(tmp_path / "data", None), tmp_path / "b.sqlite")
     _tamper(made.path, "ANALYZE")
     assert main(["--data-dir", str(tmp_path / "restored"), "restore", str(made.path)]) == 0
     assert "restored 2 memories" in capsys.readouterr().out

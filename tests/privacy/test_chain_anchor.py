@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import backup_data_dir, open_service
+from ltm_desktop.app import open_service
+from ltm_desktop.backups import backup_launch
 from ltm_desktop.cli import main
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
+from ltm_desktop.core.settings.launch import resolve_launch
 from ltm_desktop.store.audit import chain as audit_chain
 from tests.conftest import ServiceFactory
 from tests.console import ltm
@@ -119,7 +121,9 @@ def test_erasing_restoring_and_reopening_raise_nothing(
     ids = [
         service.add(GLOBAL_PROJECT_ID, MemoryDraft(f"note {i}"), "t").memory.id for i in range(3)
     ]
-    made = backup_data_dir(data, None, tmp_path / "b.sqlite")  # an older copy: 3 events
+    made = backup_launch(
+        resolve_launch(data, None), tmp_path / "b.sqlite"
+    )  # an older copy: 3 events
     service.add(GLOBAL_PROJECT_ID, MemoryDraft("after the backup"), "t")
     service.eraser.erase(ids[0], "t")  # tombstones: the hashes stay, so does the head
     service.close()

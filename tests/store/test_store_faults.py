@@ -19,12 +19,13 @@ from typing import Any
 
 import pytest
 
-from ltm_desktop.app import backup_data_dir
+from ltm_desktop.backups import backup_launch
 from ltm_desktop.core import rules, writing
 from ltm_desktop.core.errors import DatabaseReplaced, StorageError
 from ltm_desktop.core.privacy.screening import Screen
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.launch import resolve_launch
 from ltm_desktop.core.settings.paths import DataPaths
 from ltm_desktop.store import SqliteStore, checkpointer, connection, opening
 from ltm_desktop.store.migrations import MIGRATIONS, Migration, latest_version
@@ -399,7 +400,7 @@ def test_a_backup_onto_a_full_disk_is_a_clear_error_and_leaves_no_partial_copy(
     fill(small_disk)
 
     with pytest.raises(StorageError, match="is full") as failure:
-        backup_data_dir(data, tmp_path / "config.toml", output=small_disk / "copy.sqlite")
+        backup_launch(resolve_launch(data, tmp_path / "config.toml"), small_disk / "copy.sqlite")
 
     assert "a bug" not in str(failure.value)
     assert str(small_disk) in str(failure.value)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import check_backup_file, open_service
+from ltm_desktop.app import open_service
+from ltm_desktop.backups import check_backup_file
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
 

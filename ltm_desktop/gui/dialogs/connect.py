@@ -204,7 +204,7 @@ class ConnectDialog(QDialog):
 
 def last_backup_label(data_dir: Path) -> str:
     """When the newest automatic backup was made (File › Back up now, or at start)."""
-    from ltm_desktop.app import last_backup  # the composition root knows the backup files
+    from ltm_desktop.backups import last_backup  # the store stays out of the GUI
 
     newest = last_backup(data_dir)
     if newest is None:

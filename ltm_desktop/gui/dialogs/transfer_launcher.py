@@ -93,12 +93,12 @@ class TransferLauncher(QObject):
     # -- backup ---------------------------------------------------------------------
 
     def backup_now(self) -> None:
-        from ltm_desktop.app import backup_data_dir  # the composition root owns the database
+        from ltm_desktop.backups import backup_data_dir  # no Qt, and the store stays out of the GUI
 
         data_dir, keep = self.ctx.service.paths.data_dir, self.ctx.service.settings.backup_keep
         self.message.emit("Backing up…")
         self.ctx.runner.run(
-            lambda: backup_data_dir(data_dir, None, keep=keep),
+            lambda: backup_data_dir(data_dir, keep=keep),
             lambda made: self.message.emit(f"Backed up {made.memories:,} memories to {made.path}."),
             lambda exc: self._failed(exc, "back up"),
         )
