@@ -14,7 +14,8 @@ import pytest
 
 from ltm_desktop.app import open_service
 from ltm_desktop.core.transfer import importing
-from ltm_desktop.core.transfer.importing import ImportFailed, parse_file
+from ltm_desktop.core.transfer.importing import parse_file
+from ltm_desktop.core.transfer.parsed import ImportFailed
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
 
 PROJECT_ID = "proj_ca0709b323d061b6"

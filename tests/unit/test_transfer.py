@@ -21,7 +21,8 @@ from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, ListQuery, Mem
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.paths import DataPaths
 from ltm_desktop.core.transfer import exporting, importing
-from ltm_desktop.core.transfer.importing import ImportFailed, parse_file
+from ltm_desktop.core.transfer.importing import parse_file
+from ltm_desktop.core.transfer.parsed import ImportFailed
 from ltm_desktop.store import open_store
 from tests.conftest import FakeClock, ServiceFactory
 

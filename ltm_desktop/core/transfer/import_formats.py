@@ -21,13 +21,8 @@ from pathlib import Path
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.records import Category, MemoryDraft
-from ltm_desktop.core.transfer.importing import (
-    Entry,
-    ParsedFile,
-    fail,
-    heading_tag,
-    parse_agent_markdown,
-)
+from ltm_desktop.core.transfer.agent_markdown import heading_tag, parse_agent_markdown
+from ltm_desktop.core.transfer.parsed import Entry, ParsedFile, fail
 
 HERMES_FILES = {"MEMORY.md", "USER.md"}
 _FRONT_KEY = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*:\s*(.*)$")

@@ -33,7 +33,7 @@ from ltm_desktop.core.kernel import WriteKernel
 from ltm_desktop.core.privacy.screening import Screen, SecretRefused
 from ltm_desktop.core.records import AddResult, AddStatus, AuditAction, ChangeEvent, Memory, Project
 from ltm_desktop.core.rules import content_signature, similarity_tokens
-from ltm_desktop.core.transfer.importing import Entry, ParsedFile, describe_entry
+from ltm_desktop.core.transfer.parsed import Entry, ParsedFile, describe_entry
 
 IMPORT_SOURCE = "import"
 

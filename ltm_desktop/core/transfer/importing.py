@@ -9,51 +9,21 @@ from __future__ import annotations
 
 import json
 import os
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ltm_desktop.core import rules
-from ltm_desktop.core.errors import InvalidInput, LtmError
+from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.files.regular_files import NotRegularFile, open_regular
-from ltm_desktop.core.records import Category, Memory, MemoryDraft, Project
+from ltm_desktop.core.records import Category, MemoryDraft
 from ltm_desktop.core.transfer import jsonl_format as transfer_format
+from ltm_desktop.core.transfer.agent_markdown import parse_agent_markdown
 from ltm_desktop.core.transfer.format_names import IMPORT_FORMATS, MARKER
+from ltm_desktop.core.transfer.parsed import Entry, ImportFailed, ParsedFile, fail
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 AGENT_FILES = {"CLAUDE.md": "claude-md", "AGENTS.md": "agents-md", "GEMINI.md": "gemini-md"}
 FORMATS = IMPORT_FORMATS
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_BULLET = re.compile(r"^(?:[-*+]|\d+[.)])\s+(.*)$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_SLUG = re.compile(r"[^a-z0-9]+")
-
-
-class ImportFailed(LtmError):
-    """A file that cannot be imported; nothing of it was written."""
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One memory found in a file: a full record (JSONL) or a draft for the normal add."""
-
-    line: int
-    draft: MemoryDraft | None = None
-    record: Memory | None = None
-    project_id: str | None = None  # the scope the file names for it, if it names one
-
-
-@dataclass(slots=True)
-class ParsedFile:
-    path: str
-    format: str
-    entries: list[Entry] = field(default_factory=list)
-    projects: list[Project] = field(default_factory=list)  # scopes the file describes
-    # where entries without a scope go when none is given: "folder" (the file's own, a
-    # repo's CLAUDE.md), "parent" (its folder's parent: a Cline memory-bank/), "global", or
-    # "none" (the caller must say)
-    default_scope: str = "folder"
 
 
 def detect_format(path: Path, text: str) -> str:
@@ -124,10 +94,6 @@ def parse_file(path: Path, fmt: str = "auto") -> ParsedFile:
     else:
         raise ImportFailed(f"{path}: unknown format {fmt!r}; one of {', '.join(FORMATS)}")
     return parsed
-
-
-def fail(parsed: ParsedFile, line: int, problem: str) -> ImportFailed:
-    return ImportFailed(f"{parsed.path} line {line}: {problem}")
 
 
 def _parse_jsonl(parsed: ParsedFile, text: str) -> None:
@@ -215,82 +181,3 @@ def _export_entry(
     except InvalidInput as exc:
         raise fail(parsed, start, str(exc)) from None
     return Entry(start, draft=draft, project_id=project_id)
-
-
-def heading_tag(heading: str) -> str:
-    """A heading as a tag: lower case, words joined by hyphens, cut to the tag limit."""
-    slug = _SLUG.sub("-", heading.lower()).strip("-")
-    return slug[: rules.MAX_TAG_CHARS].strip("-")
-
-
-@dataclass(slots=True)
-class _Block:
-    line: int
-    lines: list[str]
-    tags: tuple[str, ...]
-
-
-def parse_agent_markdown(
-    parsed: ParsedFile, text: str, extra_tags: tuple[str, ...] = (), category: str = "knowledge"
-) -> None:
-    """Agent memory files: each top-level bullet is a memory (with its indented lines
-    and sub-bullets), and so is each paragraph or fenced code block; the headings above
-    it (below the document's ``#`` title) become its tags."""
-    headings: list[tuple[int, str]] = []
-    blocks: list[_Block] = []
-    current: _Block | None = None
-    fence: str | None = None
-    after_blank = False
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if fence is not None:
-            assert current is not None
-            current.lines.append(raw)
-            if raw.strip().startswith(fence):
-                fence = None
-            continue
-        tags = tuple(tag for level, h in headings if level > 1 and (tag := heading_tag(h)))
-        opening = _FENCE.match(raw)
-        heading = _HEADING.match(raw)
-        bullet = _BULLET.match(raw)
-        if heading:
-            level = len(heading.group(1))
-            headings = [(lv, h) for lv, h in headings if lv < level] + [(level, heading[2])]
-            current = None
-        elif not raw.strip():
-            after_blank = True
-            continue
-        elif bullet:
-            current = _Block(number, [bullet.group(1)], tags)
-            blocks.append(current)
-        elif current is None or (
-            not raw.startswith((" ", "\t"))
-            and (after_blank or opening is not None)
-            and not (opening and current.lines[-1].endswith(":"))
-        ):  # a paragraph or code block of its own; indented lines belong to the bullet,
-            # and a code block belongs to the text that introduces it ("Run:")
-            current = _Block(number, [raw.strip()], tags)
-            blocks.append(current)
-        else:
-            current.lines.append(raw.strip())
-        if opening and not heading:
-            fence = opening.group(1)
-        after_blank = False
-    if fence is not None and current is not None:
-        raise fail(parsed, current.line, "a code block that is never closed")
-    for block in blocks:
-        try:
-            tags = (*extra_tags, *block.tags)[-rules.MAX_TAGS :]
-            draft = rules.validate_draft(
-                MemoryDraft("\n".join(block.lines), category=category, tags=tags)
-            )
-        except InvalidInput as exc:
-            raise fail(parsed, block.line, str(exc)) from None
-        parsed.entries.append(Entry(block.line, draft=draft))
-
-
-def describe_entry(entry: Entry) -> dict[str, Any]:
-    """What a dry run lists about an entry."""
-    if entry.record is not None:
-        return {"line": entry.line, "id": entry.record.id, "title": entry.record.title}
-    assert entry.draft is not None
-    return {"line": entry.line, "title": entry.draft.title}
