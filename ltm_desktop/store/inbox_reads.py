@@ -1,27 +1,21 @@
-"""The review inbox's reads (proposals, unreviewed memories, extraction runs), shared by
+"""The review inbox's reads (proposals, unreviewed memories, extraction runs), for
 ``SqliteStore`` (kept apart: it is one job)."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
-from typing import TypeVar
 
 from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.records import Memory
 from ltm_desktop.store import inbox
-
-T = TypeVar("T")
+from ltm_desktop.store.scoped_reader import ScopedReader
 
 
 class InboxReads:
     """What waits for a person's review, per scope or in every scope (``None``)."""
 
-    def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        raise NotImplementedError
-
-    def _pk(self, conn: sqlite3.Connection, project_id: str) -> int | None:
-        raise NotImplementedError
+    def __init__(self, reader: ScopedReader) -> None:
+        self._reader = reader
 
     def _scope_key(
         self, conn: sqlite3.Connection, project_id: str | None
@@ -29,11 +23,11 @@ class InboxReads:
         """(whether the scope has rows at all, its key: None meaning every scope)."""
         if project_id is None:
             return True, None
-        pk = self._pk(conn, project_id)
+        pk = self._reader.pk(conn, project_id)
         return pk is not None, pk
 
     def get_proposal(self, proposal_id: str) -> Proposal:
-        return self._read(lambda c: inbox.load_proposal(c, proposal_id)[1])
+        return self._reader.read(lambda c: inbox.load_proposal(c, proposal_id)[1])
 
     def list_proposals(
         self, project_id: str | None, state: str, limit: int, offset: int
@@ -44,14 +38,14 @@ class InboxReads:
                 return []
             return inbox.list_proposals(conn, pk, state, limit, offset)
 
-        return self._read(work)
+        return self._reader.read(work)
 
     def merge_proposals(self, project_id: str, state: str) -> list[Proposal]:
         def work(conn: sqlite3.Connection) -> list[Proposal]:
-            pk = self._pk(conn, project_id)
+            pk = self._reader.pk(conn, project_id)
             return [] if pk is None else inbox.merge_proposals(conn, pk, state)
 
-        return self._read(work)
+        return self._reader.read(work)
 
     def list_unreviewed(
         self, project_id: str | None, limit: int, offset: int, now: float
@@ -62,10 +56,10 @@ class InboxReads:
                 return []
             return inbox.list_unreviewed(conn, pk, limit, offset, now)
 
-        return self._read(work)
+        return self._reader.read(work)
 
     def inbox_counts(self, now: float) -> dict[str, int]:
-        return self._read(lambda c: inbox.inbox_counts(c, now))
+        return self._reader.read(lambda c: inbox.inbox_counts(c, now))
 
     def list_runs(self, project_id: str | None, limit: int) -> list[ExtractionRun]:
         def work(conn: sqlite3.Connection) -> list[ExtractionRun]:
@@ -74,4 +68,4 @@ class InboxReads:
                 return []
             return inbox.list_runs(conn, pk, limit)
 
-        return self._read(work)
+        return self._reader.read(work)

@@ -1,4 +1,4 @@
-"""The Overview's counts (core.overview_reads), grouped in SQLite (part of SqliteStore).
+"""The Overview's counts (core.overview_reads), grouped in SQLite (for SqliteStore).
 
 A time's bucket is found by a binary search written as nested CASE expressions (about
 log2(edges) comparisons a row), and every group is one integer key, so that SQLite sorts
@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ltm_desktop.core.records import Category
+from ltm_desktop.store.scoped_reader import ScopedReader
 
 T = TypeVar("T")
 CATEGORIES = tuple(Category)
@@ -145,22 +146,18 @@ def event_counts(
 
 
 class OverviewQueries:
-    """Mixed into SqliteStore, which provides ``_read`` and ``_read_scope``."""
+    """The Overview's counts (``core.overview.reads.OverviewReads``; its ``last_event_seq``
+    is the audit history's, ``audit.reads``), of one scope or every scope (None)."""
 
-    def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        raise NotImplementedError
-
-    def _read_scope(
-        self, project_id: str, read: Callable[[sqlite3.Connection, int], T], empty: T
-    ) -> T:
-        raise NotImplementedError
+    def __init__(self, reader: ScopedReader) -> None:
+        self._reader = reader
 
     def _overview_read(
         self, project_id: str | None, read: Callable[[sqlite3.Connection, int | None], list[T]]
     ) -> list[T]:
         if project_id is None:
-            return self._read(lambda conn: read(conn, None))
-        return self._read_scope(project_id, read, [])
+            return self._reader.read(lambda conn: read(conn, None))
+        return self._reader.read_scope(project_id, read, [])
 
     def memory_timeline(
         self,

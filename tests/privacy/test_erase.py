@@ -99,7 +99,7 @@ def test_empty_trash_erases_the_scope_s_trash_only(service: MemoryService, proje
 @pytest.mark.sqlite_only
 def test_the_history_refuses_any_other_rewrite(service: MemoryService, project: str) -> None:
     memory = service.add(project, MemoryDraft("Deploys go out on Fridays"), "agent").memory
-    writer = service.store._writer  # type: ignore[attr-defined]
+    writer = service.store._db._writer  # type: ignore[attr-defined]
     with pytest.raises(Exception, match="append-only"):
         writer.execute("UPDATE audit SET after = '{}' WHERE memory_id = ?", (memory.id,))
     with pytest.raises(Exception, match="append-only"):

@@ -107,7 +107,7 @@ def test_words_never_match_the_scope_column(service: MemoryService, project: str
     """A query word like "s2" must not match the internal scope tokens (review finding)."""
     service.observations.record(project, "agent_end", "s", "a", user_text="unrelated words only")
     pk_token = "s" + str(
-        service.store._read(  # type: ignore[attr-defined]
+        service.store._reader.read(  # type: ignore[attr-defined]
             lambda c: c.execute(
                 "SELECT pk FROM projects WHERE project_id = ?", (project,)
             ).fetchone()[0]

@@ -1,28 +1,21 @@
-"""The audit history's reads, shared by ``SqliteStore`` (kept apart: it is one job)."""
+"""The audit history's reads, for ``SqliteStore`` (kept apart: it is one job)."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
 
 from ltm_desktop.core.records import AuditEvent
 from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
-
-T = TypeVar("T")
+from ltm_desktop.store.scoped_reader import ScopedReader
 
 
 class AuditReads:
     """Who changed what, when: per memory, per scope, and since a point in the log."""
 
-    def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        raise NotImplementedError
-
-    def _read_scope(
-        self, project_id: str, read: Callable[[sqlite3.Connection, int], T], empty: T
-    ) -> T:
-        raise NotImplementedError
+    def __init__(self, reader: ScopedReader) -> None:
+        self._reader = reader
 
     def memory_history(self, memory_id: str) -> list[AuditEvent]:
         def work(conn: sqlite3.Connection) -> list[AuditEvent]:
@@ -31,7 +24,7 @@ class AuditReads:
                 writes.load_memory(conn, memory_id)  # raises NotFound for unknown ids
             return events
 
-        return self._read(work)
+        return self._reader.read(work)
 
     def project_history(
         self,
@@ -41,7 +34,7 @@ class AuditReads:
         actor: str | None,
         offset: int,
     ) -> list[AuditEvent]:
-        return self._read_scope(
+        return self._reader.read_scope(
             project_id,
             lambda c, pk: reads.project_history(
                 c, pk, limit=limit, offset=offset, before_seq=before_seq, actor=actor
@@ -50,18 +43,20 @@ class AuditReads:
         )
 
     def count_history(self, project_id: str, actor: str | None) -> int:
-        return self._read_scope(project_id, lambda c, pk: reads.count_history(c, pk, actor), 0)
+        return self._reader.read_scope(
+            project_id, lambda c, pk: reads.count_history(c, pk, actor), 0
+        )
 
     def history_actors(self, project_id: str) -> list[str]:
-        return self._read_scope(project_id, lambda c, pk: reads.history_actors(c, pk), [])
+        return self._reader.read_scope(project_id, lambda c, pk: reads.history_actors(c, pk), [])
 
     def last_events(self, memory_ids: Sequence[str], actions: Sequence[str]) -> list[AuditEvent]:
-        return self._read(lambda c: reads.last_events(c, list(memory_ids), list(actions)))
+        return self._reader.read(lambda c: reads.last_events(c, list(memory_ids), list(actions)))
 
     def events_after(self, seq: int, limit: int) -> list[AuditEvent]:
-        return self._read(lambda c: reads.events_after(c, seq, limit))
+        return self._reader.read(lambda c: reads.events_after(c, seq, limit))
 
     def last_event_seq(self) -> int:
-        return self._read(
+        return self._reader.read(
             lambda c: int(c.execute("SELECT coalesce(max(seq), 0) FROM audit").fetchone()[0])
         )

@@ -218,4 +218,4 @@ def test_opening_a_scope_prepares_its_search_by_meaning(
     embedder.calls = 0
     make_window(service, scope=scope)
     qtbot.waitUntil(lambda: embedder.calls >= 1)  # nothing was typed
-    assert cast(SqliteStore, service.store)._vectors.memory_bytes() > 0  # the scope was read
+    assert cast(SqliteStore, service.store)._db.vectors.memory_bytes() > 0  # the scope was read
