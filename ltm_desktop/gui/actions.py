@@ -22,8 +22,8 @@ from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui import ops
 from ltm_desktop.gui.editing.conflicts import OVERWRITE, RELOAD, ConflictResolver
 from ltm_desktop.gui.editing.own_writes import Written, follow, remembered, written_by
-from ltm_desktop.gui.errors import ErrorReporter, describe
-from ltm_desktop.gui.formatting import count_label
+from ltm_desktop.gui.errors import ErrorReporter
+from ltm_desktop.gui.outcome_text import add_result_text, bulk_text, titled, transfer_text
 from ltm_desktop.gui.tasks import TaskRunner
 from ltm_desktop.gui.undo import UndoEntry, UndoStack
 
@@ -38,14 +38,6 @@ KNOWN_WRITES = 50_000  # versions of our own writes remembered (a bulk action: 5
 
 def _versions(memories: list[Memory]) -> ops.Versions:
     return {m.id: m.updated_at for m in memories}
-
-
-def _title(memories: list[Memory]) -> str:
-    return (
-        f"“{memories[0].title}”"
-        if len(memories) == 1
-        else count_label(len(memories), "memory", "memories")
-    )
 
 
 UNDO_HINT = " Ctrl+Z undoes it."
@@ -238,22 +230,10 @@ class MemoryActions(QObject):
     ) -> None:
         if undo is not None:
             (push or self._undo.push)(undo)
-        text = said.replace("{what}", _title(outcome.done)) if outcome.done else ""
-        if undo is not None:
-            text += hint
-        if outcome.cancelled:
-            left = count_label(outcome.cancelled, "memory", "memories")
-            text += f" Cancelled: {left} left as they were."
-        if outcome.conflicts:
-            text += (
-                f" {count_label(len(outcome.conflicts), 'memory', 'memories')} changed meanwhile: "
-                "nothing was written to them."
-            )
         if outcome.failed:
             memory_id, exc = outcome.failed[0]
-            text += f" {len(outcome.failed)} could not be changed: {describe(exc)[1]}"
             self._errors.report(exc, f"{doing} {memory_id}")
-        self.message.emit(text.strip())
+        self.message.emit(bulk_text(outcome, said, hint if undo is not None else ""))
 
     # -- bulk -------------------------------------------------------------
 
@@ -263,7 +243,7 @@ class MemoryActions(QObject):
 
         def undo(outcome: ops.BulkOutcome) -> UndoEntry:
             back = ops.writes("restore", _versions(outcome.done))
-            return UndoEntry(f"Delete {_title(outcome.done)}", tuple(back))
+            return UndoEntry(f"Delete {titled(outcome.done)}", tuple(back))
 
         if isinstance(target, FilterSelection):
             target = target.narrowed(include_disabled=False, only_disabled=False)
@@ -273,7 +253,7 @@ class MemoryActions(QObject):
     def restore(self, target: ops.Target, on_done: Done | None = None) -> None:
         def undo(outcome: ops.BulkOutcome) -> UndoEntry:
             again = ops.writes("remove", _versions(outcome.done))
-            return UndoEntry(f"Restore {_title(outcome.done)}", tuple(again))
+            return UndoEntry(f"Restore {titled(outcome.done)}", tuple(again))
 
         if isinstance(target, FilterSelection):
             target = target.narrowed(only_disabled=True)
@@ -282,7 +262,7 @@ class MemoryActions(QObject):
 
     def keep(self, versions: ops.Versions) -> None:
         def undo(outcome: ops.BulkOutcome) -> UndoEntry:
-            return UndoEntry(f"Keep {_title(outcome.done)}", ops.inverse(outcome))
+            return UndoEntry(f"Keep {titled(outcome.done)}", ops.inverse(outcome))
 
         writes = ops.writes("keep", versions)
         self._write(writes, "mark as reviewed", "Kept (marked reviewed) {what}.", undo)
@@ -297,7 +277,7 @@ class MemoryActions(QObject):
             names = {"tags" if name in TAG_EDITS else name for name in values}
             old = {m.id: ops.editable_values(m, names) for m in outcome.before}
             back = ops.each(old, _versions(outcome.done))
-            return UndoEntry(f"{label} for {_title(outcome.done)}", tuple(back))
+            return UndoEntry(f"{label} for {titled(outcome.done)}", tuple(back))
 
         writes = self._plan(target, "update", **values)
         self._write(writes, "change the memories", f"{label} for {{what}}.", undo)
@@ -315,18 +295,10 @@ class MemoryActions(QObject):
         def done(result: ops.TransferOutcome) -> None:
             self._cancels.discard(cancel)
             self._running(-1)
-            titles = _title([t.source for t in result.done])
             if result.back:
+                titles = titled([t.source for t in result.done])
                 self._undo.push(UndoEntry(f"{verb} {titles} to {scope_name}", tuple(result.back)))
-            same = sum(1 for t in result.done if t.result.status == AddStatus.DEDUPLICATED)
-            note = f" {same} already there (refreshed, not duplicated)." if same else ""
-            if result.not_done:
-                left = count_label(result.not_done, "memory", "memories")
-                why = "Cancelled" if result.cancelled else "Stopped"
-                note += f" {why}: {left} left where they were."
-            self.message.emit(
-                f"{'Copied' if copy else 'Moved'} {titles} to {scope_name}.{note} Ctrl+Z undoes it."
-            )
+            self.message.emit(transfer_text(result, copy, scope_name))
             if result.stopped is not None:
                 self._errors.report(result.stopped, f"{doing} (the rest)")
 
@@ -436,19 +408,3 @@ class MemoryActions(QObject):
         done_text = f"{'Undone' if mode == 'undo' else 'Redone'}: {entry.label}."
         hint = REDO_HINT if mode == "undo" else UNDO_HINT  # where the entry went
         self._write(writes, f"{mode} {entry.label}", done_text, back, written, push=push, hint=hint)
-
-
-def add_result_text(result: AddResult) -> str:
-    """What the core did with a new memory, in words."""
-    title = result.memory.title
-    if result.status == AddStatus.DEDUPLICATED:
-        return (
-            f"Already known: this text matches “{title}”. Nothing new was added; "
-            "that memory was refreshed instead."
-        )
-    if result.status == AddStatus.SUPERSEDED:
-        return (
-            f"Created “{title}”. It replaced a near-duplicate memory, which moved to the "
-            "Trash (restore it from there if you need both)."
-        )
-    return f"Created “{title}”."

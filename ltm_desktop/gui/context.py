@@ -90,3 +90,24 @@ class AppContext:
     prompter: Prompter
     api: ApiStatus | None
     data_dir_label: str
+
+
+def build_context(
+    service: MemoryService, settings: QSettings, api: ApiStatus | None, label: str, parent: QWidget
+) -> AppContext:
+    """The shared services of one window (``parent``), for a data dir called ``label``."""
+    runner = TaskRunner(parent=parent)
+    errors = ErrorReporter(parent)
+    runner.error_handler = errors.report
+    return AppContext(
+        service=service,
+        runner=runner,
+        bridge=ServiceBridge(service, runner, parent=parent),
+        errors=errors,
+        undo=UndoStack(parent),
+        scope=ScopeState(parent),
+        settings=settings,
+        prompter=DialogPrompter(),
+        api=api,
+        data_dir_label=label,
+    )

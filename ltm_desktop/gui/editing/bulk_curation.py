@@ -4,7 +4,7 @@ them to another scope (the core applies dedup and audits; one Ctrl+Z undoes it a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -22,13 +22,12 @@ from PySide6.QtWidgets import (
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.records import Category
 from ltm_desktop.core.rules import MAX_TTL_DAYS
+from ltm_desktop.gui.actions import MemoryActions
+from ltm_desktop.gui.context import ScopeState
 from ltm_desktop.gui.formatting import parse_tags
+from ltm_desktop.gui.memory_list.memory_table import MemoryTable
 from ltm_desktop.gui.mnemonics import assign_mnemonics
 from ltm_desktop.gui.ops import Target
-
-if TYPE_CHECKING:
-    from ltm_desktop.gui.window.main_window import MainWindow
-
 
 Ok, Cancel = QDialogButtonBox.StandardButton.Ok, QDialogButtonBox.StandardButton.Cancel
 
@@ -183,34 +182,42 @@ def describe_fields(values: dict[str, Any]) -> str:
 
 
 class BulkCuration:
-    """Opens the dialogs for the memory list's selection and runs what they ask for."""
+    """Opens the dialogs for the memory list's selection and runs what they ask for.
 
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+    ``scope_choices`` gives (project id, name) of every scope, ``say`` puts a line in the
+    status bar, and ``parent`` holds the dialogs."""
+
+    def __init__(
+        self,
+        table: MemoryTable,
+        actions: MemoryActions,
+        scope: ScopeState,
+        scope_choices: Callable[[], list[tuple[str, str]]],
+        say: Callable[[str], None],
+        parent: QWidget,
+    ) -> None:
+        self._table, self._actions, self._scope = table, actions, scope
+        self._scope_choices, self._say, self._parent = scope_choices, say, parent
         self.dialog: QDialog | None = None  # the one open (tests drive it)
-        a = window.menu_actions
-        a.bulk_edit.triggered.connect(self.edit_selected)
-        a.move_to.triggered.connect(lambda: self.transfer_selected(copy=False))
-        a.copy_to.triggered.connect(lambda: self.transfer_selected(copy=True))
 
     def _selected(self) -> tuple[Target, int]:
         """What the list's selection acts on, and how many memories that is."""
-        table = self.window.table
+        table = self._table
         target, count = table.selection_target(), table.selected_count()
         if not count:
-            self.window.status.say("Select memories in the list first.")
+            self._say("Select memories in the list first.")
         return target, count
 
     def edit_selected(self) -> BulkEditDialog | None:
         versions, count = self._selected()
         if not count:
             return None
-        dialog = BulkEditDialog(count, self.window)
+        dialog = BulkEditDialog(count, self._parent)
 
         def apply() -> None:
             values = dialog.values()
             label = describe_fields(values)
-            self.window.memory_actions.set_fields(versions, values, label)
+            self._actions.set_fields(versions, values, label)
 
         dialog.accepted.connect(apply)
         self._open(dialog)
@@ -220,14 +227,14 @@ class BulkCuration:
         versions, count = self._selected()
         if not count:
             return None
-        here = self.window.ctx.scope.project_id
-        choices = self.window.projects.model.scope_choices()
+        here = self._scope.project_id
+        choices = self._scope_choices()
         scopes = [(project_id, name) for project_id, name in choices if project_id != here]
-        dialog = ScopeDialog(count, scopes, copy, self.window)
+        dialog = ScopeDialog(count, scopes, copy, self._parent)
 
         def apply() -> None:
             target, name = dialog.chosen()
-            self.window.memory_actions.transfer(versions, target, name, copy)
+            self._actions.transfer(versions, target, name, copy)
 
         dialog.accepted.connect(apply)
         self._open(dialog)

@@ -13,7 +13,7 @@ from ltm_desktop.core import rules
 from ltm_desktop.core.errors import Conflict, DatabaseBusy, InvalidInput, NotFound
 from ltm_desktop.core.records import AddResult, Memory
 from ltm_desktop.gui import ops
-from ltm_desktop.gui.actions import MemoryActions, add_result_text
+from ltm_desktop.gui.actions import MemoryActions
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.editing.conflicts import OVERWRITE, RELOAD
@@ -21,6 +21,7 @@ from ltm_desktop.gui.editing.form import EditorForm, FormValues
 from ltm_desktop.gui.editing.merge_dialog import MergeDialog
 from ltm_desktop.gui.errors import EditConflict
 from ltm_desktop.gui.formatting import absolute_time, relative_time
+from ltm_desktop.gui.outcome_text import add_result_text
 from ltm_desktop.gui.window.banner import Banner
 
 

@@ -4,8 +4,9 @@ with their shortcuts shown, so every action is reachable by mouse and by keyboar
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent
@@ -13,12 +14,42 @@ from PySide6.QtWidgets import QMenu, QTableView
 
 from ltm_desktop.core.records import GUI_ACTOR
 from ltm_desktop.gui.dialogs.connect import open_folder
+from ltm_desktop.gui.inbox.panel import InboxPanel
+from ltm_desktop.gui.memory_list.memory_table import MemoryTable
 from ltm_desktop.gui.models.base import MemoryIdRole
-
-if TYPE_CHECKING:
-    from ltm_desktop.gui.window.main_window import MainWindow
+from ltm_desktop.gui.panels.activity import ActivityPanel
+from ltm_desktop.gui.panels.history import HistoryPanel
+from ltm_desktop.gui.panels.projects import ProjectsPanel
+from ltm_desktop.gui.panels.stale import StalePanel
+from ltm_desktop.gui.panels.trash import TrashPanel
+from ltm_desktop.gui.window.menus import WindowActions
 
 Entry = QAction | tuple[str, Callable[[], object]] | None  # None: a separator
+
+
+@dataclass(frozen=True)
+class MenuLists:
+    """The lists that have a menu, each with what its entries act on."""
+
+    table: MemoryTable
+    trash: TrashPanel
+    stale: StalePanel
+    projects: ProjectsPanel
+    inbox: InboxPanel
+    activity: ActivityPanel
+    history: HistoryPanel
+
+
+class Goes(Protocol):
+    """Where an entry takes the person: the window's navigation."""
+
+    def focus_editor(self) -> None: ...
+
+    def new_memory(self) -> None: ...
+
+    def open_memory(self, memory_id: str) -> None: ...
+
+    def open_activity_item(self, item_id: str) -> None: ...
 
 
 def menu_key(event: QEvent) -> bool:
@@ -45,19 +76,21 @@ class ContextMenus(QObject):
     """Builds each list's menu when it is asked for (``menu_for``), then pops it up: on a
     right-click where it was clicked, on the Menu key or Shift+F10 at the current row."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(
+        self, lists: MenuLists, actions: WindowActions, go: Goes, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._lists, self._actions, self._go = lists, actions, go
         self._entries: dict[QTableView, Callable[[QTableView], list[Entry]]] = {}
-        table = window.table
+        table = lists.table
         for view in (table.list_view, table.search_view):
             self._attach(view, self._memory_entries)
-        self._attach(window.trash.view, self._trash_entries)
-        self._attach(window.stale.view, self._stale_entries)
-        self._attach(window.projects.view, self._project_entries)
-        self._attach(window.inbox.view, self._inbox_entries)
-        self._attach(window.activity.view, self._activity_entries)
-        self._attach(window.history.view, self._history_entries)
+        self._attach(lists.trash.view, self._trash_entries)
+        self._attach(lists.stale.view, self._stale_entries)
+        self._attach(lists.projects.view, self._project_entries)
+        self._attach(lists.inbox.view, self._inbox_entries)
+        self._attach(lists.activity.view, self._activity_entries)
+        self._attach(lists.history.view, self._history_entries)
 
     def _attach(self, view: QTableView, entries: Callable[[QTableView], list[Entry]]) -> None:
         self._entries[view] = entries
@@ -98,12 +131,12 @@ class ContextMenus(QObject):
         return copy
 
     def _memory_entries(self, view: QTableView) -> list[Entry]:
-        w, a = self.window, self.window.menu_actions
+        a = self._actions
         has_rows = bool(view.selectionModel().selectedRows())
         entries: list[Entry] = []
         if has_rows:
-            entries += [("Open in editor\tEnter", w.focus_editor), a.delete]
-            if w.table.show_removed.isChecked():
+            entries += [("Open in editor\tEnter", self._go.focus_editor), a.delete]
+            if self._lists.table.show_removed.isChecked():
                 entries.append(a.restore)
             entries += [None, a.bulk_edit, a.move_to, a.copy_to, None]
             entries += [("Copy id", self._copy_ids(view)), None]
@@ -111,9 +144,9 @@ class ContextMenus(QObject):
         return entries
 
     def _trash_entries(self, view: QTableView) -> list[Entry]:
-        a = self.window.menu_actions
+        a, trash = self._actions, self._lists.trash
         has_rows = bool(view.selectionModel().selectedRows())
-        erase = self.window.trash.erase
+        erase = trash.erase
         rows: list[Entry] = (
             [
                 a.restore,
@@ -121,17 +154,17 @@ class ContextMenus(QObject):
                 ("Copy id", self._copy_ids(view)),
                 None,
             ]
-            if has_rows and not self.window.trash.busy()
+            if has_rows and not trash.busy()
             else []
         )
         return [*rows, a.undo, a.redo, a.refresh]
 
     def _stale_entries(self, view: QTableView) -> list[Entry]:
-        w, a = self.window, self.window.menu_actions
+        a = self._actions
         has_rows = bool(view.selectionModel().selectedRows())
         rows: list[Entry] = (
             [
-                ("Keep (mark reviewed)", w.stale.keep_selected),
+                ("Keep (mark reviewed)", self._lists.stale.keep_selected),
                 a.delete,
                 ("Copy id", self._copy_ids(view)),
                 None,
@@ -142,14 +175,14 @@ class ContextMenus(QObject):
         return [*rows, a.undo, a.redo, a.refresh]
 
     def _project_entries(self, view: QTableView) -> list[Entry]:
-        w, a = self.window, self.window.menu_actions
-        row = w.projects.model.row_at(view.currentIndex().row())
+        projects, a = self._lists.projects, self._actions
+        row = projects.model.row_at(view.currentIndex().row())
         entries: list[Entry] = []
         if row is not None:
 
             def new_here(project_id: str = row.project_id) -> None:
-                w.projects.select(project_id)
-                w.new_memory()
+                projects.select(project_id)
+                self._go.new_memory()
 
             entries.append(("New memory here", new_here))
             if row.path:
@@ -159,11 +192,11 @@ class ContextMenus(QObject):
                     ("Open folder", lambda: open_folder(Path(path))),
                 ]
             entries.append(None)
-        entries += [("Mark all seen", w.table.new_since.mark_all_seen), a.refresh]
+        entries += [("Mark all seen", self._lists.table.new_since.mark_all_seen), a.refresh]
         return entries
 
     def _inbox_entries(self, view: QTableView) -> list[Entry]:
-        inbox, a = self.window.inbox, self.window.menu_actions
+        inbox, a = self._lists.inbox, self._actions
         count = len(inbox.selected_rows())
         entries: list[Entry] = []
         if count:
@@ -174,24 +207,24 @@ class ContextMenus(QObject):
         return [*entries, ("Select all", view.selectAll), None, a.undo, a.redo, a.refresh]
 
     def _activity_entries(self, view: QTableView) -> list[Entry]:
-        w, a = self.window, self.window.menu_actions
+        go, a = self._go, self._actions
         index = view.currentIndex()
-        row = w.activity.model.row_at(index.row()) if index.isValid() else None
+        row = self._lists.activity.model.row_at(index.row()) if index.isValid() else None
         entries: list[Entry] = []
         if row is not None:
             item = row.event.memory_id
             if item.startswith("mem_"):
 
                 def history(memory_id: str = item) -> None:
-                    w.open_memory(memory_id)
+                    go.open_memory(memory_id)
                     a.go_history.trigger()
 
                 entries += [
-                    ("Show in list", lambda: w.open_activity_item(item)),
+                    ("Show in list", lambda: go.open_activity_item(item)),
                     ("Show history", history),
                 ]
             elif item.startswith("prop_"):
-                entries.append(("Show in the Inbox", lambda: w.open_activity_item(item)))
+                entries.append(("Show in the Inbox", lambda: go.open_activity_item(item)))
             if self._newest_app_action(view, index.row()):
                 entries.append(a.undo)
             entries += [("Copy id", lambda: QGuiApplication.clipboard().setText(item)), None]
@@ -201,16 +234,16 @@ class ContextMenus(QObject):
         """Whether the event at ``row`` is the app's and the newest the list holds while
         the app has something to undo (Activity lists newest first). The undo stack does
         not say which events its top entry made, so this is as near as the list can tell."""
-        event = self.window.activity.model.row_at(row)
+        event = self._lists.activity.model.row_at(row)
         return (
             row == 0
             and event is not None
             and event.event.actor == GUI_ACTOR
-            and self.window.menu_actions.undo.isEnabled()
+            and self._actions.undo.isEnabled()
         )
 
     def _history_entries(self, view: QTableView) -> list[Entry]:
-        history = self.window.history
+        history = self._lists.history
         entries: list[Entry] = []
         if history.selected_event() is not None:
             entries += [a for a in (history.revert_action, history.version_action) if a.isEnabled()]

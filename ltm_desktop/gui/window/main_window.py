@@ -1,13 +1,15 @@
-"""The main window: composes the panels, routes their signals, remembers its layout."""
+"""The main window: composes the panels and their satellites, and routes their signals.
+
+The satellites (navigation, context menus, side panels, bulk curation, the saved layout)
+are each given the parts of the window they act on, never the window itself."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QApplication,
     QMainWindow,
     QSplitter,
     QTableView,
@@ -20,22 +22,19 @@ from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.actions import MemoryActions
 from ltm_desktop.gui.api_status import ApiStatus
-from ltm_desktop.gui.bridge import ServiceBridge
-from ltm_desktop.gui.context import AppContext, DialogPrompter, ScopeState
+from ltm_desktop.gui.context import build_context
 from ltm_desktop.gui.dialogs.connect import AboutDialog, ConnectDialog, open_folder
 from ltm_desktop.gui.dialogs.extract_launcher import ExtractLauncher
 from ltm_desktop.gui.dialogs.secrets import FindSecrets
 from ltm_desktop.gui.dialogs.transfer_launcher import TransferLauncher
 from ltm_desktop.gui.editing.bulk_curation import BulkCuration
 from ltm_desktop.gui.editing.editor import EditorPanel
-from ltm_desktop.gui.errors import ErrorReporter
 from ltm_desktop.gui.formatting import count_label
 from ltm_desktop.gui.inbox.actions import InboxActions
 from ltm_desktop.gui.inbox.ops import InboxWrite
 from ltm_desktop.gui.inbox.panel import InboxPanel
 from ltm_desktop.gui.memory_list.memory_table import MemoryTable
 from ltm_desktop.gui.memory_list.selection import ListSelection
-from ltm_desktop.gui.memory_list.view_state import column_widths, restore_column_widths
 from ltm_desktop.gui.panels.activity import ActivityPanel
 from ltm_desktop.gui.panels.history import HistoryPanel
 from ltm_desktop.gui.panels.observations import ObservationsPanel
@@ -44,48 +43,42 @@ from ltm_desktop.gui.panels.precis import PrecisPanel
 from ltm_desktop.gui.panels.projects import ProjectsPanel
 from ltm_desktop.gui.panels.stale import StalePanel
 from ltm_desktop.gui.panels.trash import TrashPanel
-from ltm_desktop.gui.tasks import TaskRunner
-from ltm_desktop.gui.undo import UndoStack
-from ltm_desktop.gui.window.context_menus import ContextMenus
+from ltm_desktop.gui.window.context_menus import ContextMenus, MenuLists
 from ltm_desktop.gui.window.integrity_warning import IntegrityWarning
 from ltm_desktop.gui.window.memory_md_warning import MemoryMdWarning
 from ltm_desktop.gui.window.menus import build_actions, build_menus
-from ltm_desktop.gui.window.side_panels import SidePanels
+from ltm_desktop.gui.window.navigation import (
+    TAB_ACTIVITY,
+    TAB_EDITOR,
+    TAB_HISTORY,
+    TAB_INBOX,
+    TAB_MEMORIES,
+    TAB_OBSERVATIONS,
+    TAB_PRECIS,
+    TAB_STALE,
+    TAB_TRASH,
+    Navigation,
+)
+from ltm_desktop.gui.window.saved_layout import SavedLayout
+from ltm_desktop.gui.window.side_panels import Frame, SidePanels
 from ltm_desktop.gui.window.status_bar import StatusBar
 from ltm_desktop.gui.window.switches_bar import SwitchesBar
 from ltm_desktop.gui.window.undo_keys import WindowKeys
 from ltm_desktop.gui.window.window_start import first_size, warm_search
 
-TAB_MEMORIES, TAB_TRASH, TAB_STALE, TAB_OBSERVATIONS, TAB_ACTIVITY, TAB_INBOX = range(6)
-TAB_EDITOR, TAB_HISTORY, TAB_PRECIS = range(3)
-
-
-def build_context(
-    service: MemoryService, settings: QSettings, api: ApiStatus | None, label: str, parent: QWidget
-) -> AppContext:
-    runner = TaskRunner(parent=parent)
-    errors = ErrorReporter(parent)
-    runner.error_handler = errors.report
-    return AppContext(
-        service=service,
-        runner=runner,
-        bridge=ServiceBridge(service, runner, parent=parent),
-        errors=errors,
-        undo=UndoStack(parent),
-        scope=ScopeState(parent),
-        settings=settings,
-        prompter=DialogPrompter(),
-        api=api,
-        data_dir_label=label,
-    )
-
-
-def to_int(value: object) -> int:
-    """A saved setting as an int (QSettings gives strings from INI files); 0 when not one."""
-    try:
-        return int(str(value or 0))
-    except ValueError:
-        return 0
+# The tabs' indexes are the navigation's, named here too for those who drive the window.
+__all__ = [
+    "TAB_ACTIVITY",
+    "TAB_EDITOR",
+    "TAB_HISTORY",
+    "TAB_INBOX",
+    "TAB_MEMORIES",
+    "TAB_OBSERVATIONS",
+    "TAB_PRECIS",
+    "TAB_STALE",
+    "TAB_TRASH",
+    "MainWindow",
+]
 
 
 class MainWindow(QMainWindow):
@@ -160,41 +153,72 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.status = StatusBar(api, self, search=service.backfill.last_status)
         self.setStatusBar(self.status)
-        self.menu_actions = build_actions(self)
-        build_menus(self, self.menu_actions, (self.overview.go_action,))
+        self.menu_actions = a = build_actions(self)
+        build_menus(self, a, (self.overview.go_action,))
         self.settings_action = self.switches.add_settings_action(self)
-        self.find_secrets = FindSecrets(self, ctx, self.open_memory)
+        toggles = (a.show_projects, a.show_details)
+        self.navigation = go = Navigation(
+            self.center,
+            self.details,
+            self.table,
+            self.editor,
+            self.history,
+            self.projects.view,
+            toggles,
+            ctx.scope,
+        )
+        self.find_secrets = FindSecrets(self, ctx, go.open_memory)
+        self.bulk = BulkCuration(
+            self.table,
+            self.memory_actions,
+            ctx.scope,
+            self.projects.model.scope_choices,
+            self.status.say,
+            self,
+        )
         self._wire()
         self.setWindowTitle(f"ltm-desktop — {data_dir_label}[*]")
         self.resize(first_size(self.screen()))
-        self._restore_settings()
+        tabs = {"tab/center": self.center, "tab/details": self.details}
+        self.saved_layout = SavedLayout(settings, self, self.splitter, tabs, self._tables())
+        self.saved_layout.restore()
         ctx.bridge.start()
         self.projects.reload()
         warm_search(ctx, ctx.scope.project_id)  # the first scope's; later ones on a switch
-        self.context_menus = ContextMenus(self)
-        self.side_panels = SidePanels(self)
-        self.bulk = BulkCuration(self)
-        a = self.menu_actions
+        menu_lists = MenuLists(
+            self.table,
+            self.trash,
+            self.stale,
+            self.projects,
+            self.inbox,
+            self.activity,
+            self.history,
+        )
+        self.context_menus = ContextMenus(menu_lists, a, go, self)
+        frame = Frame(self, self.splitter, self.projects, self.center, self.details)
+        self.side_panels = SidePanels(
+            frame, toggles, self.editor, ctx.scope, settings, self.table.take_focus
+        )
         shown = (self.table, self.trash, self.stale, self.inbox)
         self.lists = ListSelection(self.center, shown, self.memory_actions, a, self.status)
-        self.keys = WindowKeys(self, a.undo, a.redo, self.editor, self.focus_list)
+        self.keys = WindowKeys(self, a.undo, a.redo, self.editor, go.focus_list)
         self._focused_once = False
 
     # -- wiring -----------------------------------------------------------
 
     def _wire(self) -> None:
-        a, ctx = self.menu_actions, self.ctx
-        self.table.current_changed.connect(self.on_memory_current)
-        self.table.activated.connect(lambda _id: self.focus_editor())
+        a, ctx, go = self.menu_actions, self.ctx, self.navigation
+        self.table.current_changed.connect(go.on_memory_current)
+        self.table.activated.connect(lambda _id: go.focus_editor())
         self.table.connect_requested.connect(self.show_connect)
-        self.table.new_requested.connect(self.new_memory)
-        self.trash.current_changed.connect(self.on_memory_current)
-        self.stale.current_changed.connect(self.on_memory_current)
-        self.editor.memory_opened.connect(self.on_editor_opened)
-        self.editor.open_requested.connect(self.open_memory)
+        self.table.new_requested.connect(go.new_memory)
+        self.trash.current_changed.connect(go.on_memory_current)
+        self.stale.current_changed.connect(go.on_memory_current)
+        self.editor.memory_opened.connect(go.on_editor_opened)
+        self.editor.open_requested.connect(go.open_memory)
         self.editor.dirty_changed.connect(self.setWindowModified)
-        self.precis.memory_activated.connect(self.open_memory)
-        self.activity.memory_activated.connect(self.open_activity_item)
+        self.precis.memory_activated.connect(go.open_memory)
+        self.activity.memory_activated.connect(go.open_activity_item)
         self.inbox.count_changed.connect(self.on_inbox_count)
         self.inbox_actions.message.connect(self.status.say)
         self.extractor.message.connect(self.status.say)
@@ -211,19 +235,19 @@ class MainWindow(QMainWindow):
         self.memory_actions.reload_requested.connect(self.show_stored)
         self.status.connect_requested.connect(self.show_connect)
         ctx.undo.changed.connect(self.on_undo_changed)
-        a.new_memory.triggered.connect(self.new_memory)
-        a.save.triggered.connect(self.save_edit)
+        a.new_memory.triggered.connect(go.new_memory)
+        a.save.triggered.connect(go.save_edit)
         a.revert.triggered.connect(self.editor.revert)
         a.undo.triggered.connect(self.memory_actions.undo)
         a.redo.triggered.connect(self.memory_actions.redo)
         ctx.undo.redo_changed.connect(self.on_redo_changed)
-        a.find.triggered.connect(self.focus_search)
+        a.find.triggered.connect(go.focus_search)
         a.refresh.triggered.connect(self.refresh)
         a.show_removed.toggled.connect(self.table.show_removed.setChecked)
         a.show_expired.toggled.connect(self.table.show_expired.setChecked)
         self.table.show_removed.toggled.connect(a.show_removed.setChecked)
         self.table.show_expired.toggled.connect(a.show_expired.setChecked)
-        a.go_projects.triggered.connect(self.focus_projects)
+        a.go_projects.triggered.connect(go.focus_projects)
         for action, index in (
             (a.go_memories, TAB_MEMORIES),
             (a.go_trash, TAB_TRASH),
@@ -232,45 +256,30 @@ class MainWindow(QMainWindow):
             (a.go_activity, TAB_ACTIVITY),
             (a.go_inbox, TAB_INBOX),
         ):
-            action.triggered.connect(lambda _=False, i=index: self.focus_tab(i))
-        a.go_editor.triggered.connect(self.focus_editor)
+            action.triggered.connect(lambda _=False, i=index: go.focus_tab(i))
+        a.go_editor.triggered.connect(go.focus_editor)
         for action, index in ((a.go_history, TAB_HISTORY), (a.go_precis, TAB_PRECIS)):
             action.triggered.connect(lambda _=False, i=index: self.details.setCurrentIndex(i))
         a.open_folder.triggered.connect(lambda: open_folder(Path(ctx.service.paths.data_dir)))
         a.quit.triggered.connect(self.close)
         a.connect.triggered.connect(self.show_connect)
         a.about.triggered.connect(self.show_about)
+        a.bulk_edit.triggered.connect(self.bulk.edit_selected)
+        a.move_to.triggered.connect(lambda: self.bulk.transfer_selected(copy=False))
+        a.copy_to.triggered.connect(lambda: self.bulk.transfer_selected(copy=True))
 
     # -- slots ------------------------------------------------------------
 
-    def on_memory_current(self, memory_id: str) -> None:
-        if self.editor.open_memory(memory_id):
-            self.history.show_memory(memory_id)
-        elif self.editor.memory_id:  # the person stayed: keep the table on the edited memory
-            self.table.select_memory(self.editor.memory_id, when_loaded=False)
-
-    def on_editor_opened(self, memory_id: str) -> None:
-        self.history.show_memory(memory_id)
-        if self.table.current_id() != memory_id:
-            # select it once a refresh lists it (a memory just created); one in the Trash
-            # will never be in this list, so waiting for it would only hijack a later click
-            base = self.editor.base
-            self.table.select_memory(memory_id, when_loaded=base is not None and not base.disabled)
-
     def open_memory(self, memory_id: str) -> None:
         """Show a memory wherever it was clicked (precis, activity, a conflict)."""
-        self.center.setCurrentIndex(TAB_MEMORIES)
-        self.details.setCurrentIndex(TAB_EDITOR)
-        if not self.table.select_memory(memory_id) and self.editor.open_memory(memory_id):
-            self.history.show_memory(memory_id)
+        self.navigation.open_memory(memory_id)
 
-    def open_activity_item(self, item_id: str) -> None:
-        """An Activity row: a memory opens in the editor, a proposal in the Inbox (a run's
-        row says all there is to say)."""
-        if item_id.startswith("prop_"):
-            self.center.setCurrentIndex(TAB_INBOX)
-        elif item_id.startswith("mem_"):
-            self.open_memory(item_id)
+    def new_memory(self) -> None:
+        self.navigation.new_memory()
+
+    def focus_editor(self) -> None:
+        """Ctrl+E: the editor's tab, with the cursor in the memory's text."""
+        self.navigation.focus_editor()
 
     def on_inbox_count(self, count: int) -> None:
         self.center.setTabText(TAB_INBOX, f"Inbox ({count:,})" if count else "Inbox")
@@ -282,7 +291,7 @@ class MainWindow(QMainWindow):
             self.editor.reload()
             self.history.refresh()
         else:
-            self.open_memory(memory_id)
+            self.navigation.open_memory(memory_id)
 
     def on_scope_changed(self, project_id: str) -> None:
         self.ctx.settings.setValue("scope", project_id)
@@ -314,59 +323,11 @@ class MainWindow(QMainWindow):
         self.menu_actions.redo.setEnabled(bool(label))
         self.menu_actions.redo.setText(f"&Redo {label}" if label else "&Redo")
 
-    def new_memory(self) -> None:
-        self.side_panels.reveal("details")
-        self.details.setCurrentIndex(TAB_EDITOR)
-        self.editor.start_new(self.ctx.scope.project_id, self.ctx.scope.name)
-        if self.editor.new_project is not None:  # the person did not stay on unsaved edits
-            self.table.forget_current()
-
-    def save_edit(self) -> None:
-        """Ctrl+S: save; typed in the editor, the keyboard then goes back to the list on the
-        saved memory, where Ctrl+Z undoes the save (as the status bar says)."""
-        focus = QApplication.focusWidget()
-        typed_here = focus is not None and self.editor.isAncestorOf(focus)
-        self.editor.save(
-            then=(lambda: self.focus_list(self.editor.memory_id)) if typed_here else None
-        )
-
-    def focus_list(self, memory_id: str | None = None) -> None:
-        """The keyboard to the list in front (Escape in the editor), on ``memory_id``."""
-        self.focus_tab(self.center.currentIndex())
-        if memory_id and self.center.currentIndex() == TAB_MEMORIES:
-            self.table.select_memory(memory_id)
-
-    def focus_projects(self) -> None:
-        self.side_panels.reveal("projects")
-        self.projects.view.setFocus()
-
-    def focus_tab(self, index: int) -> None:
-        """Ctrl+1…6: the tab, with the keyboard in its list (not in the sidebar)."""
-        self.center.setCurrentIndex(index)
-        tab = self.center.widget(index)
-        view = (
-            self.table.stack.currentWidget()
-            if index == TAB_MEMORIES
-            else getattr(tab, "view", None)
-        )
-        if isinstance(view, QWidget):
-            view.setFocus(Qt.FocusReason.ShortcutFocusReason)
-
-    def focus_editor(self) -> None:
-        """Ctrl+E: the editor's tab, with the cursor in the memory's text."""
-        self.side_panels.reveal("details")
-        self.details.setCurrentIndex(TAB_EDITOR)
-        self.editor.form.content.setFocus(Qt.FocusReason.ShortcutFocusReason)
-
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._focused_once:  # start in the list, not the first field of the window
             self._focused_once = True
             self.table.take_focus()
-
-    def focus_search(self) -> None:
-        self.center.setCurrentIndex(TAB_MEMORIES)
-        self.table.focus_search()
 
     def refresh(self) -> None:
         self.projects.reload()
@@ -413,30 +374,11 @@ class MainWindow(QMainWindow):
             "precis": self.precis.candidates,
         }
 
-    def _restore_settings(self) -> None:
-        settings = self.ctx.settings
-        geometry = settings.value("geometry")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        splitter = settings.value("splitter")
-        if isinstance(splitter, QByteArray):
-            self.splitter.restoreState(splitter)
-        for key, tabs in (("tab/center", self.center), ("tab/details", self.details)):
-            index = to_int(settings.value(key, 0))
-            tabs.setCurrentIndex(index if 0 <= index < tabs.count() else 0)
-        for name, view in self._tables().items():
-            restore_column_widths(view, settings.value(f"columns/{name}"))
-
     def _save_settings(self) -> None:
         settings = self.ctx.settings
-        settings.setValue("geometry", self.saveGeometry())
-        settings.setValue("splitter", self.splitter.saveState())
+        self.saved_layout.save()
         self.side_panels.save()
         settings.setValue("scope", self.ctx.scope.project_id)
-        settings.setValue("tab/center", self.center.currentIndex())
-        settings.setValue("tab/details", self.details.currentIndex())
-        for name, view in self._tables().items():
-            settings.setValue(f"columns/{name}", column_widths(view))
         settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:

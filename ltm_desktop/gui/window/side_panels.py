@@ -4,14 +4,15 @@ narrow for the list and back when it widens, and the editor narrower while it is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QToolButton, QWidget
+from PySide6.QtWidgets import QSplitter, QTabWidget, QToolButton, QWidget
 
-if TYPE_CHECKING:
-    from ltm_desktop.gui.window.main_window import MainWindow
+from ltm_desktop.gui.context import ScopeState
+from ltm_desktop.gui.editing.editor import EditorPanel
 
 PROJECTS_WIDTH = 220  # names of ~20 characters and the counts
 LIST_MIN = 480  # the search box, and a title column that reads
@@ -26,52 +27,76 @@ def _on(value: object) -> bool:
     return str(value).lower() not in ("false", "0", "")
 
 
+@dataclass(frozen=True)
+class Frame:
+    """The window's parts the side panels lay out: the splitter holds projects | center |
+    details, and the window is watched for its width."""
+
+    window: QWidget
+    splitter: QSplitter
+    projects: QWidget
+    center: QTabWidget
+    details: QWidget
+
+
 class SidePanels(QObject):
     """Wires the View menu's "Projects panel" and "Details panel" toggles, the toggle next
     to the list's tabs that brings the projects back, and the panels' widths."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
-        a = window.menu_actions
+    def __init__(
+        self,
+        frame: Frame,
+        toggles: tuple[QAction, QAction],
+        editor: EditorPanel,
+        scope: ScopeState,
+        settings: QSettings,
+        to_list: Callable[[], None],
+    ) -> None:
+        """``toggles``: the View menu's "Projects panel" and "Details panel"; ``to_list``
+        takes the keyboard from a panel being hidden to the list."""
+        super().__init__(frame.window)
+        self._frame, self._editor, self._scope, self._settings = frame, editor, scope, settings
+        self._to_list = to_list
+        show_projects, show_details = toggles
         self.panels: dict[str, tuple[QWidget, QAction]] = {
-            "projects": (window.projects, a.show_projects),
-            "details": (window.details, a.show_details),
+            "projects": (frame.projects, show_projects),
+            "details": (frame.details, show_details),
         }
         self.stepped_aside: set[str] = set()  # hidden for room, not by the person
         self._automatic = False
-        details = window.splitter.sizes()[2]  # as restored, or the first one
+        details = frame.splitter.sizes()[2]  # as restored, or the first one
         self._details_width = details if details > DETAILS_EMPTY + 40 else DETAILS_WIDTH
         self._last_width = -1
-        window.splitter.setCollapsible(1, False)  # the list always stays
+        frame.splitter.setCollapsible(1, False)  # the list always stays
         for name, (panel, action) in self.panels.items():
-            shown = _on(window.ctx.settings.value(f"panels/{name}", True))
+            shown = _on(settings.value(f"panels/{name}", True))
             action.setChecked(shown)
             if not shown:  # showing one already shown would lay the splitter out afresh
                 panel.hide()
             action.toggled.connect(lambda on, n=name: self.on_toggled(n, on))
-        self.projects_button = QToolButton(window.center)
+        center = frame.center
+        self.projects_button = QToolButton(center)
         self.projects_button.setAutoRaise(True)
         self.projects_button.clicked.connect(lambda: self.reveal("projects"))
-        window.center.setCornerWidget(self.projects_button, Qt.Corner.TopLeftCorner)
-        window.center.setUsesScrollButtons(False)  # every tab in view, shortened if need be
-        window.center.setElideMode(Qt.TextElideMode.ElideRight)
-        for index in range(window.center.count()):  # a shortened tab says its name on hover
-            window.center.setTabToolTip(index, window.center.tabText(index).replace("&", ""))
-        window.ctx.scope.scope_changed.connect(self.on_scope_changed)
-        window.editor.occupied_changed.connect(self.on_editor_occupied)
-        window.splitter.splitterMoved.connect(self.on_splitter_moved)
+        center.setCornerWidget(self.projects_button, Qt.Corner.TopLeftCorner)
+        center.setUsesScrollButtons(False)  # every tab in view, shortened if need be
+        center.setElideMode(Qt.TextElideMode.ElideRight)
+        for index in range(center.count()):  # a shortened tab says its name on hover
+            center.setTabToolTip(index, center.tabText(index).replace("&", ""))
+        scope.scope_changed.connect(self.on_scope_changed)
+        editor.occupied_changed.connect(self.on_editor_occupied)
+        frame.splitter.splitterMoved.connect(self.on_splitter_moved)
         self.on_scope_changed()
         self._show_button()
-        window.installEventFilter(self)
+        frame.window.installEventFilter(self)
 
     def on_toggled(self, name: str, shown: bool) -> None:
         panel = self.panels[name][0]
         if not self._automatic:
             self.stepped_aside.discard(name)  # the person's choice from now on
         panel.setVisible(shown)
-        if not shown and panel.isAncestorOf(self.window.focusWidget()):
-            self.window.table.take_focus()
+        if not shown and panel.isAncestorOf(self._frame.window.focusWidget()):
+            self._to_list()
         self._show_button()
         if shown:
             self._give_room()
@@ -82,16 +107,15 @@ class SidePanels(QObject):
 
     def on_scope_changed(self, *_args: object) -> None:
         self.projects_button.setText("☰")  # narrow: the tabs need the room
-        self.projects_button.setToolTip(
-            f"Show the projects (Ctrl+0); this is {self.window.ctx.scope.name}"
-        )
+        self.projects_button.setToolTip(f"Show the projects (Ctrl+0); this is {self._scope.name}")
 
     def _show_button(self) -> None:
-        self.projects_button.setVisible(self.window.projects.isHidden())
+        self.projects_button.setVisible(self._frame.projects.isHidden())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.window and event.type() == QEvent.Type.Resize:
-            self.fit(self.window.width())
+        window = self._frame.window
+        if watched is window and event.type() == QEvent.Type.Resize:
+            self.fit(window.width())
         return False
 
     def fit(self, width: int) -> None:
@@ -124,22 +148,23 @@ class SidePanels(QObject):
         self._give_room(self._details_width if occupied else DETAILS_EMPTY)
 
     def on_splitter_moved(self, *_args: object) -> None:
-        if self.window.editor.base is not None and not self.window.details.isHidden():
-            self._details_width = self.window.details.width()  # the person's width
+        details = self._frame.details
+        if self._editor.base is not None and not details.isHidden():
+            self._details_width = details.width()  # the person's width
 
     def _give_room(self, details: int | None = None) -> None:
         """Sizes for the shown panels, the list taking what is left."""
-        window, splitter = self.window, self.window.splitter
+        frame, splitter = self._frame, self._frame.splitter
         sizes = splitter.sizes()
         total = sum(sizes)
         if details is None:
-            editor = window.editor
+            editor = self._editor
             occupied = editor.base is not None or editor.new_project is not None
             details = self._details_width if occupied else DETAILS_EMPTY
         projects = 0
-        if not window.projects.isHidden():
+        if not frame.projects.isHidden():
             projects = sizes[0] if sizes[0] >= PROJECTS_MIN else PROJECTS_WIDTH
-        if window.details.isHidden():
+        if frame.details.isHidden():
             details = 0
         else:
             details = max(DETAILS_MIN, min(details, total - projects - LIST_MIN))
@@ -148,4 +173,4 @@ class SidePanels(QObject):
     def save(self) -> None:
         for name, (panel, _action) in self.panels.items():
             shown = not panel.isHidden() or name in self.stepped_aside
-            self.window.ctx.settings.setValue(f"panels/{name}", shown)
+            self._settings.setValue(f"panels/{name}", shown)
