@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from ltm_desktop.api import serialize
-from ltm_desktop.api.params import Params, invalid
+from ltm_desktop.api.params import Checked, invalid
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import Conflict
 
 
-def expected_version(p: Params) -> float | None:
-    """``expected_updated_at``: an ``updated_at`` exactly as this API wrote it."""
-    text = p.text("expected_updated_at")
-    if text is None:
-        return None
+def parse_version(text: str, name: str) -> float:
+    """An ``updated_at`` exactly as this API wrote it, as the timestamp it stands for."""
     value = serialize.parse_iso(text)
     if value is None:
         raise invalid(
-            "expected_updated_at",
+            name,
             "must be an updated_at exactly as the API returned it, like "
             f"'2026-11-30T15:56:59.843Z'; got {rules.shown(text)}",
         )
     return value
+
+
+Version = Annotated[float, Checked(parse_version, sent=str)]
+"""``expected_updated_at``: the version a write expects (sent as an ``updated_at``)."""
 
 
 def conflict_data(exc: Conflict) -> dict[str, Any] | None:

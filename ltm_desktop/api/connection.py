@@ -6,9 +6,9 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from ltm_desktop.api.methods import Session
+from ltm_desktop.api.call import Session
 from ltm_desktop.api.protocol import (
     MAX_LINE_BYTES,
     TOO_LARGE,
@@ -18,9 +18,6 @@ from ltm_desktop.api.protocol import (
     notification,
 )
 from ltm_desktop.core.records import ChangeEvent
-
-if TYPE_CHECKING:
-    from ltm_desktop.api.server import ApiServer
 
 log = logging.getLogger(__name__)
 
@@ -33,17 +30,47 @@ READ_CHUNK = 64 * 1024
 MAX_QUEUED_EVENTS = 10_000
 
 
+class Limits(Protocol):
+    """How long a connection may take (``ServerOptions``), in seconds."""
+
+    @property
+    def idle_timeout(self) -> float: ...
+    @property
+    def line_timeout(self) -> float: ...
+    @property
+    def auth_timeout(self) -> float: ...
+    @property
+    def write_timeout(self) -> float: ...
+
+
+class Host(Protocol):
+    """What a connection needs of the server that accepted it (``ApiServer``)."""
+
+    @property
+    def options(self) -> Limits: ...
+    @property
+    def stopping(self) -> bool: ...
+
+    async def handle_line(self, line: bytes, session: Session) -> bytes | None:
+        """The reply to one request line (None: only notifications)."""
+
+    def subscribe(self, deliver: Callable[[ChangeEvent], None]) -> Callable[[], None]:
+        """Route change events to ``deliver`` on the event loop; returns the unsubscribe."""
+
+
 class Connection:
     """One client connection: reads lines, answers them in order, streams events."""
 
     def __init__(
         self,
-        server: ApiServer,
+        server: Host,
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         session: Session,
     ) -> None:
+        """Made on the event loop, which then runs it."""
         self.server = server
+        self.loop = asyncio.get_running_loop()
         self.reader = reader
         self.writer = writer
         self.session = session
@@ -115,7 +142,7 @@ class Connection:
 
     def start_events(self) -> None:
         """Called from a worker thread by events.subscribe."""
-        loop = self.server.loop
+        loop = self.loop
         queue: asyncio.Queue[ChangeEvent] = asyncio.Queue(MAX_QUEUED_EVENTS)
         self.events = queue
 

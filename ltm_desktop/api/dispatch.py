@@ -1,18 +1,19 @@
-"""The method registry and the dispatcher that maps core errors to JSON-RPC codes.
+"""The dispatcher: runs a request's method, and maps core errors to JSON-RPC codes.
 
-Handlers live in ``api.methods``; each registers itself with ``@method``.
+It is given the method table (``api.methods.all_methods()``); the methods themselves
+neither know it nor import it.
 """
 
 from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from ltm_desktop.api.call import Call, NotInline, Session
 from ltm_desktop.api.conflicts import conflict_data
-from ltm_desktop.api.params import Params, invalid
+from ltm_desktop.api.params import invalid
 from ltm_desktop.api.protocol import (
     CONFLICT,
     DISABLED,
@@ -24,6 +25,7 @@ from ltm_desktop.api.protocol import (
     Request,
     RpcError,
 )
+from ltm_desktop.api.registry import Method
 from ltm_desktop.api.view_warnings import with_memory_md_warning
 from ltm_desktop.core.errors import (
     BackendNotImplemented,
@@ -37,71 +39,8 @@ from ltm_desktop.core.errors import (
 from ltm_desktop.core.service import MemoryService
 
 log = logging.getLogger(__name__)
-DEFAULT_ACTOR = "agent"
-
-
-@dataclass
-class Session:
-    """Per-connection state."""
-
-    transport: str  # "unix" or "tcp"
-    client: str = DEFAULT_ACTOR
-    authenticated: bool = False
-    subscribed: bool = False
-    start_events: Callable[[], None] | None = field(default=None, repr=False)
-
-
-Handler = Callable[["Dispatcher", Params, Session], Any]
-METHODS: dict[str, Handler] = {}
-# Handlers that answer at once, without I/O that grows with the data, so the server runs
-# them on its event loop; one raises NotInline when the request needs the thread pool.
-INLINE: dict[str, Handler] = {}
-
-
-class NotInline(Exception):  # noqa: N818 - a signal, not an error
-    """The request cannot be answered at once; run it on the thread pool."""
-
-
-WRITE_METHODS = frozenset(
-    {
-        "memory.add",
-        "memory.update",
-        "memory.remove",
-        "memory.restore",
-        "memory.purge_expired",
-        "observe",
-        "forget",
-        "inbox.approve",
-        "inbox.reject",
-        "inbox.reopen",
-    }
-)
-
-
-# Methods that answer whatever the switches say (``[memory] enabled``, ``backend``): the
-# rest answer DISABLED or NOT_IMPLEMENTED (``MemoryService.require_memory``).
-UNGATED = frozenset({"health", "hello", "auth"})
 DISABLED_DATA = {"reason": "ltm_disabled"}
-
-
-def method(name: str, *, inline: bool = False) -> Callable[[Handler], Handler]:
-    def register(handler: Handler) -> Handler:
-        METHODS[name] = handler
-        if inline:
-            INLINE[name] = handler
-        return handler
-
-    return register
-
-
-def inline_method(name: str) -> Callable[[Handler], Handler]:
-    """The at-once variant of method ``name`` (it may raise NotInline)."""
-
-    def register(handler: Handler) -> Handler:
-        INLINE[name] = handler
-        return handler
-
-    return register
+__all__ = ["Dispatcher", "NotInline", "Session"]
 
 
 class Dispatcher:
@@ -110,31 +49,34 @@ class Dispatcher:
     def __init__(
         self,
         service: MemoryService,
+        methods: Mapping[str, Method],
         token: str | None = None,
         on_write: Callable[[str, str, Any], None] | None = None,
     ) -> None:
         self.service = service
+        self._methods = methods
         self._token = token
         self._on_write = on_write
 
     def dispatch(self, request: Request, session: Session, *, inline: bool = False) -> Any:
         """The result of ``request``; raises RpcError for every kind of failure.
 
-        ``inline``: only answer what can be answered at once (see INLINE); raises
+        ``inline``: only answer what can be answered at once (``Method.at_once``); raises
         NotInline for the rest, which then goes to the thread pool.
         """
         if session.transport == "tcp" and not session.authenticated and request.method != "auth":
             raise RpcError(UNAUTHORIZED, "unauthorized: call auth with the server's token first")
-        handler = (INLINE if inline else METHODS).get(request.method)
-        if handler is None:
-            if inline and request.method in METHODS:
-                raise NotInline
+        method = self._methods.get(request.method)
+        if method is None:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {request.method[:100]!r}")
-        params = Params(request.params)
+        handler = method.at_once if inline else method.handler
+        if handler is None:
+            raise NotInline
+        call = Call(self.service, session, inline, self.check_token)
         try:
-            if request.method not in UNGATED:
+            if method.gated:
                 self.service.switches.require_memory()
-            result = handler(self, params, session)
+            result = handler(call, request.params)
         except (RpcError, NotInline):
             raise
         except MemoryDisabled as exc:
@@ -156,7 +98,7 @@ class Dispatcher:
         except Exception:
             log.exception("bug while handling %s", request.method)
             raise RpcError(INTERNAL_ERROR, "internal error; the server log has details") from None
-        if request.method in WRITE_METHODS:
+        if method.writes:
             result = with_memory_md_warning(self.service, result)
             if self._on_write is not None:
                 self._on_write(session.client, request.method, result)

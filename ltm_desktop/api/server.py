@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ltm_desktop.api import runtime
+from ltm_desktop.api.call import NotInline, Session
 from ltm_desktop.api.connection import Connection
 from ltm_desktop.api.listeners import Listeners, open_listeners
-from ltm_desktop.api.methods import Dispatcher, NotInline, Session
+from ltm_desktop.api.methods import Dispatcher
 from ltm_desktop.api.peercred import peer_uid
 from ltm_desktop.api.protocol import (
     BUSY,

@@ -12,7 +12,7 @@ import pytest
 
 from ltm_desktop.api import protocol
 from ltm_desktop.api.client import BackendNotImplementedError, Client, Disabled
-from ltm_desktop.api.dispatch import METHODS, UNGATED
+from ltm_desktop.api.methods import METHODS, UNGATED
 from ltm_desktop.core.errors import BackendNotImplemented
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.settings.config import Settings

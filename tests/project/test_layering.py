@@ -226,6 +226,52 @@ def test_only_the_mcp_server_module_imports_the_mcp_sdk() -> None:
     assert problems == []
 
 
+METHODS_PACKAGE = "ltm_desktop.api.methods"
+# The modules the methods are registered with, that must not know them (no circle back).
+REGISTRY_MODULES = ("api/registry.py", "api/params.py", "api/call.py", "api/dispatch.py")
+
+
+def imports_of_the_methods(path: Path) -> list[str]:
+    """What ``path`` imports of the methods package (relative imports count too)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            found.append("." * node.level + (node.module or ""))
+    for module, name in imported_pairs(path):
+        if violates(module, {METHODS_PACKAGE}):
+            found.append(module)
+        elif violates(f"{module}.{name}", {METHODS_PACKAGE}):  # from ltm_desktop.api import methods
+            found.append(f"{module}.{name}")
+    return sorted(found)
+
+
+def test_no_method_module_imports_another_and_the_registry_none() -> None:
+    """A method module imports the registry; only the package face imports the modules."""
+    modules = [p for p in python_files("api/methods") if p.name != "__init__.py"]
+    assert len(modules) >= 5  # the rule guards something real
+    problems = [
+        f"{path.relative_to(PACKAGE.parent)} imports {name}"
+        for path in modules + [PACKAGE / m for m in REGISTRY_MODULES]
+        for name in imports_of_the_methods(path)
+    ]
+    assert problems == []
+
+
+def test_the_methods_checker_catches_a_method_importing_another(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from ltm_desktop.api.methods.memories import memory_get\n"
+        "from ltm_desktop.api import methods\n"
+        "from . import search\n"
+    )
+    assert imports_of_the_methods(bad) == [
+        ".",
+        "ltm_desktop.api.methods",
+        "ltm_desktop.api.methods.memories",
+    ]
+
+
 def test_only_the_http_package_imports_the_http_stack() -> None:
     problems = []
     for path in python_files():

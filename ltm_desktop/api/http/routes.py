@@ -16,7 +16,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ltm_desktop.api.dispatch import Dispatcher, Session
+from ltm_desktop.api.call import Session
+from ltm_desktop.api.dispatch import Dispatcher
 from ltm_desktop.api.http.answers import DISABLED, HttpError, bad_input, from_rpc_error
 from ltm_desktop.api.protocol import MAX_LINE_BYTES, RpcError, decode_line
 from ltm_desktop.api.protocol import Request as RpcRequest

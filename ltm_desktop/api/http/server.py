@@ -24,7 +24,7 @@ from ltm_desktop.api.http.app import build_app
 from ltm_desktop.api.http.deadline import with_read_timeout
 from ltm_desktop.api.http.guard import loopback_hosts
 from ltm_desktop.api.http.options import HttpOptions
-from ltm_desktop.api.methods import Dispatcher  # importing api.methods registers them
+from ltm_desktop.api.methods import Dispatcher  # bound to every method
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.service import MemoryService
 
