@@ -54,7 +54,7 @@ def test_a_demo_whose_data_cannot_be_opened_leaves_no_folder(
     def unusable(*_args: object, **_kwargs: object) -> None:
         raise LtmError("the data dir is unusable")
 
-    monkeypatch.setattr("ltm_desktop.desktop.open_service", unusable)
+    monkeypatch.setattr("ltm_desktop.desktop.open_launch", unusable)
     assert cli.main(["--demo"]) == cli.EXIT_ERROR
     assert "the data dir is unusable" in one_line_error(capsys)
     assert left_behind(*places) == []
