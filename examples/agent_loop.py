@@ -5,7 +5,7 @@
 A scripted fake model (no network) stands in for an LLM. Each turn the loop:
 
 1. re-reads the project's ``## Long-Term Memory`` prompt section, so what was saved in
-   one turn is in the system prompt of the next (``prompt.section``);
+   one turn is in the system prompt of the next (``Toolbox.api().prompt_section``);
 2. gives the model the memory tools from the catalogue (``Toolbox.definitions``) and
    runs the tool calls it makes (``Toolbox.execute``);
 3. every N turns shows the model the nudge to save what is worth keeping, on a copy of
@@ -101,8 +101,7 @@ class AgentLoop:
 
     def system_prompt(self) -> str:
         """Re-read every turn: a memory saved in the last turn is in this one."""
-        access = self.memory.access()
-        section = access.call("prompt.section", {"cwd": self.cwd})["text"]
+        section = self.memory.api().prompt_section(cwd=self.cwd)
         return f"{SYSTEM}\n\n{section}" if section else SYSTEM
 
     def turn(self, number: int, user_text: str) -> str:
@@ -123,9 +122,22 @@ class AgentLoop:
         self.observe("agent_end", user_text=user_text, assistant_text=reply.text)
         return reply.text
 
-    def observe(self, kind: str, **texts: str) -> None:
-        params = {"cwd": self.cwd, "kind": kind, "session_id": self.session_id, **texts}
-        self.memory.access().call("observe", params)
+    def observe(
+        self,
+        kind: str,
+        *,
+        user_text: str | None = None,
+        assistant_text: str | None = None,
+        messages_text: str | None = None,
+    ) -> None:
+        self.memory.api().observe(
+            kind,
+            self.session_id,
+            cwd=self.cwd,
+            user_text=user_text,
+            assistant_text=assistant_text,
+            messages_text=messages_text,
+        )
 
     def run(self, user_turns: Sequence[str] = USER_TURNS) -> list[str]:
         answers = [self.turn(n, text) for n, text in enumerate(user_turns, start=1)]

@@ -1,6 +1,9 @@
-"""The one small interface the tools run against: an API call by method name.
+"""What the tools and hooks run against: the API's typed calls over a memory access.
 
-Two implementations answer it identically: over the running app's (or ``serve``'s)
+The tools and hooks call typed methods (``memory_add``, ``memory_search``, ``recall``...)
+of ``ApiCalls`` (``api.calls``, the method set the Python client has too) and read the
+typed shapes of ``api.shapes``. Underneath, a ``MemoryAccess`` carries each call by
+method name, two ways that answer identically: over the running app's (or ``serve``'s)
 socket, so the window shows an agent's writes live, and in-process on the same request
 dispatcher the server uses, when no server serves the data dir. Both raise only the
 errors below (or ``MemoryDisabled``), so the tools never see which one they talk to.
@@ -43,7 +46,8 @@ class Unavailable(LtmError):
 
 
 class MemoryAccess(Protocol):
-    """Calls API methods (``docs/protocol.md``) on behalf of one named client."""
+    """Carries API calls (``docs/protocol.md``) on behalf of one named client: the
+    transport of ``ApiCalls(access)``, and its lifetime."""
 
     def describe(self) -> str:
         """Where the memory lives, for logs: a socket endpoint or a database path."""

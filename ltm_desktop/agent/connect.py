@@ -37,7 +37,7 @@ def find_server(data_dir: Path, client: str, *, timeout: float = 30.0) -> Memory
         if endpoint is not None and not endpoint.exists():
             log.info("no server for %s: no socket at %s", data_dir, endpoint)
             return None
-        health = api.call("health")
+        health = api.health()
     except (ApiError, LtmError) as exc:  # no server, or an unusable endpoint setting
         log.info("no server for %s: %s", data_dir, exc)
         return None

@@ -97,22 +97,24 @@ def _ask_server(data_dir: Path, transcript: str, agent: str, cwd: str, session_i
     no extractor configured, e.g. it was started with another config)."""
     from ltm_desktop.agent.access import AccessError, Unavailable
     from ltm_desktop.agent.connect import find_server
+    from ltm_desktop.api.calls import ApiCalls
     from ltm_desktop.core.seams import NO_EXTRACTOR
 
     access = find_server(data_dir, CLIENT)
     if access is None:
         return False
     try:
-        params = {"cwd": cwd, "transcript_path": transcript, "agent": agent}
-        result = access.call("extract", {**params, "session_id": session_id})
+        result = ApiCalls(access).extract(
+            cwd=cwd, transcript_path=transcript, agent=agent, session_id=session_id
+        )
     except (AccessError, Unavailable) as exc:
         log.warning("the server refused the extraction: %s", exc)
         return False
     finally:
         access.close()
-    if result.get("started"):
+    if result["started"]:
         return True
-    reason = str(result.get("reason") or "")
+    reason = result["reason"] or ""
     log.info("the server did not queue the extraction: %s", reason)
     return not reason.startswith(NO_EXTRACTOR.split(":")[0])  # busy: do not pile on
 

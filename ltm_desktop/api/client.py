@@ -21,9 +21,10 @@ import socket
 from collections import deque
 from pathlib import Path
 from types import TracebackType
-from typing import Any, cast
+from typing import Any
 
 from ltm_desktop.api import peercred, protocol, runtime
+from ltm_desktop.api.calls import ApiCalls
 from ltm_desktop.api.client_errors import (
     ApiError,
     BackendNotImplementedError,
@@ -42,20 +43,6 @@ from ltm_desktop.api.client_errors import (
     UntrustedServer,
     error_from,
 )
-from ltm_desktop.api.inbox_client import InboxCalls
-from ltm_desktop.api.shapes import (
-    AddResultShape,
-    AuditEventShape,
-    HealthShape,
-    MemoryPageShape,
-    MemoryShape,
-    ObservationShape,
-    PrecisShape,
-    ProjectShape,
-    RecallHitShape,
-    SearchHitShape,
-    StatsShape,
-)
 from ltm_desktop.core.errors import UnsafePath
 
 ENV_TOKEN = "LTM_DESKTOP_TOKEN"
@@ -64,6 +51,7 @@ __all__ = [  # the errors are defined in api.client_errors; callers import them 
     "BackendNotImplementedError",
     "Busy",
     "Client",
+    "SocketConnection",
     "ConflictError",
     "ConnectionFailed",
     "Disabled",
@@ -113,12 +101,9 @@ def _token_for(address: tuple[str, int]) -> str | None:
     return None
 
 
-def _drop_none(**params: Any) -> dict[str, Any]:
-    return {k: v for k, v in params.items() if v is not None}
-
-
-class Client(InboxCalls):
-    """One connection to the server; reconnects when the server closed an idle one."""
+class SocketConnection:
+    """One connection to the server, the transport of ``Client``'s calls: says ``auth``
+    (TCP) and ``hello`` when it connects, and reconnects when the server closed an idle one."""
 
     def __init__(
         self,
@@ -135,7 +120,7 @@ class Client(InboxCalls):
         self.client_name = client_name
         self.timeout = timeout
         self.connect_timeout = connect_timeout
-        self._sock: socket.socket | None = None
+        self.sock: socket.socket | None = None
         self._buffer = b""
         self._ids = itertools.count(1)
         self.notifications: deque[dict[str, Any]] = deque()
@@ -160,7 +145,7 @@ class Client(InboxCalls):
         except OSError as exc:
             raise self._unreachable(exc) from exc
         sock.settimeout(self.timeout)
-        self._sock = sock
+        self.sock = sock
         self._buffer = b""
         try:
             if self._tcp is not None:
@@ -207,40 +192,29 @@ class Client(InboxCalls):
         return sock
 
     def close(self) -> None:
-        if self._sock is not None:
+        if self.sock is not None:
             with contextlib.suppress(OSError):
-                self._sock.close()
-            self._sock = None
-
-    def __enter__(self) -> Client:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
+                self.sock.close()
+            self.sock = None
 
     def _closed_by_peer(self) -> bool:
-        assert self._sock is not None
-        self._sock.setblocking(False)  # a socket timeout would make even MSG_PEEK wait
+        assert self.sock is not None
+        self.sock.setblocking(False)  # a socket timeout would make even MSG_PEEK wait
         try:
-            data = self._sock.recv(1, socket.MSG_PEEK)
+            data = self.sock.recv(1, socket.MSG_PEEK)
         except (BlockingIOError, InterruptedError):
             return False
         except OSError:
             return True
         finally:
-            self._sock.settimeout(self.timeout)
+            self.sock.settimeout(self.timeout)
         return data == b""
 
     def _read_message(self) -> dict[str, Any] | list[Any]:
-        assert self._sock is not None
+        assert self.sock is not None
         while b"\n" not in self._buffer:
             try:
-                chunk = self._sock.recv(65536)
+                chunk = self.sock.recv(65536)
             except TimeoutError as exc:
                 raise ConnectionFailed(
                     f"no answer from {self.endpoint} within {self.timeout} s"
@@ -257,13 +231,13 @@ class Client(InboxCalls):
         return message
 
     def _request(self, method: str, params: dict[str, Any]) -> Any:
-        assert self._sock is not None
+        assert self.sock is not None
         request_id = next(self._ids)
         line = protocol.encode(
             {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
         )
         try:
-            self._sock.sendall(line)
+            self.sock.sendall(line)
         except OSError as exc:
             raise ConnectionFailed(f"cannot send to {self.endpoint}: {exc}") from exc
         while True:
@@ -281,7 +255,7 @@ class Client(InboxCalls):
 
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
         """Call ``method``; reconnects first if the server dropped an idle connection."""
-        if self._sock is None or self._closed_by_peer():
+        if self.sock is None or self._closed_by_peer():
             self.connect()
         try:
             return self._request(method, params or {})
@@ -300,10 +274,10 @@ class Client(InboxCalls):
         """The next ``memory.changed`` notification, or None after ``timeout`` seconds."""
         if self.notifications:
             return self.notifications.popleft()
-        if self._sock is None:
+        if self.sock is None:
             self.connect()
-        assert self._sock is not None
-        self._sock.settimeout(timeout)
+        assert self.sock is not None
+        self.sock.settimeout(timeout)
         try:
             message = self._read_message()
         except ConnectionFailed as exc:
@@ -311,217 +285,95 @@ class Client(InboxCalls):
                 return None
             raise
         finally:
-            if self._sock is not None:
-                self._sock.settimeout(self.timeout)
+            if self.sock is not None:
+                self.sock.settimeout(self.timeout)
         return message if isinstance(message, dict) else None
 
-    # -- methods ----------------------------------------------------------
 
-    def health(self) -> HealthShape:
-        return cast(HealthShape, self.call("health"))
+class Client(ApiCalls):
+    """The API's typed calls (``api.calls``) over one ``SocketConnection``.
 
-    def project_resolve(self, cwd: str) -> ProjectShape:
-        return cast(ProjectShape, self.call("project.resolve", {"cwd": cwd}))
+    Use one per thread; ``with Client() as client:`` closes the connection at the end.
+    """
 
-    def project_list(self) -> list[ProjectShape]:
-        return cast(list[ProjectShape], self.call("project.list")["projects"])
-
-    def memory_add(
+    def __init__(
         self,
-        content: str,
+        socket_path: str | os.PathLike[str] | None = None,
         *,
-        cwd: str | None = None,
-        project_id: str | None = None,
-        title: str | None = None,
-        category: str | None = None,
-        importance: int | None = None,
-        tags: list[str] | None = None,
-        ttl_days: int | None = None,
-        files: list[str] | None = None,
-    ) -> AddResultShape:
-        return cast(
-            AddResultShape,
-            self.call(
-                "memory.add",
-                _drop_none(
-                    cwd=cwd,
-                    project_id=project_id,
-                    content=content,
-                    title=title,
-                    category=category,
-                    importance=importance,
-                    tags=tags,
-                    ttl_days=ttl_days,
-                    files=files,
-                ),
-            ),
+        tcp: str | None = None,
+        token: str | None = None,
+        client_name: str = "python-client",
+        timeout: float = 30.0,
+        connect_timeout: float = 5.0,
+    ) -> None:
+        self.connection = SocketConnection(
+            socket_path,
+            tcp=tcp,
+            token=token,
+            client_name=client_name,
+            timeout=timeout,
+            connect_timeout=connect_timeout,
         )
+        super().__init__(self.connection)
 
-    def memory_get(self, memory_id: str) -> MemoryShape:
-        return cast(MemoryShape, self.call("memory.get", {"id": memory_id})["memory"])
+    @property
+    def endpoint(self) -> str:
+        return self.connection.endpoint
 
-    def memory_update(
-        self, memory_id: str, *, expected_updated_at: str | None = None, **fields: Any
-    ) -> MemoryShape:
-        """Edit ``fields``; with ``expected_updated_at`` (the ``updated_at`` you read), a
-        ConflictError instead if someone changed the memory since (``.current`` is theirs)."""
-        params = _drop_none(id=memory_id, expected_updated_at=expected_updated_at)
-        return cast(MemoryShape, self.call("memory.update", {**params, **fields})["memory"])
+    @property
+    def client_name(self) -> str:
+        """Sent in ``hello``: a new name is used from the next connection on."""
+        return self.connection.client_name
 
-    def memory_remove(
-        self, memory_id: str, *, expected_updated_at: str | None = None
-    ) -> MemoryShape:
-        params = _drop_none(id=memory_id, expected_updated_at=expected_updated_at)
-        return cast(MemoryShape, self.call("memory.remove", params)["memory"])
+    @client_name.setter
+    def client_name(self, name: str) -> None:
+        self.connection.client_name = name
 
-    def memory_restore(
-        self, memory_id: str, *, expected_updated_at: str | None = None
-    ) -> MemoryShape:
-        params = _drop_none(id=memory_id, expected_updated_at=expected_updated_at)
-        return cast(MemoryShape, self.call("memory.restore", params)["memory"])
+    @property
+    def timeout(self) -> float:
+        return self.connection.timeout
 
-    def memory_search(
+    @timeout.setter
+    def timeout(self, seconds: float) -> None:
+        self.connection.timeout = seconds
+
+    @property
+    def connect_timeout(self) -> float:
+        return self.connection.connect_timeout
+
+    @connect_timeout.setter
+    def connect_timeout(self, seconds: float) -> None:
+        self.connection.connect_timeout = seconds
+
+    @property
+    def notifications(self) -> deque[dict[str, Any]]:
+        """Notifications read while waiting for a response; ``next_event`` returns them first."""
+        return self.connection.notifications
+
+    @property
+    def _sock(self) -> socket.socket | None:
+        return self.connection.sock
+
+    def connect(self) -> None:
+        self.connection.connect()
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def events_subscribe(self) -> Any:
+        return self.connection.events_subscribe()
+
+    def next_event(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """The next ``memory.changed`` notification, or None after ``timeout`` seconds."""
+        return self.connection.next_event(timeout)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
         self,
-        query: str,
-        *,
-        cwd: str | None = None,
-        project_id: str | None = None,
-        limit: int | None = None,
-        include_global: bool | None = None,
-    ) -> list[SearchHitShape]:
-        return cast(
-            list[SearchHitShape],
-            self.call(
-                "memory.search",
-                _drop_none(
-                    cwd=cwd,
-                    project_id=project_id,
-                    query=query,
-                    limit=limit,
-                    include_global=include_global,
-                ),
-            )["hits"],
-        )
-
-    def memory_list(
-        self,
-        *,
-        cwd: str | None = None,
-        project_id: str | None = None,
-        limit: int | None = None,
-        offset: int | None = None,
-        category: str | None = None,
-        include_disabled: bool | None = None,
-    ) -> MemoryPageShape:
-        return cast(
-            MemoryPageShape,
-            self.call(
-                "memory.list",
-                _drop_none(
-                    cwd=cwd,
-                    project_id=project_id,
-                    limit=limit,
-                    offset=offset,
-                    category=category,
-                    include_disabled=include_disabled,
-                ),
-            ),
-        )
-
-    def memory_history(self, memory_id: str) -> list[AuditEventShape]:
-        return cast(list[AuditEventShape], self.call("memory.history", {"id": memory_id})["events"])
-
-    def memory_stale(
-        self, *, cwd: str | None = None, project_id: str | None = None
-    ) -> list[MemoryShape]:
-        result = self.call("memory.stale", _drop_none(cwd=cwd, project_id=project_id))
-        return cast(list[MemoryShape], result["memories"])
-
-    def memory_purge_expired(self, *, cwd: str | None = None, project_id: str | None = None) -> int:
-        return int(
-            self.call("memory.purge_expired", _drop_none(cwd=cwd, project_id=project_id))["purged"]
-        )
-
-    def recall(
-        self,
-        query: str,
-        *,
-        cwd: str | None = None,
-        project_id: str | None = None,
-        kinds: list[str] | None = None,
-        limit: int | None = None,
-        include_global: bool | None = None,
-    ) -> list[RecallHitShape]:
-        return cast(
-            list[RecallHitShape],
-            self.call(
-                "recall",
-                _drop_none(
-                    cwd=cwd,
-                    project_id=project_id,
-                    query=query,
-                    kinds=kinds,
-                    limit=limit,
-                    include_global=include_global,
-                ),
-            )["hits"],
-        )
-
-    def observe(
-        self,
-        kind: str,
-        session_id: str,
-        *,
-        cwd: str | None = None,
-        project_id: str | None = None,
-        user_text: str | None = None,
-        assistant_text: str | None = None,
-        messages_text: str | None = None,
-    ) -> ObservationShape | None:
-        """The recorded observation; None when the config turns this kind off."""
-        return cast(
-            ObservationShape | None,
-            self.call(
-                "observe",
-                _drop_none(
-                    cwd=cwd,
-                    project_id=project_id,
-                    kind=kind,
-                    session_id=session_id,
-                    user_text=user_text,
-                    assistant_text=assistant_text,
-                    messages_text=messages_text,
-                ),
-            )["observation"],
-        )
-
-    def precis_get(
-        self,
-        *,
-        cwd: str | None = None,
-        project_id: str | None = None,
-        include_global: bool | None = None,
-    ) -> PrecisShape:
-        return cast(
-            PrecisShape,
-            self.call(
-                "precis.get",
-                _drop_none(cwd=cwd, project_id=project_id, include_global=include_global),
-            ),
-        )
-
-    def prompt_section(
-        self,
-        *,
-        cwd: str | None = None,
-        project_id: str | None = None,
-        include_global: bool | None = None,
-    ) -> str:
-        result = self.call(
-            "prompt.section",
-            _drop_none(cwd=cwd, project_id=project_id, include_global=include_global),
-        )
-        return str(result["text"])
-
-    def stats(self, *, cwd: str | None = None, project_id: str | None = None) -> StatsShape:
-        return cast(StatsShape, self.call("stats", _drop_none(cwd=cwd, project_id=project_id)))
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -51,6 +51,12 @@ class ObservationShape(TypedDict):
     source: str
 
 
+class ObserveResultShape(TypedDict):
+    observation: ObservationShape | None  # None: nothing recorded (see ``skipped``)
+    skipped: NotRequired[str]  # why not: the config turns this kind of observation off
+    warning: NotRequired[str]
+
+
 class ProjectShape(TypedDict):
     project_id: str
     path: str | None
@@ -80,6 +86,13 @@ class AddResultShape(TypedDict):
     warning: NotRequired[str]  # saved, but a MEMORY.md could not be written
 
 
+class MemoryResultShape(TypedDict):
+    """memory.get, memory.update, memory.remove and memory.restore: the memory as stored."""
+
+    memory: MemoryShape
+    warning: NotRequired[str]  # written, but a MEMORY.md could not be (not memory.get)
+
+
 class SearchHitShape(TypedDict):
     memory: MemoryShape
     score: float
@@ -95,6 +108,40 @@ class RecallHitShape(TypedDict):
     memory: NotRequired[MemoryShape]
     observation: NotRequired[ObservationShape]
     matched: NotRequired[str]  # memories only, as in SearchHitShape
+
+
+class ChangeShape(TypedDict):
+    kind: str  # "new", "edited" or "removed"
+    seq: int
+    actor: str
+    id: str
+    withheld: bool  # edited into text that reads like an instruction: ``memory`` is None
+    memory: MemoryShape | None  # as it is now; None when erased or withheld
+
+
+class ChangesShape(TypedDict):
+    head: int  # the audit point to ask ``since`` next time
+    changes: list[ChangeShape]  # newest first
+    more: int  # changes past ``limit``, counted
+    truncated: bool  # older changes were not read
+
+
+class ForgottenShape(TypedDict):
+    memories: list[str]
+    observations: list[str]
+
+
+class RefusedIdShape(TypedDict):
+    id: str
+    reason: str
+
+
+class ForgetResultShape(TypedDict):
+    project_id: str
+    forgotten: ForgottenShape
+    already_forgotten: list[str]
+    refused: list[RefusedIdShape]
+    warning: NotRequired[str]
 
 
 class MemoryPageShape(TypedDict):

@@ -9,10 +9,10 @@ on: each change is told once, and none is missed between two turns.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
-from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.agent.hooks.session_state import SessionState
+from ltm_desktop.api.calls import ApiCalls
+from ltm_desktop.api.shapes import ChangeShape
 from ltm_desktop.core.memory_md.safe_markdown import escape_inline
 from ltm_desktop.core.observations import clip
 
@@ -24,21 +24,20 @@ CONTENT_CHARS = 300  # of each new or edited memory's content
 ASKED = 20  # changes asked for; the rest are counted
 
 
-def head(memory: MemoryAccess, cwd: str) -> int:
+def head(memory: ApiCalls, cwd: str) -> int:
     """The audit head now: the point the session has been told up to."""
-    return int(memory.call("memory.changes", {"cwd": cwd})["head"])
+    return memory.memory_changes(cwd=cwd)["head"]
 
 
-def since_last_time(memory: MemoryAccess, cwd: str, state: SessionState) -> str | None:
+def since_last_time(memory: ApiCalls, cwd: str, state: SessionState) -> str | None:
     """The context telling the changes after ``state.seen_seq`` (None: none), moving
     ``state.seen_seq`` to the head; the caller saves the state only once the context has
     reached the agent. A session never told (no session start seen) only starts
     counting."""
-    params: dict[str, Any] = {"cwd": cwd, "since": state.seen_seq, "limit": ASKED}
-    found = memory.call("memory.changes", params)
+    found = memory.memory_changes(cwd=cwd, since=state.seen_seq, limit=ASKED)
     told = state.seen_seq is not None
-    state.seen_seq = int(found["head"])
-    more, truncated = int(found.get("more", 0)), bool(found.get("truncated", False))
+    state.seen_seq = found["head"]
+    more, truncated = found["more"], found["truncated"]
     if not told or not (found["changes"] or more or truncated):
         return None
     log.info(
@@ -50,25 +49,25 @@ def since_last_time(memory: MemoryAccess, cwd: str, state: SessionState) -> str 
     return render(found["changes"], more, truncated)
 
 
-def _line(change: dict[str, Any]) -> str:
-    memory = change.get("memory")
-    ident = escape_inline(str(change.get("id") or (memory or {}).get("id", "")))
-    where = f"{ident}, by {escape_inline(str(change.get('actor', '')))}"
+def _line(change: ChangeShape) -> str:
+    memory = change["memory"]
+    ident = escape_inline(change["id"] or (memory["id"] if memory is not None else ""))
+    where = f"{ident}, by {escape_inline(change['actor'])}"
     if memory is None:  # erased, or its text withheld: nothing of it is told
         why = (
             "withheld: it reads like an instruction and awaits review"
-            if change.get("withheld")
+            if change["withheld"]
             else "erased"
         )
         return f"- {change['kind']}: ({why}) ({where})"
-    title = escape_inline(str(memory.get("title", "")))
+    title = escape_inline(memory["title"])
     if change["kind"] == "removed":
         return f"- removed: {title} ({where})"
-    content = clip(str(memory.get("content", "")), CONTENT_CHARS).replace("\n", " ")
+    content = clip(memory["content"], CONTENT_CHARS).replace("\n", " ")
     return f"- {change['kind']}: {title} ({where}): {escape_inline(content)}"
 
 
-def render(changes: list[dict[str, Any]], more: int, truncated: bool = False) -> str:
+def render(changes: list[ChangeShape], more: int, truncated: bool = False) -> str:
     """The changes, newest first, within BUDGET; what does not fit is counted."""
     lines = [HEADER]
     used = len(HEADER)

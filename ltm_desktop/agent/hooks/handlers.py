@@ -11,7 +11,6 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from ltm_desktop.agent import transcripts
 from ltm_desktop.agent.access import AccessError, MemoryAccess
@@ -27,6 +26,7 @@ from ltm_desktop.agent.hooks.events import (
 from ltm_desktop.agent.hooks.payload import HookInput
 from ltm_desktop.agent.hooks.session_state import SessionState, SessionStates
 from ltm_desktop.agent.nudge import Nudge
+from ltm_desktop.api.calls import ApiCalls
 from ltm_desktop.api.protocol import METHOD_NOT_FOUND
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.observations import PRE_COMPACT_LIMIT, USER_TEXT_LIMIT, clip
@@ -41,7 +41,9 @@ TRUNCATED = "\n…(truncated)"
 
 @dataclass
 class HookRun:
-    """One event: its payload, the settings, and the memory (opened on first use)."""
+    """One event: its payload, the settings, and the memory (opened on first use).
+
+    ``memory`` is the API's typed calls over the access ``open_memory`` opens."""
 
     hook: HookInput
     settings: Settings
@@ -52,31 +54,33 @@ class HookRun:
     deadline: float | None = None  # time.monotonic() by which the agent must have its answer
     # run once the answer has reached the agent (what it was told is then marked told)
     after_answer: list[Callable[[], None]] = field(default_factory=list, repr=False)
-    _memory: MemoryAccess | None = field(default=None, repr=False)
+    _access: MemoryAccess | None = field(default=None, repr=False)
+    _memory: ApiCalls | None = field(default=None, repr=False)
 
     @property
-    def memory(self) -> MemoryAccess:
+    def memory(self) -> ApiCalls:
         if self._memory is None:
-            self._memory = self.open_memory()
-            log.info("memory: %s", self._memory.describe())
+            access = self.open_memory()
+            log.info("memory: %s", access.describe())
+            self._access, self._memory = access, ApiCalls(access)
         return self._memory
 
     def time_left(self) -> float:
         """Seconds until the deadline (unbounded: none set)."""
         return float("inf") if self.deadline is None else self.deadline - time.monotonic()
 
-    def memory_getter(self) -> Callable[[], MemoryAccess]:
+    def memory_getter(self) -> Callable[[], ApiCalls]:
         """The memory, opened by whoever asks first (a worker thread may)."""
         return lambda: self.memory
 
     def abandon(self) -> None:
         """Leave the memory unclosed: a worker that timed out may still be using it."""
-        self._memory = None
+        self._access = self._memory = None
 
     def close(self) -> None:
-        if self._memory is not None:
-            memory, self._memory = self._memory, None
-            memory.close()
+        if self._access is not None:
+            access, self._access, self._memory = self._access, None, None
+            access.close()
 
     def state(self) -> SessionState:
         if self.states is None:
@@ -126,7 +130,7 @@ def session_start(run: HookRun) -> str | None:
     except (LtmError, OSError) as exc:  # e.g. an older server: the memory still goes out
         log.warning("no change tracking for this session: %s", exc)
         seen = None
-    text = str(run.memory.call("prompt.section", {"cwd": run.hook.cwd}).get("text", ""))
+    text = run.memory.prompt_section(cwd=run.hook.cwd)
     log.info("session start: %d characters of memory for %s", len(text), run.hook.cwd)
     state = run.state()
     state.seen_seq = seen
@@ -277,13 +281,25 @@ def _record_turn_end(run: HookRun, state: SessionState | None = None) -> None:
     _observe(run, "agent_end", user_text=user, assistant_text=answer)
 
 
-def _observe(run: HookRun, kind: str, **texts: str | None) -> None:
-    params: dict[str, Any] = {"cwd": run.hook.cwd, "kind": kind, "session_id": run.hook.session_id}
-    params.update(texts)
-    result = run.memory.call("observe", params)
-    observation = result.get("observation") or {}
+def _observe(
+    run: HookRun,
+    kind: str,
+    *,
+    user_text: str | None = None,
+    assistant_text: str | None = None,
+    messages_text: str | None = None,
+) -> None:
+    result = run.memory.observe_result(
+        kind,
+        run.hook.session_id,
+        cwd=run.hook.cwd,
+        user_text=user_text,
+        assistant_text=assistant_text,
+        messages_text=messages_text,
+    )
+    observation = result.get("observation")
     if observation:
-        log.info("recorded %s observation %s", kind, observation.get("id"))
+        log.info("recorded %s observation %s", kind, observation["id"])
     else:
         log.info("%s not recorded: %s", kind, result.get("skipped", "skipped"))
 

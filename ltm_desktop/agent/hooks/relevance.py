@@ -16,9 +16,9 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
-from ltm_desktop.agent.access import MemoryAccess
+from ltm_desktop.api.calls import ApiCalls
+from ltm_desktop.api.shapes import MemoryShape, SearchHitShape
 from ltm_desktop.core.memory_md.safe_markdown import escape_inline
 from ltm_desktop.core.observations import clip
 from ltm_desktop.core.search.query import parse_query, split_words, term_in
@@ -32,19 +32,18 @@ CONTENT_CHARS = 600  # of each memory's content
 HEADER = "Possibly relevant, from long-term memory:"
 
 
-def matches_every_word(prompt: str, memory: dict[str, Any]) -> bool:
-    """Whether ``memory`` (an API memory) contains every search word of ``prompt``."""
+def matches_every_word(prompt: str, memory: MemoryShape) -> bool:
+    """Whether ``memory`` contains every search word of ``prompt``."""
     terms = parse_query(prompt).positive
     if len(terms) < MIN_TERMS:
         return False
-    tags = memory.get("tags") or []
-    text = " ".join([str(memory.get("title", "")), str(memory.get("content", "")), *map(str, tags)])
+    text = " ".join([memory["title"], memory["content"], *memory["tags"]])
     words = split_words(text)
     return all(term_in(term, words) for term in terms)
 
 
 def relevant_memories(
-    memory: Callable[[], MemoryAccess],
+    memory: Callable[[], ApiCalls],
     cwd: str,
     prompt: str,
     *,
@@ -64,13 +63,12 @@ def relevant_memories(
     prompt = prompt.strip()
     if len(parse_query(prompt).positive) < MIN_TERMS:
         return None
-    hits: list[dict[str, Any]] = []
+    hits: list[SearchHitShape] = []
     failure: list[BaseException] = []
 
     def search() -> None:
         try:
-            params = {"cwd": cwd, "query": prompt[:1000], "limit": LIMIT}
-            hits.extend(memory().call("memory.search", params).get("hits", []))
+            hits.extend(memory().memory_search(prompt[:1000], cwd=cwd, limit=LIMIT))
         except BaseException as exc:  # raised again below, in the hook's own thread
             failure.append(exc)
 
@@ -84,7 +82,7 @@ def relevant_memories(
         return None
     if failure:
         raise failure[0]
-    memories = [h.get("memory") or {} for h in hits]
+    memories = [h["memory"] for h in hits]
     allowed = [m for m in memories if include_flagged or not m.get("flagged")]
     if len(allowed) < len(memories):
         log.info("relevant memories: %d flagged, kept out", len(memories) - len(allowed))
@@ -95,7 +93,7 @@ def relevant_memories(
         return None
     lines = [HEADER]
     for found in good:
-        content = clip(str(found.get("content", "")), CONTENT_CHARS).replace("\n", " ")
-        title = escape_inline(str(found.get("title", "")))
-        lines.append(f"- {title} ({found.get('id', '')}): {escape_inline(content)}")
+        content = clip(found["content"], CONTENT_CHARS).replace("\n", " ")
+        title = escape_inline(found["title"])
+        lines.append(f"- {title} ({found['id']}): {escape_inline(content)}")
     return "\n".join(lines)

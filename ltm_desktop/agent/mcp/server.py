@@ -160,12 +160,12 @@ class Connection:
     def memory_md(self) -> str:
         """The project's MEMORY.md text, fresh from the store."""
         try:
-            result = self.toolbox.access().call("precis.get", {"cwd": self.cwd})
+            precis = self.toolbox.api().precis_get(cwd=self.cwd)
         except MemoryDisabled:
             raise ResourceError(DISABLED) from None
         except (AccessError, Unavailable) as exc:
             raise ResourceError(UNAVAILABLE.format(reason=exc)) from None
-        return str(result["text"])
+        return precis["text"]
 
 
 class CatalogueTool(Tool):
@@ -233,7 +233,7 @@ def instructions(toolbox: Toolbox, cwd: str, kind: str = FULL) -> str:
             return DISABLED_INSTRUCTIONS
         return _with_tools(BRIEF_INSTRUCTIONS, toolbox)
     try:
-        text = str(toolbox.access().call("prompt.section", {"cwd": cwd})["text"])
+        text = toolbox.api().prompt_section(cwd=cwd)
     except MemoryDisabled:  # the tools all say so: the model must not be told to use them
         return DISABLED_INSTRUCTIONS
     except (AccessError, Unavailable) as exc:

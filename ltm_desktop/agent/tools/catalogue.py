@@ -12,13 +12,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.agent.tools import handlers
 from ltm_desktop.core.records import Category
 from ltm_desktop.core.rules import MAX_CONTENT_CHARS, MAX_TAGS, MAX_TITLE_CHARS, MAX_TTL_DAYS
 from ltm_desktop.core.stale.named_files import MAX_FILES, MAX_PATH_CHARS
 
-Handler = Callable[[MemoryAccess, str, dict[str, Any]], handlers.Reply]
+Handler = Callable[[handlers.ToolAccess, str, dict[str, Any]], handlers.Reply]
 CATEGORIES = [c.value for c in Category]
 SEARCH_LIMIT = 20
 

@@ -13,7 +13,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ltm_desktop.agent.access import MemoryAccess
+from ltm_desktop.api.calls import ApiCalls
+from ltm_desktop.api.shapes import AddResultShape, MemoryShape, ProjectShape, RecallHitShape
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.rules import MEMORY_TYPES
@@ -45,13 +46,24 @@ class Refused(LtmError):
     """The call would touch another project's memory."""
 
 
-def project_of(access: MemoryAccess, cwd: str) -> dict[str, Any]:
-    """The agent's project: ``{"project_id", "path", "name"}``."""
-    result: dict[str, Any] = access.call("project.resolve", {"cwd": cwd})
-    return result
+@dataclass(frozen=True, slots=True)
+class ToolAccess:
+    """What a tool runs against: the API's typed calls, and each working directory's
+    project, asked for once (it never changes: its id is a hash of the path, its name the
+    directory's), which saves a round trip a call."""
+
+    api: ApiCalls
+    projects: dict[str, ProjectShape]
+
+    def project(self, cwd: str) -> ProjectShape:
+        """The agent's project: ``{"project_id", "path", "name"}``."""
+        found = self.projects.get(cwd)
+        if found is None:
+            found = self.projects[cwd] = self.api.project_resolve(cwd)
+        return found
 
 
-def where(project: dict[str, Any]) -> str:
+def where(project: ProjectShape) -> str:
     return f'project "{project["name"]}" ({project["project_id"]})'
 
 
@@ -60,12 +72,11 @@ def _fields(args: dict[str, Any]) -> dict[str, Any]:
     return {name: args[name] for name in FIELDS if name in args}
 
 
-def _with_warning(text: str, result: dict[str, Any]) -> str:
-    warning = result.get("warning")
+def _with_warning(text: str, warning: str | None) -> str:
     return f"{text} (Note: {warning})" if warning else text
 
 
-def _added(project: dict[str, Any], result: dict[str, Any]) -> Reply:
+def _added(project: ProjectShape, result: AddResultShape) -> Reply:
     memory, status = result["memory"], result["status"]
     if status == "deduplicated":
         text = (
@@ -79,23 +90,32 @@ def _added(project: dict[str, Any], result: dict[str, Any]) -> Reply:
         )
     else:
         text = f"created: saved as {memory['id']} in {where(project)}."
-    return Reply(_with_warning(text, result))
+    return Reply(_with_warning(text, result.get("warning")))
 
 
-def add(access: MemoryAccess, cwd: str, fields: dict[str, Any]) -> Reply:
-    project = project_of(access, cwd)
-    params = {"cwd": cwd, **{k: v for k, v in fields.items() if v is not None}}
-    return _added(project, access.call("memory.add", params))
+def add(access: ToolAccess, cwd: str, fields: dict[str, Any]) -> Reply:
+    project = access.project(cwd)
+    result = access.api.memory_add(
+        fields["content"],
+        cwd=cwd,
+        title=fields.get("title"),
+        category=fields.get("category"),
+        importance=fields.get("importance"),
+        tags=fields.get("tags"),
+        ttl_days=fields.get("ttl_days"),
+        files=fields.get("files"),
+    )
+    return _added(project, result)
 
 
-def _owned(access: MemoryAccess, project: dict[str, Any], memory_id: str) -> dict[str, Any]:
+def _owned(access: ToolAccess, project: ProjectShape, memory_id: str) -> MemoryShape:
     """The memory, if it belongs to the project or to global; Refused (naming its owner)
     otherwise."""
-    memory: dict[str, Any] = access.call("memory.get", {"id": memory_id})["memory"]
+    memory = access.api.memory_get(memory_id)
     owner = memory["project_id"]
     if owner in (project["project_id"], GLOBAL_PROJECT_ID):
         return memory
-    projects = access.call("project.list", {})["projects"]
+    projects = access.api.project_list()
     name = next((p["name"] for p in projects if p["project_id"] == owner), owner)
     raise Refused(
         f'{memory_id} belongs to project "{name}" ({owner}), not to {where(project)}; '
@@ -103,7 +123,7 @@ def _owned(access: MemoryAccess, project: dict[str, Any], memory_id: str) -> dic
     )
 
 
-def memory_write(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
+def memory_write(access: ToolAccess, cwd: str, args: dict[str, Any]) -> Reply:
     action = args["action"]
     fields = _fields(args)
     if action == "add":
@@ -114,7 +134,7 @@ def memory_write(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
         return add(access, cwd, fields)
     if "id" not in args:
         raise BadArguments(f"`id` is required to {action} a memory (search for it first)")
-    project = project_of(access, cwd)
+    project = access.project(cwd)
     memory_id = args["id"]
     if action == "remove":
         if fields:
@@ -122,26 +142,26 @@ def memory_write(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
         before = _owned(access, project, memory_id)
         # as read: a change made meanwhile by someone else is a conflict, not overwritten
         seen = before["updated_at"]
-        result = access.call("memory.remove", {"id": memory_id, "expected_updated_at": seen})
+        removed = access.api.memory_remove_result(memory_id, expected_updated_at=seen)
         text = (
             f'removed {memory_id} ("{before["title"]}") from {where(project)}; it is in the '
             "trash and the user can restore it."
         )
-        return Reply(_with_warning(text, result))
+        return Reply(_with_warning(text, removed.get("warning")))
     if not fields:
         raise BadArguments("update needs at least one field to change: " + ", ".join(FIELDS))
     before = _owned(access, project, memory_id)
     seen = before["updated_at"]
-    result = access.call("memory.update", {"id": memory_id, **fields, "expected_updated_at": seen})
+    result = access.api.memory_update_result(memory_id, expected_updated_at=seen, **fields)
     after = result["memory"]
-    changed = [name for name in fields if before[name] != after[name]]
+    changed = [name for name in fields if before.get(name) != after.get(name)]
     if not changed:
         return Reply(f"{memory_id} in {where(project)} already had these values; nothing changed.")
     text = f"updated {memory_id} in {where(project)}: {', '.join(changed)} changed."
-    return Reply(_with_warning(text, result))
+    return Reply(_with_warning(text, result.get("warning")))
 
 
-def memory_save(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
+def memory_save(access: ToolAccess, cwd: str, args: dict[str, Any]) -> Reply:
     fields = {"content": args["content"], "category": SAVE_TYPES[args.get("type", "knowledge")]}
     if args.get("files"):
         fields["files"] = args["files"]
@@ -153,7 +173,7 @@ def _score(value: float) -> float:
     return float(f"{value:.4g}")
 
 
-def _listing(project: dict[str, Any], query: str, rows: list[dict[str, Any]]) -> Reply:
+def _listing(project: ProjectShape, query: str, rows: list[dict[str, Any]]) -> Reply:
     """The rows as a bare JSON array; what was searched in ``meta``."""
     searched = {
         "project_id": project["project_id"],
@@ -177,17 +197,14 @@ def _query(args: dict[str, Any]) -> str:
     return query
 
 
-def memory_search(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
-    project = project_of(access, cwd)
+def memory_search(access: ToolAccess, cwd: str, args: dict[str, Any]) -> Reply:
+    project = access.project(cwd)
     query = _query(args)
     # by id: the project is resolved already, and the server answers a search it has
     # cached at once only when it is asked by id
-    params = {
-        "project_id": project["project_id"],
-        "query": query,
-        "limit": args.get("limit", 5),
-    }
-    hits = access.call("memory.search", params)["hits"]
+    hits = access.api.memory_search(
+        query, project_id=project["project_id"], limit=args.get("limit", 5)
+    )
     rows = [
         {
             "id": m["id"],
@@ -207,7 +224,7 @@ def memory_search(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply
     return _listing(project, query, rows)
 
 
-def _recall_row(hit: dict[str, Any]) -> dict[str, Any]:
+def _recall_row(hit: RecallHitShape) -> dict[str, Any]:
     score = _score(hit["score"])
     if hit["kind"] == "memory":
         m = hit["memory"]
@@ -234,22 +251,20 @@ def _recall_row(hit: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def memory_recall(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
-    project = project_of(access, cwd)
+def memory_recall(access: ToolAccess, cwd: str, args: dict[str, Any]) -> Reply:
+    project = access.project(cwd)
     query = _query(args)
-    params = {"project_id": project["project_id"], "query": query, "limit": args.get("limit", 5)}
-    rows = [_recall_row(hit) for hit in access.call("recall", params)["hits"]]
+    hits = access.api.recall(query, project_id=project["project_id"], limit=args.get("limit", 5))
+    rows = [_recall_row(hit) for hit in hits]
     return _listing(project, query, rows)
 
 
-def memory_forget(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply:
+def memory_forget(access: ToolAccess, cwd: str, args: dict[str, Any]) -> Reply:
     memory_ids, observation_ids = args.get("memoryIds", []), args.get("observationIds", [])
     if not memory_ids and not observation_ids:
         raise BadArguments("give `memoryIds` and/or `observationIds` (lists of ids) to forget")
-    project = project_of(access, cwd)
-    result = access.call(
-        "forget", {"cwd": cwd, "memory_ids": memory_ids, "observation_ids": observation_ids}
-    )
+    project = access.project(cwd)
+    result = access.api.forget(cwd=cwd, memory_ids=memory_ids, observation_ids=observation_ids)
     done = result["forgotten"]["memories"] + result["forgotten"]["observations"]
     parts = [f"forgot {', '.join(done)}" if done else "forgot nothing"]
     if result["already_forgotten"]:
@@ -258,4 +273,4 @@ def memory_forget(access: MemoryAccess, cwd: str, args: dict[str, Any]) -> Reply
     if refused:
         parts.append("refused: " + "; ".join(f"{r['id']} ({r['reason']})" for r in refused))
     text = f"In {where(project)}: " + ". ".join(parts) + "."
-    return Reply(_with_warning(text, result), is_error=bool(refused) and not done)
+    return Reply(_with_warning(text, result.get("warning")), is_error=bool(refused) and not done)

@@ -25,39 +25,15 @@ from ltm_desktop.agent.access import AccessError, MemoryAccess, Unavailable
 from ltm_desktop.agent.tools.arguments import check_arguments
 from ltm_desktop.agent.tools.catalogue import ToolSpec, select
 from ltm_desktop.agent.tools.formats import render
-from ltm_desktop.agent.tools.handlers import BadArguments, Refused, Reply
+from ltm_desktop.agent.tools.handlers import BadArguments, Refused, Reply, ToolAccess
+from ltm_desktop.api.calls import ApiCalls
 from ltm_desktop.api.protocol import INVALID_PARAMS
+from ltm_desktop.api.shapes import ProjectShape
 from ltm_desktop.core.errors import MemoryDisabled
 
 log = logging.getLogger(__name__)
 DISABLED = "Long-term memory is disabled"
 UNAVAILABLE = "Long-term memory is unavailable: {reason}"
-
-
-class ResolvedOnce:
-    """An access that asks for each working directory's project once (it never changes:
-    its id is a hash of the path, its name the directory's), saving a round trip a call."""
-
-    def __init__(self, inner: MemoryAccess, projects: dict[str, Any]) -> None:
-        self.inner = inner
-        self._projects = projects
-
-    def describe(self) -> str:
-        return self.inner.describe()
-
-    def set_client(self, name: str) -> None:
-        self.inner.set_client(name)
-
-    def call(self, method: str, params: dict[str, Any]) -> Any:
-        if method != "project.resolve" or set(params) != {"cwd"}:
-            return self.inner.call(method, params)
-        found = self._projects.get(params["cwd"])
-        if found is None:
-            found = self._projects[params["cwd"]] = self.inner.call(method, params)
-        return found
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 class Toolbox:
@@ -84,7 +60,7 @@ class Toolbox:
         self._access = access
         self._owns_access = access is None
         self._data_dir, self._config = data_dir, config
-        self._projects: dict[str, Any] = {}
+        self._projects: dict[str, ProjectShape] = {}  # by working directory
         self._lock = threading.Lock()
 
     # -- definitions ---------------------------------------------------------
@@ -104,6 +80,10 @@ class Toolbox:
                 self._access = open_access(self._data_dir, self._config, self.client_name)
                 log.info("memory tools use the %s", self._access.describe())
             return self._access
+
+    def api(self) -> ApiCalls:
+        """The API's typed calls over the access (opened on first use, as ``access``)."""
+        return ApiCalls(self.access())
 
     def memory_switched_off(self) -> bool:
         """Whether the config this toolbox reads says ``[memory] enabled = false``; read
@@ -153,7 +133,7 @@ class Toolbox:
         checked = check_arguments(spec.schema, arguments)
         if not isinstance(cwd, str) or not os.path.isabs(cwd):
             raise BadArguments(f"the working directory must be an absolute path; got {cwd!r}")
-        return spec.handler(ResolvedOnce(self.access(), self._projects), cwd, checked)
+        return spec.handler(ToolAccess(self.api(), self._projects), cwd, checked)
 
     def _drop_access(self) -> None:
         """After a failure, the next call chooses again (the app may have quit or started)."""
