@@ -33,6 +33,26 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: the test looks at SQLite itself")
 
 
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: only called under -n
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist load`` (addopts: ``-n auto``), except that each end-to-end agent's tests go
+    to one worker together: they share that agent's real turn (a module-scoped fixture,
+    ~10 s), which then runs once, not once on each worker. (``--dist loadgroup`` would
+    say this with marks, but pytest 9.2 ignores its groups: pytest-xdist issue #1386.)"""
+    if config.getvalue("dist") != "load":
+        return None  # another --dist asked for: pytest-xdist's own scheduler
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Scheduler(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path, _, name = nodeid.partition("::")
+            if path.startswith("tests/e2e/") and name.endswith("]"):
+                return "tests/e2e[" + name.rpartition("[")[2]  # e.g. tests/e2e[codex]
+            return nodeid  # one test a unit, as --dist load
+
+    return Scheduler(config, log)
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     marked = metafunc.definition.get_closest_marker
     if "backend" in metafunc.fixturenames and marked("every_backend") and not marked("sqlite_only"):

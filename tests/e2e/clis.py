@@ -55,6 +55,11 @@ class Cli:
                 "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
                 "DISABLE_AUTOUPDATER": "1",
                 "DISABLE_ERROR_REPORTING": "1",
+                # `claude -p` waits for our MCP server before the turn: by default it goes on
+                # without it after 5 s, and on a loaded machine (parallel tests) starting
+                # Python and the MCP SDK can take longer: the model then had no memory tools.
+                "MCP_CONNECTION_NONBLOCKING": "0",
+                "MCP_CONNECT_TIMEOUT_MS": "120000",
             }
         if self.agent == CODEX:
             return {"E2E_FAKE_OPENAI_KEY": "sk-e2e-fake"}

@@ -18,6 +18,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 PINS = Path(__file__).resolve().parent / "agents"
@@ -60,6 +62,25 @@ def installed(folder: Path | None = None) -> Path | None:
     return commands if all((commands / name).exists() for name in AGENTS) else None
 
 
+@contextmanager
+def _only_one_installer(folder: Path) -> Iterator[None]:
+    """Held while installing into ``folder``: the test workers (pytest-xdist) each ask for
+    the CLIs at once; the others wait, then find the install done. Without it, a second
+    installer finishing later removed the first one's folder, as incomplete, while the
+    first one's tests were running the CLIs from it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no lock; the rename below still never shows half an install
+        yield
+        return
+    with open(folder.parent / f".{folder.name}.lock", "a", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # waits for another installer to finish
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def install(folder: Path | None = None) -> Path:
     """The folder of the CLIs' commands, installing them first if needed."""
     folder = folder or install_dir()
@@ -70,6 +91,11 @@ def install(folder: Path | None = None) -> Path:
     if npm is None or shutil.which("node") is None:
         raise InstallError("node and npm are needed to install the agent CLIs (not on PATH)")
     folder.parent.mkdir(parents=True, exist_ok=True)
+    with _only_one_installer(folder):
+        return installed(folder) or _npm_ci(npm, folder)
+
+
+def _npm_ci(npm: str, folder: Path) -> Path:
     # npm ci in a fresh sibling folder, renamed into place: a run killed half-way (or two
     # runs at once) never leaves a folder that looks installed and is not.
     work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))

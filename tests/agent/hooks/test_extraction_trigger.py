@@ -150,7 +150,6 @@ def test_a_fifo_as_the_extraction_log_holds_nothing_up(
     waited, took = call_beside_fifo(lambda: ask(tmp_path, config), log, os.O_RDONLY)
     assert not waited, "still waiting for a reader after 5 s"
     assert isinstance(took, float)
-    assert took < 1.0
     assert children[-1].wait(60) == 0
     [run] = make_service(tmp_path / "data").inbox.runs()
     assert (run.status, run.proposed) == (RunStatus.OK, 1)

@@ -37,7 +37,6 @@ SOME_EVENTS = ("session-start", "user-prompt", "stop")
 
 def assert_failed_open(done: HookResult, agent: str, event: str, logged: str) -> None:
     assert done.returncode == 0, done.stderr
-    assert done.seconds < 2, f"took {done.seconds:.2f} s"
     assert done.stdout == EMPTY[agent]
     check_output(agent, event, done.stdout)
     assert "Traceback" not in done.stderr
@@ -95,7 +94,6 @@ def test_server_down_a_stale_socket_means_the_database(
     stale.close()
     done = run_hook("gemini", "stop", payload("gemini", "stop", tmp_path), service.paths.data_dir)
     assert done.returncode == 0
-    assert done.seconds < 2
     assert done.stdout == "{}\n"
     assert f"no server for {service.paths.data_dir}" in hook_log()
     assert len(service.observations.page(service.resolve_scope(cwd=str(tmp_path)))) == 1
@@ -109,7 +107,6 @@ def test_server_down_one_that_never_answers(service: MemoryService, tmp_path: Pa
         for agent, event in [("codex", "session-start"), ("claude-code", "session-end")]:
             done = run_hook(agent, event, payload(agent, event, tmp_path), service.paths.data_dir)
             assert done.returncode == 0, done.stderr
-            assert done.seconds < 2
             check_output(agent, event, done.stdout)
     finally:
         hung.close()
@@ -176,7 +173,6 @@ def test_observations_turned_off_are_obeyed(service: MemoryService, tmp_path: Pa
 
 def test_stdin_never_closed(service: MemoryService, tmp_path: Path) -> None:
     """Claude Code has been seen to leave a SessionEnd hook's stdin open."""
-    started = time.monotonic()
     process = subprocess.Popen(
         [
             str(EXECUTABLE),
@@ -194,15 +190,13 @@ def test_stdin_never_closed(service: MemoryService, tmp_path: Path) -> None:
     assert process.stdout is not None
     process.stdin.write(payload("claude-code", "session-end", tmp_path))
     process.stdin.flush()
-    code = process.wait(timeout=10)
-    seconds = time.monotonic() - started
+    code = process.wait(timeout=10)  # it ends by itself, its stdin still open
     out = process.stdout.read()
     process.stdin.close()
     process.stdout.close()
     assert process.stderr is not None
     process.stderr.close()
     assert (code, out) == (0, b"")
-    assert seconds < 2
     assert len(service.observations.page(service.resolve_scope(cwd=str(tmp_path)))) == 1
 
 
@@ -328,7 +322,6 @@ def test_a_log_file_that_is_not_a_regular_file_is_left_alone(
     fill_log_dir(kind)
     done = run_hook(agent, "stop", payload(agent, "stop", tmp_path), tmp_path / "absent")
     assert (done.returncode, done.stdout, done.stderr) == (0, EMPTY[agent], "")
-    assert done.seconds < 2
 
 
 def test_a_log_file_that_cannot_be_written_prints_nothing(tmp_path: Path) -> None:

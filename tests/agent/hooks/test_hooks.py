@@ -61,7 +61,6 @@ def test_each_agent_and_event(
         run_hook(agent, "user-prompt", payload(agent, "user-prompt", memory), data)
     done = run_hook(agent, event, payload(agent, event, memory), data)
     assert done.returncode == 0, done.stderr
-    assert done.seconds < 2
     result = check_output(agent, event, done.stdout)
     context = context_of(agent, result)
     project = service.resolve_scope(cwd=memory)

@@ -80,7 +80,6 @@ def test_pre_compact_ends_with_the_models_entries_as_proposals(
 
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""  # Claude Code wants nothing back from PreCompact
-    assert done.seconds < 1.0
     wait_until(lambda: bool(served.inbox.runs()), timeout=60)
     [run] = served.inbox.runs()
     assert (run.status, run.agent, run.proposed, run.invalid) == (RunStatus.OK, "claude-code", 1, 1)
