@@ -7,6 +7,7 @@ a test that looks at SQLite itself is marked ``sqlite_only``.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -33,22 +34,24 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "sqlite_only: the test looks at SQLite itself")
 
 
-@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: only called under -n
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist load`` (addopts: ``-n auto``), except that each end-to-end agent's tests go
-    to one worker together: they share that agent's real turn (a module-scoped fixture,
-    ~10 s), which then runs once, not once on each worker. (``--dist loadgroup`` would
-    say this with marks, but pytest 9.2 ignores its groups: pytest-xdist issue #1386.)"""
-    if config.getvalue("dist") != "load":
-        return None  # another --dist asked for: pytest-xdist's own scheduler
-    from xdist.scheduler import LoadScopeScheduling
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hooks: only called under -n
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """How many workers ``-n auto`` starts (tests/parallel.py), unless
+    PYTEST_XDIST_AUTO_NUM_WORKERS says (pytest-xdist reads it)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    from tests.parallel import workers
 
-    class Scheduler(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            path, _, name = nodeid.partition("::")
-            if path.startswith("tests/e2e/") and name.endswith("]"):
-                return "tests/e2e[" + name.rpartition("[")[2]  # e.g. tests/e2e[codex]
-            return nodeid  # one test a unit, as --dist load
+    return workers()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """The default ``--dist load`` spreads the tests as tests/parallel.py says; another
+    ``--dist`` asked for is pytest-xdist's own."""
+    if config.getvalue("dist") != "load":
+        return None
+    from tests.parallel import Scheduler
 
     return Scheduler(config, log)
 

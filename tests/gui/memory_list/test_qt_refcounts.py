@@ -5,9 +5,9 @@ True's on every emit; a window with timers then aborts the interpreter within
 the hour. pyproject.toml keeps such a version out; this test proves it.
 
 The counts are taken in a Python process of their own, where nothing but the emits
-runs: in the test process any other thread (pytest-xdist's, which talks to the
-controller) moves True's and False's counts by one whenever it holds a flag at that
-moment, and failed the test one run in a few.
+runs, with the garbage collector held off: in the test process any other thread
+(pytest-xdist's, which talks to the controller) moved True's and False's counts by one
+whenever it held a flag at that moment, and failed the test one run in a few.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 EMITS = """
-import json, sys
+import gc, json, sys
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication
 
@@ -32,10 +32,13 @@ emitter = Emitter()
 received = []
 emitter.fired.connect(received.append)
 emitter.fired.connect(lambda value: None)
+gc.collect()  # nor may the collector free, meanwhile, some garbage that holds them
+gc.disable()
 before = sys.getrefcount(None), sys.getrefcount(True), sys.getrefcount(False)
 for i in range(5_000):
     emitter.fired.emit(i)
 after = sys.getrefcount(None), sys.getrefcount(True), sys.getrefcount(False)
+gc.enable()
 print(json.dumps([len(received), [a - b for a, b in zip(after, before, strict=True)]]))
 """
 
