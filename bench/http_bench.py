@@ -8,7 +8,9 @@ Both sides send ``GET /api/memory/health`` to the same in-process ``HttpServer``
 (loopback, token auth), interleaved: one through a single kept-alive
 ``http.client.HTTPConnection``, one through a new connection per request; p50 and p95 of
 each, and their ratio (target: a kept-alive request within 1.5x of a new-connection one;
-Nagle's delay made it 40x). ``--baseline-listener`` serves from a ``socket.create_server``
+Nagle's delay made it 40x). Then how long ``stop`` takes with a peer stalled halfway
+through an upload, against a stop with no peer (a stalled upload once held it 4 s; the
+tests only say it does not hang). ``--baseline-listener`` serves from a ``socket.create_server``
 listener instead (the code before the fix), to see the difference in the same run.
 """
 
@@ -28,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ltm_desktop.api.http import server as http_server  # noqa: E402
 from ltm_desktop.api.http.options import HttpOptions  # noqa: E402
 from ltm_desktop.app import open_service  # noqa: E402
+from ltm_desktop.core.service import MemoryService  # noqa: E402
 
 TARGET = 1.5  # a kept-alive request / a new-connection request
 
@@ -39,6 +42,26 @@ def timed(conn: http.client.HTTPConnection, headers: dict[str, str]) -> float:
     response.read()
     assert response.status == 200, response.status
     return (time.perf_counter() - start) * 1000
+
+
+def stop_seconds(service: MemoryService, stalled_upload: bool) -> float:
+    """How long ``HttpServer.stop`` takes, with or without a peer stalled in its body."""
+    server = http_server.HttpServer(service, HttpOptions(("127.0.0.1", 0), read_timeout=600))
+    server.start()
+    assert server.address is not None
+    peer = None
+    if stalled_upload:
+        peer = socket.create_connection(server.address, timeout=30)
+        peer.sendall(
+            b"POST /api/memory/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 99\r\n\r\n{"
+        )
+    start = time.perf_counter()
+    server.stop()
+    took = time.perf_counter() - start
+    if peer is not None:
+        peer.close()
+    return took
 
 
 def main() -> int:
@@ -69,6 +92,11 @@ def main() -> int:
             new_ms.append(timed(fresh, headers))
             fresh.close()
         kept.close()
+        server.stop()
+        stops = {
+            label: statistics.median(stop_seconds(opened.service, stalled) for _ in range(5))
+            for label, stalled in (("stalled upload", True), ("no peer", False))
+        }
     finally:
         server.stop()
         opened.service.close()
@@ -81,6 +109,11 @@ def main() -> int:
     print(f"  new connection         p50 {p50_new:7.2f} ms   p95 {p95[1]:7.2f} ms")
     verdict = "ok" if ratio <= TARGET else "MISS"
     print(f"  kept-alive / new       x{ratio:.2f}   target <=x{TARGET}: {verdict}")
+    held, idle = stops["stalled upload"], stops["no peer"]
+    print(
+        f"stop with a stalled upload {held * 1e3:7.1f} ms   with no peer {idle * 1e3:7.1f} ms"
+        f"   x{held / idle:.2f} (median of 5)"
+    )
     return 0
 
 

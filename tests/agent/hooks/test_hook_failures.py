@@ -30,6 +30,7 @@ from tests.agent.hook_process import (
     transcript,
 )
 from tests.agent.hook_schemas import check_output
+from tests.hang import finishes
 
 EMPTY = {"claude-code": "", "codex": "{}\n", "gemini": "{}\n", "generic": "{}\n"}
 SOME_EVENTS = ("session-start", "user-prompt", "stop")
@@ -408,7 +409,7 @@ def test_a_writer_that_keeps_trickling_does_not_hold_the_hook_past_its_wait() ->
     sending kept the read going until the watchdog answered empty."""
     import threading
 
-    from ltm_desktop.agent.hooks.runner import DRAIN_SECONDS, read_stdin
+    from ltm_desktop.agent.hooks.runner import read_stdin
 
     read_end, write_end = os.pipe()
     stop = threading.Event()
@@ -425,9 +426,6 @@ def test_a_writer_that_keeps_trickling_does_not_hold_the_hook_past_its_wait() ->
     thread = threading.Thread(target=trickle, daemon=True)
     thread.start()
     with os.fdopen(read_end, "rb") as stdin:
-        started = time.monotonic()
-        read_stdin(stdin, started + 0.2)
-        took = time.monotonic() - started
+        finishes(lambda: read_stdin(stdin, time.monotonic() + 0.2))  # it ran until killed
         stop.set()
     thread.join(5)
-    assert took < 0.2 + DRAIN_SECONDS + 1.0  # bounded (it ran until killed before)

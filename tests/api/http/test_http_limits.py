@@ -7,7 +7,6 @@ import logging
 import select
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,10 +15,11 @@ from typing import Any
 import pytest
 
 from ltm_desktop.api.http.options import HttpOptions
-from ltm_desktop.api.http.server import STOP_TIMEOUT, HttpServer
+from ltm_desktop.api.http.server import HttpServer
 from ltm_desktop.core.service import MemoryService
 from tests.api.conftest import wait_until
 from tests.api.http_calls import HttpCaller
+from tests.hang import finishes
 from tests.store.test_readers import open_descriptors
 
 CWD = "/home/dev/src/shop"
@@ -130,9 +130,7 @@ def test_stalled_peers_are_dropped_and_cannot_lock_the_api_out(serve: Serve) -> 
     web, api = serve()
     peers = [stalled(api, PARTIAL_HEADER) for _ in range(70)]
     try:
-        started = time.monotonic()
         assert all(dropped_within(p, web.options.read_timeout + 5) for p in peers)
-        assert time.monotonic() - started < web.options.read_timeout + 5
         assert api.get("health").status == 200
     finally:
         for peer in peers:
@@ -148,9 +146,7 @@ def test_a_slow_body_and_a_trickled_header_are_dropped(
         assert dropped_within(body, 10)
     trickle = stalled(api, b"G")
     with trickle:  # a byte every 0.1 s keeps the peer busy, not the server
-        started = time.monotonic()
         assert trickled_until_dropped(trickle, PARTIAL_HEADER[1:] * 100)
-        assert time.monotonic() - started < 10
     assert api.get("health").status == 200
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
     said = [r.getMessage() for r in caplog.records]
@@ -186,13 +182,12 @@ def test_a_whole_request_is_answered_however_long_the_answer_takes(
 def test_stop_is_prompt_and_quiet_with_a_stalled_upload(
     serve: Serve, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A stalled upload made stop wait 4 s and log a traceback (review finding)."""
-    web, api = serve()
+    """A stalled upload made stop wait for it and log a traceback (review finding); the
+    upload would be read for minutes here (bench/http_bench.py times the stop)."""
+    web, api = serve(read_timeout=600)
     with stalled(api, upload_start(api)):
         assert api.get("health").status == 200  # the upload's headers were read before
-        started = time.monotonic()
-        web.stop()
-        assert time.monotonic() - started < 2
+        finishes(web.stop)
     assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
 
 
@@ -232,9 +227,7 @@ def test_an_answer_cut_short_at_stop_is_one_log_line(
     with ThreadPoolExecutor(1) as waiting:
         answer = waiting.submit(api.get, "stats", cwd=CWD)
         assert called.wait(30)
-        started = time.monotonic()
-        web.stop()
-        assert time.monotonic() - started < STOP_TIMEOUT + 2
+        finishes(web.stop)
         assert answer.result().status == 500
     assert not [r for r in caplog.records if r.exc_info]
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
