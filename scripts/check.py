@@ -24,7 +24,8 @@ def steps(pytest_args: list[str]) -> list[tuple[str, list[str]]]:
         ("types (mypy, configured in pyproject.toml)", [python, "-m", "mypy"]),
         # mkdocs.yml: a broken link or anchor, or a page missing from nav, fails it (site/).
         ("docs (mkdocs build --strict)", [python, "-m", "mkdocs", "build", "--strict", "-q"]),
-        ("tests (pytest)", [python, "-m", "pytest", *pytest_args]),
+        # --slow: every test, the ones a plain ``pytest`` leaves out included.
+        ("tests (pytest --slow)", [python, "-m", "pytest", "--slow", *pytest_args]),
     ]
 
 

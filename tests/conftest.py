@@ -3,6 +3,10 @@
 A module marked ``every_backend`` runs each of its service tests twice: on the SQLite
 store and on the in-memory double (tests/doubles), which stores and decides nothing;
 a test that looks at SQLite itself is marked ``sqlite_only``.
+
+A test marked ``slow`` (over a second: real agent CLIs, many processes, large data,
+many generated examples) runs only with ``--slow``, which ``scripts/check.py`` and so
+CI always pass: a plain ``pytest`` is the quick run a developer repeats.
 """
 
 from __future__ import annotations
@@ -32,6 +36,28 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "every_backend: run the module's service tests on every backend"
     )
     config.addinivalue_line("markers", "sqlite_only: the test looks at SQLite itself")
+    config.addinivalue_line(
+        "markers", "slow: takes over a second; run with --slow (scripts/check.py and CI do)"
+    )
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        help="also run the tests marked slow (scripts/check.py, and so CI, always does)",
+    )
+
+
+@pytest.hookimpl(trylast=True)  # after the folders' own conftests have marked their items
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without ``--slow``, the slow tests are deselected (and counted as such)."""
+    if config.getoption("--slow"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hooks: only called under -n

@@ -155,6 +155,16 @@ class WriteTxn(Protocol):
         """
         ...
 
+    def active_signatures(self, project_id: str, signatures: Collection[str]) -> set[str]:
+        """Those of ``signatures`` that an active memory of the scope has (``find_active``
+        for a whole batch)."""
+        ...
+
+    def insert_memories(self, batch: Sequence[tuple[Memory, Collection[str]]]) -> None:
+        """``insert_memory`` (without vectors) for new memories of one scope, in order:
+        an import's batch, stored with a statement or so per table."""
+        ...
+
     def save_memory(
         self, before: Memory, after: Memory, tokens: Collection[str] | None = None
     ) -> None:
@@ -181,6 +191,10 @@ class WriteTxn(Protocol):
 
     def record(self, entry: AuditEntry) -> None:
         """Append one event to the audit history."""
+        ...
+
+    def record_all(self, entries: Sequence[AuditEntry]) -> None:
+        """Append events in order, as ``record`` does one by one."""
         ...
 
     def expired_ids(self, project_id: str | None, now: float) -> list[str]:

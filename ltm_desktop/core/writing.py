@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -109,22 +109,15 @@ class Origin:
     approved: bool = False  # a person approved this text (an inbox approval): never flagged
 
 
-def _insert(
-    txn: WriteTxn,
+def _new_memory(
     project_id: str,
     draft: MemoryDraft,
     signature: str,
     actor: str,
     now: float,
-    *,
-    tokens: frozenset[str],
-    action: AuditAction,
-    supersedes: str | None = None,
-    origin: Origin | None = None,
-    vector: Embedding | None = None,
+    origin: Origin,
 ) -> Memory:
-    """Insert a validated draft with its audit event (and its vector, when given)."""
-    origin = origin or Origin()
+    """A validated draft as a new memory, flagged when it reads like an instruction."""
     memory = Memory(
         id=new_memory_id(now),
         project_id=project_id,
@@ -146,14 +139,43 @@ def _insert(
         review_state=origin.review_state,
         provenance=origin.provenance,
     )
-    if not origin.approved:
-        memory = flag_instructions(memory)
-    txn.insert_memory(memory, tokens, vector)
+    return memory if origin.approved else flag_instructions(memory)
+
+
+def _creation(
+    memory: Memory,
+    actor: str,
+    action: AuditAction,
+    supersedes: str | None = None,
+    origin: Origin | None = None,
+) -> AuditEntry:
+    """The audit event of a new memory: its whole record, and what it replaced."""
     after = memory_snapshot(memory)
     if supersedes:
         after["supersedes"] = supersedes
-    after.update(origin.note or {})
-    _audit(txn, memory, actor, now, action, None, after)
+    after.update((origin and origin.note) or {})
+    return AuditEntry(memory.created_at, memory.id, memory.project_id, actor, action, None, after)
+
+
+def _insert(
+    txn: WriteTxn,
+    project_id: str,
+    draft: MemoryDraft,
+    signature: str,
+    actor: str,
+    now: float,
+    *,
+    tokens: frozenset[str],
+    action: AuditAction,
+    supersedes: str | None = None,
+    origin: Origin | None = None,
+    vector: Embedding | None = None,
+) -> Memory:
+    """Insert a validated draft with its audit event (and its vector, when given)."""
+    origin = origin or Origin()
+    memory = _new_memory(project_id, draft, signature, actor, now, origin)
+    txn.insert_memory(memory, tokens, vector)
+    txn.record(_creation(memory, actor, action, supersedes, origin))
     return memory
 
 
@@ -211,26 +233,23 @@ def import_memories(
     *,
     screen: Screen,
 ) -> list[Memory]:
-    """Insert validated drafts as they are (no supersede); texts already there are skipped.
-    ``screen`` as in ``add_memory`` (one refused draft imports nothing)."""
-    imported: list[Memory] = []
-    for draft in map(screen.draft, drafts):
-        signature = content_signature(draft.content)
-        if txn.find_active(project_id, signature) is not None:
+    """Insert validated drafts as they are (no supersede); texts already there (or earlier
+    in ``drafts``) are skipped. ``screen`` as in ``add_memory`` (one refused draft imports
+    nothing). The batch is stored and audited with a statement or so per table, not one
+    round of statements per memory."""
+    screened = [screen.draft(draft) for draft in drafts]
+    signatures = [content_signature(draft.content) for draft in screened]
+    taken = txn.active_signatures(project_id, signatures)
+    batch: list[tuple[Memory, Collection[str]]] = []
+    for draft, signature in zip(screened, signatures, strict=True):
+        if signature in taken:
             continue
-        imported.append(
-            _insert(
-                txn,
-                project_id,
-                draft,
-                signature,
-                actor,
-                now,
-                tokens=similarity_tokens(draft.content),
-                action=AuditAction.IMPORTED,
-            )
-        )
-    return imported
+        taken.add(signature)
+        memory = _new_memory(project_id, draft, signature, actor, now, Origin())
+        batch.append((memory, similarity_tokens(draft.content)))
+    txn.insert_memories(batch)
+    txn.record_all([_creation(memory, actor, AuditAction.IMPORTED) for memory, _ in batch])
+    return [memory for memory, _ in batch]
 
 
 def flag_instructions(memory: Memory) -> Memory:

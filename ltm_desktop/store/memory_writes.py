@@ -7,12 +7,20 @@ store what the core decided (``core.writing``) and decide nothing themselves.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.records import Memory
-from ltm_desktop.store.fts.indexing import index_memory, unindex_memory, write_files, write_tags
+from ltm_desktop.store.fts.indexing import (
+    index_memories,
+    index_memory,
+    unindex_memory,
+    write_files,
+    write_many_files,
+    write_many_tags,
+    write_tags,
+)
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
     MEMORY_FROM,
@@ -77,6 +85,22 @@ def find_active(
     return None if row is None else (int(row[0]), memory_from_row(row[1:]))
 
 
+def active_signatures(conn: sqlite3.Connection, project_pk: int, signatures: list[str]) -> set[str]:
+    """Those of ``signatures`` that an active memory of the scope has (500 per query)."""
+    found: set[str] = set()
+    for start in range(0, len(signatures), 500):
+        chunk = signatures[start : start + 500]
+        found.update(
+            row[0]
+            for row in conn.execute(
+                "SELECT signature FROM memories WHERE project_pk = ? AND disabled = 0 "
+                f"AND signature IN ({','.join('?' * len(chunk))})",
+                (project_pk, *chunk),
+            )
+        )
+    return found
+
+
 def insert_memory(
     conn: sqlite3.Connection,
     project_pk: int,
@@ -86,38 +110,7 @@ def insert_memory(
 ) -> int:
     """Insert a new memory with its tags, search index rows, token set and (model, quantized
     vector) if given; returns its pk."""
-    cursor = conn.execute(
-        "INSERT INTO memories (id, project_pk, title, content, category, importance, tags, "
-        "signature, created_at, updated_at, last_used_at, use_count, ttl_days, expires_at, "
-        "disabled, disabled_at, source, superseded_by, reviewed_at, token_count, review_state, "
-        "provenance, files) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            memory.id,
-            project_pk,
-            memory.title,
-            memory.content,
-            memory.category.value,
-            memory.importance,
-            tags_json(memory.tags),
-            memory.signature,
-            memory.created_at,
-            memory.updated_at,
-            memory.last_used_at,
-            memory.use_count,
-            memory.ttl_days,
-            memory.expires_at,
-            int(memory.disabled),
-            memory.disabled_at,
-            memory.source,
-            memory.superseded_by,
-            memory.reviewed_at,
-            len(tokens),
-            None if memory.review_state is None else memory.review_state.value,
-            provenance_json(memory.provenance),
-            tags_json(memory.files),
-        ),
-    )
+    cursor = conn.execute(_INSERT_MEMORY, _memory_values(None, project_pk, memory, len(tokens)))
     pk = int(cursor.lastrowid or 0)
     model, stored = vector or (None, None)
     conn.execute(
@@ -132,6 +125,75 @@ def insert_memory(
     if not memory.disabled:
         index_memory(conn, pk, memory, project_pk)
     return pk
+
+
+def _memory_values(
+    pk: int | None, project_pk: int, memory: Memory, token_count: int
+) -> tuple[Any, ...]:
+    return (
+        pk,
+        memory.id,
+        project_pk,
+        memory.title,
+        memory.content,
+        memory.category.value,
+        memory.importance,
+        tags_json(memory.tags),
+        memory.signature,
+        memory.created_at,
+        memory.updated_at,
+        memory.last_used_at,
+        memory.use_count,
+        memory.ttl_days,
+        memory.expires_at,
+        int(memory.disabled),
+        memory.disabled_at,
+        memory.source,
+        memory.superseded_by,
+        memory.reviewed_at,
+        token_count,
+        None if memory.review_state is None else memory.review_state.value,
+        provenance_json(memory.provenance),
+        tags_json(memory.files),
+    )
+
+
+_INSERT_MEMORY = (
+    "INSERT INTO memories (pk, id, project_pk, title, content, category, importance, tags, "
+    "signature, created_at, updated_at, last_used_at, use_count, ttl_days, expires_at, "
+    "disabled, disabled_at, source, superseded_by, reviewed_at, token_count, review_state, "
+    "provenance, files) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def insert_memories(
+    conn: sqlite3.Connection,
+    project_pk: int,
+    batch: Sequence[tuple[Memory, Collection[str]]],
+) -> list[int]:
+    """``insert_memory`` for many new memories of one scope (no vectors: the backfill's),
+    a statement per table for the whole batch; returns their pks in order.
+
+    The pks follow the largest one, as SQLite's own choice of a new rowid does: the caller
+    holds the write transaction, so nobody else inserts meanwhile."""
+    if not batch:
+        return []
+    first = int(conn.execute("SELECT coalesce(max(pk), 0) + 1 FROM memories").fetchone()[0])
+    pks = list(range(first, first + len(batch)))
+    rows = [(pk, memory, tokens) for pk, (memory, tokens) in zip(pks, batch, strict=True)]
+    seq = next_seq(conn, project_pk)
+    conn.executemany(
+        _INSERT_MEMORY, [_memory_values(pk, project_pk, m, len(t)) for pk, m, t in rows]
+    )
+    conn.executemany(
+        "INSERT INTO memory_index (memory_pk, project_pk, seq, token_bits) VALUES (?, ?, ?, ?)",
+        [(pk, project_pk, seq + i, token_bits(t)) for i, (pk, _, t) in enumerate(rows)],
+    )
+    write_many_tags(conn, [(pk, m.tags) for pk, m, _ in rows if m.tags])
+    write_many_files(conn, [(pk, m.files) for pk, m, _ in rows if m.files])
+    index_memories(conn, project_pk, [(pk, m) for pk, m, _ in rows if not m.disabled])
+    return pks
 
 
 def save_memory(

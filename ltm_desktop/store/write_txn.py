@@ -7,7 +7,7 @@ derived state in step: tag rows, the scope's FTS table, token sets and vectors.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from ltm_desktop.core.backend import AuditEntry
@@ -15,7 +15,7 @@ from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.records import Memory
 from ltm_desktop.store import erasing, inbox
 from ltm_desktop.store import memory_writes as writes
-from ltm_desktop.store.audit.log import record_audit
+from ltm_desktop.store.audit.log import AuditRow, record_audits
 from ltm_desktop.store.fts.search import near_duplicate_candidates
 from ltm_desktop.store.fts.tables import MemoryTables, memory_table
 from ltm_desktop.store.vectors.scope_index import ScopeTokenSets
@@ -103,15 +103,29 @@ class SqliteWriteTxn:
     def insert_memory(
         self, memory: Memory, tokens: Collection[str], vector: tuple[str, bytes] | None = None
     ) -> None:
-        project_pk = self._pk(memory.project_id)
-        if project_pk is None:  # a scope's first write: its row and its table
-            project_pk = self._writable_pk(self._conn, memory.project_id, memory.created_at)
-            self._pks[memory.project_id] = project_pk
-            self._ready.add(project_pk)
+        project_pk = self._scope_pk(memory.project_id, memory.created_at)
         self._table(project_pk)
         stored = None if vector is None else (vector[0], quantize(vector[1]))
         pk = writes.insert_memory(self._conn, project_pk, memory, tokens, stored)
         self._rows[memory.id] = (pk, project_pk)
+
+    def active_signatures(self, project_id: str, signatures: Collection[str]) -> set[str]:
+        project_pk = self._pk(project_id)
+        if project_pk is None:
+            return set()
+        return writes.active_signatures(self._conn, project_pk, list(signatures))
+
+    def insert_memories(self, batch: Sequence[tuple[Memory, Collection[str]]]) -> None:
+        if not batch:
+            return
+        project_id = batch[0][0].project_id
+        if any(memory.project_id != project_id for memory, _ in batch):
+            raise ValueError("a batch of new memories is of one scope")
+        project_pk = self._scope_pk(project_id, batch[0][0].created_at)
+        self._table(project_pk)
+        pks = writes.insert_memories(self._conn, project_pk, batch)
+        for pk, (memory, _) in zip(pks, batch, strict=True):
+            self._rows[memory.id] = (pk, project_pk)
 
     def save_memory(
         self, before: Memory, after: Memory, tokens: Collection[str] | None = None
@@ -128,18 +142,23 @@ class SqliteWriteTxn:
         writes.set_index(self._conn, pk, project_pk, tokens=tokens)
 
     def record(self, entry: AuditEntry) -> None:
+        self.record_all([entry])
+
+    def record_all(self, entries: Sequence[AuditEntry]) -> None:
+        record_audits(self._conn, [self._audit_row(entry) for entry in entries])
+
+    def _audit_row(self, entry: AuditEntry) -> AuditRow:
         project_pk = self._pk(entry.project_id)
         if project_pk is None:
             raise ValueError(f"no scope {entry.project_id} to record {entry.action} in")
-        record_audit(
-            self._conn,
-            at=entry.at,
-            memory_id=entry.memory_id,
-            project_pk=project_pk,
-            actor=entry.actor,
-            action=entry.action,
-            before=entry.before,
-            after=entry.after,
+        return AuditRow(
+            entry.at,
+            entry.memory_id,
+            project_pk,
+            entry.actor,
+            entry.action,
+            entry.before,
+            entry.after,
         )
 
     def expired_ids(self, project_id: str | None, now: float) -> list[str]:

@@ -56,6 +56,7 @@ def test_a_path_with_spaces_and_quotes_survives_every_format() -> None:
         assert server_command(snippet)[0] == odd[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(len(AGENTS)), ids=AGENTS)
 def test_each_snippet_starts_a_working_server(index: int, tmp_path: Path) -> None:
     snippet = agent_snippets()[index]

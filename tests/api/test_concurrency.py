@@ -6,6 +6,8 @@ import random
 import threading
 from pathlib import Path
 
+import pytest
+
 from ltm_desktop.api.client import Client
 from ltm_desktop.core.records import ListQuery
 from ltm_desktop.core.service import MemoryService
@@ -14,6 +16,7 @@ CLIENTS = 8
 REQUESTS = 500
 
 
+@pytest.mark.slow
 def test_eight_clients_mixed_requests(socket_path: Path, service: MemoryService) -> None:
     added: dict[int, list[str]] = {n: [] for n in range(CLIENTS)}
     errors: list[BaseException] = []

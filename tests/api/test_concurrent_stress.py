@@ -14,6 +14,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from ltm_desktop.api.client import Client
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.embedding.static import StaticEmbedder
@@ -100,6 +102,7 @@ def _work(socket_path: Path, n: int, owned: Owned) -> None:
                 owned.failures.append(f"client {n} step {i}: {type(exc).__name__}: {exc}")
 
 
+@pytest.mark.slow
 def test_concurrent_writes_and_searches_never_fail(
     make_service: ServiceFactory, start_server: ServerFactory
 ) -> None:

@@ -131,6 +131,13 @@ class MemoryTxn(InboxTxn):
             None,
         )
 
+    def active_signatures(self, project_id: str, signatures: Collection[str]) -> set[str]:
+        return {sig for sig in signatures if self.find_active(project_id, sig) is not None}
+
+    def insert_memories(self, batch: Sequence[tuple[Memory, Collection[str]]]) -> None:
+        for memory, tokens in batch:
+            self.insert_memory(memory, tokens)
+
     def near_duplicates(
         self,
         project_id: str,
@@ -182,6 +189,10 @@ class MemoryTxn(InboxTxn):
         self.get_memory(memory_id)
         self._t.token_counts[memory_id] = len(tokens)
         self._t.index_writes += 1
+
+    def record_all(self, entries: Sequence[AuditEntry]) -> None:
+        for entry in entries:
+            self.record(entry)
 
     def record(self, entry: AuditEntry) -> None:
         seq = len(self._t.audit) + 1

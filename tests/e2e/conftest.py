@@ -22,10 +22,12 @@ from tests.e2e.fake_models import FakeModels, Recorded
 from tests.e2e.harness import Sandbox
 
 
+@pytest.hookimpl(tryfirst=True)  # before tests/conftest.py leaves the slow ones out
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/e2e/" in item.nodeid.replace("\\", "/"):
             item.add_marker(pytest.mark.e2e)
+            item.add_marker(pytest.mark.slow)  # a real agent CLI's turn: seconds
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QItemSelectionModel, QSettings
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QLabel
@@ -20,6 +21,7 @@ from ltm_desktop.gui.window.main_window import (
 from tests.gui.conftest import AutoPrompter, FakeApi, WindowFactory, add
 
 
+@pytest.mark.slow
 def test_status_bar_follows_the_api(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService
 ) -> None:

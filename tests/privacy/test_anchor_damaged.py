@@ -60,6 +60,7 @@ def _opens_and_reports(data: Path) -> None:
     assert "audit-head.json" in done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", DAMAGED.values(), ids=DAMAGED.keys())
 def test_a_damaged_anchor_is_reported_and_the_app_still_opens(
     make_service: ServiceFactory, tmp_path: Path, content: bytes

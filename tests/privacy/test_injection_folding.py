@@ -272,6 +272,7 @@ def _insert_invisibles(draw: st.DrawFn, text: str) -> str:
     return "".join(out)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_every_known_phrase_survives_every_disguise(data: st.DataObject) -> None:

@@ -7,6 +7,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.paths import DataPaths
@@ -89,6 +91,7 @@ def test_a_recomputed_content_hash_breaks_the_chain(
     assert f"audit event #{seq} (updated of {ids[0]}) does not follow" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_row_changed_behind_the_history_is_named(
     make_service: ServiceFactory, tmp_path: Path
 ) -> None:
@@ -135,6 +138,7 @@ def test_the_migration_chains_an_existing_history(tmp_path: Path) -> None:
         service.close()
 
 
+@pytest.mark.slow
 def test_the_erase_commands(make_service: ServiceFactory, tmp_path: Path) -> None:
     service = make_service(tmp_path / "data")
     active, _, trashed = _filled(service)

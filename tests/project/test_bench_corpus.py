@@ -8,6 +8,8 @@ import statistics
 from collections import Counter, defaultdict
 from functools import cache
 
+import pytest
+
 from bench.corpus import SampleMemory, generate, project_paths, sample_queries
 from tests.hang import finishes
 
@@ -113,6 +115,7 @@ def test_some_documents_contain_cjk_text() -> None:
     assert 0 < n < len(docs) * 0.03
 
 
+@pytest.mark.slow
 def test_every_sample_query_matches_some_document() -> None:
     sets = _word_sets(20_000)
     vocab = Counter(w for s in sets for w in s)

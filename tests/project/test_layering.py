@@ -145,6 +145,7 @@ def test_package_imports_respect_layers(package: str) -> None:
     assert problems == []
 
 
+@pytest.mark.slow
 def test_sqlite_and_qt_live_in_one_package_each() -> None:
     problems = []
     for path in python_files():
@@ -285,6 +286,7 @@ def test_only_the_http_package_imports_the_http_stack() -> None:
     assert set(ONLY_UNDER) <= stack  # the rule guards something real
 
 
+@pytest.mark.slow
 def test_agent_entry_points_import_neither_qt_nor_the_sdk_until_needed() -> None:
     """Measured, not just read: what ``import`` really pulls in (no lazy import slips)."""
     code = (

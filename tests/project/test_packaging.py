@@ -192,6 +192,7 @@ def build(hook: str, source: Path, out: Path) -> str:
     return name
 
 
+@pytest.mark.slow
 def test_wheel_and_sdist_carry_the_resources(tmp_path: Path) -> None:
     """Built by the project's own backend from a copy of the sources (offline, a few seconds)."""
     setuptools = pytest.importorskip("setuptools", reason="the build backend is not installed")
@@ -307,6 +308,7 @@ def test_launcher_is_this_installation(tmp_path: Path, monkeypatch: pytest.Monke
 # -- --self-test ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_self_test_passes() -> None:
     """As a user runs it (a child process: it creates a QApplication)."""
     done = subprocess.run(

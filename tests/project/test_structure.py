@@ -7,6 +7,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[2] / "ltm_desktop"
 MAX_BASES = 3
 MAX_MODULES_PER_FOLDER = 25
@@ -103,6 +105,7 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+@pytest.mark.slow
 def test_no_import_circle_between_modules() -> None:
     """Type-only imports aside, no module imports (directly or through others) a module
     that imports it: each one can be read, tested and replaced on its own."""

@@ -38,6 +38,7 @@ def run_threads(*targets: Callable[[], object]) -> list[BaseException]:
     return errors
 
 
+@pytest.mark.slow
 def test_two_writer_threads_lose_nothing(service: MemoryService, project: str) -> None:
     def writer(name: str) -> Callable[[], object]:
         return lambda: [
@@ -114,6 +115,7 @@ service.close()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.sqlite_only
 def test_another_process_writes_the_same_database(
     make_service: ServiceFactory, tmp_path: Path
@@ -160,6 +162,7 @@ def test_a_failed_add_does_not_break_later_adds(
         assert service.add(project, make_draft(text), "a").status.value == "created"
 
 
+@pytest.mark.slow
 def test_searching_a_project_while_its_first_memory_is_added(service: MemoryService) -> None:
     """Readers never see a project or table that is not committed yet (review finding)."""
     stop = threading.Event()

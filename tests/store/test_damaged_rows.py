@@ -81,6 +81,7 @@ def test_verify_names_the_row_and_its_columns(damaged_dir: tuple[Path, str, str]
         assert f"memory {damaged} has a {column} column that is not valid JSON" in done.stdout
 
 
+@pytest.mark.slow
 def test_status_export_and_import_still_work(
     damaged_dir: tuple[Path, str, str], tmp_path: Path
 ) -> None:

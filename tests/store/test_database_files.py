@@ -142,6 +142,7 @@ open_service(sys.argv[1], sys.argv[1] + "/none.toml").service.close()
 """
 
 
+@pytest.mark.slow
 def test_several_processes_can_create_a_new_data_dir_at_once(tmp_path: Path) -> None:
     import subprocess
     import sys

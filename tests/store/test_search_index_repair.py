@@ -64,6 +64,7 @@ def _searches(service: MemoryService) -> int:
     return len(service.search.query(GLOBAL_PROJECT_ID, "deploys"))
 
 
+@pytest.mark.slow
 def test_verify_names_a_damaged_index_and_repair_rebuilds_it(
     damaged: Path, make_service: ServiceFactory
 ) -> None:
@@ -146,6 +147,7 @@ def test_the_observation_index_is_checked_and_repaired(
     assert len(service.store.search_observations([GLOBAL_PROJECT_ID], query, 5)) == 2
 
 
+@pytest.mark.slow
 def test_restore_rebuilds_a_damaged_index_in_the_copy(
     damaged: Path, make_service: ServiceFactory, tmp_path: Path
 ) -> None:

@@ -116,6 +116,7 @@ def test_the_checkpointer_survives_failures_and_the_wal_shrinks_after(
     assert service.count_memories(project) == added + 1
 
 
+@pytest.mark.slow
 def test_a_burst_of_writes_keeps_the_wal_bounded(
     fast_checkpoints: None, make_service: ServiceFactory
 ) -> None:

@@ -76,6 +76,7 @@ def test_writes_run_in_chunks_and_stop_when_cancelled(service: MemoryService, pr
     assert service.count_memories(project) == MANY - 1000
 
 
+@pytest.mark.slow
 def test_a_storage_error_after_a_chunk_is_reported_not_raised(
     service: MemoryService, project: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -100,6 +101,7 @@ def test_a_storage_error_after_a_chunk_is_reported_not_raised(
         write_chunked(service, removes(resolve(service, FilterSelection(project))), "gui")
 
 
+@pytest.mark.slow
 def test_a_transfer_moves_every_memory_in_chunks(service: MemoryService, project: str) -> None:
     fill(service, project, 620)
     other = service.resolve_scope(cwd="/home/dev/src/other", register=True)

@@ -72,6 +72,7 @@ def last_action(service: MemoryService, memory_id: str) -> str:
     return str(service.history.memory(memory_id)[-1].action)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sqlite", "memory"], indirect=True)
 def test_a_bulk_remove_takes_a_transaction_per_batch_and_audits_each_memory(
     service: MemoryService, project: str
@@ -170,6 +171,7 @@ def trashed(service: MemoryService, project: str, count: int) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sqlite", "memory"], indirect=True)
 def test_erase_many_erases_in_batches_and_refuses_what_is_not_in_the_trash(
     service: MemoryService, project: str
@@ -198,6 +200,7 @@ def test_erase_many_refuses_a_list_holding_a_non_id_before_erasing_anything(
     assert service.count_memories(project, trash_query()) == 3
 
 
+@pytest.mark.slow
 def test_erase_many_stopped_part_way_says_how_far_it_got(
     service: MemoryService, project: str
 ) -> None:

@@ -67,6 +67,7 @@ def test_truncation_cuts_at_a_character_boundary() -> None:
     raw.decode("utf-8")  # strict: must not raise
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(

@@ -76,6 +76,7 @@ MEMORY = st.fixed_dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(MEMORY, max_size=12))
 def test_jsonl_export_then_import_into_an_empty_dir_gives_the_same_memories(
@@ -494,6 +495,7 @@ def test_unclosed_front_matter_is_refused(tmp_path: Path) -> None:
         parse_file(topic)
 
 
+@pytest.mark.slow
 def test_an_export_read_only_in_part_is_not_an_error(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("ltm-desktop")
     data = ["--data-dir", str(tmp_path / "d")]
@@ -516,6 +518,7 @@ def test_an_export_read_only_in_part_is_not_an_error(tmp_path: Path) -> None:
     export.stderr.close()
 
 
+@pytest.mark.slow
 def test_export_to_stdout_is_utf8_under_an_ascii_locale(tmp_path: Path) -> None:
     """Under PYTHONIOENCODING=ascii (or a C locale) the export stopped at the first
     accent with "unexpected UnicodeEncodeError (a bug)"."""

@@ -50,6 +50,7 @@ def test_a_fifo_is_refused_and_left_in_place(tmp_path: Path, data: list[str], co
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "out"]  # no temp file left
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["export", "backup"])
 def test_a_directory_or_a_symlink_is_refused_and_left_as_it_was(
     tmp_path: Path, data: list[str], command: str

@@ -76,8 +76,8 @@ class Link:
     hash: str
 
 
-def next_link(
-    conn: sqlite3.Connection,
+def link_after(
+    last: tuple[int, str],
     at: float,
     memory_id: str,
     project_pk: int,
@@ -86,7 +86,9 @@ def next_link(
     before: str | None,
     after: str | None,
 ) -> Link:
-    last_seq, previous = head(conn)
+    """The link of an event that follows ``last`` (seq, hash): a batch of events is
+    chained from the head read once, each from the one before it."""
+    last_seq, previous = last
     seq = last_seq + 1
     nonce = secrets.token_hex(16)
     content = content_hash(nonce, before, after)

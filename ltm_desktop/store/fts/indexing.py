@@ -55,3 +55,29 @@ def write_tags(conn: sqlite3.Connection, pk: int, tags: tuple[str, ...]) -> None
     conn.executemany(
         "INSERT INTO memory_tags (tag, memory_pk) VALUES (?, ?)", [(t, pk) for t in tags]
     )
+
+
+def index_memories(
+    conn: sqlite3.Connection, project_pk: int, rows: list[tuple[int, Memory]]
+) -> None:
+    """``index_memory`` for many new memories of one scope, in one statement."""
+    conn.executemany(
+        f"INSERT INTO {memory_table(project_pk)} (rowid, title, content, tags) VALUES (?, ?, ?, ?)",
+        [(pk, index_text(m.title), index_text(m.content), " ".join(m.tags)) for pk, m in rows],
+    )
+
+
+def write_many_tags(conn: sqlite3.Connection, rows: list[tuple[int, tuple[str, ...]]]) -> None:
+    """The tag rows of new memories (which have none yet)."""
+    conn.executemany(
+        "INSERT INTO memory_tags (tag, memory_pk) VALUES (?, ?)",
+        [(tag, pk) for pk, tags in rows for tag in tags],
+    )
+
+
+def write_many_files(conn: sqlite3.Connection, rows: list[tuple[int, tuple[str, ...]]]) -> None:
+    """The file rows of new memories (which have none yet)."""
+    conn.executemany(
+        "INSERT INTO memory_files (path, memory_pk) VALUES (?, ?)",
+        [(path, pk) for pk, files in rows for path in files],
+    )

@@ -100,6 +100,7 @@ def test_server_down_a_stale_socket_means_the_database(
     assert len(service.observations.page(service.resolve_scope(cwd=str(tmp_path)))) == 1
 
 
+@pytest.mark.slow
 def test_server_down_one_that_never_answers(service: MemoryService, tmp_path: Path) -> None:
     hung = socket.socket(socket.AF_UNIX)
     hung.bind(str(socket_for(service.paths.data_dir)))

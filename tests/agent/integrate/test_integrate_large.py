@@ -35,6 +35,7 @@ def claude_state(megabytes: int) -> str:
     return json.dumps({"numStartups": 300, "projects": projects, "userID": "f" * 64}, indent=2)
 
 
+@pytest.mark.slow
 def test_an_18_mb_claude_json_is_planned_diffed_written_and_given_back(tmp_path: Path) -> None:
     """How long it takes is bench/integrate_bench.py's (0.35 s here, 12.9 s before)."""
     home = tmp_path / "home"

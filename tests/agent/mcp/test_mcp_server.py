@@ -357,6 +357,7 @@ def test_every_tool_good_and_bad_over_mcp(
     went_through(mode, "test-agent")
 
 
+@pytest.mark.slow
 def test_the_project_comes_from_roots_else_the_working_directory(
     mode: ServerThread | None, service: MemoryService, tmp_path: Path, stderr: Path
 ) -> None:

@@ -232,6 +232,7 @@ def test_a_dead_warm_socket_is_passed_over(tmp_path: Path) -> None:
         assert_served(answer_initialize(data))
 
 
+@pytest.mark.slow
 def test_a_killed_warm_process_refuses_at_once_and_mcp_starts_cold(
     served: tuple[Path, subprocess.Popen[str]],
 ) -> None:
@@ -251,6 +252,7 @@ def test_a_killed_warm_process_refuses_at_once_and_mcp_starts_cold(
         assert ended(session) == 0
 
 
+@pytest.mark.slow
 def test_a_bad_hand_over_leaves_the_warm_process_serving(
     served: tuple[Path, subprocess.Popen[str]],
 ) -> None:
@@ -273,6 +275,7 @@ def test_a_bad_hand_over_leaves_the_warm_process_serving(
     assert_served(answer_initialize(data))
 
 
+@pytest.mark.slow
 def test_the_warm_process_removes_its_socket_only_while_it_is_its_own(tmp_path: Path) -> None:
     """A server restarting may have its new warm process in place before the old one ends."""
     listen = tmp_path / "w.mcp"
@@ -336,6 +339,7 @@ def test_a_frozen_bundle_starts_no_warm_process(
     assert not (tmp_path / "api.sock.mcp").exists()
 
 
+@pytest.mark.slow
 def test_a_config_of_its_own_is_never_handed_over(
     served: tuple[Path, subprocess.Popen[str]], tmp_path: Path
 ) -> None:

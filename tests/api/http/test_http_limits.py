@@ -124,6 +124,7 @@ def test_calls_run_on_a_few_threads_that_live_as_long_as_the_server(
 # -- a deadline for reading each request ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_stalled_peers_are_dropped_and_cannot_lock_the_api_out(serve: Serve) -> None:
     """More half-open connections than ``max_connections`` (64) answered 503 to every
     request for as long as their peers kept them open."""
@@ -207,6 +208,7 @@ def test_forwarded_headers_are_not_trusted(serve: Serve) -> None:
     assert answer.headers["location"] == f"http://127.0.0.1:{api.port}/api/memory/health"
 
 
+@pytest.mark.slow
 def test_an_answer_cut_short_at_stop_is_one_log_line(
     serve: Serve,
     service: MemoryService,

@@ -30,6 +30,7 @@ def short_dir() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_the_window_takes_over_when_the_other_server_stops(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, short_dir: Path
 ) -> None:

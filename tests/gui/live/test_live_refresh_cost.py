@@ -108,6 +108,7 @@ def write_and_wait(
     qtbot.waitUntil(lambda: model.rowCount() == expected and model.is_settled(), timeout=5000)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["top", "middle"])
 def test_live_writes_reread_only_what_the_view_shows(
     qtbot: QtBot,

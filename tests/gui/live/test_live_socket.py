@@ -27,6 +27,7 @@ def api(service: MemoryService) -> Iterator[ServerThread]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_agent_writes_over_the_socket_appear_live(
     qtbot: QtBot,
     make_window: WindowFactory,

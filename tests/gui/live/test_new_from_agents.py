@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.service import MemoryService
@@ -11,6 +12,7 @@ from tests.conftest import FakeClock
 from tests.gui.conftest import WindowFactory, add
 
 
+@pytest.mark.slow
 def test_new_from_agents_filter_count_and_mark_seen(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: FakeClock
 ) -> None:
@@ -61,6 +63,7 @@ def test_new_holds_for_a_search_in_the_list(
     qtbot.waitUntil(lambda: table.search_model.rowCount() == 3)
 
 
+@pytest.mark.slow
 def test_a_burst_of_agent_writes_recounts_the_sidebar_a_few_times_and_ends_right(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: FakeClock
 ) -> None:

@@ -190,6 +190,7 @@ def test_activity_and_observation_models(
     assert observations.rowCount() == 1
 
 
+@pytest.mark.slow
 def test_large_table_counts_every_row_and_reads_pages_on_demand(
     qtbot: QtBot,
     qtmodeltester: ModelTester,

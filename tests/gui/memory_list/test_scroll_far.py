@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import partial
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
@@ -49,6 +50,7 @@ def ids_at(service: MemoryService, project: str, offset: int, limit: int) -> lis
     return [m.id for m in service.list_memories(project, query)]
 
 
+@pytest.mark.slow
 def test_a_page_far_down_is_read_on_demand_and_memory_stays_bounded(
     qtbot: QtBot,
     qtmodeltester: ModelTester,

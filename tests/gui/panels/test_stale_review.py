@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Project
@@ -13,6 +14,7 @@ from tests.conftest import FakeClock
 from tests.gui.conftest import WindowFactory, add
 
 
+@pytest.mark.slow
 def test_stale_rows_open_count_in_the_sidebar_and_keep_is_undoable(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: FakeClock
 ) -> None:

@@ -66,6 +66,7 @@ def _memory(n: int, project_id: str, content: str) -> Memory:
 _scopes = iter(range(10**9))
 
 
+@pytest.mark.slow
 @settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -295,6 +295,7 @@ def test_options_versions_paths_packages_and_code_tokens_find_their_memory(
     assert service.search.query(project, query)[0].memory.id == ids[query]
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.text(max_size=80))
 def test_compiled_queries_never_raise_in_fts5(text: str) -> None:
