@@ -15,8 +15,9 @@ import threading
 import time
 from typing import Any
 
-from ltm_desktop.store.fts.indexing import unindex_memory
+from ltm_desktop.store.fts.indexing import is_indexed, unindex_memory
 from ltm_desktop.store.fts.tables import memory_table
+from ltm_desktop.store.rows import MEMORY_COLUMNS, MEMORY_FROM, memory_from_row
 from ltm_desktop.store.vectors.scope_index import next_seq
 
 SCRUB_PATIENCE_S = 1.0  # how long an erase waits for the WAL to be truncatable
@@ -40,8 +41,11 @@ def erase_memory(conn: sqlite3.Connection, pk: int, project_pk: int, fts: bool) 
         (pk, project_pk, next_seq(conn, project_pk)),
     )
     conn.execute("DELETE FROM memory_index WHERE memory_pk = ?", (pk,))
-    if fts:
-        unindex_memory(conn, pk, project_pk)  # in the trash it is not indexed; to be sure
+    if fts and is_indexed(conn, pk, project_pk):  # in the trash it is not; to be sure
+        row = conn.execute(
+            f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.pk = ?", (pk,)
+        ).fetchone()
+        unindex_memory(conn, pk, memory_from_row(row), project_pk)
     conn.execute("DELETE FROM memories WHERE pk = ?", (pk,))
 
 

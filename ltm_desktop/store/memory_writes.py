@@ -230,7 +230,7 @@ def save_memory(
     if searched or tokens is not None:
         set_index(conn, pk, project_pk, tokens=tokens, drop_vector=searched)
     if not before.disabled and (after.disabled or searched):
-        unindex_memory(conn, pk, project_pk)
+        unindex_memory(conn, pk, before, project_pk)
     if not after.disabled and (before.disabled or searched):
         index_memory(conn, pk, after, project_pk)
 

@@ -23,7 +23,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from ltm_desktop.store.fts.tables import create_memory_table
+from ltm_desktop.store.fts.tables import CONTENTLESS_SINCE, create_memory_table
 from ltm_desktop.store.migrations import MIGRATIONS, applied_versions, migrate
 
 SCOPE_TABLE = re.compile(r"memory_fts_(\d+)")
@@ -81,8 +81,9 @@ def expected_schema(versions: set[int], scope_pks: list[int]) -> Schema:
     try:
         migrations = [m for m in MIGRATIONS if m.version in versions]
         migrate(fresh, Path(":memory:"), Path("unused"), migrations)  # version 0: no backup
+        contentless = any(version >= CONTENTLESS_SINCE for version in versions)
         for pk in scope_pks:
-            create_memory_table(fresh, pk)
+            create_memory_table(fresh, pk, contentless=contentless)
         return schema_of(fresh)
     finally:
         fresh.close()

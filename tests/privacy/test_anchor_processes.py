@@ -68,10 +68,15 @@ def _delete_newest_offline(db: Path, n: int) -> None:
         ]
         conn.execute("DELETE FROM audit WHERE seq > ?", (top - n,))
         for memory_id in ids:
-            pk, scope = conn.execute(
-                "SELECT pk, project_pk FROM memories WHERE id = ?", (memory_id,)
+            pk, scope, title, content = conn.execute(
+                "SELECT pk, project_pk, title, content FROM memories WHERE id = ?", (memory_id,)
             ).fetchone()
-            conn.execute(f"DELETE FROM memory_fts_{scope} WHERE rowid = ?", (pk,))
+            table = f"memory_fts_{scope}"  # contentless: told the words to take out
+            conn.execute(
+                f"INSERT INTO {table} ({table}, rowid, title, content, tags) "
+                "VALUES ('delete', ?, ?, ?, '')",
+                (pk, title, content),
+            )
             for table in ("memory_index", "memory_tags", "memory_files"):
                 conn.execute(f"DELETE FROM {table} WHERE memory_pk = ?", (pk,))
             conn.execute("DELETE FROM memories WHERE pk = ?", (pk,))

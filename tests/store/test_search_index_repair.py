@@ -112,8 +112,12 @@ def test_a_search_on_a_damaged_index_names_the_repair(
         SEGMENTS_LOST,
         "DELETE FROM {table}_config",  # FTS5 cannot even open it: "invalid fts5 file format"
         "DROP TABLE {table}_data",  # nor this: "vtable constructor failed"
-        "UPDATE {table}_content SET c1 = 'other words'",
-        "DELETE FROM {table} WHERE rowid IN (SELECT min(rowid) FROM {table})",  # out of step
+        # the table keeps no text: told to take out words a row was never indexed with
+        "INSERT INTO {table} ({table}, rowid, title, content, tags) "
+        "SELECT 'delete', pk, 'other words', 'other words', '' FROM memories LIMIT 1",
+        # a row taken out as it was indexed: the index is sound, but out of step
+        "INSERT INTO {table} ({table}, rowid, title, content, tags) "
+        "SELECT 'delete', pk, title, content, '' FROM memories WHERE disabled = 0 LIMIT 1",
     ],
 )
 def test_every_kind_of_damage_is_found_and_repaired(

@@ -5,9 +5,15 @@ from __future__ import annotations
 import sqlite3
 
 from ltm_desktop.core.records import Memory
-from ltm_desktop.store.fts.tables import memory_table
+from ltm_desktop.store.fts.tables import CONTENTLESS, memory_table
 from ltm_desktop.store.fts.text import index_text
 from ltm_desktop.store.rows import decode_strings
+
+
+def _indexed(title: str, content: str, tags: tuple[str, ...]) -> tuple[str, str, str]:
+    """A memory's columns as its search table indexes them (and must be given them again
+    to take the row out: the table keeps no copy)."""
+    return index_text(title), index_text(content), " ".join(tags)
 
 
 def _index(
@@ -15,7 +21,7 @@ def _index(
 ) -> None:
     conn.execute(
         f"INSERT INTO {table} (rowid, title, content, tags) VALUES (?, ?, ?, ?)",
-        (pk, index_text(title), index_text(content), " ".join(tags)),
+        (pk, *_indexed(title, content, tags)),
     )
 
 
@@ -39,8 +45,29 @@ def reindex_scope(conn: sqlite3.Connection, project_pk: int) -> int:
     return count
 
 
-def unindex_memory(conn: sqlite3.Connection, pk: int, project_pk: int) -> None:
-    conn.execute(f"DELETE FROM {memory_table(project_pk)} WHERE rowid = ?", (pk,))
+def unindex_memory(conn: sqlite3.Connection, pk: int, memory: Memory, project_pk: int) -> None:
+    """Take an indexed memory out of its scope's table; ``memory`` as it was indexed (the
+    stored row before the change): a contentless table is told what to take out."""
+    table = memory_table(project_pk)
+    if not _contentless(conn, table):  # a table a repair rebuilt as an older file had it
+        conn.execute(f"DELETE FROM {table} WHERE rowid = ?", (pk,))
+        return
+    conn.execute(
+        f"INSERT INTO {table} ({table}, rowid, title, content, tags) VALUES ('delete', ?, ?, ?, ?)",
+        (pk, *_indexed(memory.title, memory.content, memory.tags)),
+    )
+
+
+def is_indexed(conn: sqlite3.Connection, pk: int, project_pk: int) -> bool:
+    """Whether the scope's table has a row for ``pk`` (a lookup by rowid)."""
+    table = memory_table(project_pk)
+    return conn.execute(f"SELECT 1 FROM {table} WHERE rowid = ?", (pk,)).fetchone() is not None
+
+
+def _contentless(conn: sqlite3.Connection, table: str) -> bool:
+    """Whether the table was declared ``content = ''`` (FTS5 keeps options only there)."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+    return row is not None and CONTENTLESS.search(row[0]) is not None
 
 
 def write_files(conn: sqlite3.Connection, pk: int, files: tuple[str, ...]) -> None:

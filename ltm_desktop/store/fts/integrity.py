@@ -175,7 +175,8 @@ def _make_openable(conn: sqlite3.Connection, name: str, declared: str) -> None:
         conn.execute(f"DROP TABLE temp.{FRESH}")
 
 
-def _drop(conn: sqlite3.Connection, name: str, declared: str) -> None:
+def drop_search_table(conn: sqlite3.Connection, name: str, declared: str) -> None:
+    """Drop an FTS5 table, damaged or not (``declared``: its CREATE statement)."""
     try:
         conn.execute(f"DROP TABLE {name}")
     except sqlite3.DatabaseError as exc:
@@ -195,7 +196,7 @@ def rebuild(conn: sqlite3.Connection, table: SearchTable) -> int:
         "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table.name,)
     ).fetchone()
     rank = _rank(conn, table)
-    _drop(conn, table.name, declared)
+    drop_search_table(conn, table.name, declared)
     conn.execute(declared)
     conn.execute(f"INSERT INTO {table.name} ({table.name}, rank) VALUES ('rank', ?)", (rank,))
     if table.project_pk is None:
