@@ -15,7 +15,7 @@ from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.records import Memory
 from ltm_desktop.store import erasing, inbox
 from ltm_desktop.store import memory_writes as writes
-from ltm_desktop.store.audit.log import AuditRow, record_audits
+from ltm_desktop.store.audit.log import record_audits
 from ltm_desktop.store.fts.search import near_duplicate_candidates
 from ltm_desktop.store.fts.tables import MemoryTables, memory_table
 from ltm_desktop.store.vectors.scope_index import ScopeTokenSets
@@ -145,21 +145,13 @@ class SqliteWriteTxn:
         self.record_all([entry])
 
     def record_all(self, entries: Sequence[AuditEntry]) -> None:
-        record_audits(self._conn, [self._audit_row(entry) for entry in entries])
+        record_audits(self._conn, [(self._recorded_pk(entry), entry) for entry in entries])
 
-    def _audit_row(self, entry: AuditEntry) -> AuditRow:
+    def _recorded_pk(self, entry: AuditEntry) -> int:
         project_pk = self._pk(entry.project_id)
         if project_pk is None:
             raise ValueError(f"no scope {entry.project_id} to record {entry.action} in")
-        return AuditRow(
-            entry.at,
-            entry.memory_id,
-            project_pk,
-            entry.actor,
-            entry.action,
-            entry.before,
-            entry.after,
-        )
+        return project_pk
 
     def expired_ids(self, project_id: str | None, now: float) -> list[str]:
         if project_id is None:

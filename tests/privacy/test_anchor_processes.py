@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from ltm_desktop.app import open_service
+from ltm_desktop.core.backend import AuditEntry
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, AuditAction, MemoryDraft
 from ltm_desktop.store.audit import anchor as chain_anchor
 from ltm_desktop.store.audit import chain as audit_chain
-from ltm_desktop.store.audit.log import record_audit
+from ltm_desktop.store.audit.log import record_audits
 from ltm_desktop.store.connection import connect
 from tests.console import ltm
 
@@ -124,16 +125,8 @@ def _events(db: Path, n: int) -> None:
     try:
         for _ in range(n):
             conn.execute("BEGIN IMMEDIATE")
-            record_audit(
-                conn,
-                at=1.0,
-                memory_id="prop_x",
-                project_pk=1,
-                actor="t",
-                action=AuditAction.CREATED,
-                before=None,
-                after={},
-            )
+            entry = AuditEntry(1.0, "prop_x", "global", "t", AuditAction.CREATED, None, {})
+            record_audits(conn, [(1, entry)])
             conn.execute("COMMIT")
     finally:
         conn.close()

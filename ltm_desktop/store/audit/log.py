@@ -5,40 +5,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
-from ltm_desktop.core.records import AuditAction
+from ltm_desktop.core.backend import AuditEntry
 from ltm_desktop.store.audit.chain import head, link_after
-
-
-def record_audit(
-    conn: sqlite3.Connection,
-    *,
-    at: float,
-    memory_id: str,
-    project_pk: int,
-    actor: str,
-    action: AuditAction,
-    before: dict[str, Any] | None,
-    after: dict[str, Any] | None,
-) -> None:
-    """Append one event, linked to the one before (``audit_chain``)."""
-    record_audits(conn, [AuditRow(at, memory_id, project_pk, actor, action, before, after)])
-
-
-@dataclass(frozen=True, slots=True)
-class AuditRow:
-    """One event to append: ``record_audit``'s arguments."""
-
-    at: float
-    memory_id: str
-    project_pk: int
-    actor: str
-    action: AuditAction
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
-
 
 _INSERT = (
     "INSERT INTO audit (seq, at, memory_id, project_pk, actor, action, before, after, "
@@ -46,26 +15,27 @@ _INSERT = (
 )
 
 
-def record_audits(conn: sqlite3.Connection, events: Sequence[AuditRow]) -> None:
-    """Append events in order, each linked to the one before it: the head is read once
-    and the rows go in with one statement (an import's thousands of events)."""
+def record_audits(conn: sqlite3.Connection, events: Sequence[tuple[int, AuditEntry]]) -> None:
+    """Append (scope pk, event) pairs in order, each event linked to the one before it:
+    the head is read once and the rows go in with one statement (an import's thousands
+    of events)."""
     if not events:
         return
     last = head(conn)
     rows = []
-    for event in events:
+    for project_pk, event in events:
         old = json.dumps(event.before, ensure_ascii=False) if event.before is not None else None
         new = json.dumps(event.after, ensure_ascii=False) if event.after is not None else None
         action = event.action.value
         link = link_after(
-            last, event.at, event.memory_id, event.project_pk, event.actor, action, old, new
+            last, event.at, event.memory_id, project_pk, event.actor, action, old, new
         )
         rows.append(
             (
                 link.seq,
                 event.at,
                 event.memory_id,
-                event.project_pk,
+                project_pk,
                 event.actor,
                 action,
                 old,
