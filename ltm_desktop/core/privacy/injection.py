@@ -50,6 +50,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
+# What every match of _PATTERNS holds, one of these: a form without any (almost every
+# text) is read in one pass instead of one per pattern. tests/privacy/test_injection_prefilter.py
+# checks it against each pattern.
+_ANY_PATTERN = re.compile(
+    r"ignore|disregard|forget|override|you |from now on|new instruction|act as |<|\[|"
+    r"reveal|print|show|repeat|output"
+)
+
 
 # Read at a line's start, so in the form that keeps lines.
 _LINE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -81,6 +89,8 @@ def instruction_reason(text: str) -> str | None:
         if folded.hidden:
             checks.append((_PATTERNS, folded.lines))
         for patterns, form in checks:
+            if patterns is _PATTERNS and _ANY_PATTERN.search(form) is None:
+                continue
             for reason, pattern in patterns:
                 if pattern.search(form):
                     return reason

@@ -38,6 +38,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from ltm_desktop.core.privacy.secret_gates import Prefilter
 from ltm_desktop.core.privacy.secret_patterns import load_patterns
 from ltm_desktop.core.privacy.secret_views import REVERSED, views
 
@@ -108,10 +109,26 @@ class Finding:
 
 
 @dataclass(frozen=True, slots=True)
+class _Patterns:
+    """Some detector patterns, and their prefilter (``core.secret_gates``)."""
+
+    every: tuple[tuple[str, re.Pattern[str]], ...]
+    prefilter: Prefilter
+
+    def that_may_match(self, text: str) -> list[tuple[str, re.Pattern[str]]]:
+        """The patterns whose gates ``text`` opens, in order: the only ones that can match."""
+        return [self.every[i] for i in self.prefilter.open(text)]
+
+
+def _patterns(every: tuple[tuple[str, re.Pattern[str]], ...]) -> _Patterns:
+    return _Patterns(every, Prefilter([pattern for _, pattern in every]))
+
+
+@dataclass(frozen=True, slots=True)
 class _Detectors:
-    patterns: tuple[tuple[str, re.Pattern[str]], ...]
+    patterns: _Patterns
     keyword: Callable[[str], Iterable[str]]
-    reversible: tuple[tuple[str, re.Pattern[str]], ...]  # REVERSIBLE_KINDS' patterns
+    reversible: _Patterns  # REVERSIBLE_KINDS' patterns
 
 
 def looks_like_credential(value: str) -> bool:
@@ -153,7 +170,7 @@ def _detectors() -> _Detectors:
 
     every = tuple((kind, _bounded(p)) for kind, p in patterns.kinds) + EXTRA_PATTERNS
     reversible = tuple((kind, p) for kind, p in every if kind in REVERSIBLE_KINDS)
-    return _Detectors(every, keyword_values, reversible)
+    return _Detectors(_patterns(every), keyword_values, _patterns(reversible))
 
 
 # detect-secrets' OpenAI pattern, ``sk-[A-Za-z0-9-_]*[A-Za-z0-9]{20}T3BlbkFJ...``: from
@@ -173,6 +190,10 @@ def _bounded(pattern: re.Pattern[str]) -> re.Pattern[str]:
 
 def _keyword_findings(text: str, values_in: Callable[[str], Iterable[str]]) -> list[Finding]:
     found: list[Finding] = []
+    # the test of each line below, for the whole text at once (a line's lower case is
+    # part of the text's): most texts have no line to read
+    if not ("=" in text or ":" in text) or not any(hint in text.lower() for hint in KEYWORD_HINTS):
+        return found
     offset = 0
     for line in text.splitlines(keepends=True):
         # the keyword plugin needs an assignment and one of its words (each of its
@@ -214,15 +235,29 @@ def _scan(
 
 def find_secrets(text: str) -> list[Finding]:
     """Every credential found in ``text``, as written or disguised (``core.secret_views``),
-    in order; overlapping findings merged."""
+    in order; overlapping findings merged. Each text, and each view of it, is read by
+    the patterns its prefilter lets through (``core.secret_gates``): the findings of
+    all of them, at the cost of about one pass."""
+    return _find(text, _Patterns.that_may_match)
+
+
+def _find_every_pattern(text: str) -> list[Finding]:
+    """``find_secrets`` by every pattern over every text: the reference the prefilter
+    must agree with (tests/privacy/test_secret_gates.py, bench/screening_bench.py)."""
+    return _find(text, lambda patterns, _: patterns.every)
+
+
+def _find(
+    text: str, select: Callable[[_Patterns, str], Sequence[tuple[str, re.Pattern[str]]]]
+) -> list[Finding]:
     if not text:
         return []
     with _lock:  # the plugins are shared; their scans are quick
         detectors = _detectors()
-        found = _scan(text, detectors.patterns, detectors.keyword)
+        found = _scan(text, select(detectors.patterns, text), detectors.keyword)
         for view in views(text):
             reverse = view.how == REVERSED
-            patterns = detectors.reversible if reverse else detectors.patterns
+            patterns = select(detectors.reversible if reverse else detectors.patterns, view.text)
             found += [
                 Finding(f"{finding.kind} {view.how}", *view.span(finding.start, finding.end))
                 for finding in _scan(view.text, patterns, None if reverse else detectors.keyword)
