@@ -91,6 +91,7 @@ def test_every_pattern_has_a_gate_and_every_gate_a_pattern() -> None:
     assert not PREFILTER.ungated
 
 
+@pytest.mark.slow
 def test_the_case_folds_are_every_letter_a_case_insensitive_pattern_reads_as_ascii() -> None:
     """Words are looked for in the lower case of the folded text: each character that
     ``re`` matches to an ASCII letter ignoring case must be that letter there."""
@@ -129,6 +130,7 @@ def test_any_text_is_read_as_by_every_pattern(text: str) -> None:
     same(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(real_looking)
 def test_real_looking_and_disguised_texts_are_read_as_by_every_pattern(text: str) -> None:
