@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ltm_desktop.agent.extractor.worker import ExtractionWorker
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.config import Settings
 from ltm_desktop.core.settings.launch import Launch, resolve_launch
@@ -70,6 +69,8 @@ def open_launch(
             look or take away (status, verify, export, erase) pass False: a mistyped
             ``--data-dir`` is an error, not a new empty database found sound.
     """
+    from ltm_desktop.agent.extractor.worker import ExtractionWorker  # not for a hook's opening
+
     settings = launch.settings
     if create:
         prepare_data_dir(launch.data_dir)

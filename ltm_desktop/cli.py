@@ -290,18 +290,20 @@ def _utf8_output() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     _utf8_output()
-    parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
-    try:
-        args = parse(parser, words)
-    except HookUsageError as exc:  # a hook always answers its agent, and exits 0
-        return agent_commands.hook_usage_error(str(exc), words)
+    args = agent_commands.plain_hook(words)  # a hook is read without building every parser
+    if args is None:
+        parser = build_parser()
+        try:
+            args = parse(parser, words)
+        except HookUsageError as exc:  # a hook always answers its agent, and exits 0
+            return agent_commands.hook_usage_error(str(exc), words)
+        if args.self_test and args.command:
+            parser.error("--self-test runs on its own, without a COMMAND")
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    if args.self_test and args.command:
-        parser.error("--self-test runs on its own, without a COMMAND")
     command = cmd_self_test if args.self_test else COMMANDS[args.command or "gui"]
     try:
         return command(args)

@@ -13,7 +13,7 @@ import json
 import os
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 FORMATS = ("json", "openai", "anthropic", "mcp")
@@ -141,7 +141,8 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     """Handed to the running server's warm MCP process when there is one (start-up in
-    tens of milliseconds), else served here (the SDK's import costs about half a second)."""
+    tens of milliseconds), else served here (the SDK's import costs about half a second,
+    while a forked process opens the memory: ``mcp_forked``)."""
     from ltm_desktop.agent.mcp.handover import hand_over
     from ltm_desktop.core.settings.paths import resolve_config_path, resolve_data_dir
 
@@ -156,11 +157,53 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     )
     if code is not None:
         return code
+    from ltm_desktop.agent.mcp.forked import DEFAULT_CLIENT, ForkedOpening
+
+    opening = ForkedOpening.start(args.data_dir, args.config, DEFAULT_CLIENT)  # before the SDK
     from ltm_desktop.agent.mcp.server import serve_stdio
 
     return serve_stdio(
-        args.data_dir, args.config, cwd=cwd, tools=args.tools, instructions=args.instructions
+        args.data_dir,
+        args.config,
+        cwd=cwd,
+        tools=args.tools,
+        instructions=args.instructions,
+        opening=opening,
     )
+
+
+HOOK_VALUED = {"--data-dir": "data_dir", "--config": "config"}  # the global options' dests
+HOOK_FLAGS = ("-v", "--verbose")
+
+
+def plain_hook(words: Sequence[str]) -> argparse.Namespace | None:
+    """The arguments of a plain ``[OPTIONS] hook AGENT EVENT [OPTIONS]`` command line (the
+    global options spelt out in full), as the full parser gives them; None for anything
+    else, which the full parser then reads. An agent runs a hook per event: building
+    the parser of every command is time it waits for."""
+    found = argparse.Namespace(
+        command="hook", data_dir=None, config=None, verbose=False, self_test=False, demo=False
+    )
+    positionals: list[str] = []
+    rest = iter(words)
+    for word in rest:
+        name, equals, value = word.partition("=")
+        if word in HOOK_FLAGS:
+            found.verbose = True
+        elif name in HOOK_VALUED:
+            if not equals:
+                value = next(rest, "-")
+                if value.startswith("-"):  # argparse's error to give, not ours
+                    return None
+            setattr(found, HOOK_VALUED[name], value)
+        elif word.startswith("-") or len(positionals) == 3:
+            return None
+        else:
+            positionals.append(word)
+    if len(positionals) != 3 or positionals[0] != "hook":
+        return None
+    found.agent, found.event = positionals[1:]
+    return found
 
 
 def cmd_hook(args: argparse.Namespace) -> int:

@@ -25,18 +25,24 @@ def find_server(data_dir: Path, client: str, *, timeout: float = 30.0) -> Memory
 
     ``timeout``: how long each call may wait for the server's answer.
     """
+    from ltm_desktop.api.discovery import discover
+
+    try:  # no socket file: no server, and the client is not even imported
+        socket_path = _chosen_socket(data_dir)
+        endpoint = discover(socket_path)[0]
+    except LtmError as exc:  # an unusable endpoint setting
+        log.info("no server for %s: %s", data_dir, exc)
+        return None
+    if endpoint is not None and not endpoint.exists():
+        log.info("no server for %s: no socket at %s", data_dir, endpoint)
+        return None
     from ltm_desktop.agent.socket_access import SocketAccess
-    from ltm_desktop.api.client import ApiError, Client, discover
+    from ltm_desktop.api.client import ApiError, Client
 
     try:
-        socket_path = _chosen_socket(data_dir)
         api = Client(
             socket_path, client_name=client, timeout=timeout, connect_timeout=CONNECT_TIMEOUT
         )
-        endpoint = discover(socket_path)[0]
-        if endpoint is not None and not endpoint.exists():
-            log.info("no server for %s: no socket at %s", data_dir, endpoint)
-            return None
         health = api.health()
     except (ApiError, LtmError) as exc:  # no server, or an unusable endpoint setting
         log.info("no server for %s: %s", data_dir, exc)
@@ -65,7 +71,7 @@ def _chosen_socket(data_dir: Path) -> Path | None:
 def server_socket(data_dir: Path) -> Path | None:
     """The Unix socket the server of ``data_dir`` would listen on, found as ``find_server``
     finds it (None: the endpoint is TCP or unusable). Nothing is connected to."""
-    from ltm_desktop.api.client import discover
+    from ltm_desktop.api.discovery import discover
 
     try:
         return discover(_chosen_socket(data_dir))[0]

@@ -22,6 +22,7 @@ PASSED_ENV = (
     "LTM_DESKTOP_CONFIG",
     "LTM_DESKTOP_DATA_DIR",
     "LTM_DESKTOP_SOCKET",
+    "PYTHONPATH",  # the code under test, where it is not the installed one (a worktree)
 )
 
 

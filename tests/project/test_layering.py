@@ -305,10 +305,11 @@ def test_agent_entry_points_import_neither_qt_nor_the_sdk_until_needed() -> None
 
 def test_the_command_line_starts_without_the_store_or_the_service() -> None:
     """Every command pays for what ``ltm-desktop`` imports before it runs (``mcp`` hands
-    over to a warm process in tens of milliseconds; the hooks run on every turn)."""
+    over to a warm process in tens of milliseconds, or forks the process that opens the
+    store before it imports the SDK; the hooks run on every turn)."""
     code = (
         "import sys\n"
-        "import ltm_desktop.cli, ltm_desktop.agent.mcp.handover\n"
+        "import ltm_desktop.cli, ltm_desktop.agent.mcp.handover, ltm_desktop.agent.mcp.forked\n"
         "heavy = ('sqlite3', 'ltm_desktop.store', 'ltm_desktop.core.service', 'tomllib',\n"
         "         'ltm_desktop.core.transfer.exporting', 'ltm_desktop.core.transfer.importing', 'asyncio')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"

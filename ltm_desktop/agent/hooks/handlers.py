@@ -11,8 +11,8 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from ltm_desktop.agent import transcripts
 from ltm_desktop.agent.access import AccessError, MemoryAccess
 from ltm_desktop.agent.hooks import changes
 from ltm_desktop.agent.hooks.events import (
@@ -31,6 +31,9 @@ from ltm_desktop.api.protocol import METHOD_NOT_FOUND
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.observations import PRE_COMPACT_LIMIT, USER_TEXT_LIMIT, clip
 from ltm_desktop.core.settings.config import Settings
+
+if TYPE_CHECKING:  # read only by the events that look at the transcript
+    from ltm_desktop.agent import transcripts
 
 log = logging.getLogger("ltm_desktop.hooks")
 
@@ -96,6 +99,8 @@ class HookRun:
         path = self.hook.transcript
         if path is None:
             return []
+        from ltm_desktop.agent import transcripts
+
         try:
             return list(transcripts.read_conversation(path, self.hook.agent).messages)
         except FileNotFoundError:  # e.g. `claude mcp list` ends a session it never wrote
@@ -197,6 +202,8 @@ def pre_compact(run: HookRun) -> str | None:
     if not messages:
         log.info("pre-compact: no transcript to record")
         return None
+    from ltm_desktop.agent import transcripts
+
     text = transcripts.tail_text(messages, PRE_COMPACT_LIMIT)
     _observe(run, "pre_compact", messages_text=text)
     return None
@@ -210,6 +217,8 @@ def _compacting(run: HookRun) -> bool:
     hook = run.hook
     if hook.agent != GEMINI or hook.trigger == "manual" or hook.transcript is None:
         return True
+    from ltm_desktop.agent import transcripts
+
     try:
         tokens = transcripts.gemini_prompt_tokens(hook.transcript)
     except OSError as exc:
@@ -270,6 +279,8 @@ def _record_turn_end(run: HookRun, state: SessionState | None = None) -> None:
         return
     user, answer = run.hook.prompt, run.hook.assistant_text
     if user is None or answer is None:
+        from ltm_desktop.agent import transcripts
+
         from_transcript = transcripts.last_exchange(run.messages())
         user = user or from_transcript[0]
         answer = answer or from_transcript[1]

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from ltm_desktop.agent.hooks.events import GEMINI, GENERIC
-from ltm_desktop.agent.injected import strip_injected
 from ltm_desktop.core.errors import LtmError
 
 DEFAULT_SESSION = "default"
@@ -79,6 +78,8 @@ def parse(agent: str, event: str, raw: bytes) -> HookInput:
     else:
         answer = _text(data, "last_assistant_message")
     if prompt is not None:
+        from ltm_desktop.agent.injected import strip_injected  # its patterns: prompts only
+
         prompt = strip_injected(prompt) or None
     return HookInput(
         agent=agent,

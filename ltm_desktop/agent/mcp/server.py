@@ -50,6 +50,7 @@ from pydantic import Field
 from ltm_desktop import __version__
 from ltm_desktop.agent.access import AccessError, Unavailable
 from ltm_desktop.agent.hooks.events import CLAUDE_CODE, CLIENT_NAMES, CODEX, GEMINI
+from ltm_desktop.agent.mcp.forked import DEFAULT_CLIENT, ForkedOpening
 from ltm_desktop.agent.mcp.stdin import DamagedRequests, RepairingReader
 from ltm_desktop.agent.tools.catalogue import DEFAULT_TOOLS, ToolSpec
 from ltm_desktop.agent.tools.toolbox import DISABLED, UNAVAILABLE, Toolbox
@@ -58,7 +59,6 @@ from ltm_desktop.core.errors import InvalidInput, MemoryDisabled
 
 log = logging.getLogger(__name__)
 MEMORY_MD_URI = "ltm://project/MEMORY.md"
-DEFAULT_CLIENT = "mcp-client"
 # The clientInfo names of the agents `integrate` wires, as the actor their hooks write as.
 AGENT_CLIENTS = {
     "codex-mcp-client": CLIENT_NAMES[CODEX],
@@ -313,13 +313,21 @@ def serve_stdio(
     tools: str | None = None,
     instructions: str = FULL,
     fallback_cwd: str | None = None,
+    opening: ForkedOpening | None = None,
 ) -> int:
     """Serve until stdin closes; the exit status (0).
 
     ``fallback_cwd``: the project when neither ``cwd`` nor the client's roots name one
-    (default: this process's working directory).
+    (default: this process's working directory); ``opening``: the memory being opened by
+    a forked process (``mcp_forked``), used instead of opening it here, and ended here.
     """
-    toolbox = Toolbox(data_dir=data_dir, config=config, client_name=DEFAULT_CLIENT, tools=tools)
+    toolbox = Toolbox(
+        data_dir=data_dir,
+        config=config,
+        client_name=DEFAULT_CLIENT,
+        tools=tools,
+        opener=opening.open if opening is not None else None,
+    )
     damaged = DamagedRequests()
     stdin = sys.stdin
     sys.stdin = io.TextIOWrapper(
@@ -331,6 +339,8 @@ def serve_stdio(
     finally:
         sys.stdin = stdin
         toolbox.close()
+        if opening is not None:  # never asked for (or failed): its process ends too
+            opening.close()
     return 0
 
 

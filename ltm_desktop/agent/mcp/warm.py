@@ -8,7 +8,8 @@ process its stdin, stdout and stderr over a Unix socket beside the API's
 (``mcp_handover``); the warm process forks a child that serves the client on those very
 descriptors, exactly as ``ltm-desktop mcp`` would in its own process, talking to the
 server's socket. Behaviour, attribution and live updates are the same; start-up is
-shorter. When no warm process answers, ``ltm-desktop mcp`` serves in its own process.
+shorter. When no warm process answers, ``ltm-desktop mcp`` serves in its own process
+(and a forked one opens the memory while it imports the SDK: ``mcp_forked``).
 
 This module is the server's side: start and stop the warm process. It imports no SDK.
 """

@@ -17,7 +17,7 @@ import atexit
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -34,6 +34,8 @@ from ltm_desktop.core.errors import MemoryDisabled
 log = logging.getLogger(__name__)
 DISABLED = "Long-term memory is disabled"
 UNAVAILABLE = "Long-term memory is unavailable: {reason}"
+PathLike = str | os.PathLike[str] | None
+Opener = Callable[[PathLike, PathLike, str], MemoryAccess]
 
 
 class Toolbox:
@@ -44,6 +46,9 @@ class Toolbox:
             runs, else the database opened in this process).
         client_name: who the writes are attributed to.
         tools: ``None`` (memory_write, memory_search), ``"all"``, or names.
+        opener: how the access is opened when none is given, called as
+            ``opener(data_dir, config, client_name)`` (default: ``connect.open_access``;
+            ``ltm-desktop mcp`` passes one that opens it in a forked process).
     """
 
     def __init__(
@@ -54,12 +59,14 @@ class Toolbox:
         client_name: str = "python-agent",
         tools: str | Sequence[str] | None = None,
         access: MemoryAccess | None = None,
+        opener: Opener | None = None,
     ) -> None:
         self.tools = select(tools)
         self.client_name = client_name
         self._access = access
         self._owns_access = access is None
         self._data_dir, self._config = data_dir, config
+        self._opener = opener
         self._projects: dict[str, ProjectShape] = {}  # by working directory
         self._lock = threading.Lock()
 
@@ -75,9 +82,8 @@ class Toolbox:
         """The access, opened on first use (raises Unavailable when it cannot be)."""
         with self._lock:
             if self._access is None:
-                from ltm_desktop.agent.connect import open_access
-
-                self._access = open_access(self._data_dir, self._config, self.client_name)
+                opener = self._opener or _open_access
+                self._access = opener(self._data_dir, self._config, self.client_name)
                 log.info("memory tools use the %s", self._access.describe())
             return self._access
 
@@ -161,6 +167,13 @@ class Toolbox:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _open_access(data_dir: PathLike, config: PathLike, client: str) -> MemoryAccess:
+    """``connect.open_access``, imported when first needed (it brings in the core)."""
+    from ltm_desktop.agent.connect import open_access
+
+    return open_access(data_dir, config, client)
 
 
 _default: Toolbox | None = None

@@ -242,3 +242,51 @@ def test_the_result_is_utf8_whatever_python_is_told_to_encode(
     context = context_of("claude-code", check_output("claude-code", "session-start", done.stdout))
     assert context is not None
     assert "Les réunions ont lieu à 9 h — café compris" in context
+
+
+# Imported by no session-start hook: the MCP SDK and what it brings, the window, the
+# embedding model, the API's socket client (there is no socket to talk to), the transcript
+# readers and the parsers of the other commands.
+NOT_FOR_SESSION_START = (
+    "mcp",
+    "mcp_types",
+    "pydantic",
+    "PySide6",
+    "numpy",
+    "tokenizers",
+    "ltm_desktop.api.client",
+    "ltm_desktop.agent.transcripts",
+    "ltm_desktop.agent.extractor.worker",
+    "ltm_desktop.agent.extract_command",
+    "ltm_desktop.agent.consolidation.command",
+)
+
+
+def test_session_start_without_a_server_imports_only_what_it_uses(
+    service: MemoryService, tmp_path: Path
+) -> None:
+    """Measured in the hook's own process (``PYTHONPROFILEIMPORTTIME``): an agent waits
+    for every module a hook imports, on every session it starts."""
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    project = service.resolve_scope(cwd=str(cwd), register=True)
+    service.add(project, MemoryDraft(content="Deploy with ./scripts/deploy.sh only."), "gui")
+    start = payload("claude-code", "session-start", str(cwd))
+    done = run_hook(
+        "claude-code",
+        "session-start",
+        start,
+        service.paths.data_dir,
+        env={"PYTHONPROFILEIMPORTTIME": "1"},
+    )
+    assert done.returncode == 0
+    context = context_of("claude-code", check_output("claude-code", "session-start", done.stdout))
+    assert context is not None
+    assert "./scripts/deploy.sh" in context
+    imported = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
+    assert "ltm_desktop.store" in imported  # the database was opened here: it was measured
+    assert sorted(imported & set(NOT_FOR_SESSION_START)) == []
