@@ -361,8 +361,9 @@ class MemoryStore(OverviewReads, Protocol):
         ...
 
     def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
-        """Active memories with an id above ``after_id`` (in id order) whose token set was
-        never kept, or with no vector of ``model`` ("" : any vector will do)."""
+        """Active memories whose token set was never kept, or with no vector of ``model``
+        ("" : any vector will do), in an order of the store's own, after the memory
+        ``after_id`` ("": from the start; the backfill's cursor, the last one returned)."""
         ...
 
     def index_progress(self, model: str) -> tuple[int, int]:
