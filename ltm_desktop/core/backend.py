@@ -361,9 +361,8 @@ class MemoryStore(OverviewReads, Protocol):
         ...
 
     def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
-        """Active memories whose token set was never kept, or with no vector of ``model``
-        ("" : any vector will do), in an order of the store's own, after the memory
-        ``after_id`` ("": from the start; the backfill's cursor, the last one returned)."""
+        """Active memories without a token set, or a vector of ``model`` ("": none needed), in
+        an order of the store's own after the memory ``after_id`` ("": from the start)."""
         ...
 
     def index_progress(self, model: str) -> tuple[int, int]:
