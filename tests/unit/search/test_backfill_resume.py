@@ -63,7 +63,14 @@ def has_own_vector(service: MemoryService, memory_id: str) -> bool:
     """Whether the memory's stored vector is that of its text now."""
     memory = service.get(memory_id)
     vector = EndpointEmbedder(model=MODEL).embed([embedding_text(memory)])[0]
-    near = service.store.search_vectors([memory.project_id], MODEL, vector, 50, 0.999)
+    near = service.store.search_vectors(
+        [memory.project_id],
+        MODEL,
+        vector,
+        5,
+        service.now(),
+        min_score=0.99,  # int8: ~0.002 off
+    )
     return memory_id in [m.id for m, _ in near]
 
 
