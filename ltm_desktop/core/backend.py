@@ -375,8 +375,8 @@ class MemoryStore(OverviewReads, Protocol):
         ...
 
     def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
-        """Active memories with an id above ``after_id`` (in id order) whose token set was
-        never kept, or with no vector of ``model`` ("" : any vector will do)."""
+        """Active memories without a token set, or a vector of ``model`` ("": none needed), in
+        an order of the store's own after the memory ``after_id`` ("": from the start)."""
         ...
 
     def index_progress(self, model: str) -> tuple[int, int]:

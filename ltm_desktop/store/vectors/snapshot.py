@@ -112,3 +112,14 @@ def sign_words(values: NDArray[Any]) -> NDArray[Any]:
     padded = np.zeros(((bits.size + 7) // 8) * 8, dtype=np.uint8)
     padded[: bits.size] = bits
     return padded.view("<u8")
+
+
+def sign_rows(codes: NDArray[Any]) -> NDArray[Any]:
+    """``sign_words`` of each row of ``codes``, as the columns of a (words, rows) array
+    (the word-major layout ``VectorSnapshot.signs`` keeps)."""
+    import numpy as np
+
+    bits = np.packbits(codes > 0, axis=1)
+    padded = np.zeros((bits.shape[0], ((bits.shape[1] + 7) // 8) * 8), dtype=np.uint8)
+    padded[:, : bits.shape[1]] = bits
+    return padded.view("<u8").T

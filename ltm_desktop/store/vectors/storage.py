@@ -32,7 +32,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from ltm_desktop.store.vectors.scope_index import changed_rows
-from ltm_desktop.store.vectors.snapshot import RESCORED, VectorSnapshot, empty_snapshot, sign_words
+from ltm_desktop.store.vectors.snapshot import RESCORED, VectorSnapshot, empty_snapshot, sign_rows
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -113,11 +113,21 @@ class _Builder:
         self.own_live = False  # ``live`` is this builder's copy: rows below base.size writable
 
     def apply(self, changes: list[tuple[Any, ...]]) -> VectorSnapshot:
+        """The version with ``changes`` applied: the last change of each memory counts
+        (its earlier ones would be replaced by it), the vectors kept appended as whole
+        arrays (a scope's first load, or a backfill's thousands of new vectors, in one
+        numpy call each rather than a loop of them per row)."""
+        latest: dict[int, tuple[Any, ...]] = {}
         for pk, model, blob, seq, _erased in changes:
             self.seq = max(self.seq, seq)
+            latest.pop(pk, None)  # in the order of their last change
+            latest[pk] = (model, blob)
+        appended: list[tuple[int, bytes]] = []
+        for pk, (model, blob) in latest.items():
             self._drop(pk)
             if model == self.model and blob is not None:
-                self._append(pk, blob)
+                appended.append((pk, blob))
+        self._append(appended)
         if self.size - self.count > max(self.count, MIN_DEAD):
             self._compact()
         return VectorSnapshot(
@@ -145,28 +155,35 @@ class _Builder:
         self.total -= self.codes[row].astype(float) * float(self.scales[row])
         self.count -= 1
 
-    def _append(self, pk: int, blob: bytes) -> None:
-        """A new live row for the memory's vector, unless this scope cannot hold it."""
+    def _append(self, vectors: list[tuple[int, bytes]]) -> None:
+        """New live rows for the memories' vectors (scale + int8 codes), after the last
+        one; a vector of another length than this scope's is left out."""
         import numpy as np
 
-        dim = len(blob) - 4
-        if dim <= 0 or (self.codes is not None and dim != self.codes.shape[1]):
+        if self.codes is not None:
+            dim = self.codes.shape[1]
+        else:  # the first vector says how long this scope's are
+            dim = next((len(blob) - 4 for _, blob in vectors if len(blob) > 4), 0)
+        kept = [(pk, blob) for pk, blob in vectors if len(blob) == dim + 4 and dim > 0]
+        if not kept:
             return
-        if self.codes is None or self.size >= self.codes.shape[0]:
-            self._regrow(max(MIN_CAPACITY, 2 * self.size), dim)
+        n, start = len(kept), self.size
+        if self.codes is None or start + n > self.codes.shape[0]:
+            self._regrow(max(MIN_CAPACITY, 2 * start, start + n), dim)
         assert self.codes is not None
         assert self.signs is not None
         assert self.total is not None
-        row = self.size
-        codes = np.frombuffer(blob, dtype=np.int8, offset=4)
-        scale = struct.unpack_from("<f", blob)[0]
-        self.pks[row], self.live[row], self.scales[row] = pk, True, scale
-        self.codes[row] = codes
-        self.signs[:, row] = sign_words(codes)
-        self.total += codes.astype(float) * float(scale)
-        self.rows[pk] = row
-        self.size += 1
-        self.count += 1
+        stored = np.frombuffer(b"".join(blob for _, blob in kept), dtype=np.uint8).reshape(n, -1)
+        scales = stored[:, :4].copy().view("<f4").ravel()
+        codes = stored[:, 4:].view(np.int8)
+        rows = slice(start, start + n)
+        self.pks[rows] = [pk for pk, _ in kept]
+        self.live[rows], self.scales[rows], self.codes[rows] = True, scales, codes
+        self.signs[:, rows] = sign_rows(codes)
+        self.total += (codes.astype(np.float64) * scales[:, None].astype(np.float64)).sum(axis=0)
+        self.rows.update((pk, start + i) for i, (pk, _) in enumerate(kept))
+        self.size += n
+        self.count += n
 
     def _regrow(self, capacity: int, dim: int) -> None:
         """New arrays of ``capacity`` rows holding the rows so far (the old ones stay as
