@@ -1,5 +1,5 @@
 """Inputs that were once quadratic, as functions of their size: one catalogue for the
-tests (which say each one ends) and ``bench/growth_bench.py`` (which times each at two
+tests (which say each one ends) and ``bench/scale/growth_bench.py`` (which times each at two
 sizes and says how the time grows)."""
 
 from __future__ import annotations

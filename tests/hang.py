@@ -1,6 +1,6 @@
 """A guard against hanging, not a timing: functional tests say *that* something ends.
 
-How fast it ends is a benchmark's question (``bench/growth_bench.py`` for the inputs
+How fast it ends is a benchmark's question (``bench/scale/growth_bench.py`` for the inputs
 that were once quadratic, ``bench/http_bench.py`` for stopping the server). Here the
 limit is generous enough that a loaded shared machine never reaches it, and small
 enough that what it guards against (a read that never stops, a regex that backtracks

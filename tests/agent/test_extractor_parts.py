@@ -76,7 +76,7 @@ def test_fences_are_found_as_the_backtracking_regex_found_them() -> None:
 @pytest.mark.parametrize("shape", REPLIES)
 def test_a_pathological_reply_is_parsed_without_backtracking(shape: str) -> None:
     """A quadratic parse of 100,000 repeats takes minutes, the linear one a fraction of a
-    second (bench/growth_bench.py times ten times the reply against ten times the time)."""
+    second (bench/scale/growth_bench.py times ten times the reply against ten times the time)."""
     reply = REPLIES[shape](100_000)
 
     def parse() -> object:

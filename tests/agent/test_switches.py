@@ -113,6 +113,7 @@ def test_hooks_do_nothing_and_exit_0(
     assert expected in hook_log()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["full", "brief"])
 @pytest.mark.parametrize("switch", ["off", "agentmemory"])
 def test_mcp_starts_and_answers_with_each_switch(

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ltm_desktop.api.client import Client, ConflictError
 from ltm_desktop.api.serialize import iso
 from ltm_desktop.core.records import AuditAction, MemoryDraft
@@ -147,6 +149,7 @@ def play(writer: ApiWriter | GuiWriter, seed: int, tally: Tally, start: threadin
             last_own = (made, before)
 
 
+@pytest.mark.slow
 def test_no_acknowledged_write_is_lost_and_every_lost_update_is_a_conflict(
     socket_path: Path, service: MemoryService
 ) -> None:

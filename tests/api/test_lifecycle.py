@@ -217,6 +217,7 @@ def test_second_serve_exits_non_zero(tmp_path: Path, short_dir: Path) -> None:
         first.stderr.close()  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 def test_sigkill_loses_no_acknowledged_write(
     tmp_path: Path, short_dir: Path, make_service: ServiceFactory
 ) -> None:
@@ -305,6 +306,7 @@ def test_serve_with_worker_processes(tmp_path: Path, short_dir: Path) -> None:
     assert not sock.exists()
 
 
+@pytest.mark.slow
 def test_a_signal_right_after_the_ready_line_stops_every_worker(
     tmp_path: Path, short_dir: Path
 ) -> None:

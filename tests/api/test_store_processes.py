@@ -132,6 +132,7 @@ def test_serve_stops_acknowledging_writes_once_its_data_dir_is_removed(
     assert not (data / "ltm.sqlite").exists()  # nothing recreated an empty database
 
 
+@pytest.mark.slow
 def test_status_and_health_say_how_durable_a_write_is(
     tmp_path: Path,
     short_dir: Path,

@@ -12,6 +12,8 @@ import threading
 import uuid
 from pathlib import Path
 
+import pytest
+
 from ltm_desktop.api.client import Client, InternalError
 from ltm_desktop.app import open_service
 from ltm_desktop.core.records import ListQuery
@@ -22,6 +24,7 @@ BEFORE = 60  # acknowledged writes before the WAL goes
 ALL = ListQuery(include_disabled=True, include_expired=True, limit=10_000)
 
 
+@pytest.mark.slow
 def test_writes_in_flight_when_the_wal_is_deleted_are_errors_not_lost_acknowledgements(
     tmp_path: Path, short_dir: Path
 ) -> None:

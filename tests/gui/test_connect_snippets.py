@@ -195,6 +195,7 @@ def stand_in_socat(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", ["Claude Code", "Cursor", "Codex"])
 def test_mcp_snippets_write_through_the_apps_server(
     make_window: WindowFactory,

@@ -99,6 +99,7 @@ def _head(db: Path) -> chain_anchor.Head:
         conn.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("opener", OPENERS.values(), ids=OPENERS.keys())
 def test_writes_of_a_second_process_are_anchored_and_their_deletion_reported(
     tmp_path: Path, opener: str

@@ -164,6 +164,7 @@ def test_a_fresh_data_dir_is_anchored(tmp_path: Path) -> None:
     assert _anchor(data).stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.slow
 def test_a_running_store_moves_the_anchor_at_its_checkpoints(
     make_service: ServiceFactory, tmp_path: Path
 ) -> None:

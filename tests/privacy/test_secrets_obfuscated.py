@@ -92,6 +92,7 @@ def obfuscated(draw: st.DrawFn) -> tuple[str, str]:
     return "".join(out), kind
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(obfuscated(), st.sampled_from(["", "key: ", "export TOKEN="]))
 def test_invisible_and_full_width_characters_anywhere_in_a_token(
@@ -153,7 +154,7 @@ LONG_TEXTS = {
 def test_a_long_text_is_scanned_without_backtracking(text: str) -> None:
     """Each view is linear: 55 KB of minified JSON, a certificate chain's base64 lines
     (joined, then decoded) or a spaced-out run take a fraction of a second (measured
-    against ten times less text in bench/growth_bench.py)."""
+    against ten times less text in bench/scale/growth_bench.py)."""
     assert len(text) > 55_000
     assert finishes(lambda: find_secrets(text)) == []
 

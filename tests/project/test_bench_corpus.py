@@ -91,6 +91,7 @@ def test_fields_are_valid_and_skewed() -> None:
     assert len({m.title for m in docs}) > len(docs) / 2
 
 
+@pytest.mark.slow
 def test_content_is_distinct_and_rarely_near_duplicate() -> None:
     docs = _docs(5000)
     assert len({_norm(m.content) for m in docs}) / len(docs) > 0.99

@@ -273,6 +273,7 @@ def test_the_methods_checker_catches_a_method_importing_another(tmp_path: Path) 
     ]
 
 
+@pytest.mark.slow
 def test_only_the_http_package_imports_the_http_stack() -> None:
     problems = []
     for path in python_files():

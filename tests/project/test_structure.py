@@ -127,6 +127,7 @@ def test_type_only_imports_are_not_ties(tmp_path: Path) -> None:
     assert imported_modules(module, {"x.only_types", "x.lazy"}) == {"x.lazy"}
 
 
+@pytest.mark.slow
 def test_no_class_has_more_than_three_bases() -> None:
     """Composition over inheritance: a class that needs many parents' members should hold
     the objects that have them."""

@@ -53,6 +53,7 @@ def hook(agent: str, event: str, cwd: str, service: MemoryService, **fields: str
     return context_of(agent, check_output(agent, event, done.stdout))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
 def test_changes_reach_the_next_turn_once(agent: str, project: str, service: MemoryService) -> None:
     scope = service.resolve_scope(cwd=project)

@@ -79,6 +79,7 @@ def locked(service: MemoryService) -> Iterator[Path]:
     holder.stdout.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", ["claude-code", "codex"])
 @pytest.mark.parametrize("event", ["session-start", "stop"])
 def test_locked_database(agent: str, event: str, locked: Path, tmp_path: Path) -> None:

@@ -107,6 +107,7 @@ def test_session_end_after_a_stop_records_nothing_more(
     assert [o.kind.value for o in service.observations.page(project)] == ["agent_end"]
 
 
+@pytest.mark.slow
 def test_the_nudge_every_n_turns_only_for_that_turn(service: MemoryService, tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('[nudge]\ninterval = 2\ntext = "Save what matters with memory_write."\n')
@@ -133,6 +134,7 @@ def test_the_nudge_every_n_turns_only_for_that_turn(service: MemoryService, tmp_
     assert service.observations.page(project) == []
 
 
+@pytest.mark.slow
 def test_sessions_count_their_own_turns_and_end_removes_the_state(
     service: MemoryService, tmp_path: Path
 ) -> None:

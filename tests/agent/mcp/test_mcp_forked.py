@@ -82,6 +82,7 @@ def data_dir(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_the_forked_memory_answers_as_the_memory_opened_here(data_dir: Path) -> None:
     found = scenario(data_dir)
     added, searched, refused, recalled = found["forked"]

@@ -114,6 +114,7 @@ def stderr(tmp_path: Path) -> Iterator[Path]:
         assert "Traceback" not in path.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_default_tools_and_instructions(
     mode: ServerThread | None, service: MemoryService, project_dir: Path, stderr: Path
 ) -> None:
@@ -140,6 +141,7 @@ def test_default_tools_and_instructions(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_brief_instructions_leave_the_memory_to_the_hook(
     mode: ServerThread | None, service: MemoryService, project_dir: Path, stderr: Path
 ) -> None:
@@ -165,6 +167,7 @@ def test_brief_instructions_leave_the_memory_to_the_hook(
     run(scenario)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("client", ["claude-code", "gemini-cli-mcp-client", "codex-mcp-client"])
 def test_a_search_is_a_json_array_for_every_client(
     client: str, service: MemoryService, project_dir: Path, stderr: Path
@@ -194,6 +197,7 @@ def test_a_search_is_a_json_array_for_every_client(
     run(scenario)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("client", "actor"),
     [
@@ -220,6 +224,7 @@ def test_an_agents_writes_are_attributed_to_the_agent(
     assert memory.source == actor
 
 
+@pytest.mark.slow
 def test_memory_write_is_announced_as_not_destructive(
     service: MemoryService, project_dir: Path, stderr: Path
 ) -> None:
@@ -237,6 +242,7 @@ def test_memory_write_is_announced_as_not_destructive(
     run(scenario)
 
 
+@pytest.mark.slow
 def test_every_tool_good_and_bad_over_mcp(
     mode: ServerThread | None, service: MemoryService, project_dir: Path, stderr: Path
 ) -> None:
@@ -395,6 +401,7 @@ def test_the_project_comes_from_roots_else_the_working_directory(
     went_through(mode, "test-agent")
 
 
+@pytest.mark.slow
 def test_closing_stdin_ends_it_with_status_0_and_stdout_is_only_mcp(
     service: MemoryService, project_dir: Path
 ) -> None:
@@ -467,6 +474,7 @@ class RawMcp:
             self._errors.close()
 
 
+@pytest.mark.slow
 def test_a_tool_call_with_a_lone_surrogate_is_answered_and_stores_nothing(
     service: MemoryService,
     mode: ServerThread | None,

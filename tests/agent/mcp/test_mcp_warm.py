@@ -144,6 +144,7 @@ def ended(client: subprocess.Popen[str]) -> int:
     return code
 
 
+@pytest.mark.slow
 def test_serve_keeps_a_warm_process_that_serves_mcp_and_ends_with_it(
     served: tuple[Path, subprocess.Popen[str]],
 ) -> None:
@@ -168,6 +169,7 @@ def _is_zombie(pid: int) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_a_stop_signal_to_mcp_reaches_the_warm_child(
     served: tuple[Path, subprocess.Popen[str]],
 ) -> None:
@@ -208,6 +210,7 @@ class FakeWarm:
         self.listener.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("answer", [b"refused another data dir\n", b"", b"pid x\n"])
 def test_a_refused_or_broken_hand_over_serves_in_its_own_process(
     tmp_path: Path, answer: bytes
@@ -223,6 +226,7 @@ def test_a_refused_or_broken_hand_over_serves_in_its_own_process(
         fake.close()
 
 
+@pytest.mark.slow
 def test_a_dead_warm_socket_is_passed_over(tmp_path: Path) -> None:
     data = tmp_path / "data"
     listen = warm_socket_for(socket_for(data))

@@ -138,6 +138,7 @@ def test_stalled_peers_are_dropped_and_cannot_lock_the_api_out(serve: Serve) -> 
             peer.close()
 
 
+@pytest.mark.slow
 def test_a_slow_body_and_a_trickled_header_are_dropped(
     serve: Serve, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -132,6 +132,7 @@ def shape(value: Any) -> Any:
     return type(value).__name__
 
 
+@pytest.mark.slow
 def test_the_documented_examples_run_against_a_real_server(serve_http: Any) -> None:
     served = serve_http("--http", "127.0.0.1:0")
     assert served.token_file.stat().st_mode & 0o777 == 0o600

@@ -81,6 +81,7 @@ def test_the_window_takes_over_when_the_other_server_stops(
         api.stop()
 
 
+@pytest.mark.slow
 def test_retry_starts_the_api_once_the_problem_is_fixed(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, short_dir: Path
 ) -> None:

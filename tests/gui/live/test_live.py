@@ -59,6 +59,7 @@ def test_agent_write_from_another_thread_keeps_selection_and_edits(
     qtbot.waitUntil(lambda: getattr(window.projects.model.project(billing), "active", 0) == 3)
 
 
+@pytest.mark.slow
 def test_second_service_on_the_same_data_dir_is_picked_up(
     qtbot: QtBot,
     make_window: WindowFactory,

@@ -141,6 +141,7 @@ def test_live_writes_reread_only_what_the_view_shows(
     assert view.rowViewportPosition(shifted) == top_y
 
 
+@pytest.mark.slow
 def test_the_current_row_off_screen_is_kept_across_writes(
     qtbot: QtBot,
     make_window: WindowFactory,
@@ -170,6 +171,7 @@ def test_the_current_row_off_screen_is_kept_across_writes(
     assert view.currentIndex().row() == 8
 
 
+@pytest.mark.slow
 def test_refreshes_asked_for_in_a_burst_are_read_once(
     qtbot: QtBot,
     service: MemoryService,

@@ -30,6 +30,7 @@ def api(service: MemoryService) -> Iterator[ServerThread]:
     thread.stop()
 
 
+@pytest.mark.slow
 def test_a_write_through_mcp_appears_in_the_window(
     qtbot: QtBot,
     make_window: WindowFactory,

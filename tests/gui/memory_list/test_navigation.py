@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
@@ -142,6 +143,7 @@ def test_usable_at_800_pixels_with_collapsible_side_panels(
     assert gui_settings.value("panels/details") in (False, "false")
 
 
+@pytest.mark.slow
 def test_the_status_names_the_count_of_the_scope_shown_from_any_tab(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService
 ) -> None:

@@ -122,6 +122,7 @@ def test_ctrl_end_and_the_scroll_bar_show_the_last_rows(
     assert table.model.row_at(shown).id == ids_at(service, billing, shown, 1)[0]
 
 
+@pytest.mark.slow
 def test_a_live_write_while_scrolled_far_down_keeps_the_place_and_the_selection(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str
 ) -> None:

@@ -146,6 +146,7 @@ def test_bulk_set_fields_on_select_all_changes_every_memory_in_one_undo_step(
     )
 
 
+@pytest.mark.slow
 def test_move_to_another_scope_moves_every_memory(
     qtbot: QtBot, big_window: MainWindow, service: MemoryService, billing: str
 ) -> None:

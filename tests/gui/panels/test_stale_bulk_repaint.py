@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QItemSelection, QItemSelectionModel
 from pytestqt.qtbot import QtBot
 
@@ -15,6 +16,7 @@ from tests.gui.conftest import WindowFactory
 COUNT = 3000
 
 
+@pytest.mark.slow
 def test_removing_thousands_of_stale_rows_repaints_per_chunk(
     qtbot: QtBot, make_window: WindowFactory, service: MemoryService, billing: str, clock: FakeClock
 ) -> None:

@@ -2,7 +2,7 @@
 
 Run on demand (not part of the test suite):
 
-    .venv/bin/python bench/backfill_bench.py [--sizes 10000,100000,1000000] [--legacy 100000]
+    .venv/bin/python bench/scale/backfill_bench.py [--sizes 10000,100000,1000000] [--legacy 100000]
 
 A seed of ``--seed-size`` memories is imported the normal way (service.import_memories:
 token sets, full-text index, audit); each size is a copy of it grown by SQL alone, the
@@ -35,9 +35,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.backfill_legacy import legacy_backfill  # noqa: E402
+from bench.scale.backfill_legacy import legacy_backfill  # noqa: E402
 from bench.dataset import build, open_bench_service  # noqa: E402
 from ltm_desktop.core.records import Memory  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402

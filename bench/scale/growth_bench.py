@@ -3,7 +3,7 @@
 Run on demand (not part of the test suite; the tests only say each input is handled
 and does not hang):
 
-    .venv/bin/python bench/growth_bench.py [--size 2000] [--factor 10]
+    .venv/bin/python bench/scale/growth_bench.py [--size 2000] [--factor 10]
 
 Each input of ``bench/pathological.py`` is timed at ``size`` and at ``factor`` times
 that (the fastest of three runs each: a shared machine's noise only ever adds time).
@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.pathological import REPLIES, SECRET_SCANS, Shape  # noqa: E402
 from ltm_desktop.agent.extractor.reply import ReplyError, parse_reply  # noqa: E402

@@ -2,7 +2,7 @@
 
 Run on demand (not part of the test suite):
 
-    .venv/bin/python bench/write_scale_bench.py --keep DIR [--sizes 10000 100000 1000000]
+    .venv/bin/python bench/scale/write_scale_bench.py --keep DIR [--sizes 10000 100000 1000000]
 
 A database of each size is built once into ``DIR/<size>`` (``bench/dataset.py``: the bench
 corpus over 20 projects plus global; 1M takes minutes) and copied for each run. A server
@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.corpus import generate  # noqa: E402
 from bench.dataset import build, largest_project, open_bench_service  # noqa: E402

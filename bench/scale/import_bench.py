@@ -2,7 +2,7 @@
 
 Run on demand (not part of the test suite):
 
-    .venv/bin/python bench/import_bench.py [--sizes 10000 100000] [--batch 2000]
+    .venv/bin/python bench/scale/import_bench.py [--sizes 10000 100000] [--batch 2000]
 
 The bench corpus (``bench/corpus.py``) is generated first and spread over 20 projects
 plus global as ``bench/dataset.py`` spreads it; then, at each size, into a new data dir:
@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.corpus import SampleMemory, generate, project_paths  # noqa: E402
 from bench.dataset import GLOBAL_SHARE, PROJECTS, draft, open_bench_service  # noqa: E402
