@@ -37,8 +37,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.scale.backfill_legacy import legacy_backfill  # noqa: E402
 from bench.dataset import build, open_bench_service  # noqa: E402
+from bench.scale.backfill_legacy import legacy_backfill  # noqa: E402
 from ltm_desktop.core.records import Memory  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
 from ltm_desktop.core.writing import embedding_text  # noqa: E402
