@@ -111,7 +111,11 @@ def _generable(pattern: re.Pattern[str]) -> re.Pattern[str]:
 
 
 @pytest.mark.parametrize("index", range(len(PATTERNS)), ids=[kind for kind, _ in PATTERNS])
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_a_text_a_pattern_matches_in_opens_its_gate(index: int, data: st.DataObject) -> None:
     """Texts each pattern matches (drawn from the pattern itself, Unicode included):
