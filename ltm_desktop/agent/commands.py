@@ -159,7 +159,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         return code
     from ltm_desktop.agent.mcp.forked import DEFAULT_CLIENT, ForkedOpening
 
-    opening = ForkedOpening.start(args.data_dir, args.config, DEFAULT_CLIENT)  # before the SDK
+    opening = ForkedOpening.start(args.data_dir, args.config, DEFAULT_CLIENT, cwd)  # before the SDK
     from ltm_desktop.agent.mcp.server import serve_stdio
 
     return serve_stdio(

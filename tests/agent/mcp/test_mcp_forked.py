@@ -124,3 +124,37 @@ def test_a_memory_that_cannot_be_opened_fails_as_it_would_here(tmp_path: Path) -
     assert found["forked"][1:] == found["in_process"]  # later calls open it here: the same
     assert found["forked"][0][0] == found["in_process"][0][0]
     assert found["child_left"] is False
+
+
+class _Recorder:
+    def __init__(self, fails: bool = False) -> None:
+        self.projects: list[str] = []
+        self.fails = fails
+
+    def warm(self, project_id: str) -> None:
+        self.projects.append(project_id)
+        if self.fails:
+            raise RuntimeError("the model is missing")
+
+
+def test_the_memorys_process_warms_the_projects_search(tmp_path: Path) -> None:
+    """Once it has answered the first call, the child loads what a search by meaning of
+    the agent's project needs (``search.warm``), so that the next search does not wait."""
+    from ltm_desktop.agent.connect import open_access
+    from ltm_desktop.agent.mcp.forked import _warm
+    from ltm_desktop.core import rules
+    from ltm_desktop.core.records import GLOBAL_PROJECT_ID
+
+    access = open_access(tmp_path / "data", None, "mcp-client")
+    try:
+        service = access.service  # type: ignore[attr-defined]
+        recorder = _Recorder()
+        service.search = recorder
+        _warm(access, CWD)
+        _warm(access, None)
+        assert recorder.projects == [rules.project_id_for_cwd(CWD), GLOBAL_PROJECT_ID]
+        service.search = _Recorder(fails=True)
+        _warm(access, CWD)  # a search then loads what it needs, as before: no error here
+    finally:
+        access.close()
+    _warm(object(), CWD)  # type: ignore[arg-type]  # a socket's access has nothing to warm
