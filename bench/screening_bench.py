@@ -26,10 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import generate  # noqa: E402
-from ltm_desktop.core.privacy.folding import readings  # noqa: E402
 from ltm_desktop.core.privacy.injection import (  # noqa: E402
-    _LINE_PATTERNS,
-    _PATTERNS,
+    _every_pattern_reason,
     instruction_reason,
 )
 from ltm_desktop.core.privacy.secrets import _find_every_pattern, find_secrets  # noqa: E402
@@ -41,19 +39,6 @@ SECRETS = (
     "postgres://admin:hunter2secret@db.internal:5432/app",
     "sk-ant-api03-" + "Ab1_" * 22 + "xyAA",
 )
-
-
-def every_pattern_reason(text: str) -> str | None:
-    """The flagger as it was: each of its patterns over each form."""
-    for folded in readings(text):
-        checks = [(_PATTERNS, folded.joined), (_LINE_PATTERNS, folded.lines)]
-        if folded.hidden:
-            checks.append((_PATTERNS, folded.lines))
-        for patterns, form in checks:
-            for reason, pattern in patterns:
-                if pattern.search(form):
-                    return reason
-    return None
 
 
 def corpus(count: int) -> tuple[list[str], list[str]]:
@@ -124,7 +109,7 @@ def main() -> None:
     compare(
         "instruction_reason vs every pattern",
         instruction_reason,
-        every_pattern_reason,
+        _every_pattern_reason,
         texts,
         args.rounds,
     )

@@ -82,14 +82,25 @@ def instruction_reason(text: str) -> str | None:
     Matched against both comparison forms (``core.folding``): lines joined as rendered
     (a phrase broken over a line, or a word split by a comment) and lines kept (a fake
     ``System:`` turn at a line's start, an instruction inside an HTML comment), for each
-    way the text may be read (``folding.readings``)."""
+    way the text may be read (``folding.readings``). A joined form holding none of the
+    patterns' required words (``_ANY_PATTERN``) is passed over in one search."""
+    return _reason(text, prefilter=True)
+
+
+def _every_pattern_reason(text: str) -> str | None:
+    """``instruction_reason`` without the prefilter: each pattern over each form. The
+    reference the prefilter is tested and benchmarked against."""
+    return _reason(text, prefilter=False)
+
+
+def _reason(text: str, *, prefilter: bool) -> str | None:
     for folded in readings(text):
         # Within a line, the joined form holds all the lines form does, but a comment's.
         checks = [(_PATTERNS, folded.joined), (_LINE_PATTERNS, folded.lines)]
         if folded.hidden:
             checks.append((_PATTERNS, folded.lines))
         for patterns, form in checks:
-            if patterns is _PATTERNS and _ANY_PATTERN.search(form) is None:
+            if prefilter and patterns is _PATTERNS and _ANY_PATTERN.search(form) is None:
                 continue
             for reason, pattern in patterns:
                 if pattern.search(form):
