@@ -301,6 +301,27 @@ def test_import_is_one_audited_transaction(service: MemoryService, project: str)
     assert service.precis(project).memory_ids  # precis refreshed
 
 
+def test_import_skips_what_is_active_and_takes_back_what_was_removed(
+    service: MemoryService, project: str
+) -> None:
+    """The batch's signatures are checked together: an active text is skipped, a removed
+    one's text comes back as a new memory, and the history still checks out."""
+    kept = service.add(project, make_draft("deploys go out on fridays"), "a").memory
+    gone = service.add(project, make_draft("staging lives on vm-12"), "a").memory
+    service.remove(gone.id, "gui")
+    drafts = [make_draft("Deploys go out on Fridays"), make_draft("staging lives on vm-12")]
+    drafts += [make_draft(f"imported fact {i}") for i in range(3)]
+    imported = service.import_memories(project, drafts, "importer")
+    assert [m.content for m in imported] == [
+        "staging lives on vm-12",
+        *(f"imported fact {i}" for i in range(3)),
+    ]
+    assert gone.id not in {m.id for m in imported}
+    assert service.count_memories(project) == 5
+    assert service.get(kept.id).use_count == kept.use_count  # skipped, not deduplicated
+    assert service.integrity.verify().problems == ()
+
+
 def test_import_with_one_bad_draft_imports_nothing(service: MemoryService, project: str) -> None:
     with pytest.raises(InvalidInput, match="importance"):
         service.import_memories(
