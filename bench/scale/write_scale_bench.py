@@ -80,7 +80,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, required=True)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
-    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=20)  # 1,000 adds a size: 400 were noise
     parser.add_argument("--per-round", type=int, default=50)
     args = parser.parse_args()
     sources = {size: prepared(args.keep, size) for size in args.sizes}
