@@ -255,10 +255,11 @@ def _answer(
         stream.flush()
         warming = threading.Thread(target=_warm, args=(access, cwd), name="ltm-warm", daemon=True)
         for line in stream:
-            stream.write(_line(_handle(access, json.loads(line))))
+            request = json.loads(line)
+            stream.write(_line(_handle(access, request)))
             stream.flush()
-            if not warming.is_alive() and warming.ident is None:
-                warming.start()  # after the first answer, which must not wait for it
+            if request.get("op") == "call" and warming.ident is None:
+                warming.start()  # after the first tool's answer, which must not wait for it
     finally:
         access.close()
 
