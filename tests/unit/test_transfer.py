@@ -161,6 +161,34 @@ def test_jsonl_collisions_follow_the_documented_rules(
     ]
 
 
+def test_a_file_that_repeats_itself_keeps_the_rules_within_the_file(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    """Records are stored in batches: an id or an active text earlier in the same file
+    counts as stored, as it did when each record was stored at once."""
+    source = make_service(tmp_path / "a")
+    scope = source.resolve_scope(cwd="/home/dev/src/billing-api", register=True)
+    source.add(scope, MemoryDraft("Redis runs on port 6380"), "t")
+    source.add(scope, MemoryDraft("Deploys go out on Fridays"), "t")
+    path = export_jsonl(source, tmp_path / "x.jsonl")
+    lines = path.read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    memory = next(r for r in records if r.get("content") == "Redis runs on port 6380")
+    twin = dict(memory, id="mem_0000000000000000twin")  # another id, the same active text
+    path.write_text("\n".join([*lines, json.dumps(memory), json.dumps(twin)]) + "\n")
+
+    target = make_service(tmp_path / "b")
+    report = target.importer.import_parsed(parse_file(path), None, "import")
+    assert len(report.created) == 2
+    reasons = sorted(s["reason"] for s in report.skipped)
+    assert reasons == [
+        "already there (same id, same scope and text)",
+        f"an active memory ({memory['id']}) of the scope has the same text",
+    ]
+    assert target.count_memories(scope) == 2
+    assert target.integrity.verify().problems == ()
+
+
 def test_imported_records_are_audited_with_the_file(
     make_service: ServiceFactory, tmp_path: Path
 ) -> None:
