@@ -163,3 +163,8 @@ class BackendNotImplemented(LtmError):
 class EmbedderUnavailable(LtmError):
     """The embedder cannot make vectors (model missing or broken, endpoint down): the
     service searches by words only and says so in its status; never raised to a caller."""
+
+
+class DatabaseUnreachable(StorageError):
+    """The database server cannot be reached (down, refusing, too slow to answer, or the
+    credentials are refused): nothing was written; agents go on without memory."""

@@ -1,0 +1,246 @@
+"""One PostgreSQL database: its connection pool, its transactions, its schema's version.
+
+Every read and write borrows a connection from a ``psycopg_pool`` pool, which checks a
+connection before lending it (a server restarted meanwhile costs one reconnect, not a
+failed call). Every network step has a deadline: connecting (``connect_timeout``),
+waiting for a pooled connection, and waiting for the writer's lock, so an unreachable
+or stuck server makes a call fail quickly with ``DatabaseUnreachable`` or
+``DatabaseBusy`` (agents then go on without memory) instead of hanging it.
+
+Writes are serialized across every process and machine by one advisory lock taken first
+in each write transaction (``WRITER_LOCK``): the audit history is one hash chain, so its
+events are appended one writer at a time anyway, and the core's read-decide-write
+(dedup, supersede, compare-and-swap) then sees every earlier commit, as on SQLite.
+Reads never wait for it. Schema migrations run under another advisory lock, by whoever
+connects first, never by two at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TypeVar
+
+import psycopg
+import psycopg.errors
+from psycopg import sql
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from ltm_desktop.core.backend import StoreHealth
+from ltm_desktop.core.errors import (
+    DatabaseBusy,
+    DatabaseTooNew,
+    DatabaseUnreachable,
+    NotADatabase,
+    StorageError,
+)
+from ltm_desktop.postgres.conn import Conn
+from ltm_desktop.postgres.schema import MIGRATIONS, PgMigration
+from ltm_desktop.postgres.url import describe, scrubbed
+
+T = TypeVar("T")
+log = logging.getLogger(__name__)
+
+WRITER_LOCK = 0x4C544D_01  # pg_advisory_xact_lock key: one writer at a time ("LTM" 1)
+MIGRATION_LOCK = 0x4C544D_02  # pg_advisory_lock key: one migrating process at a time
+CONNECT_TIMEOUT = 5.0  # seconds to reach the server (an agent's hook passes less)
+WRITE_LOCK_TIMEOUT_MS = 10_000  # how long a write waits for another writer, as on SQLite
+POOL_SIZE = 4  # connections kept: the app's reading threads and its writer
+
+
+class PgDatabase:
+    """The pool and the schema of one database named by a libpq connection string."""
+
+    def __init__(
+        self,
+        conninfo: str,
+        migrations: tuple[PgMigration, ...] = MIGRATIONS,
+        *,
+        create: bool = True,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        lock_timeout_ms: int = WRITE_LOCK_TIMEOUT_MS,
+        pool_size: int = POOL_SIZE,
+    ) -> None:
+        self._conninfo = conninfo
+        self.display = describe(conninfo)
+        self._timeout = connect_timeout
+        self._lock_timeout_ms = lock_timeout_ms
+        seconds = max(1, round(connect_timeout))  # libpq takes whole seconds
+        self.schema_version, self.server_version = self._migrate(migrations, create, seconds)
+        self._pool = ConnectionPool(
+            conninfo,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"connect_timeout": seconds, "application_name": "ltm-desktop"},
+            timeout=connect_timeout,
+            check=ConnectionPool.check_connection,
+            open=False,
+            name="ltm-desktop",
+        )
+        try:
+            self._pool.open(wait=True, timeout=connect_timeout)
+        except PoolTimeout as exc:
+            self._pool.close()
+            raise DatabaseUnreachable(f"{self.display} did not answer in time") from exc
+        self._closed = False
+        self._last_problem: str | None = None
+        self._lock = threading.Lock()
+
+    # -- opening -------------------------------------------------------------
+
+    def _connect(self, seconds: int) -> Conn:
+        try:
+            return psycopg.connect(
+                self._conninfo, connect_timeout=seconds, application_name="ltm-desktop"
+            )
+        except psycopg.Error as exc:
+            raise DatabaseUnreachable(
+                f"cannot reach {self.display}: {scrubbed(str(exc), self._conninfo)}"
+            ) from exc
+
+    def _migrate(
+        self, migrations: tuple[PgMigration, ...], create: bool, seconds: int
+    ) -> tuple[int, int]:
+        """Bring the schema up to date under the migration lock; (schema, server) versions."""
+        with self._connect(seconds) as conn:
+            conn.autocommit = True
+            server = int(conn.info.server_version)
+            if server < 150000:
+                raise StorageError(
+                    f"{self.display} runs PostgreSQL {server // 10000}; "
+                    "ltm-desktop needs PostgreSQL 15 or newer"
+                )
+            conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+            try:
+                version = self._current_version(conn, create)
+                newest = migrations[-1].version
+                if version > newest:
+                    raise DatabaseTooNew(
+                        f"{self.display} has schema version {version}, newer than this "
+                        f"ltm-desktop knows ({newest}); it is left untouched: upgrade ltm-desktop"
+                    )
+                for migration in migrations:
+                    if migration.version > version:
+                        self._apply(conn, migration)
+                        version = migration.version
+                return version, server
+            except psycopg.Error as exc:
+                raise StorageError(
+                    f"cannot prepare {self.display}: {scrubbed(str(exc), self._conninfo)}"
+                ) from exc
+            finally:
+                if not conn.closed:
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
+
+    def _current_version(self, conn: Conn, create: bool) -> int:
+        exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
+        if exists is not None and exists[0]:
+            row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+            return int(row[0]) if row is not None else 0
+        tables = conn.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+        ).fetchone()
+        if tables is not None and tables[0]:
+            raise NotADatabase(
+                f"{self.display} holds other tables and no ltm-desktop schema; "
+                "it is left untouched: name an empty database"
+            )
+        if not create:
+            raise NotADatabase(f"there is no ltm-desktop database at {self.display} yet")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, "
+            "name text NOT NULL, applied_at double precision NOT NULL)"
+        )
+        return 0
+
+    @staticmethod
+    def _apply(conn: Conn, migration: PgMigration) -> None:
+        with conn.transaction():
+            for statement in migration.statements:
+                conn.execute(statement.encode("utf-8"))
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (%s, %s, %s)",
+                (migration.version, migration.name, time.time()),
+            )
+        log.info(
+            "%s: applied schema migration %d (%s)", "database", migration.version, migration.name
+        )
+
+    # -- using it ------------------------------------------------------------------
+
+    @contextmanager
+    def _connection(self) -> Iterator[Conn]:
+        try:
+            with self._pool.connection(timeout=self._timeout) as conn:
+                yield conn
+        except PoolTimeout as exc:
+            raise self._failed(
+                DatabaseUnreachable(f"{self.display} did not answer in time")
+            ) from exc
+        except (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled) as exc:
+            raise self._failed(
+                DatabaseBusy(f"another writer held {self.display} past the wait; try again")
+            ) from exc
+        except psycopg.OperationalError as exc:
+            message = scrubbed(str(exc), self._conninfo)
+            raise self._failed(DatabaseUnreachable(f"lost {self.display}: {message}")) from exc
+        except psycopg.Error as exc:
+            message = scrubbed(str(exc), self._conninfo)
+            raise self._failed(StorageError(f"{self.display}: {message}")) from exc
+        else:
+            self._last_problem = None
+
+    def _failed(self, error: StorageError) -> StorageError:
+        self._last_problem = str(error)
+        return error
+
+    def read(self, work: Callable[[Conn], T]) -> T:
+        """``work`` on a pooled connection, in one transaction that is rolled back (reads
+        write nothing)."""
+        with self._connection() as conn:
+            try:
+                return work(conn)
+            finally:
+                conn.rollback()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Conn]:
+        """One write transaction holding the writer's lock: committed when the block ends
+        normally (and so durable: ``synchronous_commit`` is the server's, on by default),
+        rolled back when it raises."""
+        with self._connection() as conn, conn.transaction():
+            conn.execute(f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}")
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,))
+            conn.execute("SET LOCAL lock_timeout = 0")
+            conn.execute("UPDATE store_state SET version = version + 1 WHERE id = 1")
+            yield conn
+
+    def vacuum(self, tables: Sequence[str]) -> None:
+        """VACUUM the tables (outside a transaction, as PostgreSQL requires): the space of
+        deleted rows becomes reusable; VACUUM does not overwrite it."""
+        with self._connection() as conn:
+            conn.autocommit = True
+            try:
+                for table in tables:
+                    conn.execute(sql.SQL("VACUUM {}").format(sql.Identifier(table)))
+            finally:
+                conn.autocommit = False
+
+    def data_version(self) -> int:
+        row = self.read(lambda c: c.execute("SELECT version FROM store_state").fetchone())
+        return int(row[0]) if row is not None else 0
+
+    def health(self) -> StoreHealth:
+        """What the last call found (no query: health is asked often)."""
+        problem = self._last_problem
+        return StoreHealth(problems=() if problem is None else (problem,), synchronous="full")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._pool.close()
