@@ -9,11 +9,12 @@ runs without a URL.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ltm_desktop.postgres.database import CONNECT_TIMEOUT
-from ltm_desktop.postgres.pg_store import PostgresStore
+if TYPE_CHECKING:
+    from ltm_desktop.postgres.pg_store import PostgresStore
 
-__all__ = ["PostgresStore", "open_postgres_store"]
+__all__ = ["open_postgres_store"]
 
 
 def open_postgres_store(
@@ -21,8 +22,10 @@ def open_postgres_store(
     *,
     backup_dir: Path,
     create: bool = True,
-    connect_timeout: float = CONNECT_TIMEOUT,
+    connect_timeout: float = 5.0,
 ) -> PostgresStore:
     """Open (migrating as needed, creating the schema unless not ``create``) the database
     ``conninfo`` names (a ``postgresql://`` URL or libpq's ``key=value`` form)."""
+    from ltm_desktop.postgres.pg_store import PostgresStore  # the engine's modules: not before
+
     return PostgresStore(conninfo, backup_dir, create=create, connect_timeout=connect_timeout)
