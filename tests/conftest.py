@@ -1,8 +1,9 @@
 """Shared factories: a fake clock, fresh services on temporary data dirs, drafts.
 
-A module marked ``every_backend`` runs each of its service tests twice: on the SQLite
-store and on the in-memory double (tests/doubles), which stores and decides nothing;
-a test that looks at SQLite itself is marked ``sqlite_only``.
+A module marked ``every_backend`` runs each of its service tests on three engines: the
+SQLite store, the PostgreSQL store (on the server ``LTM_TEST_DATABASE_URL`` names:
+tests/pg_databases.py) and the in-memory double (tests/doubles), which stores and decides
+nothing; a test that looks at SQLite itself is marked ``sqlite_only``.
 
 A test marked ``slow`` (over a second: real agent CLIs, many processes, large data,
 many generated examples) runs only with ``--slow``, which ``scripts/check.py`` and so
@@ -26,9 +27,10 @@ from ltm_desktop.core.settings.config import Settings
 from ltm_desktop.core.settings.paths import ENV_CONFIG, ENV_DATA_DIR, DataPaths
 from ltm_desktop.store import open_store
 from tests.doubles.memory_store import Files, InMemoryStore
+from tests.pg_databases import PgDatabases, server_url
 
 START = 1_800_000_000.0  # 2027-01-15, a fixed "now" for tests
-BACKENDS = ("sqlite", "memory")
+BACKENDS = ("sqlite", "postgres", "memory")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -153,10 +155,24 @@ def backend(request: pytest.FixtureRequest) -> str:
     return str(getattr(request, "param", "sqlite"))
 
 
+@pytest.fixture(scope="session")
+def pg_databases() -> Iterator[PgDatabases]:
+    """This test process's PostgreSQL databases (made once, emptied between tests)."""
+    databases = PgDatabases(server_url())
+    yield databases
+    databases.drop_all()
+
+
 @pytest.fixture
-def make_service(tmp_path: Path, clock: FakeClock, backend: str) -> Iterator[ServiceFactory]:
+def make_service(
+    tmp_path: Path, clock: FakeClock, backend: str, request: pytest.FixtureRequest
+) -> Iterator[ServiceFactory]:
     opened: list[MemoryService] = []
     in_memory: dict[Path, Files] = {}  # the double's "files", shared by stores on one dir
+    pg_urls: dict[Path, str] = {}  # a database per data dir, shared by stores on one dir
+    pg: PgDatabases | None = None
+    if backend == "postgres":
+        pg = request.getfixturevalue("pg_databases")
 
     def factory(
         data_dir: Path | None = None, settings: Settings | None = None, **kwargs: Any
@@ -165,6 +181,14 @@ def make_service(tmp_path: Path, clock: FakeClock, backend: str) -> Iterator[Ser
         store: MemoryStore
         if backend == "memory":
             store = InMemoryStore.open(paths.db_path, in_memory)
+        elif pg is not None:
+            from ltm_desktop.postgres import open_postgres_store
+
+            url = pg_urls.get(paths.data_dir)
+            if url is None:
+                url = pg_urls[paths.data_dir] = pg.take()
+            paths.data_dir.mkdir(parents=True, exist_ok=True)
+            store = open_postgres_store(url, backup_dir=paths.backup_dir)
         else:
             store = open_store(paths.db_path, paths.backup_dir)
         service = MemoryService(store, paths, settings, clock=kwargs.pop("clock", clock), **kwargs)
@@ -175,6 +199,9 @@ def make_service(tmp_path: Path, clock: FakeClock, backend: str) -> Iterator[Ser
     yield factory
     for service in opened:
         service.close()
+    if pg is not None:
+        for url in pg_urls.values():
+            pg.release(url)
 
 
 @pytest.fixture

@@ -156,7 +156,7 @@ def insert_memories(
             pks.append(int(row[0]))
             if not cursor.nextset():
                 break
-    for pk, (memory, tokens) in zip(pks, batch, strict=True):
+    for pk, (_, tokens) in zip(pks, batch, strict=True):
         set_index(conn, pk, project_pk, tokens=tokens)
     tags = [(tag, pk) for pk, (memory, _) in zip(pks, batch, strict=True) for tag in memory.tags]
     files = [(path, pk) for pk, (m, _) in zip(pks, batch, strict=True) for path in m.files]
