@@ -29,6 +29,8 @@ from ltm_desktop.store import open_store
 from tests.doubles.memory_store import Files, InMemoryStore
 from tests.pg_databases import PgDatabases, server_url
 
+pytest_plugins = ["tests.postgres"]  # real PostgreSQL: pg_server_url, pg_url
+
 START = 1_800_000_000.0  # 2027-01-15, a fixed "now" for tests
 BACKENDS = ("sqlite", "postgres", "memory")
 
