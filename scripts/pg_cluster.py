@@ -5,7 +5,7 @@
     python3 scripts/pg_cluster.py stop [--dir DIR]    # stop the server, remove DIR
 
 The PostgreSQL engine is tested against a real server, never a mock: CI (.ci/run) and
-tests/postgres.py start one with this script. The cluster listens on 127.0.0.1 only, on a
+tests/pg_server.py start one with this script. The cluster listens on 127.0.0.1 only, on a
 free port, with its unix socket inside DIR; password authentication (scram-sha-256) for a
 superuser role whose password is generated here and printed by ``url`` only, so that a
 test can check that nothing else ever shows it. ``fsync`` is off: the data of a test

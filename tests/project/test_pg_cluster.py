@@ -1,4 +1,4 @@
-"""The real PostgreSQL the engine is tested on: scripts/pg_cluster.py and tests/postgres.py.
+"""The real PostgreSQL the engine is tested on: scripts/pg_cluster.py and tests/pg_server.py.
 
 A server the fixtures give is reachable, each test's database is new and its own, the
 contrib extensions the engine uses can be created, and the cluster's password shows
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from scripts import pg_cluster
-from tests import postgres
+from tests import pg_server as postgres
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "pg_cluster.py"
