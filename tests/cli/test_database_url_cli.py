@@ -86,7 +86,7 @@ def test_a_missing_engine_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.M
     launch = resolve_launch(tmp_path / "d", tmp_path / "c.toml", URL)
     with pytest.raises(StorageError, match="PostgreSQL support is not installed") as raised:
         open_launch_store(launch, create=True)
-    assert "PostgreSQL at alice@127.0.0.1:1/ltm" in str(raised.value)
+    assert "PostgreSQL at 127.0.0.1:1/ltm" in str(raised.value)
     assert PASSWORD not in str(raised.value)
 
 

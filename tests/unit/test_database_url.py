@@ -23,7 +23,7 @@ def _no_url_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_url_keeps_the_password_only_in_conninfo() -> None:
     url = DatabaseUrl.parse(URL)
     assert url.conninfo == URL  # handed to libpq as given
-    assert url.display == "PostgreSQL at alice@db.example:5432/ltm"
+    assert url.display == "PostgreSQL at db.example:5432/ltm"
     for shown in (repr(url), str(url), url.display, f"{url}", repr([url])):
         assert PASSWORD not in shown
     assert (url.hosts, url.ports, url.dbname, url.user) == (
@@ -42,7 +42,7 @@ def test_a_url_keeps_the_password_only_in_conninfo() -> None:
         ("postgresql://%2Frun%2Fpostgresql:5433/ltm", "PostgreSQL at /run/postgresql:5433/ltm"),
         ("postgresql://[::1]:5433/ltm", "PostgreSQL at [::1]:5433/ltm"),
         ("postgresql://a:1,b:2/ltm", "PostgreSQL at a:1,b:2/ltm"),
-        (f"postgresql://db/ltm?user=bob&password={PASSWORD}", "PostgreSQL at bob@db/ltm"),
+        (f"postgresql://db/ltm?user=bob&password={PASSWORD}", "PostgreSQL at db/ltm"),
         ("POSTGRESQL://db/ltm", "PostgreSQL at db/ltm"),
     ],
 )

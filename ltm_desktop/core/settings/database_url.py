@@ -92,8 +92,9 @@ class DatabaseUrl:
 
     @property
     def display(self) -> str:
-        """For people and logs: "PostgreSQL at alice@db.example:5432/ltm"; a socket
-        directory is shown as its path. Never the password."""
+        """For people and logs: "PostgreSQL at db.example:5432/ltm"; a socket directory is
+        shown as its path. Never the password, nor the user: the same database reached as
+        another user is the same store (a server is recognised by this text)."""
         shared = self.ports[0] if len(self.ports) == 1 else ""
         places = []
         for index, host in enumerate(self.hosts):
@@ -101,8 +102,7 @@ class DatabaseUrl:
             shown = f"[{host}]" if ":" in host else host  # an IPv6 address
             places.append(f"{shown}:{port}" if port else shown)
         where = ",".join(places)
-        who = f"{self.user}@" if self.user else ""
-        return f"PostgreSQL at {who}{where}/{self.dbname}"
+        return f"PostgreSQL at {where}/{self.dbname}"
 
     def __str__(self) -> str:
         return self.display
