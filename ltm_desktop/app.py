@@ -172,9 +172,7 @@ def open_launch_store(
         "ltm-desktop with psycopg, or unset the database URL to use SQLite"
     )
     try:
-        from ltm_desktop.postgres import (  # type: ignore[import-not-found, unused-ignore]
-            open_postgres_store,
-        )
+        from ltm_desktop.postgres import open_postgres_store
     except ImportError as exc:  # the package is not there
         raise StorageError(missing.format(exc.name or exc)) from None
     timeout = CONNECT_TIMEOUT_S
@@ -182,7 +180,11 @@ def open_launch_store(
         timeout = max(BRIEF_CONNECT_TIMEOUT_S, -(-busy_timeout_ms // 1000))
     try:
         store: MemoryStore = open_postgres_store(
-            url.conninfo, backup_dir=paths.backup_dir, create=create, connect_timeout=timeout
+            url.conninfo,
+            backup_dir=paths.backup_dir,
+            create=create,
+            connect_timeout=timeout,
+            lock_timeout_ms=busy_timeout_ms,
         )
     except ModuleNotFoundError as exc:  # the driver, imported by the engine when it opens
         if not (exc.name or "").startswith("psycopg"):
