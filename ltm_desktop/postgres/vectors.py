@@ -54,12 +54,12 @@ _CHANGED = (
 
 
 def changed_rows(conn: Conn, project_pk: int, seq: int) -> list[tuple[Any, ...]]:
-    """The scope's index rows changed after ``seq`` (``engine.vectors.scopes.Changes``)."""
-    rows = conn.execute(_CHANGED, {"scope": project_pk, "seq": seq}).fetchall()
-    return [
-        (int(pk), model, None if blob is None else bytes(blob), int(s), erased)
-        for pk, model, blob, s, erased in rows
-    ]
+    """The scope's index rows changed after ``seq`` (``engine.vectors.scopes.Changes``),
+    fetched in binary (a vector's bytes as they are, not hex text: a scope's first load
+    moves every vector)."""
+    with conn.cursor(binary=True) as cursor:
+        cursor.execute(_CHANGED, {"scope": project_pk, "seq": seq})
+        return cursor.fetchall()
 
 
 class PgVectorIndex:
