@@ -17,11 +17,9 @@ _TABLES = (
 
 
 def _with_dbname(url: str, name: str) -> str:
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    from psycopg.conninfo import make_conninfo
 
-    parts = conninfo_to_dict(url)
-    parts["dbname"] = name
-    return make_conninfo(**parts)
+    return make_conninfo(url, dbname=name)
 
 
 class PgDatabases:

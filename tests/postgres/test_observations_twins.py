@@ -79,8 +79,8 @@ def test_lists_counts_and_sessions_are_sqlites(
 
 
 @pytest.fixture
-def english_twins(tmp_path: Path) -> Iterator[Twins]:
-    for db in english_database():
+def english_twins(tmp_path: Path, pg_server_url: str) -> Iterator[Twins]:
+    for db in english_database(pg_server_url):
         yield from make_twins(db, tmp_path)
 
 

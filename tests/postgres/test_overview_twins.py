@@ -184,8 +184,8 @@ def test_an_unknown_scope_has_no_counts(overview: PgOverview) -> None:
 
 
 @pytest.fixture
-def english_twins(tmp_path: Path) -> Iterator[Twins]:
-    for db in english_database():
+def english_twins(tmp_path: Path, pg_server_url: str) -> Iterator[Twins]:
+    for db in english_database(pg_server_url):
         yield from make_twins(db, tmp_path)
 
 

@@ -92,7 +92,7 @@ def make_twins(pg_db: PgDatabase, tmp_path: Path) -> Iterator[Twins]:
         twins.close()
 
 
-def english_database() -> Iterator[PgDatabase]:
+def english_database(server: str) -> Iterator[PgDatabase]:
     """For a fixture: a new database whose text sorts by English rules (ICU's ``en-US``:
     ``a < B < s1 < S1``), where SQLite's BINARY order must be asked for by name."""
     import uuid
@@ -100,9 +100,6 @@ def english_database() -> Iterator[PgDatabase]:
     import psycopg
     from psycopg.conninfo import make_conninfo
 
-    from tests.postgres.conftest import server_url
-
-    server = server_url()
     name = f"ltm_test_en_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(
