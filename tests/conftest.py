@@ -27,7 +27,9 @@ from ltm_desktop.core.settings.config import Settings
 from ltm_desktop.core.settings.paths import ENV_CONFIG, ENV_DATA_DIR, DataPaths
 from ltm_desktop.store import open_store
 from tests.doubles.memory_store import Files, InMemoryStore
-from tests.pg_databases import PgDatabases, server_url
+from tests.pg_databases import PgDatabases
+
+pytest_plugins = ["tests.pg_server"]  # real PostgreSQL: pg_server_url, pg_url
 
 START = 1_800_000_000.0  # 2027-01-15, a fixed "now" for tests
 BACKENDS = ("sqlite", "postgres", "memory")
@@ -156,9 +158,9 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="session")
-def pg_databases() -> Iterator[PgDatabases]:
+def pg_databases(pg_server_url: str) -> Iterator[PgDatabases]:
     """This test process's PostgreSQL databases (made once, emptied between tests)."""
-    databases = PgDatabases(server_url())
+    databases = PgDatabases(pg_server_url)
     yield databases
     databases.drop_all()
 

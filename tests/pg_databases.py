@@ -1,35 +1,19 @@
 """Empty ltm-desktop databases on a real PostgreSQL server, for tests, made fast.
 
-The server is the one ``LTM_TEST_DATABASE_URL`` names (``.ci/run`` starts one). Making a
-database and its schema takes about half a second here, so a test process keeps the
+The server is tests/pg_server.py's (``LTM_TEST_DATABASE_URL``, or a cluster of its own).
+Making a database and its schema takes about half a second here, so a test process keeps the
 databases it made: a test hands each one back (``PgDatabases.release``), it is emptied
 (TRUNCATE, identities restarted: as new) and lent to the next test.
 """
 
 from __future__ import annotations
 
-import os
 import uuid
 
-import pytest
-
-ENV_SERVER = "LTM_TEST_DATABASE_URL"
-ENV_REQUIRED = "LTM_PG_REQUIRED"
 _TABLES = (
     "memory_index_erased, memory_index, memory_tags, memory_files, vector_models, audit, "
     "observations, proposals, extraction_runs, memories, projects"
 )
-
-
-def server_url() -> str:
-    """The test server's URL; skips the test (fails it in CI) when there is none."""
-    url = os.environ.get(ENV_SERVER, "")
-    if not url:
-        message = f"no PostgreSQL server for the tests: set {ENV_SERVER}"
-        if os.environ.get(ENV_REQUIRED) == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    return url
 
 
 def _with_dbname(url: str, name: str) -> str:
