@@ -53,11 +53,18 @@ _SELECT_VECTORS = (
     "SELECT i.memory_pk, i.seq, v.name, i.vector FROM memory_index AS i "
     "LEFT JOIN vector_models AS v ON v.pk = i.model_pk ORDER BY i.memory_pk"
 )
-# Tables whose rows a temporary table takes first: (its name, the columns it adds).
-_STAGED = {
-    MEMORIES.name: ("copy_memories", ("w_title", "w_tags", "w_content")),
-    OBSERVATIONS.name: ("copy_observations", ("w_title", "w_narrative")),
+# The values a search document is made from (``fts_document``), as the columns of a
+# temporary table that takes memories' and observations' rows first.
+_MEMORY_WORDS = tuple(f"w_{i}" for i, _ in enumerate(memory_document_params("", "", ())))
+_OBSERVATION_WORDS = tuple(f"w_{i}" for i, _ in enumerate(observation_document_params("", "")))
+_STAGED = {  # table -> (its temporary table, the columns that adds)
+    MEMORIES.name: ("copy_memories", _MEMORY_WORDS),
+    OBSERVATIONS.name: ("copy_observations", _OBSERVATION_WORDS),
     MEMORY_VECTORS.name: ("copy_vectors", ()),
+}
+_DOCUMENTS = {
+    MEMORIES.name: MEMORY_DOCUMENT_SQL % _MEMORY_WORDS,
+    OBSERVATIONS.name: OBSERVATION_DOCUMENT_SQL % _OBSERVATION_WORDS,
 }
 _IDENTITIES = (PROJECTS, MEMORIES, OBSERVATIONS, PROPOSALS, EXTRACTION_RUNS)
 
@@ -128,7 +135,8 @@ class PgRows:
 
 
 def _staged_row(table: Table, row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A memory's or an observation's row with the words its search document is made of."""
+    """A memory's or an observation's row with the values its search document is made
+    from."""
     if table is MEMORIES:
         tags, _ = decode_strings(row[7])
         return (*row, *memory_document_params(row[3], row[4], tags))
@@ -199,11 +207,7 @@ class PgLoading:
                 "LEFT JOIN vector_models AS v ON v.name = s.model"
             )
             return
-        document = (
-            MEMORY_DOCUMENT_SQL % ("w_title", "w_tags", "w_content")
-            if table is MEMORIES
-            else OBSERVATION_DOCUMENT_SQL % ("w_title", "w_narrative")
-        )
+        document = _DOCUMENTS[table.name]
         conn.execute(
             f"INSERT INTO {table.name} ({table.column_list}, search) "
             f"SELECT {table.column_list}, {document} FROM {staging} ORDER BY pk"

@@ -141,7 +141,7 @@ def opened(data_dir: Path | None = None, url: str | None = None) -> Iterator[Mem
 def contents(store: MemoryStore, ids: list[str]) -> dict[str, Any]:
     """What a person or an agent can read of the memories and their history."""
     return {
-        "memories": store.get_memories(ids),
+        "memories": sorted(store.get_memories(ids), key=lambda memory: memory.id),
         "histories": [store.memory_history(memory_id) for memory_id in ids],
         "events": store.events_after(0, 100_000),
         "projects": store.list_projects(),
