@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.errors import StorageError
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.config import Settings
 from ltm_desktop.core.settings.launch import Launch, resolve_launch
@@ -98,10 +100,12 @@ def open_service(
     *,
     background: bool = False,
     create: bool = True,
+    database_url: str | None = None,
 ) -> OpenedService:
     """``open_launch`` for a caller that has not resolved its ``Launch`` yet (a one-shot
-    command, a test): ``data_dir`` and ``config_path`` as ``resolve_launch`` takes them."""
-    launch = resolve_launch(data_dir, config_path)
+    command, a test): ``data_dir``, ``config_path`` and ``database_url`` (``--database-url``)
+    as ``resolve_launch`` takes them."""
+    launch = resolve_launch(data_dir, config_path, database_url)
     return open_launch(launch, clock, background=background, create=create)
 
 
@@ -129,12 +133,11 @@ def open_launch(
         prepare_data_dir(launch.data_dir)
     elif data_dir_exists(launch.data_dir):  # else the store says there is no database
         check_data_dir(launch.data_dir)
-    paths = launch.paths
-    store = open_store(paths.db_path, paths.backup_dir, create=create)
+    store = open_launch_store(launch, create=create)
     embedder = make_embedder(settings)  # loads nothing until it first embeds
     service = MemoryService(
         store,
-        paths,
+        launch.paths,
         settings,
         clock=clock,
         embedder=embedder,
@@ -165,14 +168,11 @@ def open_launch_briefly(launch: Launch, *, busy_timeout_ms: int) -> OpenedServic
     writes wait at most ``busy_timeout_ms`` for another process's lock, not the store's 10 s,
     and no database is created (an empty file or another SQLite file is refused).
     """
-    paths = launch.paths
     prepare_data_dir(launch.data_dir)
-    store = open_store(
-        paths.db_path, paths.backup_dir, busy_timeout_ms=busy_timeout_ms, create=False
-    )
+    store = open_launch_store(launch, create=False, busy_timeout_ms=busy_timeout_ms)
     service = MemoryService(
         store,
-        paths,
+        launch.paths,
         launch.settings,
         config_path=launch.config_path,
         config_problems=launch.config_problems,
@@ -186,7 +186,61 @@ def open_service_briefly(
     *,
     busy_timeout_ms: int,
 ) -> OpenedService:
-    """``open_launch_briefly`` for a caller that has not resolved its ``Launch`` yet."""
+    """``open_launch_briefly`` for a caller that has not resolved its ``Launch`` yet (the
+    database URL from the environment or the config file: a hook has no option)."""
     return open_launch_briefly(
         resolve_launch(data_dir, config_path), busy_timeout_ms=busy_timeout_ms
     )
+
+
+# A PostgreSQL connection's timeout: a long-lived process may wait for a slow network; a
+# hook (busy_timeout_ms) gets a short one, an agent waits on every hook.
+CONNECT_TIMEOUT_S = 10
+BRIEF_CONNECT_TIMEOUT_S = 1
+
+
+def open_launch_store(
+    launch: Launch, *, create: bool, busy_timeout_ms: int | None = None
+) -> MemoryStore:
+    """The engine the Launch names: PostgreSQL at its URL, else SQLite in the data dir.
+
+    ``create``: False refuses a database that is not there (SQLite) or has none of our
+    tables (PostgreSQL). ``busy_timeout_ms``: a brief process's wait for a lock; for
+    PostgreSQL it also shortens the connect timeout. PostgreSQL's package (and psycopg)
+    is imported only here, only when a URL is set: SQLite's processes never load it.
+
+    Raises:
+        StorageError: the store cannot be opened (for PostgreSQL: its support is missing).
+    """
+    paths = launch.paths
+    url = launch.database_url
+    if url is None:
+        if busy_timeout_ms is None:
+            return open_store(paths.db_path, paths.backup_dir, create=create)
+        return open_store(
+            paths.db_path, paths.backup_dir, busy_timeout_ms=busy_timeout_ms, create=create
+        )
+    missing = (
+        f"cannot use {url.display}: PostgreSQL support is not installed ({{}}); install "
+        "ltm-desktop with psycopg, or unset the database URL to use SQLite"
+    )
+    try:
+        from ltm_desktop.postgres import open_postgres_store
+    except ImportError as exc:  # the package is not there
+        raise StorageError(missing.format(exc.name or exc)) from None
+    timeout = CONNECT_TIMEOUT_S
+    if busy_timeout_ms is not None:
+        timeout = max(BRIEF_CONNECT_TIMEOUT_S, -(-busy_timeout_ms // 1000))
+    try:
+        store: MemoryStore = open_postgres_store(
+            url.conninfo,
+            backup_dir=paths.backup_dir,
+            create=create,
+            connect_timeout=timeout,
+            lock_timeout_ms=busy_timeout_ms,
+        )
+    except ModuleNotFoundError as exc:  # the driver, imported by the engine when it opens
+        if not (exc.name or "").startswith("psycopg"):
+            raise
+        raise StorageError(missing.format(exc.name)) from None
+    return store

@@ -20,8 +20,10 @@ from ltm_desktop.commands import privacy as privacy_commands
 from ltm_desktop.commands import status as status_command
 from ltm_desktop.commands import transfer as transfer_commands
 from ltm_desktop.commands.status import warn as _warn
-from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.errors import BadDatabaseUrl, LtmError
 from ltm_desktop.core.settings.paths import ENV_CONFIG, ENV_DATA_DIR, resolve_data_dir
+
+ENV_DATABASE_URL = "LTM_DESKTOP_DATABASE_URL"  # core.settings.launch's, without importing it
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -30,7 +32,7 @@ EXIT_UNREACHABLE = 3
 
 
 def global_options(*, after_command: bool) -> argparse.ArgumentParser:
-    """--data-dir, --config and -v: accepted before the command and after it.
+    """--data-dir, --config, --database-url and -v: accepted before the command and after it.
 
     Defined once; the copy a command's parser inherits has no defaults, so an option
     given before the command is not reset by its absence after it.
@@ -46,6 +48,13 @@ def global_options(*, after_command: bool) -> argparse.ArgumentParser:
         "--config",
         metavar="FILE",
         help=f"settings file (default: ${ENV_CONFIG} or the platform's user config dir)",
+    )
+    options.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="keep the memories in PostgreSQL at this postgresql:// URL instead of SQLite "
+        f"in the data dir (default: ${ENV_DATABASE_URL}, else [store] url in the config "
+        "file; the password is best kept in ~/.pgpass or $PGPASSWORD)",
     )
     options.add_argument("-v", "--verbose", action="store_true", help="log more detail")
     if after_command:
@@ -70,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--self-test",
         action="store_true",
         help="check that this installation works, headless, on a temporary data dir "
-        "(API over a socket, search, MEMORY.md, the window offscreen); exit 0 if it does",
+        "(API over a socket, search, MEMORY.md, the window offscreen); exit 0 if it does. "
+        "With --database-url it writes a test memory into that database: use a scratch one",
     )
     commands = parser.add_subparsers(
         dest="command",
@@ -170,11 +180,25 @@ def cmd_config(args: argparse.Namespace) -> int:
         sys.stdout.write(render_default_config())
         return EXIT_OK
     path = resolve_config_path(args.config)
-    _, warnings = load_settings(path)
-    _warn(warnings)
+    settings, warnings = load_settings(path)
+    _warn([*warnings, *_store_url_problem(settings, path)])
     state = "exists" if path.exists() else "not present; defaults apply"
     print(f"{path} ({state})")
     return EXIT_OK
+
+
+def _store_url_problem(settings: Any, path: Any) -> list[str]:
+    """What is wrong with ``[store] url``, for ``config`` (every store-opening command
+    refuses it)."""
+    from ltm_desktop.core.settings.database_url import DatabaseUrl
+
+    if not settings.store_url:
+        return []
+    try:
+        DatabaseUrl.parse(settings.store_url, f"{path}: [store] url")
+    except BadDatabaseUrl as exc:
+        return [f"{exc}; commands that open the store refuse it"]
+    return []
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -185,6 +209,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.config,
         args.socket,
         args.tcp,
+        database_url=args.database_url,
         warn=_warn,
         workers=args.workers,
         http=args.http,
@@ -248,14 +273,16 @@ def cmd_install_desktop_entry(args: argparse.Namespace) -> int:
 def cmd_self_test(args: argparse.Namespace) -> int:
     from ltm_desktop.selftest import run
 
-    return run()
+    return run(database_url=args.database_url)
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
     """The desktop app, with the agent API served from a background thread."""
     from ltm_desktop.desktop import launch
 
-    return launch(args.data_dir, args.config, demo=args.demo, warn=_warn)
+    return launch(
+        args.data_dir, args.config, demo=args.demo, warn=_warn, database_url=args.database_url
+    )
 
 
 COMMANDS = {
@@ -303,6 +330,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return agent_commands.hook_usage_error(str(exc), words)
         if args.self_test and args.command:
             parser.error("--self-test runs on its own, without a COMMAND")
+    try:
+        _hand_down_database_url(args)
+    except BadDatabaseUrl as exc:
+        _error(str(exc))
+        return EXIT_USAGE
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
@@ -310,6 +342,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = cmd_self_test if args.self_test else COMMANDS[args.command or "gui"]
     try:
         return command(args)
+    except BadDatabaseUrl as exc:  # from $LTM_DESKTOP_DATABASE_URL or [store] url
+        _error(str(exc))
+        return EXIT_USAGE
     except LtmError as exc:
         _error(str(exc))
     except BrokenPipeError:  # the reader stopped early (`ltm-desktop tools | head -1`)
@@ -326,6 +361,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.getLogger("ltm_desktop").debug("unexpected error", exc_info=True)
         _error(f"unexpected {type(exc).__name__}: {exc} (a bug; -v shows the details)")
     return EXIT_ERROR
+
+
+def _hand_down_database_url(args: argparse.Namespace) -> None:
+    """``--database-url``, checked before anything runs, and put in this process's
+    environment: the option wins over the variable, and the processes this one starts
+    (``serve``'s workers, the warm MCP process, ``mcp``'s forked opening, ``extract``
+    started by a hook) must open the same store. The environment, not their command
+    lines: a command line is visible to every user in ``ps``.
+
+    Raises:
+        BadDatabaseUrl: the option's URL cannot be used.
+    """
+    url = getattr(args, "database_url", None)
+    if url is None:
+        return
+    if args.command == "hook":  # never exit 2 (that blocks the agent): its opening says why
+        os.environ[ENV_DATABASE_URL] = url
+        return
+    from ltm_desktop.core.settings.database_url import DatabaseUrl
+
+    DatabaseUrl.parse(url, "--database-url")
+    os.environ[ENV_DATABASE_URL] = url
 
 
 def _error(message: str) -> None:

@@ -62,15 +62,24 @@ def _ask_in_a_window(message: str, data_dir: Path) -> Path | None:
 
 
 def open_or_ask(
-    data_dir: str | None, config: str | None, *, ask: Ask, **kwargs: Any
+    data_dir: str | None,
+    config: str | None,
+    *,
+    ask: Ask,
+    database_url: str | None = None,
+    **kwargs: Any,
 ) -> OpenedService:
     """The app's service; when its data cannot be opened (a corrupt or newer database, an
     unusable folder), ``ask`` shows why and returns another data dir to try, or None: the
-    error is then raised (and printed for a terminal) as before."""
+    error is then raised (and printed for a terminal) as before. A PostgreSQL store that
+    cannot be opened is not asked about: another data folder would not change the store."""
     while True:
+        launch = resolve_launch(data_dir, config, database_url)
         try:
-            return open_launch(resolve_launch(data_dir, config), background=True, **kwargs)
+            return open_launch(launch, background=True, **kwargs)
         except (LtmError, OSError) as exc:
+            if launch.database_url is not None:
+                raise
             message = (
                 str(exc)
                 if isinstance(exc, LtmError)
@@ -88,8 +97,10 @@ def launch(
     *,
     demo: bool,
     warn: Callable[[Sequence[str]], None],
+    database_url: str | None = None,
 ) -> int:
     """Open the data, serve the API and run the window; returns the exit code.
+    ``database_url``: ``--database-url`` (None: the environment's, else the config file's).
 
     However it ends (also when the data cannot be opened or the window cannot be built),
     the API's socket is closed and removed and ``--demo``'s temporary folder is deleted;
@@ -100,7 +111,9 @@ def launch(
         raise LtmError(problem)
     demo_dir = Path(tempfile.mkdtemp(prefix="ltm-desktop-demo-")) if demo else None
     try:
-        return _launch(data_dir if demo_dir is None else str(demo_dir), config, demo_dir, warn)
+        return _launch(
+            data_dir if demo_dir is None else str(demo_dir), config, demo_dir, warn, database_url
+        )
     finally:
         if demo_dir is not None:
             shutil.rmtree(demo_dir, ignore_errors=True)
@@ -111,6 +124,7 @@ def _launch(
     config: str | None,
     demo_dir: Path | None,
     warn: Callable[[Sequence[str]], None],
+    database_url: str | None = None,
 ) -> int:
     clock = None
     if demo_dir is not None:
@@ -118,7 +132,11 @@ def _launch(
 
         clock = DemoClock()
     opened = open_or_ask(
-        data_dir, config, ask=_ask_in_a_window, **({"clock": clock} if clock else {})
+        data_dir,
+        config,
+        ask=_ask_in_a_window,
+        database_url=database_url,
+        **({"clock": clock} if clock else {}),
     )
     service = opened.service
     backing_up: threading.Thread | None = None

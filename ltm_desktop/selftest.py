@@ -2,7 +2,9 @@
 
 Headless and self-contained: a temporary data dir and socket, the agent API started
 and used through a real client, MEMORY.md rendered, the main window opened offscreen.
-Nothing outside the temporary directory is read or written. An entry point (like
+Nothing outside the temporary directory is read or written, except the PostgreSQL
+database named by ``--database-url`` (never the environment's or the config file's: a
+team's shared database is not a place for test memories by accident). An entry point (like
 cli.py), so it may compose the store, the service, the server and the window.
 """
 
@@ -16,14 +18,18 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from ltm_desktop import __version__
 from ltm_desktop.api.client import Client
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
-from ltm_desktop.app import OpenedService, open_service
+from ltm_desktop.app import OpenedService, open_launch
+from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.database_url import DatabaseUrl
+from ltm_desktop.core.settings.launch import resolve_launch
 
 PROJECT_DIR = "/srv/self-test/shop"
 CONTENT = "Deploy the shop with `make deploy` from the release branch"
@@ -37,8 +43,9 @@ class SelfTestFailed(Exception):
 class SelfTest:
     """The steps, in order; each returns a line saying what it saw, or raises."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, database_url: str | None = None) -> None:
         self.root = root
+        self.database_url = database_url
         # Unix socket paths are limited to ~100 bytes: short, beside the data dir.
         self.socket_path = root / "api.sock"
         self.opened: OpenedService | None = None
@@ -63,7 +70,9 @@ class SelfTest:
         return self.opened.service
 
     def open_data(self) -> str:
-        self.opened = open_service(self.root / "data", self.root / "config.toml")
+        launch = resolve_launch(self.root / "data", self.root / "config.toml")
+        url = None if self.database_url is None else DatabaseUrl.parse(self.database_url)
+        self.opened = open_launch(replace(launch, database_url=url))
         service = self.service
         return f"{service.database.location} (schema v{service.database.schema_version})"
 
@@ -120,22 +129,25 @@ class SelfTest:
             self.opened.service.close()
 
 
-def run(out: Callable[[str], None] = print) -> int:
-    """Run every step; 0 if all passed, 1 at the first failure (with its traceback on stderr)."""
+def run(out: Callable[[str], None] = print, *, database_url: str | None = None) -> int:
+    """Run every step; 0 if all passed, 1 at the first failure (with its traceback on
+    stderr, unless it is a known error whose message says it all: e.g. a database server
+    that cannot be reached). ``database_url``: run on that PostgreSQL database."""
     os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before Qt is imported: no display needed
     frozen = "frozen (PyInstaller)" if getattr(sys, "frozen", False) else "not frozen"
     out(f"ltm-desktop {__version__} self-test")
     out(f"  Python {platform.python_version()} on {sys.platform}, {frozen}")
     started = time.monotonic()
     root = Path(tempfile.mkdtemp(prefix="ltm-selftest-"))
-    test = SelfTest(root)
+    test = SelfTest(root, database_url)
     try:
         for name, step in test.steps():
             try:
                 out(f"  ok   {name:<8}{step()}")
             except Exception as exc:
                 out(f"  FAIL {name:<8}{type(exc).__name__}: {exc}")
-                traceback.print_exc(file=sys.stderr)
+                if not isinstance(exc, LtmError):
+                    traceback.print_exc(file=sys.stderr)
                 out("self-test FAILED")
                 return 1
     finally:

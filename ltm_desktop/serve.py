@@ -59,17 +59,19 @@ def serve(
     warn: Callable[[Sequence[str]], None],
     workers: int = 1,
     http: str | None = None,
+    database_url: str | None = None,
 ) -> int:
     """Run until a signal; returns the process exit code. Raises LtmError on startup failure.
 
     ``http``: also serve the HTTP API there (None: as ``[http] listen`` says).
+    ``database_url``: ``--database-url`` (None: the environment's, else the config file's).
 
     With ``workers`` > 1 the parent binds the endpoint (and holds the locks), then forks
     that many processes that all accept on it: one Python process is bound by its GIL.
     """
     if workers > 1 and not hasattr(os, "fork"):
         raise LtmError("--workers needs a system with fork() (Linux, macOS); use --workers 1")
-    launch = resolve_launch(data_dir, config)  # once: the workers are forked with it
+    launch = resolve_launch(data_dir, config, database_url)  # once: the workers are forked with it
     opened = open_launch(launch, background=workers <= 1)
     warn(opened.warnings)
     service = opened.service

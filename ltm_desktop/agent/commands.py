@@ -172,7 +172,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     )
 
 
-HOOK_VALUED = {"--data-dir": "data_dir", "--config": "config"}  # the global options' dests
+# The global options' dests (--database-url reaches the hook through the environment).
+HOOK_VALUED = {"--data-dir": "data_dir", "--config": "config", "--database-url": "database_url"}
 HOOK_FLAGS = ("-v", "--verbose")
 
 
@@ -182,7 +183,13 @@ def plain_hook(words: Sequence[str]) -> argparse.Namespace | None:
     else, which the full parser then reads. An agent runs a hook per event: building
     the parser of every command is time it waits for."""
     found = argparse.Namespace(
-        command="hook", data_dir=None, config=None, verbose=False, self_test=False, demo=False
+        command="hook",
+        data_dir=None,
+        config=None,
+        database_url=None,
+        verbose=False,
+        self_test=False,
+        demo=False,
     )
     positionals: list[str] = []
     rest = iter(words)

@@ -20,10 +20,14 @@ log = logging.getLogger(__name__)
 CONNECT_TIMEOUT = 1.0
 
 
-def find_server(data_dir: Path, client: str, *, timeout: float = 30.0) -> MemoryAccess | None:
+def find_server(
+    data_dir: Path, client: str, *, timeout: float = 30.0, location: str | None = None
+) -> MemoryAccess | None:
     """A socket access to the server of ``data_dir``, or None when none serves it.
 
-    ``timeout``: how long each call may wait for the server's answer.
+    ``timeout``: how long each call may wait for the server's answer. ``location``: the
+    store this process would open (``Launch.store_location``; None: the data dir's SQLite
+    file); a server of the same data dir on another store is not used.
     """
     from ltm_desktop.api.discovery import discover
 
@@ -47,14 +51,24 @@ def find_server(data_dir: Path, client: str, *, timeout: float = 30.0) -> Memory
     except (ApiError, LtmError) as exc:  # no server, or an unusable endpoint setting
         log.info("no server for %s: %s", data_dir, exc)
         return None
-    served = Path(str(health.get("db_path", ""))).resolve()
-    if served != DataPaths(data_dir).db_path.resolve():
+    served = str(health.get("db_path", ""))
+    if not same_store(served, location or str(DataPaths(data_dir).db_path)):
         log.warning(
             "the server at %s serves %s, not %s; opening it here", api.endpoint, served, data_dir
         )
         api.close()
         return None
     return SocketAccess(api)
+
+
+def same_store(served: str, expected: str) -> bool:
+    """Whether a server's ``db_path`` (its store's location) is the store expected: the
+    same SQLite file, or the same redacted PostgreSQL URL."""
+    if served == expected:
+        return True
+    if not (os.path.isabs(served) and os.path.isabs(expected)):
+        return False  # a PostgreSQL location against a file, or two different servers
+    return Path(served).resolve() == Path(expected).resolve()
 
 
 def _chosen_socket(data_dir: Path) -> Path | None:
@@ -82,20 +96,26 @@ def server_socket(data_dir: Path) -> Path | None:
 def open_access(
     data_dir: str | os.PathLike[str] | None, config: str | os.PathLike[str] | None, client: str
 ) -> MemoryAccess:
-    """The server's socket when one serves the data dir, else the database opened here.
+    """The server's socket when one serves the data dir's store, else the store opened
+    here (the database URL from the environment or the config file: ``mcp`` hands its
+    ``--database-url`` down as the variable).
 
     Raises:
-        Unavailable: the database cannot be opened (the message says why).
+        Unavailable: the settings name no usable store, or it cannot be opened.
     """
     from ltm_desktop.agent.direct_access import DirectAccess
-    from ltm_desktop.app import open_service
+    from ltm_desktop.app import open_launch
+    from ltm_desktop.core.settings.launch import resolve_launch
 
-    path = resolve_data_dir(data_dir)
-    found = find_server(path, client)
+    try:
+        launch = resolve_launch(resolve_data_dir(data_dir), config)
+    except LtmError as exc:  # a bad database URL
+        raise Unavailable(str(exc)) from exc
+    found = find_server(launch.data_dir, client, location=launch.store_location)
     if found is not None:
         return found
     try:
-        opened = open_service(path, config)
+        opened = open_launch(launch)
     except LtmError as exc:
         raise Unavailable(str(exc)) from exc
     for warning in opened.warnings:

@@ -71,7 +71,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     transcript = Path(args.transcript).expanduser().absolute()
     if not transcript.is_file():
         raise LtmError(f"the transcript {transcript} is not a readable file")
-    opened = open_service(args.data_dir, args.config)
+    opened = open_service(args.data_dir, args.config, database_url=args.database_url)
     for warning in opened.warnings:
         sys.stderr.write(f"ltm-desktop: warning: {warning}\n")
     service = opened.service

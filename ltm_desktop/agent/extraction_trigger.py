@@ -71,7 +71,7 @@ def _request(
         return  # no extractor: not even a look for the server
     path = str(Path(transcript).expanduser().absolute())
     directory = resolve_data_dir(data_dir)
-    if _ask_server(directory, path, agent, cwd, session_id):
+    if _ask_server(directory, path, agent, cwd, session_id, _location(settings, config)):
         return
     command = [
         *_ltm_desktop(),
@@ -92,15 +92,39 @@ def _request(
     _spawn(command, directory)
 
 
-def _ask_server(data_dir: Path, transcript: str, agent: str, cwd: str, session_id: str) -> bool:
-    """Whether the server of ``data_dir`` took the request (False: none runs, or it has
-    no extractor configured, e.g. it was started with another config)."""
+def _location(settings: Settings, config: str | None) -> str | None:
+    """The store the settings name, as a server names it (None: the data dir's SQLite
+    file); "" when the database URL is bad (no server is asked, the command says why)."""
+    from ltm_desktop.core.errors import BadDatabaseUrl
+    from ltm_desktop.core.settings.launch import chosen_database_url
+    from ltm_desktop.core.settings.paths import resolve_config_path
+
+    try:
+        url = chosen_database_url(None, settings, resolve_config_path(config))
+    except BadDatabaseUrl:
+        return ""
+    return None if url is None else url.display
+
+
+def _ask_server(
+    data_dir: Path,
+    transcript: str,
+    agent: str,
+    cwd: str,
+    session_id: str,
+    location: str | None = None,
+) -> bool:
+    """Whether the server of ``data_dir`` took the request (False: none runs, it serves
+    another store, or it has no extractor configured, e.g. it was started with another
+    config). ``location``: as ``find_server`` takes it."""
     from ltm_desktop.agent.access import AccessError, Unavailable
     from ltm_desktop.agent.connect import find_server
     from ltm_desktop.api.calls import ApiCalls
     from ltm_desktop.core.seams import NO_EXTRACTOR
 
-    access = find_server(data_dir, CLIENT)
+    if location == "":
+        return False
+    access = find_server(data_dir, CLIENT, location=location)
     if access is None:
         return False
     try:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ltm_desktop.core.errors import InvalidInput, LtmError
+from ltm_desktop.core.errors import InvalidInput, LtmError, StorageError
 from ltm_desktop.core.files.filelock import FileLock
 from ltm_desktop.core.settings.paths import prepare_data_dir, resolve_data_dir
 
@@ -65,7 +65,12 @@ def cmd_backup(args: argparse.Namespace) -> int:
             "output",
         )
     output = None if args.output is None else Path(args.output).expanduser().absolute()
-    launch = resolve_launch(args.data_dir, args.config)
+    launch = resolve_launch(args.data_dir, args.config, args.database_url)
+    if launch.database_url is not None:  # not the data dir's SQLite file, silently
+        raise StorageError(
+            f"backup copies the data dir's SQLite file; the memories are in "
+            f"{launch.database_url.display} (use pg_dump, or unset the database URL)"
+        )
     made = backup_launch(launch, output)
     _say(f"backed up {made.memories} memories (schema v{made.schema_version}) to {made.path}")
     for path in made.removed:

@@ -35,14 +35,16 @@ def cmd_status(args: argparse.Namespace) -> int:
     from ltm_desktop.core.settings.launch import resolve_launch
     from ltm_desktop.core.settings.paths import check_data_dir, data_dir_exists
 
-    launch = resolve_launch(args.data_dir, args.config)
+    launch = resolve_launch(args.data_dir, args.config, args.database_url)
     socket = str(socket_for(launch.data_dir))
     warnings = [*launch.config_problems, *_unservable_http(launch.settings)]
     if data_dir_exists(launch.data_dir):
         check_data_dir(launch.data_dir)  # an unsafe one is refused here, as by every command
-    if not os.path.lexists(launch.paths.db_path):
+    postgres = launch.database_url is not None
+    if not postgres and not os.path.lexists(launch.paths.db_path):
         return _status_without_database(args, launch, socket, warnings)
-    opened = open_launch(launch)
+    # Status never creates: an empty PostgreSQL database is refused by its store, saying so.
+    opened = open_launch(launch, create=not postgres)
     warn(warnings)
     service = opened.service
     problems = service.memory_md.problems()
@@ -67,7 +69,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         report: dict[str, Any] = {
             "version": __version__,
             "data_dir": str(service.paths.data_dir),
-            "db_path": service.database.location,
+            "store": "postgresql" if postgres else "sqlite",
+            "db_path": service.database.location,  # for PostgreSQL, the URL without password
             "database_exists": True,
             "socket": socket,
             "schema_version": service.database.schema_version,
@@ -89,7 +92,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"ltm-desktop {__version__}")
     print(f"data dir:  {report['data_dir']}")
-    print(f"database:  {report['db_path']} (schema v{report['schema_version']})")
+    label = "store:    " if postgres else "database: "
+    print(f"{label} {report['db_path']} (schema v{report['schema_version']})")
     durability = DURABILITY.get(state.synchronous, "see docs/data-model.md, Durability and faults")
     print(f"writes:    synchronous={state.synchronous.upper()} ({durability})")
     for problem in state.problems:
@@ -118,6 +122,7 @@ def _status_without_database(
     report: dict[str, Any] = {
         "version": __version__,
         "data_dir": str(paths.data_dir),
+        "store": "sqlite",
         "db_path": str(paths.db_path),
         "database_exists": False,
         "socket": socket,

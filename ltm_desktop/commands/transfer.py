@@ -95,7 +95,7 @@ def _open(args: argparse.Namespace, *, create: bool = False) -> MemoryService:
     import may start a data dir; looking or erasing must not)."""
     from ltm_desktop.app import open_service
 
-    opened = open_service(args.data_dir, args.config, create=create)
+    opened = open_service(args.data_dir, args.config, create=create, database_url=args.database_url)
     for line in opened.warnings:
         sys.stderr.write(f"ltm-desktop: warning: {line}\n")
     return opened.service

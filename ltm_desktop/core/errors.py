@@ -147,6 +147,13 @@ class ConfigError(LtmError):
     """A config file is malformed; the message names the file and the key."""
 
 
+class BadDatabaseUrl(ConfigError):
+    """The database URL (``--database-url``, ``$LTM_DESKTOP_DATABASE_URL`` or ``[store]
+    url``) cannot be used. Refused rather than falling back to SQLite: memories written
+    into a local file instead of the shared server would be split without anyone
+    noticing. The message never holds the URL's password."""
+
+
 class ObservationOff(LtmError):
     """Observations of this kind are turned off in the settings (``[observe]``)."""
 

@@ -23,9 +23,21 @@ def open_postgres_store(
     backup_dir: Path,
     create: bool = True,
     connect_timeout: float = 5.0,
+    lock_timeout_ms: int | None = None,
 ) -> PostgresStore:
     """Open (migrating as needed, creating the schema unless not ``create``) the database
-    ``conninfo`` names (a ``postgresql://`` URL or libpq's ``key=value`` form)."""
+    ``conninfo`` names (a ``postgresql://`` URL or libpq's ``key=value`` form).
+
+    ``connect_timeout``: seconds to reach the server; ``lock_timeout_ms``: how long a write
+    waits for another writer (None: the store's 10 s; an agent's hook passes less)."""
     from ltm_desktop.postgres.pg_store import PostgresStore  # the engine's modules: not before
 
-    return PostgresStore(conninfo, backup_dir, create=create, connect_timeout=connect_timeout)
+    if lock_timeout_ms is None:
+        return PostgresStore(conninfo, backup_dir, create=create, connect_timeout=connect_timeout)
+    return PostgresStore(
+        conninfo,
+        backup_dir,
+        create=create,
+        connect_timeout=connect_timeout,
+        lock_timeout_ms=lock_timeout_ms,
+    )

@@ -11,6 +11,7 @@ or replica keep what they kept (docs/privacy.md says so).
 from __future__ import annotations
 
 from ltm_desktop.postgres.conn import Conn
+from ltm_desktop.postgres.vectors import record_erased
 
 
 def trashed_ids(conn: Conn, project_pk: int) -> list[str]:
@@ -22,11 +23,7 @@ def trashed_ids(conn: Conn, project_pk: int) -> list[str]:
 
 
 def erase_memory(conn: Conn, pk: int, project_pk: int) -> None:
-    conn.execute(
-        "INSERT INTO memory_index_erased (memory_pk, project_pk, seq) "
-        "VALUES (%s, %s, nextval('memory_index_seq'))",
-        (pk, project_pk),
-    )
+    record_erased(conn, pk, project_pk)  # first: the cascade would drop its index row unseen
     conn.execute("DELETE FROM memories WHERE pk = %s", (pk,))
 
 

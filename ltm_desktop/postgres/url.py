@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from psycopg.conninfo import conninfo_to_dict
 
+from ltm_desktop.core.errors import LtmError
+from ltm_desktop.core.settings.database_url import DatabaseUrl
+
 
 def _parts(conninfo: str) -> dict[str, object]:
     try:

@@ -13,13 +13,13 @@ from typing import Any
 from ltm_desktop.core.backend import AuditEntry
 from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.records import Memory
+from ltm_desktop.engine.vectors.scope_vectors import quantize
 from ltm_desktop.store import erasing, inbox
 from ltm_desktop.store import memory_writes as writes
 from ltm_desktop.store.audit.log import record_audits
 from ltm_desktop.store.fts.search import near_duplicate_candidates
 from ltm_desktop.store.fts.tables import MemoryTables, memory_table
 from ltm_desktop.store.vectors.scope_index import ScopeTokenSets
-from ltm_desktop.store.vectors.storage import quantize
 
 PkOf = Callable[[sqlite3.Connection, str], int | None]
 WritablePk = Callable[[sqlite3.Connection, str, float], int]

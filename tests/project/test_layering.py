@@ -114,6 +114,7 @@ STORE_USES_OF_CORE: dict[str, set[str] | None] = {
     "ltm_desktop.core.errors": None,
     "ltm_desktop.core.files.atomic_files": {"replace_text"},  # the audit anchor's file (no rule)
     "ltm_desktop.core.observations": {"ObservationPayload"},
+    "ltm_desktop.core.settings.database_url": {"DatabaseUrl"},  # says where, not the password
 }
 DECISION_ERRORS = {"Conflict", "StaleEdit", "InvalidInput"}
 # The composition root builds the SQLite store and hands it to the service; backups.py

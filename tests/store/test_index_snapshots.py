@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ltm_desktop.store.vectors.snapshot import VectorSnapshot
-from ltm_desktop.store.vectors.storage import MIN_DEAD, ScopeVectors, quantize
+from ltm_desktop.engine.vectors.scope_vectors import MIN_DEAD, ScopeVectors, quantize
+from ltm_desktop.engine.vectors.snapshot import VectorSnapshot
 
 DIM = 32
 Row = tuple[Any, ...]  # (pk, model, vector, seq, erased), as store.scope_index.changed_rows

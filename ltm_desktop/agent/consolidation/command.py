@@ -90,7 +90,7 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
 
     if not args.dry_run:  # before the database is opened (migrations, the purge at start)
         _require_endpoint(args.config)
-    opened = open_service(args.data_dir, args.config)
+    opened = open_service(args.data_dir, args.config, database_url=args.database_url)
     for warning in opened.warnings:
         sys.stderr.write(f"ltm-desktop: warning: {warning}\n")
     service = opened.service

@@ -42,6 +42,13 @@ def hand_over(
     """
     if not hasattr(socket, "send_fds"):  # Windows
         return None
+    from ltm_desktop.core.errors import BadDatabaseUrl
+    from ltm_desktop.core.settings.launch import env_database_location
+
+    try:
+        store = env_database_location()  # the config file's [store] url: same config file
+    except BadDatabaseUrl:
+        return None  # served here, where opening says what is wrong
     api_socket = _api_socket(data_dir)
     listen = warm_socket_for(api_socket) if api_socket is not None else None
     if listen is None or not listen.exists():
@@ -50,6 +57,7 @@ def hand_over(
         "v": PROTOCOL_VERSION,
         "data_dir": str(data_dir),
         "config": str(config),
+        "store": store,
         "cwd": os.getcwd(),
         "project_cwd": project_cwd,
         "tools": tools,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 log = logging.getLogger(__name__)
-PROTOCOL_VERSION = 2  # of the hand-over message; a mismatch falls back to a cold start
+PROTOCOL_VERSION = 3  # of the hand-over message; a mismatch falls back to a cold start
 SUFFIX = ".mcp"
 MAX_UNIX_PATH = 104  # as ltm_desktop.api.runtime: the smallest sun_path, minus NUL
 STOP_GRACE = 3.0

@@ -31,6 +31,7 @@ from ltm_desktop.agent import connect, direct_access, socket_access
 from ltm_desktop.agent.mcp import server as mcp_server
 from ltm_desktop.agent.mcp.warm import PROTOCOL_VERSION
 from ltm_desktop.api import client, peercred
+from ltm_desktop.core.settings.launch import env_database_location
 from ltm_desktop.core.settings.paths import resolve_config_path
 
 # What every child needs, imported once here: the point of this process (the SDK above all).
@@ -148,6 +149,8 @@ def _header(message: bytes, data_dir: Path, config: Path) -> dict[str, Any]:
         raise Refused("another data dir")
     if Path(str(header.get("config"))).resolve() != config.resolve():
         raise Refused("another config file")
+    if header.get("store", "") != env_database_location():  # --database-url or the variable
+        raise Refused("another database URL")
     for key in ("cwd", "project_cwd", "tools", "instructions"):
         if header.get(key) is not None and not isinstance(header[key], str):
             raise Refused(f"{key} is not a string")

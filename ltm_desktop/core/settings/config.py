@@ -95,6 +95,9 @@ class Settings:
     # memory flagged as an instruction to the model goes into MEMORY.md before approval.
     privacy_secrets: str = "refuse"
     privacy_flagged_in_precis: bool = False
+    # [store] url: a postgresql:// URL (core.settings.database_url); "" is SQLite in the
+    # data dir. Checked when a process resolves its Launch: a bad one is refused there.
+    store_url: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +150,8 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     # [privacy]
     _Key("privacy", "secrets", "privacy_secrets", str, 0, 10, SECRETS_MODES),
     _Key("privacy", "flagged_in_precis", "privacy_flagged_in_precis", bool),
+    # [store]
+    _Key("store", "url", "store_url", str, 0, 2_000),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 

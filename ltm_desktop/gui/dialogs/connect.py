@@ -225,9 +225,14 @@ class AboutDialog(QDialog):
         self.icon_label = QLabel(self)
         self.icon_label.setPixmap(icon.pixmap(ABOUT_ICON_SIZE, ABOUT_ICON_SIZE))
         title = QLabel(f"<h2>ltm-desktop {__version__}</h2>", self)
+        where = service.database.location  # a PostgreSQL store's never holds the password
         blurb = QLabel(
             "Long-term memory for AI coding agents that you can see and curate. "
-            "Everything stays on this machine.",
+            + (
+                "The memories are on a PostgreSQL server."
+                if where.startswith("PostgreSQL")
+                else "Everything stays on this machine."
+            ),
             self,
         )
         blurb.setWordWrap(True)
@@ -236,7 +241,7 @@ class AboutDialog(QDialog):
             (
                 ("Version", __version__),
                 ("Data folder", str(self.data_dir)),
-                ("Database", service.database.location),
+                ("Database", where),
                 ("Last backup", last_backup_label(self.data_dir)),
             )
         ):

@@ -14,12 +14,12 @@ from ltm_desktop.engine.chain import (
     TOMBSTONE_KEYS,
     Broken,
     Link,
-    check_event,
     content_hash,
     event_hash,
     is_tombstone,
     link_after,
 )
+from ltm_desktop.engine.verifying import follow_chain
 
 __all__ = [
     "GENESIS",
@@ -80,13 +80,7 @@ def check_chain(conn: sqlite3.Connection, last: int | None = None) -> tuple[Brok
         ).fetchone()
         if row is not None:
             start, previous = int(row[0]), str(row[1])
-    for row in conn.execute(_ROWS, (start,)):
-        seq, at, memory_id, project_pk, actor, action, before, after, nonce, content, stored = row
-        broken = check_event(row, previous)
-        if broken is not None:
-            return Broken(seq, memory_id, action, broken), previous
-        previous = stored
-    return None, previous
+    return follow_chain(conn.execute(_ROWS, (start,)), previous)
 
 
 def rechain(conn: sqlite3.Connection, batch: int = 1_000) -> int:

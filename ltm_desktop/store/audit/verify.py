@@ -17,14 +17,11 @@ from pathlib import Path
 
 from ltm_desktop.core.backend import Verification
 from ltm_desktop.core.records import AuditEvent, Memory
+from ltm_desktop.engine.verifying import QUICK_EVENTS, json_problems
 from ltm_desktop.store.audit import anchor as chain_anchor
 from ltm_desktop.store.audit import chain as audit_chain
 from ltm_desktop.store.memory_reads import IDS_PER_QUERY, events_after
-from ltm_desktop.store.rows import MEMORY_COLUMNS, MEMORY_FROM, bad_json_columns, memory_from_row
-
-QUICK_EVENTS = 1_000  # the quick check follows the chain over the newest events only
-NAMED_ROWS = 20  # damaged rows named one by one; the rest are counted
-JSON_SHAPES = {"tags": "a list of strings", "files": "a list of strings", "provenance": "an object"}
+from ltm_desktop.store.rows import MEMORY_COLUMNS, MEMORY_FROM, memory_from_row
 
 
 def _normal(sql: str) -> str:
@@ -61,26 +58,11 @@ _SUSPECT = (
 
 def _json_columns(conn: sqlite3.Connection) -> list[str]:
     """The memories whose tags, files or provenance do not decode (read as empty)."""
-    problems = []
-    damaged = 0
     try:
         rows = conn.execute(_SUSPECT)
     except sqlite3.OperationalError:  # an SQLite without JSON functions: every row
         rows = conn.execute("SELECT id, tags, files, provenance FROM memories ORDER BY id")
-    for memory_id, tags, files, provenance in rows:
-        bad = bad_json_columns(tags, files, provenance)
-        if not bad:
-            continue
-        damaged += 1
-        if damaged <= NAMED_ROWS:
-            problems += [
-                f"memory {memory_id} has a {column} column that is not valid JSON "
-                f"({JSON_SHAPES[column]}); it reads as empty"
-                for column in bad
-            ]
-    if damaged > NAMED_ROWS:
-        problems.append(f"... and {damaged - NAMED_ROWS:,} more memories with such columns")
-    return problems
+    return json_problems(rows)
 
 
 def verify(conn: sqlite3.Connection, quick: bool, anchor: Path | None = None) -> Verification:

@@ -4,28 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ltm_desktop.core.records import Memory, SearchFilter
+from ltm_desktop.engine.vectors.nearest import Nearest, nearest_live
 from ltm_desktop.store.memory_reads import get_memories_by_pk
 from ltm_desktop.store.rows import MEMORY_COLUMNS, MEMORY_FROM, memory_from_row
-from ltm_desktop.store.vectors.snapshot import centred
 from ltm_desktop.store.vectors.storage import VectorIndex
 
-SLACK = 3  # extra nearest rows, so that a few removed or expired ones rarely need a second look
-
-
-@dataclass(frozen=True, slots=True)
-class Nearest:
-    """What a vector search asks: the ``limit`` nearest to ``vector`` of ``model``, none
-    below ``min_score``; with ``centre``, ordered by similarity to the vector less the
-    mean of the scopes' vectors (store.vectors)."""
-
-    model: str
-    vector: bytes
-    limit: int
-    min_score: float
-    centre: float | None = None
+__all__ = ["Nearest", "index_progress", "index_version", "search_vectors", "unindexed"]
 
 
 def search_vectors(
@@ -37,38 +23,15 @@ def search_vectors(
     where: SearchFilter | None = None,
 ) -> list[tuple[Memory, float]]:
     """The nearest live memories of the scopes (or those ``where`` admits), cosine scores,
-    best first by cosine or, centred, by similarity to the centred query.
-
-    Removed and expired memories keep their vectors (a restore needs no new one), so they
-    are dropped here (as are those outside a filter), looking further when too many were.
-    """
-    admits = where or SearchFilter()
+    best first (``engine.vectors.nearest.nearest_live``)."""
     if not project_pks or asked.limit <= 0:
         return []
     # One version of each scope for the whole search (the centring included), however
-    # the index moves meanwhile: store.vector_snapshot.
+    # the index moves meanwhile: engine.vectors.snapshot.
     scopes = [index.snapshot(conn, pk, asked.model) for pk in project_pks]
-    want = asked.limit + SLACK
-    order = None
-    if asked.centre is not None:
-        order = centred(scopes, asked.vector, asked.centre)
-    while True:
-        found: list[tuple[int, float, float]] = []
-        exhausted = True
-        for scope in scopes:
-            close = scope.nearest(asked.vector, want, asked.min_score, order)
-            exhausted = exhausted and len(close) < want
-            found += close
-        found.sort(key=lambda hit: -hit[2])
-        live = {
-            pk: memory
-            for pk, memory in get_memories_by_pk(conn, [pk for pk, _, _ in found], project_pks)
-            if admits.admits(memory, now)
-        }
-        hits = [(live[pk], score) for pk, score, _ in found if pk in live][: asked.limit]
-        if len(hits) >= asked.limit or exhausted:
-            return hits
-        want *= 4
+    return nearest_live(
+        scopes, asked, lambda pks: get_memories_by_pk(conn, pks, project_pks), now, where
+    )
 
 
 # Index rows without a vector of the model ?1 (none, or another model's): three ranges of

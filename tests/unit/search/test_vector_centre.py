@@ -1,4 +1,4 @@
-"""store.vectors keeps each scope's sum of vectors right through replacements and
+"""engine.vectors keeps each scope's sum of vectors right through replacements and
 removals, so that a centred search subtracts the mean of what is there now (the
 ordering itself: tests/unit/search/test_hybrid.py, on every backend)."""
 
@@ -9,7 +9,7 @@ import struct
 import numpy as np
 import pytest
 
-from ltm_desktop.store.vectors.storage import ScopeVectors, quantize
+from ltm_desktop.engine.vectors.scope_vectors import ScopeVectors, quantize
 
 
 def blob(*values: float) -> bytes:

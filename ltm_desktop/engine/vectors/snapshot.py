@@ -4,7 +4,7 @@ A search captures a version once and reads only its rows ``[0, size)``. The arra
 shared with later versions, which append rows past ``size`` (never read by this one),
 and which copy ``live`` before taking a row away and make new arrays when they regrow:
 no row a version can see is ever written after the version is published
-(store.vectors builds them).
+(``engine.vectors.scope_vectors`` builds them).
 """
 
 from __future__ import annotations
