@@ -73,23 +73,18 @@ def open_copy_target(launch: Launch, database_url: str | None) -> CopyTarget:
 def open_copied_service(launch: Launch, database_url: str | None) -> MemoryService:
     """A service on a copy's target, not started (no expiry, no MEMORY.md written: the
     copy stays as it was copied), for its backfill and its verification."""
-    paths, embedder = launch.paths, make_embedder(launch.settings)
-    if database_url is None:
-        return MemoryService(
-            open_store(paths.db_path, paths.backup_dir, create=False),
-            paths,
-            launch.settings,
-            embedder=embedder,
-            config_path=launch.config_path,
-        )
-    from ltm_desktop.postgres import open_postgres_store
+    from dataclasses import replace
 
+    from ltm_desktop.core.settings.database_url import DatabaseUrl
+
+    url = None if database_url is None else DatabaseUrl.parse(database_url)
+    target = replace(launch, database_url=url)  # not the configured store: the copy's
     return MemoryService(
-        open_postgres_store(database_url, backup_dir=paths.backup_dir, create=False),
-        paths,
-        launch.settings,
-        embedder=embedder,
-        config_path=launch.config_path,
+        open_launch_store(target, create=False),
+        target.paths,
+        target.settings,
+        embedder=make_embedder(target.settings),
+        config_path=target.config_path,
     )
 
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ltm_desktop.core.errors import InvalidInput, LtmError
+from ltm_desktop.core.errors import LtmError
 
 if TYPE_CHECKING:  # the CLI imports every command's module; the engines load on use
     from ltm_desktop.core.settings.launch import Launch
@@ -25,7 +25,6 @@ if TYPE_CHECKING:  # the CLI imports every command's module; the engines load on
 
 AddCommand = Callable[..., argparse.ArgumentParser]
 EXIT_PROBLEMS = 1
-URL_SCHEMES = ("postgresql://", "postgres://")
 NOUNS = {"audit": "audit events", "extraction_runs": "extraction runs"}
 PROGRESS_ROWS = 100_000  # a table's progress is said every this many rows (and at its end)
 
@@ -67,14 +66,11 @@ def _say(line: str) -> None:
 
 
 def _checked_url(url: str, option: str) -> str:
-    """The URL, if it names PostgreSQL (never echoed: it may hold a password)."""
-    if not url.strip().lower().startswith(URL_SCHEMES):
-        raise InvalidInput(
-            f"{option} takes a PostgreSQL URL such as postgresql://user@host:5432/dbname "
-            "(the password from ~/.pgpass or PGPASSWORD, or in the URL)",
-            option,
-        )
-    return url.strip()
+    """The URL, if it is a ``postgresql://`` URL ltm-desktop can use (BadDatabaseUrl says
+    why not, without repeating it: it may hold a password)."""
+    from ltm_desktop.core.settings.database_url import DatabaseUrl
+
+    return DatabaseUrl.parse(url, option).conninfo
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:

@@ -239,8 +239,8 @@ def test_bad_urls_unreachable_servers_and_foreign_databases_are_one_line_each(
     unreachable = f"postgresql://ltm:{PASSWORD_MARK}@127.0.0.1:1/ltm"
     for args, expected in (
         (("--to", unreachable), "cannot reach PostgreSQL at 127.0.0.1:1/ltm"),
-        (("--to", f"mysql://ltm:{PASSWORD_MARK}@host/db"), "takes a PostgreSQL URL"),
-        (("--to", f"postgresql://ltm:{PASSWORD_MARK}@[bad/db"), "PostgreSQL"),
+        (("--to", f"mysql://ltm:{PASSWORD_MARK}@host/db"), "--to must be a postgresql:// URL"),
+        (("--from", f"postgresql://ltm:{PASSWORD_MARK}@[bad/db"), "--from has a malformed IPv6"),
         (("--from", unreachable), "cannot reach PostgreSQL at 127.0.0.1:1/ltm"),
     ):
         result = (
