@@ -240,7 +240,7 @@ def test_bad_urls_unreachable_servers_and_foreign_databases_are_one_line_each(
     for args, expected in (
         (("--to", unreachable), "cannot reach PostgreSQL at 127.0.0.1:1/ltm"),
         (("--to", f"mysql://ltm:{PASSWORD_MARK}@host/db"), "--to must be a postgresql:// URL"),
-        (("--from", f"postgresql://ltm:{PASSWORD_MARK}@[bad/db"), "--from has a malformed IPv6"),
+        (("--from", f"postgresql://ltm:{PASSWORD_MARK}@[bad/db"), "--from is not a valid URL"),
         (("--from", unreachable), "cannot reach PostgreSQL at 127.0.0.1:1/ltm"),
     ):
         result = (
