@@ -16,7 +16,13 @@ def _parts(conninfo: str) -> dict[str, object]:
 
 
 def describe(conninfo: str) -> str:
-    """ "PostgreSQL at host:port/dbname" (a socket directory stands for the host)."""
+    """Where it points, e.g. "PostgreSQL at host:port/dbname": for a URL exactly as its
+    ``DatabaseUrl`` says it (how a running server's store is told from another's)."""
+    if "://" in conninfo:
+        try:
+            return DatabaseUrl.parse(conninfo).display
+        except LtmError:
+            pass
     parts = _parts(conninfo)
     host = str(parts.get("host") or parts.get("hostaddr") or "localhost")
     port = parts.get("port")
