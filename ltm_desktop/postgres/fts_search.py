@@ -16,6 +16,8 @@ found, and in which stage, is the same.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Collection, Sequence
 from itertools import combinations
 from typing import Any
@@ -236,6 +238,31 @@ def search_observations(
 
 # -- near duplicates ---------------------------------------------------------------------
 
+MAX_PAIRS = 64  # beyond this many pairs of probe tokens, probe with any one of them
+STATS_SECONDS = 300.0  # how long a process trusts what pg_stats said about token frequencies
+_frequencies: dict[tuple[str, str, int], tuple[float, dict[str, float]]] = {}
+_frequencies_lock = threading.Lock()
+
+
+def _token_frequencies(conn: Conn) -> dict[str, float]:
+    """The share of memories holding each of the commonest tokens, as ANALYZE last counted
+    them (empty before it ever ran), read once in a while: it only orders the probe."""
+    key = (conn.info.host, conn.info.dbname, conn.info.port)
+    now = time.monotonic()
+    with _frequencies_lock:
+        known = _frequencies.get(key)
+    if known is not None and now - known[0] < STATS_SECONDS:
+        return known[1]
+    row = conn.execute(
+        "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+        "WHERE schemaname = current_schema() AND tablename = 'memory_index' "
+        "AND attname = 'tokens'"
+    ).fetchone()
+    found = dict(zip(row[0], row[1], strict=False)) if row is not None and row[0] else {}
+    with _frequencies_lock:
+        _frequencies[key] = (now, found)
+    return found
+
 
 def near_duplicates(
     conn: Conn,
@@ -247,10 +274,14 @@ def near_duplicates(
 ) -> list[tuple[str, str]]:
     """(id, content) of the scope's active memories with ``min_tokens < token_count <
     max_tokens`` whose token set holds at least ``at_least`` of ``tokens``, and of those
-    whose set is not known yet (as SQLite's). A set holding ``at_least`` of n tokens holds
-    one of any n - at_least + 1 of them: the GIN index finds the memories holding one of
-    the longest that many (long words are rarer), and the count is checked on each."""
-    wanted = sorted(set(tokens), key=lambda t: (-len(t), t))
+    whose set is not known yet (as SQLite's).
+
+    A set holding ``at_least`` of n tokens holds two of any n - at_least + 2 of them (one
+    of any n - at_least + 1): the GIN index finds the sets holding one of the pairs of the
+    rarest that many (by pg_stats; then the longest), and the count is checked on each.
+    Pairs of rare words are held by few memories, where one common word is held by many."""
+    frequency = _token_frequencies(conn)
+    wanted = sorted(set(tokens), key=lambda t: (frequency.get(t, 0.0), -len(t), t))
     if at_least > len(wanted):
         return []
     band = "m.disabled = 0 AND m.token_count > %s AND m.token_count < %s"
@@ -260,17 +291,25 @@ def near_duplicates(
             (project_pk, min_tokens, max_tokens),
         ).fetchall()
         return [(row[0], row[1]) for row in rows]
-    probe = wanted[: len(wanted) - at_least + 1]
+    spare = len(wanted) - at_least
+    pairs = [list(pair) for pair in combinations(wanted[: spare + 2], 2)] if at_least >= 2 else []
+    probes = pairs if 0 < len(pairs) <= MAX_PAIRS else [wanted[: spare + 1]]
+    operator = "@>" if probes is pairs else "&&"
+    holding = " OR ".join([f"i.tokens {operator} %s::text[]"] * len(probes))
+    # The candidates come from the index alone (materialized), then each is read by its
+    # key (OFFSET 0 keeps the lateral join a loop): never a scan of the scope's memories.
     rows = conn.execute(
-        "SELECT m.id, m.content FROM memory_index AS i JOIN memories AS m ON m.pk = i.memory_pk "
-        f"WHERE i.project_pk = %s AND i.tokens && %s::text[] AND {band} "
-        "AND (SELECT count(DISTINCT t) FROM unnest(i.tokens) AS t WHERE t = ANY(%s::text[])) >= %s "
+        "WITH c AS MATERIALIZED (SELECT i.memory_pk, i.tokens FROM memory_index AS i "
+        f"WHERE i.project_pk = %s AND ({holding})) "
+        "SELECT m.id, m.content FROM c CROSS JOIN LATERAL (SELECT m.id, m.content "
+        f"FROM memories AS m WHERE m.pk = c.memory_pk AND {band} OFFSET 0) AS m "
+        "WHERE (SELECT count(*) FROM unnest(c.tokens) AS t WHERE t = ANY(%s::text[])) >= %s "
         "UNION ALL "
         "SELECT m.id, m.content FROM memory_index AS i JOIN memories AS m ON m.pk = i.memory_pk "
         f"WHERE i.tokens IS NULL AND i.project_pk = %s AND {band}",
         (
             project_pk,
-            probe,
+            *probes,
             min_tokens,
             max_tokens,
             wanted,

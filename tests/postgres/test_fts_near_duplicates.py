@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from functools import partial
 
 import pytest
 
@@ -20,7 +21,12 @@ def texts(rng: random.Random, count: int) -> list[str]:
     return [" ".join(rng.sample(VOCABULARY, rng.randint(1, 14))) for _ in range(count)]
 
 
-def test_every_memory_holding_enough_tokens_is_a_candidate(pg_db: PgDatabase) -> None:
+@pytest.mark.parametrize("analyzed", [False, True])
+def test_every_memory_holding_enough_tokens_is_a_candidate(
+    pg_db: PgDatabase, analyzed: bool
+) -> None:
+    """Whichever tokens are probed (the longest, or the rarest by pg_stats once ANALYZE
+    ran; pairs of them, or any one), none that holds enough is missed."""
     rng = random.Random(7)
     memories = [
         replace(_memory(i, OTHER if i % 9 == 0 else PROJECT, ("t", text, ())), disabled=i % 7 == 0)
@@ -31,13 +37,24 @@ def test_every_memory_holding_enough_tokens_is_a_candidate(pg_db: PgDatabase) ->
         insert_pg(conn, memories)
         insert_pg(conn, unknown, tokens=False)  # stored before token sets were kept
         pk = scope_pk(conn, PROJECT)
-    for _ in range(60):
+    if analyzed:
+        pg_db.vacuum(["memory_index"])
+        with pg_db.transaction() as conn:
+            conn.execute("ANALYZE memory_index")
+    fts_search._frequencies.clear()
+    assert bool(pg_db.read(fts_search._token_frequencies)) is analyzed
+    for _ in range(80):
         tokens = similarity_tokens(texts(rng, 1)[0])
         at_least = rng.randint(0, len(tokens) + 1)
         low, high = len(tokens) * 0.7, len(tokens) / 0.7
         found = pg_db.read(
-            lambda c, t=tokens, a=at_least, lo=low, hi=high: fts_search.near_duplicates(
-                c, pk, t, a, lo, hi
+            partial(
+                fts_search.near_duplicates,
+                project_pk=pk,
+                tokens=tokens,
+                at_least=at_least,
+                min_tokens=low,
+                max_tokens=high,
             )
         )
         expected = {

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.observations import ObservationPayload
@@ -203,14 +205,14 @@ def engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engines]:
 def scratch_database() -> Iterator[str]:
     """A new, empty database on the test server (as ``pg_url``, for a whole module)."""
     import psycopg
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+    from psycopg.conninfo import make_conninfo
 
     server = server_url()
     name = f"ltm_test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
     try:
-        yield make_conninfo(**{**conninfo_to_dict(server), "dbname": name})
+        yield make_conninfo(server, dbname=name)
     finally:
         with psycopg.connect(server, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -481,3 +483,30 @@ def test_observations_are_found_alike(engines: Engines, text: str, scopes: tuple
     pg = db.read(lambda c: fts_search.search_observations(c, keys.pks(c, scopes), query, 10))
     assert {o.id: s for o, _, s in pg} == {o.id: s for o, _, s in sqlite}
     assert all(not o.disabled for o, _, _ in pg)
+
+
+_VOCABULARY = sorted(
+    {w for title, content, tags in TEXTS.values() for w in f"{title} {content}".split()}
+    | {"deplo", "migr", "kube", "nginx", "数据", "テ", "-", "--", "*", '"', "AND", "NOT"}
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    pieces=st.lists(
+        st.tuples(st.sampled_from(_VOCABULARY), st.sampled_from(["", "-", "*", '"'])),
+        min_size=1,
+        max_size=5,
+    ),
+    typing=st.booleans(),
+)
+def test_any_query_finds_the_same_memories(
+    engines: Engines, pieces: list[tuple[str, str]], typing: bool
+) -> None:
+    """Property: words of the corpus, cut, negated, starred or quoted in any mix."""
+    text = " ".join(
+        f"-{word}" if mark == "-" else f"{word}*" if mark == "*" else f'"{word}' if mark else word
+        for word, mark in pieces
+    )
+    sqlite, pg = both(engines, text, typing=typing)
+    assert keyed(pg) == keyed(sqlite)
