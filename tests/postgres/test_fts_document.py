@@ -49,14 +49,16 @@ def test_the_words_are_those_sqlites_index_holds(fts5: sqlite3.Connection, text:
 
 
 def matches(db: PgDatabase, vector: str, text: str) -> bool:
-    query = fts_search.every_term(parse_query(text))
+    query = fts_search.every_term(parse_query(text), 1)
     row = db.read(lambda c: c.execute("SELECT %s::tsvector @@ %s::tsquery", (vector, query)))
     found = row.fetchone()
     return bool(found and found[0])
 
 
 def test_a_phrase_never_spans_two_columns(pg_db: PgDatabase) -> None:
-    (vector,) = memory_document_params("Deploy notes", "production runs nightly", ["ci"])
+    (vector,) = memory_document_params(
+        "Deploy notes", "production runs nightly", ["ci"], project_pk=1
+    )
     assert matches(pg_db, vector, '"notes production"') is False
     assert matches(pg_db, vector, '"deploy notes"') is True
     assert matches(pg_db, vector, '"production runs"') is True
@@ -67,7 +69,7 @@ def test_what_postgresql_cannot_hold_is_left_out_not_refused(pg_db: PgDatabase) 
     literal fail or be cut: the document is stored, the rest of it searchable."""
     huge = "x" * (MAX_LEXEME_BYTES + 1)
     content = f"{huge} after " + "again " * 300 + "word " * 17_000 + "tail end"
-    (vector,) = memory_document_params("Title", content, ["tag"])
+    (vector,) = memory_document_params("Title", content, ["tag"], project_pk=1)
     with pg_db.transaction() as conn:
         conn.execute("INSERT INTO projects (project_id, name, created_at) VALUES ('p', 'p', 0)")
         conn.execute(
@@ -79,6 +81,14 @@ def test_what_postgresql_cannot_hold_is_left_out_not_refused(pg_db: PgDatabase) 
     assert matches(pg_db, vector, "after again tail")
     assert matches(pg_db, vector, '"title"')
     assert not matches(pg_db, vector, "xxxx*")
+
+
+def test_a_memorys_words_are_found_in_its_own_scope_only(pg_db: PgDatabase) -> None:
+    (vector,) = memory_document_params("Deploy", "to production", [], project_pk=1)
+    assert matches(pg_db, vector, "deploy* production")
+    query = fts_search.every_term(parse_query("deploy* production"), 11)
+    row = pg_db.read(lambda c: c.execute("SELECT %s::tsvector @@ %s::tsquery", (vector, query)))
+    assert row.fetchone() == (False,)
 
 
 def test_quotes_and_backslashes_are_literal(pg_db: PgDatabase) -> None:

@@ -142,11 +142,12 @@ def insert_pg(conn: Conn, memories: Sequence[Memory], tokens: bool = True) -> No
     """The rows a write makes, written here with SQL (the write path is not under test)."""
     for m in memories:
         words = sorted(similarity_tokens(m.content))
+        pk = scope_pk(conn, m.project_id)
         row = conn.execute(
             _INSERT,
             (
                 m.id,
-                scope_pk(conn, m.project_id),
+                pk,
                 m.title,
                 m.content,
                 m.category.value,
@@ -163,7 +164,7 @@ def insert_pg(conn: Conn, memories: Sequence[Memory], tokens: bool = True) -> No
                 m.disabled_at,
                 m.source,
                 len(words),
-                *memory_document_params(m.title, m.content, m.tags),
+                *memory_document_params(m.title, m.content, m.tags, project_pk=pk),
             ),
         ).fetchone()
         assert row is not None
@@ -174,7 +175,7 @@ def insert_pg(conn: Conn, memories: Sequence[Memory], tokens: bool = True) -> No
         conn.execute(
             "INSERT INTO memory_index (memory_pk, project_pk, seq, tokens) "
             "VALUES (%s, %s, nextval('memory_index_seq'), %s)",
-            (row[0], scope_pk(conn, m.project_id), words if tokens else None),
+            (row[0], pk, words if tokens else None),
         )
 
 
@@ -510,3 +511,19 @@ def test_any_query_finds_the_same_memories(
     )
     sqlite, pg = both(engines, text, typing=typing)
     assert keyed(pg) == keyed(sqlite)
+
+
+def test_a_negated_term_leaves_the_order_and_scores_alone(engines: Engines) -> None:
+    """ts_rank scores an ``&`` by its terms' distances, a ``!`` term's too: every hit
+    scored 0 until hits were scored by the positive terms alone."""
+    _, db, keys = engines
+
+    def scored(text: str) -> list[tuple[str, float]]:
+        query = parse_query(text)
+        hits = db.read(
+            lambda c: fts_search.search_memories(c, keys.pks(c, [PROJECT]), query, 9, NOW)
+        )
+        return [(m.id, score) for m, score, _, _ in hits]
+
+    assert scored("kubernetes -nginx") == scored("kubernetes")
+    assert all(score > 0 for _, score in scored("deploy -staging -nginx"))
