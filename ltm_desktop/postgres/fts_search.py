@@ -251,7 +251,7 @@ def search_observations(
 
 # -- near duplicates ---------------------------------------------------------------------
 
-MAX_PAIRS = 64  # beyond this many pairs of probe tokens, probe with any one of them
+MAX_PAIRS = 300  # beyond this many pairs of probe tokens (25 tokens), probe single tokens
 STATS_SECONDS = 300.0  # how long a process trusts what pg_stats said about token frequencies
 _frequencies: dict[tuple[str, str, int], tuple[float, dict[str, float]]] = {}
 _frequencies_lock = threading.Lock()
@@ -292,7 +292,8 @@ def near_duplicates(
     A set holding ``at_least`` of n tokens holds two of any n - at_least + 2 of them (one
     of any n - at_least + 1): the GIN index finds the sets holding one of the pairs of the
     rarest that many (by pg_stats; then the longest), and the count is checked on each.
-    Pairs of rare words are held by few memories, where one common word is held by many."""
+    Pairs of rare words are held by few memories, where one common word is held by many;
+    a long text has too many pairs, and probes its single tokens."""
     frequency = _token_frequencies(conn)
     wanted = sorted(set(tokens), key=lambda t: (frequency.get(t, 0.0), -len(t), t))
     if at_least > len(wanted):
@@ -306,9 +307,10 @@ def near_duplicates(
         return [(row[0], row[1]) for row in rows]
     spare = len(wanted) - at_least
     pairs = [list(pair) for pair in combinations(wanted[: spare + 2], 2)] if at_least >= 2 else []
-    probes = pairs if 0 < len(pairs) <= MAX_PAIRS else [wanted[: spare + 1]]
-    operator = "@>" if probes is pairs else "&&"
-    holding = " OR ".join([f"i.tokens {operator} %s::text[]"] * len(probes))
+    probes = pairs if 0 < len(pairs) <= MAX_PAIRS else [[t] for t in wanted[: spare + 1]]
+    # One containment per probe (the planner ORs their index scans; a single ``&&`` of
+    # many tokens it estimated as cheaper to check on every row, 60 ms at 20k).
+    holding = " OR ".join(["i.tokens @> %s::text[]"] * len(probes))
     # The candidates come from the index alone (materialized), then each is read by its
     # key (OFFSET 0 keeps the lateral join a loop): never a scan of the scope's memories.
     rows = conn.execute(

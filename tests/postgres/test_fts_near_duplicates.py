@@ -14,11 +14,11 @@ from ltm_desktop.postgres import fts_search
 from ltm_desktop.postgres.database import PgDatabase
 from tests.postgres.test_fts_search import OTHER, PROJECT, _memory, insert_pg, scope_pk
 
-VOCABULARY = [f"word{i:02d}" for i in range(40)]
+VOCABULARY = [f"word{i:02d}" for i in range(80)]
 
 
 def texts(rng: random.Random, count: int) -> list[str]:
-    return [" ".join(rng.sample(VOCABULARY, rng.randint(1, 14))) for _ in range(count)]
+    return [" ".join(rng.sample(VOCABULARY, rng.randint(1, 40))) for _ in range(count)]
 
 
 @pytest.mark.parametrize("analyzed", [False, True])
