@@ -9,10 +9,11 @@ is adjacent words (``'12:v2' <-> '12:1' <-> '12:0'``).
 
 Ranking differs from SQLite's BM25: ``ts_rank`` with the same column weights (title 4,
 tags 2, text 1; observations: title 2, text 1) sums each positive term's occurrences
-(``ranking``), with less for each repeat, and divides by 1 + log(the document's length). It has no inverse document
-frequency: a rare word of the query weighs no more than a common one, so where memories
-match different terms of a query the order can differ from SQLite's. Which memories are
-found, and in which stage, is the same.
+(``ranking``), with less for each repeat, and divides by 1 + log(the document's length).
+It has no inverse document frequency: a rare word of the query weighs no more than a
+common one, so where memories match different terms of a query, or a common word matches
+many, the order (and so which ``limit`` are returned) can differ from SQLite's. Which
+memories match, and in which stage, is the same.
 """
 
 from __future__ import annotations
