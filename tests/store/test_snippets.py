@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from ltm_desktop.core.search.query import parse_query
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.store.fts.query import term_phrases
-from ltm_desktop.store.fts.snippets import make_snippet
+from ltm_desktop.engine.phrases import term_phrases
+from ltm_desktop.engine.snippets import make_snippet
 from tests.conftest import FakeClock, make_draft
 
 

@@ -1,17 +1,17 @@
 """Compile a parsed query into FTS5 MATCH expressions.
 
 Every word is emitted as a double-quoted FTS5 string, so no user input can be
-read as FTS5 syntax. Plain words match their forms through a root prefix
-(``deploying`` -> ``"deploy"*``); short words match themselves and a plural.
+read as FTS5 syntax. What a term matches (``engine.phrases``) is shared with PostgreSQL
+and the snippets.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import combinations
 
-from ltm_desktop.core.search.query import MIN_ROOT_CHARS, ParsedQuery, Term, word_root
+from ltm_desktop.core.search.query import ParsedQuery, Term
+from ltm_desktop.engine.phrases import Phrase, term_phrases
 
 SCOPE_COLUMN = "scope"
 TEXT_COLUMNS = ("title", "narrative")  # observation_fts, the one table shared by scopes
@@ -31,34 +31,13 @@ def scope_filter(project_pks: Sequence[int]) -> str:
     return f"{SCOPE_COLUMN}:({tokens})"
 
 
-@dataclass(frozen=True, slots=True)
-class Phrase:
-    """Adjacent words as FTS5 matches them; ``prefix``: the last word may go on."""
-
-    words: tuple[str, ...]
-    prefix: bool = False
-
-    def fts(self) -> str:
-        return quote(" ".join(self.words)) + ("*" if self.prefix else "")
-
-
-def term_phrases(term: Term) -> tuple[Phrase, ...]:
-    """What a term matches: any one of these phrases (searches and snippets share this)."""
-    if len(term.words) > 1 or term.exact:
-        return (Phrase(term.words, term.prefix),)
-    word = term.words[0]
-    if term.prefix:
-        return (Phrase((word,), prefix=True),)
-    root = word_root(word)
-    if len(root) >= MIN_ROOT_CHARS and root.isalpha():
-        return (Phrase((root,), prefix=True),)
-    if word.isalpha() and word.isascii():
-        return (Phrase((word,)), Phrase((word + "s",)))
-    return (Phrase((word,)),)
+def phrase_fts(phrase: Phrase) -> str:
+    """The phrase as an FTS5 string (``"a b"*``)."""
+    return quote(" ".join(phrase.words)) + ("*" if phrase.prefix else "")
 
 
 def compile_term(term: Term) -> str:
-    phrases = [phrase.fts() for phrase in term_phrases(term)]
+    phrases = [phrase_fts(phrase) for phrase in term_phrases(term)]
     return phrases[0] if len(phrases) == 1 else "(" + " OR ".join(phrases) + ")"
 
 

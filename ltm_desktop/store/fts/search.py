@@ -14,8 +14,9 @@ from collections.abc import Sequence
 
 from ltm_desktop.core.records import Memory, Observation, SearchFilter
 from ltm_desktop.core.search.query import ParsedQuery
-from ltm_desktop.store.fts.query import match_all, match_any, match_two, term_phrases
-from ltm_desktop.store.fts.snippets import make_snippet
+from ltm_desktop.engine.phrases import term_phrases
+from ltm_desktop.engine.snippets import make_snippet
+from ltm_desktop.store.fts.query import match_all, match_any, match_two
 from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
     MEMORY_FROM,

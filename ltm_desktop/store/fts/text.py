@@ -4,7 +4,7 @@ unicode61 keeps a run of CJK characters as one token, so a two-character word
 inside a longer sentence could never match. Each CJK character is therefore
 indexed as a token of its own and CJK words are searched as phrases, which
 matches any run of two or more characters exactly. (Snippets are made from the
-original text, see ``snippets.py``, so nothing needs to undo this spacing.)
+original text, see ``engine/snippets.py``, so nothing needs to undo this spacing.)
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 FTS5 can make them (``snippet()``), but only inside the query that ranks, and
 reading the score there makes FTS5 walk every phrase's postings a second time
-(see ``search.py``). So the search ranks with a lean query and the few hits it
+(``store/fts/search.py``). So both engines rank with a lean query and the few hits it
 returns get their snippets here, from the same phrases the query compiled to.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from ltm_desktop.core.search.query import WORD_RE
-from ltm_desktop.store.fts.query import Phrase
+from ltm_desktop.engine.phrases import Phrase
 
 SNIPPET_WORDS = 24
 ELLIPSIS = "…"

@@ -1,0 +1,339 @@
+"""Full-text search on PostgreSQL: the same stages, terms and snippets as SQLite's
+(``store/fts/search.py``), over each row's ``tsvector`` (``fts_document``) and its GIN index.
+
+A query is compiled to a ``tsquery`` literal from the same phrases SQLite compiles to
+(``engine.phrases``), its words folded as the documents' are, and for memories carrying
+the scope searched (``fts_document``): a root or ``word*`` is a prefix (``'12:deploy':*``),
+a phrase or a word joined by punctuation (``v2.1.0``, ``--force-with-lease``, a CJK word)
+is adjacent words (``'12:v2' <-> '12:1' <-> '12:0'``).
+
+Ranking differs from SQLite's BM25: ``ts_rank`` with the same column weights (title 4,
+tags 2, text 1; observations: title 2, text 1) sums each positive term's occurrences
+(``ranking``), with less for each repeat, and divides by 1 + log(the document's length).
+It has no inverse document frequency: a rare word of the query weighs no more than a
+common one, so where memories match different terms of a query, or a common word matches
+many, the order (and so which ``limit`` are returned) can differ from SQLite's. Which
+memories match, and in which stage, is the same.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Collection, Sequence
+from itertools import combinations
+from typing import Any
+
+from ltm_desktop.core.records import Memory, Observation, SearchFilter
+from ltm_desktop.core.search.query import ParsedQuery, Term
+from ltm_desktop.engine.phrases import Phrase, term_phrases
+from ltm_desktop.engine.rows import memory_from_row, observation_from_row
+from ltm_desktop.engine.snippets import fold, make_snippet
+from ltm_desktop.postgres.conn import Conn
+from ltm_desktop.postgres.fts_document import lexeme, scoped
+from ltm_desktop.postgres.rows import (
+    MEMORY_COLUMNS,
+    MEMORY_FROM,
+    OBSERVATION_COLUMNS,
+    OBSERVATION_FROM,
+    narrowing,
+)
+
+EVERY_TERM, TWO_TERMS, ANY_TERM = 0, 1, 2  # search stages (core.backend.MemoryHit)
+MEMORY_WEIGHTS = "{0.25, 0, 0.5, 1}"  # D (text), C, B (tags), A (title): 1 : 2 : 4
+OBSERVATION_WEIGHTS = "{0.5, 0, 0, 1}"  # D (narrative), A (title): 1 : 2, as SQLite's
+LENGTH_NORMALIZATION = 1  # divide by 1 + log(length): longer texts rank lower, as in BM25
+
+MemoryHit = tuple[Memory, float, str, int]  # (memory, score, snippet, stage)
+ObservationHit = tuple[Observation, float, str]
+
+# One statement per stage for every scope: each scope's best ``limit`` (a LATERAL
+# subquery per scope, its query's words carrying the scope: ``fts_document``).
+_MEMORY_SQL = """
+SELECT s.score, m.pk, {columns}
+FROM unnest(%s::bigint[], %s::tsquery[], %s::tsquery[]) WITH ORDINALITY
+    AS scope (pk, query, ranking, n)
+CROSS JOIN LATERAL (
+    SELECT fm.pk, ts_rank('{weights}', fm.search, scope.ranking, {normalization}) AS score
+    FROM memories AS fm
+    WHERE fm.search @@ scope.query AND fm.project_pk = scope.pk AND fm.disabled = 0{alive}
+        AND fm.pk <> ALL(%s::bigint[]){narrowing}
+    ORDER BY score DESC, fm.pk DESC
+    LIMIT %s
+) AS s
+JOIN memories AS m ON m.pk = s.pk JOIN projects AS p ON p.pk = m.project_pk
+ORDER BY scope.n, s.score DESC, m.pk DESC
+"""
+
+_OBSERVATION_SQL = f"""
+SELECT ts_rank('{OBSERVATION_WEIGHTS}', o.search, %s::tsquery, {LENGTH_NORMALIZATION}) AS score,
+    {OBSERVATION_COLUMNS}
+FROM {OBSERVATION_FROM}
+WHERE o.project_pk = ANY(%s::bigint[]) AND o.search @@ %s::tsquery AND o.disabled = 0
+ORDER BY score DESC, o.pk DESC
+LIMIT %s
+"""
+
+
+# -- the query ---------------------------------------------------------------------------
+
+
+def phrase_query(phrase: Phrase, scope: int | None = None) -> str:
+    """Adjacent words, the last one a prefix if asked; ``scope``: a memory scope's words."""
+    folded = [fold(word) for word in phrase.words]
+    parts = [lexeme(w if scope is None else scoped(scope, w)) for w in folded]
+    if phrase.prefix:
+        parts[-1] += ":*"
+    return parts[0] if len(parts) == 1 else "(" + " <-> ".join(parts) + ")"
+
+
+def term_query(term: Term, scope: int | None = None) -> str:
+    phrases = [phrase_query(phrase, scope) for phrase in term_phrases(term)]
+    return phrases[0] if len(phrases) == 1 else "(" + " | ".join(phrases) + ")"
+
+
+def _without(query: ParsedQuery, scope: int | None) -> str:
+    negative = query.negative
+    if not negative:
+        return ""
+    return " & !(" + " | ".join(term_query(t, scope) for t in negative) + ")"
+
+
+def every_term(query: ParsedQuery, scope: int | None = None) -> str:
+    body = " & ".join(term_query(t, scope) for t in query.positive)
+    return f"({body}){_without(query, scope)}"
+
+
+def any_term(query: ParsedQuery, scope: int | None = None) -> str:
+    body = " | ".join(term_query(t, scope) for t in query.positive)
+    return f"({body}){_without(query, scope)}"
+
+
+def two_terms(query: ParsedQuery, scope: int | None = None) -> str:
+    """At least two of the positive terms (between "every" and "any" when there are 3+)."""
+    terms = [term_query(t, scope) for t in query.positive]
+    if len(terms) < 2:
+        return every_term(query, scope)
+    pairs = " | ".join(f"({a} & {b})" for a, b in combinations(terms, 2))
+    return f"({pairs}){_without(query, scope)}"
+
+
+def ranking(query: ParsedQuery, scope: int | None = None) -> str:
+    """What a hit is scored by: each positive term's occurrences, summed. Not the query
+    that found it: ``ts_rank`` scores a query's ``&`` by the distances between its terms
+    (taking in a ``!`` term, which is never there, so every hit scored 0)."""
+    return " | ".join(term_query(t, scope) for t in query.positive)
+
+
+def _stages(query: ParsedQuery) -> list[tuple[int, Callable[[ParsedQuery, int], str]]]:
+    stages: list[tuple[int, Callable[[ParsedQuery, int], str]]] = [(EVERY_TERM, every_term)]
+    if len(query.positive) >= 3:
+        stages.append((TWO_TERMS, two_terms))
+    if len(query.positive) >= 2:
+        stages.append((ANY_TERM, any_term))
+    return stages
+
+
+# -- memories ----------------------------------------------------------------------------
+
+
+def _narrowing(where: SearchFilter | None, alias: str) -> tuple[str, list[Any]]:
+    if where is None:
+        return "", []
+    clauses, params = narrowing(alias, where.category, where.tag, where.new_since)
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def search_memories(
+    conn: Conn,
+    project_pks: list[int],
+    query: ParsedQuery,
+    limit: int,
+    now: float,
+    where: SearchFilter | None = None,
+) -> list[MemoryHit]:
+    """For each stage (0: every term, 1: two of them, 2: any), the best ``limit`` active,
+    unexpired memories of each scope not found by an earlier stage, best first within the
+    scope; a later stage runs only while fewer than ``limit`` were found. Removed ones
+    holding every term follow when ``where`` asks for them (``removed_matches``)."""
+    if query.is_empty or not project_pks or limit <= 0:
+        return []
+    narrowed, narrow_params = _narrowing(where, "fm")
+    expired_too = where is not None and where.include_expired
+    alive = "" if expired_too else " AND (fm.expires_at IS NULL OR fm.expires_at > %s)"
+    sql = _MEMORY_SQL.format(
+        columns=MEMORY_COLUMNS,
+        weights=MEMORY_WEIGHTS,
+        normalization=LENGTH_NORMALIZATION,
+        alive=alive,
+        narrowing=narrowed,
+    )
+    terms = [term_phrases(term) for term in query.positive]
+    hits: list[MemoryHit] = []
+    seen: list[int] = []
+    rankings = [ranking(query, pk) for pk in project_pks]
+    for stage, compiled in _stages(query):
+        queries = [compiled(query, pk) for pk in project_pks]
+        params: list[Any] = [project_pks, queries, rankings]
+        params += [] if expired_too else [now]
+        params += [seen, *narrow_params, limit]
+        rows = conn.execute(sql, params, prepare=False).fetchall()
+        for row in rows:
+            memory = memory_from_row(row[2:])
+            hits.append((memory, float(row[0]), make_snippet(memory.content, terms), stage))
+            seen.append(int(row[1]))
+        if len(hits) >= limit:
+            break
+    if where is not None and where.include_disabled:
+        hits += removed_matches(conn, project_pks, query, limit, where)
+    return hits
+
+
+def removed_matches(
+    conn: Conn,
+    project_pks: Sequence[int],
+    query: ParsedQuery,
+    limit: int,
+    where: SearchFilter,
+) -> list[MemoryHit]:
+    """Removed memories of the scopes holding every term in their text (a scan of the
+    scopes' trash, as SQLite's: the words as typed, anywhere in the lower-cased title and
+    text), newest first, scored 0 so they rank after the active ones."""
+    if query.is_empty or not project_pks or limit <= 0:
+        return []
+    narrowed, params = _narrowing(where, "m")
+    haystack = "lower(m.title || ' ' || m.content)"
+    found: list[str] = []
+    for term in query.positive:
+        found.append(f"strpos({haystack}, %s) > 0")
+        params.append(" ".join(term.words))
+    for term in query.negative:
+        found.append(f"strpos({haystack}, %s) = 0")
+        params.append(" ".join(term.words))
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} "
+        f"WHERE m.project_pk = ANY(%s::bigint[]) AND m.disabled = 1{narrowed} "
+        f"AND {' AND '.join(found)} ORDER BY m.updated_at DESC, m.pk DESC LIMIT %s",
+        (list(project_pks), *params, limit),
+        prepare=False,
+    ).fetchall()
+    terms = [term_phrases(term) for term in query.positive]
+    memories = [memory_from_row(row) for row in rows]
+    return [(m, 0.0, make_snippet(m.content, terms), EVERY_TERM) for m in memories]
+
+
+# -- observations ------------------------------------------------------------------------
+
+
+def search_observations(
+    conn: Conn, project_pks: list[int], query: ParsedQuery, limit: int
+) -> list[ObservationHit]:
+    """The ``limit`` best observations of the scopes (forgotten ones never) holding every
+    term, then, while too few, any term."""
+    if query.is_empty or not project_pks or limit <= 0:
+        return []
+    found: list[tuple[Observation, float]] = []
+    seen: set[str] = set()
+    scored_by = ranking(query)
+    for tsquery in (every_term(query), any_term(query)):
+        rows = conn.execute(
+            _OBSERVATION_SQL, (scored_by, project_pks, tsquery, limit), prepare=False
+        ).fetchall()
+        for row in rows:
+            observation = observation_from_row(row[1:])
+            if observation.id not in seen:
+                seen.add(observation.id)
+                found.append((observation, float(row[0])))
+        if len(found) >= limit or len(query.positive) < 2:
+            break
+    terms = [term_phrases(term) for term in query.positive]
+    return [(o, score, make_snippet(o.narrative, terms)) for o, score in found[:limit]]
+
+
+# -- near duplicates ---------------------------------------------------------------------
+
+MAX_PAIRS = 300  # beyond this many pairs of probe tokens (25 tokens), probe single tokens
+STATS_SECONDS = 300.0  # how long a process trusts what pg_stats said about token frequencies
+_frequencies: dict[tuple[str, str, int], tuple[float, dict[str, float]]] = {}
+_frequencies_lock = threading.Lock()
+
+
+def _token_frequencies(conn: Conn) -> dict[str, float]:
+    """The share of memories holding each of the commonest tokens, as ANALYZE last counted
+    them (empty before it ever ran), read once in a while: it only orders the probe."""
+    key = (conn.info.host, conn.info.dbname, conn.info.port)
+    now = time.monotonic()
+    with _frequencies_lock:
+        known = _frequencies.get(key)
+    if known is not None and now - known[0] < STATS_SECONDS:
+        return known[1]
+    row = conn.execute(
+        "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+        "WHERE schemaname = current_schema() AND tablename = 'memory_index' "
+        "AND attname = 'tokens'"
+    ).fetchone()
+    found = dict(zip(row[0], row[1], strict=False)) if row is not None and row[0] else {}
+    with _frequencies_lock:
+        _frequencies[key] = (now, found)
+    return found
+
+
+def near_duplicates(
+    conn: Conn,
+    project_pk: int,
+    tokens: Collection[str],
+    at_least: int,
+    min_tokens: float,
+    max_tokens: float,
+) -> list[tuple[str, str]]:
+    """(id, content) of the scope's active memories with ``min_tokens < token_count <
+    max_tokens`` whose token set holds at least ``at_least`` of ``tokens``, and of those
+    whose set is not known yet (as SQLite's).
+
+    A set holding ``at_least`` of n tokens holds two of any n - at_least + 2 of them (one
+    of any n - at_least + 1): the GIN index finds the sets holding one of the pairs of the
+    rarest that many (by pg_stats; then the longest), and the count is checked on each.
+    Pairs of rare words are held by few memories, where one common word is held by many;
+    a long text has too many pairs, and probes its single tokens."""
+    frequency = _token_frequencies(conn)
+    wanted = sorted(set(tokens), key=lambda t: (frequency.get(t, 0.0), -len(t), t))
+    if at_least > len(wanted):
+        return []
+    band = "m.disabled = 0 AND m.token_count > %s AND m.token_count < %s"
+    if at_least <= 0:
+        rows = conn.execute(
+            f"SELECT m.id, m.content FROM memories AS m WHERE m.project_pk = %s AND {band}",
+            (project_pk, min_tokens, max_tokens),
+        ).fetchall()
+        return [(row[0], row[1]) for row in rows]
+    spare = len(wanted) - at_least
+    pairs = [list(pair) for pair in combinations(wanted[: spare + 2], 2)] if at_least >= 2 else []
+    probes = pairs if 0 < len(pairs) <= MAX_PAIRS else [[t] for t in wanted[: spare + 1]]
+    # One containment per probe (the planner ORs their index scans; a single ``&&`` of
+    # many tokens it estimated as cheaper to check on every row, 60 ms at 20k).
+    holding = " OR ".join(["i.tokens @> %s::text[]"] * len(probes))
+    # The candidates come from the index alone (materialized), then each is read by its
+    # key (OFFSET 0 keeps the lateral join a loop): never a scan of the scope's memories.
+    rows = conn.execute(
+        "WITH c AS MATERIALIZED (SELECT i.memory_pk, i.tokens FROM memory_index AS i "
+        f"WHERE i.project_pk = %s AND ({holding})) "
+        "SELECT m.id, m.content FROM c CROSS JOIN LATERAL (SELECT m.id, m.content "
+        f"FROM memories AS m WHERE m.pk = c.memory_pk AND {band} OFFSET 0) AS m "
+        "WHERE (SELECT count(*) FROM unnest(c.tokens) AS t WHERE t = ANY(%s::text[])) >= %s "
+        "UNION ALL "
+        "SELECT m.id, m.content FROM memory_index AS i JOIN memories AS m ON m.pk = i.memory_pk "
+        f"WHERE i.tokens IS NULL AND i.project_pk = %s AND {band}",
+        (
+            project_pk,
+            *probes,
+            min_tokens,
+            max_tokens,
+            wanted,
+            at_least,
+            project_pk,
+            min_tokens,
+            max_tokens,
+        ),
+        prepare=False,
+    ).fetchall()
+    return [(row[0], row[1]) for row in rows]
