@@ -55,7 +55,9 @@ _SELECT_VECTORS = (
 )
 # The values a search document is made from (``fts_document``), as the columns of a
 # temporary table that takes memories' and observations' rows first.
-_MEMORY_WORDS = tuple(f"w_{i}" for i, _ in enumerate(memory_document_params("", "", ())))
+_MEMORY_WORDS = tuple(
+    f"w_{i}" for i, _ in enumerate(memory_document_params("", "", (), project_pk=0))
+)
 _OBSERVATION_WORDS = tuple(f"w_{i}" for i, _ in enumerate(observation_document_params("", "")))
 _STAGED = {  # table -> (its temporary table, the columns that adds)
     MEMORIES.name: ("copy_memories", _MEMORY_WORDS),
@@ -139,7 +141,7 @@ def _staged_row(table: Table, row: tuple[Any, ...]) -> tuple[Any, ...]:
     from."""
     if table is MEMORIES:
         tags, _ = decode_strings(row[7])
-        return (*row, *memory_document_params(row[3], row[4], tags))
+        return (*row, *memory_document_params(row[3], row[4], tags, project_pk=row[2]))
     if table is OBSERVATIONS:
         return (*row, *observation_document_params(row[5], row[6]))
     return row

@@ -114,7 +114,7 @@ def _values(project_pk: int, memory: Memory, token_count: int) -> tuple[Any, ...
         None if memory.review_state is None else memory.review_state.value,
         provenance_json(memory.provenance),
         tags_json(memory.files),
-        *memory_document_params(memory.title, memory.content, memory.tags),
+        *memory_document_params(memory.title, memory.content, memory.tags, project_pk=project_pk),
     )
 
 
@@ -225,7 +225,9 @@ def save_memory(
     params: list[Any] = list(values.values())
     if searched:
         columns += f", search = {MEMORY_DOCUMENT_SQL}"
-        params += memory_document_params(after.title, after.content, after.tags)
+        params += memory_document_params(
+            after.title, after.content, after.tags, project_pk=project_pk
+        )
     conn.execute(f"UPDATE memories SET {columns} WHERE pk = %s", (*params, pk))
     if after.tags != before.tags:
         write_tags(conn, pk, after.tags)

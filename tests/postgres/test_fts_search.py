@@ -36,7 +36,6 @@ from ltm_desktop.postgres.fts_document import (
 )
 from ltm_desktop.postgres.scopes import ScopeKeys
 from ltm_desktop.store import open_store
-from tests.postgres.conftest import server_url
 
 NOW = 1_800_000_000.0
 PROJECT = "proj_fts"
@@ -183,7 +182,7 @@ Engines = tuple[MemoryStore, PgDatabase, ScopeKeys]
 
 
 @pytest.fixture(scope="module")
-def engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engines]:
+def engines(tmp_path_factory: pytest.TempPathFactory, pg_server_url: str) -> Iterator[Engines]:
     """The same memories (and observations) in a SQLite store and in PostgreSQL, made
     once for the module: the tests only read."""
     memories = list(corpus().values())
@@ -192,7 +191,7 @@ def engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engines]:
     with store.write() as txn:
         for m in memories:
             txn.insert_memory(m, similarity_tokens(m.content))
-    with scratch_database() as url:
+    with scratch_database(pg_server_url) as url:
         db = PgDatabase(url)
         with db.transaction() as conn:
             insert_pg(conn, memories)
@@ -203,12 +202,11 @@ def engines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engines]:
 
 
 @contextmanager
-def scratch_database() -> Iterator[str]:
+def scratch_database(server: str) -> Iterator[str]:
     """A new, empty database on the test server (as ``pg_url``, for a whole module)."""
     import psycopg
     from psycopg.conninfo import make_conninfo
 
-    server = server_url()
     name = f"ltm_test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
