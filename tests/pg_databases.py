@@ -22,6 +22,19 @@ def _with_dbname(url: str, name: str) -> str:
     return make_conninfo(url, dbname=name)
 
 
+# What a test may have changed besides rows (a dropped trigger, a replaced function, an
+# index): a database whose shape differs from a new one's is dropped, not lent again.
+_SHAPE = """SELECT md5(string_agg(part, ';' ORDER BY part)) FROM (
+    SELECT pg_get_triggerdef(t.oid) || t.tgenabled::text AS part FROM pg_trigger AS t
+        WHERE NOT t.tgisinternal
+    UNION ALL SELECT pg_get_functiondef(f.oid) FROM pg_proc AS f
+        JOIN pg_namespace AS n ON n.oid = f.pronamespace WHERE n.nspname = 'public'
+    UNION ALL SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'
+    UNION ALL SELECT table_name || '.' || column_name || ':' || data_type
+        FROM information_schema.columns WHERE table_schema = 'public'
+) AS parts"""
+
+
 class PgDatabases:
     """The databases one test process made, lent out one test at a time."""
 
@@ -29,6 +42,7 @@ class PgDatabases:
         self._server = server
         self._idle: list[str] = []
         self._made: list[str] = []
+        self._shape: str | None = None
 
     def take(self) -> str:
         """The URL of an empty database with the current schema."""
@@ -44,18 +58,48 @@ class PgDatabases:
         from ltm_desktop.postgres.database import PgDatabase
 
         PgDatabase(url).close()  # the schema, made once
+        shape = self._shape_of(url)
+        if self._shape is None:
+            self._shape = shape
         return url
 
-    def release(self, url: str) -> None:
-        """Empty the database (as new) and keep it for the next test."""
+    @staticmethod
+    def _shape_of(url: str) -> str:
         import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            row = conn.execute(_SHAPE).fetchone()
+        return str(row[0]) if row is not None else ""
+
+    def release(self, url: str) -> None:
+        """Empty the database (as new) and keep it for the next test; one whose shape a
+        test changed is dropped."""
+        import psycopg
+
+        if self._shape_of(url) != self._shape:
+            from psycopg.conninfo import conninfo_to_dict
+
+            self._drop(str(conninfo_to_dict(url)["dbname"]))
+            return
 
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("SET lock_timeout = '10s'")
             conn.execute(f"TRUNCATE {_TABLES} RESTART IDENTITY")
             conn.execute("UPDATE store_state SET version = 0")
             conn.execute("ALTER SEQUENCE memory_index_seq RESTART")
+            conn.execute(  # as the schema's first migration leaves it
+                "INSERT INTO projects (project_id, path, name, created_at) "
+                "VALUES ('global', NULL, 'Global', extract(epoch FROM now())::bigint)"
+            )
         self._idle.append(url)
+
+    def _drop(self, name: str) -> None:
+        import psycopg
+
+        with psycopg.connect(self._server, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if name in self._made:
+            self._made.remove(name)
 
     def drop_all(self) -> None:
         import psycopg

@@ -180,7 +180,7 @@ def write_tags(conn: Conn, pk: int, tags: Sequence[str], *, replace: bool = True
         conn.execute("DELETE FROM memory_tags WHERE memory_pk = %s", (pk,))
     if tags:
         conn.execute(
-            "INSERT INTO memory_tags (tag, memory_pk) SELECT DISTINCT t, %s FROM unnest(%s) AS t",
+            "INSERT INTO memory_tags (tag, memory_pk) SELECT DISTINCT t, %s FROM unnest(%s::text[]) AS t",
             (pk, list(tags)),
         )
 
@@ -191,7 +191,7 @@ def write_files(conn: Conn, pk: int, files: Sequence[str], *, replace: bool = Tr
         conn.execute("DELETE FROM memory_files WHERE memory_pk = %s", (pk,))
     if files:
         conn.execute(
-            "INSERT INTO memory_files (path, memory_pk) SELECT DISTINCT f, %s FROM unnest(%s) AS f",
+            "INSERT INTO memory_files (path, memory_pk) SELECT DISTINCT f, %s FROM unnest(%s::text[]) AS f",
             (pk, list(files)),
         )
 

@@ -205,6 +205,7 @@ def test_a_history_moves_between_sqlite_and_postgresql_and_verifies_on_both(
         lite.close()
     assert sqlite_broken is None
     with pg_db.transaction() as conn:
+        conn.execute("DELETE FROM projects")  # the global scope the schema starts with
         conn.cursor().executemany(
             "INSERT INTO projects (pk, project_id, name, created_at) VALUES (%s, %s, %s, %s)",
             projects,

@@ -112,7 +112,7 @@ def test_an_observation_is_written_as_on_sqlite(
     assert observations.count_observations("proj_new", None) == 1
     assert observations.observation_sessions("proj_new", 10) == ["sess-1"]
     assert twins.pg.read(lambda c: keys.pk(c, "proj_new")) is not None  # the scope was made
-    for word in ("migrations", "strasse", "lease", "force"):  # folded as SQLite folds
+    for word in ("migrations", "straße", "lease", "force"):  # folded as SQLite folds
         assert matches(twins.pg, added.id, word), word
 
 

@@ -82,7 +82,9 @@ def make_twins(pg_db: PgDatabase, tmp_path: Path) -> Iterator[Twins]:
         for row in start:
             pg.execute(
                 "INSERT INTO projects (pk, project_id, path, name, created_at) "
-                "VALUES (%s, %s, %s, %s, %s)",
+                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (pk) DO UPDATE SET "
+                "project_id = excluded.project_id, path = excluded.path, "
+                "name = excluded.name, created_at = excluded.created_at",
                 tuple(row),
             )
         pg.execute("SELECT setval(pg_get_serial_sequence('projects', 'pk'), max(pk)) FROM projects")
