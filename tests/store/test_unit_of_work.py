@@ -20,8 +20,10 @@ class DecidedAgainst(Exception):
 
 
 def test_each_run_uses_the_backend_it_names(service: MemoryService, backend: str) -> None:
-    expected = InMemoryStore if backend == "memory" else SqliteStore
-    assert type(service.store) is expected
+    from ltm_desktop.postgres.pg_store import PostgresStore
+
+    expected = {"memory": InMemoryStore, "sqlite": SqliteStore, "postgres": PostgresStore}
+    assert type(service.store) is expected[backend]
 
 
 def test_a_unit_of_work_that_raises_writes_nothing(service: MemoryService, project: str) -> None:
