@@ -1,8 +1,8 @@
 """Choosing PostgreSQL from the command line: the composition root's choice, the exit
 codes of a bad URL, and a password that no output ever shows.
 
-No PostgreSQL runs here and none is mocked: the engine's own tests run it. Until its
-package is installed, opening fails; these tests assert only what the choice does."""
+The choice opens the real engine on the test server (tests/pg_server.py); a missing
+driver or engine is stood in for by a module that fails to import, as it would."""
 
 from __future__ import annotations
 
@@ -16,55 +16,66 @@ from typing import Any
 import pytest
 
 from ltm_desktop.app import open_launch_store
-from ltm_desktop.core.errors import StorageError
+from ltm_desktop.core.errors import NotADatabase, StorageError
 from ltm_desktop.core.settings.launch import ENV_DATABASE_URL, resolve_launch
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
+from tests.pg_databases import PgDatabases
+from tests.pg_server import fresh_database
 
 PASSWORD = "s3cr3t-PW-xyz"
-STORE: Any = object()  # what the fake engine returns
 URL = f"postgresql://alice:{PASSWORD}@127.0.0.1:1/ltm"  # port 1: nothing listens
 
 
-def fake_engine(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """A stand-in for ``ltm_desktop.postgres`` that records the call and opens nothing:
-    only to see the arguments the composition root passes (not a database mock)."""
-    calls: list[dict[str, Any]] = []
-    module: Any = types.ModuleType("ltm_desktop.postgres")
-
-    def open_postgres_store(conninfo: str, **kwargs: Any) -> object:
-        calls.append({"conninfo": conninfo, **kwargs})
-        return STORE
-
-    module.open_postgres_store = open_postgres_store
-    monkeypatch.setitem(sys.modules, "ltm_desktop.postgres", module)
-    return calls
-
-
-def test_a_url_opens_the_postgresql_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The choice only (a fake module records the call; no database is involved)."""
+def test_a_url_opens_the_postgresql_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pg_databases: PgDatabases
+) -> None:
     monkeypatch.delenv(ENV_DATABASE_URL, raising=False)
-    calls = fake_engine(monkeypatch)
-    launch = resolve_launch(tmp_path / "d", tmp_path / "c.toml", URL)
-    assert open_launch_store(launch, create=True) is STORE
-    assert open_launch_store(launch, create=False, busy_timeout_ms=300) is STORE
-    backups = tmp_path / "d" / "backups"
-    assert calls == [
-        {"conninfo": URL, "backup_dir": backups, "create": True, "connect_timeout": 10},
-        {"conninfo": URL, "backup_dir": backups, "create": False, "connect_timeout": 1},
-    ]
-    assert not (tmp_path / "d" / "ltm.sqlite").exists()
+    url = pg_databases.take()
+    try:
+        launch = resolve_launch(tmp_path / "d", tmp_path / "c.toml", to_url(url))
+        assert launch.database_url is not None
+        store = open_launch_store(launch, create=True)
+        try:
+            assert type(store).__name__ == "PostgresStore"
+            assert store.location == launch.database_url.display
+            assert "password" not in store.location
+        finally:
+            store.close()
+        assert not (tmp_path / "d" / "ltm.sqlite").exists()
+    finally:
+        pg_databases.release(url)
+
+
+def test_an_empty_database_is_not_made_by_a_command_that_only_looks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pg_server_url: str
+) -> None:
+    monkeypatch.delenv(ENV_DATABASE_URL, raising=False)
+    with fresh_database(pg_server_url) as url:
+        launch = resolve_launch(tmp_path / "d", tmp_path / "c.toml", to_url(url))
+        with pytest.raises(NotADatabase, match="no ltm-desktop database at PostgreSQL at"):
+            open_launch_store(launch, create=False, busy_timeout_ms=300)
+
+
+def to_url(conninfo: str) -> str:
+    """A libpq ``key=value`` string as the ``postgresql://`` URL a person would type."""
+    from urllib.parse import quote
+
+    from psycopg.conninfo import conninfo_to_dict
+
+    parts = conninfo_to_dict(conninfo)
+    user = quote(str(parts["user"]), safe="")
+    password = quote(str(parts.get("password", "")), safe="")
+    return f"postgresql://{user}:{password}@{parts['host']}:{parts['port']}/{parts['dbname']}"
 
 
 def test_without_a_url_sqlite_is_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(ENV_DATABASE_URL, raising=False)
-    calls = fake_engine(monkeypatch)
     (tmp_path / "d").mkdir(mode=0o700)
     store = open_launch_store(resolve_launch(tmp_path / "d", tmp_path / "c.toml"), create=True)
     try:
         assert store.location == str(tmp_path / "d" / "ltm.sqlite")
     finally:
         store.close()
-    assert calls == []
 
 
 def test_a_missing_driver_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
