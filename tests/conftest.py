@@ -3,7 +3,10 @@
 A module marked ``every_backend`` runs each of its service tests on three engines: the
 SQLite store, the PostgreSQL store (on the server ``LTM_TEST_DATABASE_URL`` names:
 tests/pg_databases.py) and the in-memory double (tests/doubles), which stores and decides
-nothing; a test that looks at SQLite itself is marked ``sqlite_only``.
+nothing; a test that looks at SQLite itself is marked ``sqlite_only``, one that needs what
+the double does not do (snippets, threads reading beside writers) ``real_engines``. A test
+that starts another process on a service's store takes its environment from
+``process_env`` (the database's URL on PostgreSQL; skipped on the double).
 
 A test marked ``slow`` (over a second: real agent CLIs, many processes, large data,
 many generated examples) runs only with ``--slow``, which ``scripts/check.py`` and so
@@ -24,15 +27,17 @@ from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.config import Settings
+from ltm_desktop.core.settings.launch import ENV_DATABASE_URL
 from ltm_desktop.core.settings.paths import ENV_CONFIG, ENV_DATA_DIR, DataPaths
 from ltm_desktop.store import open_store
 from tests.doubles.memory_store import Files, InMemoryStore
-from tests.pg_databases import PgDatabases
+from tests.pg_databases import PgDatabases, to_url
 
 pytest_plugins = ["tests.pg_server"]  # real PostgreSQL: pg_server_url, pg_url
 
 START = 1_800_000_000.0  # 2027-01-15, a fixed "now" for tests
 BACKENDS = ("sqlite", "postgres", "memory")
+REAL_ENGINES = ("sqlite", "postgres")  # the stores a user runs; the double is a test's
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -40,6 +45,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "every_backend: run the module's service tests on every backend"
     )
     config.addinivalue_line("markers", "sqlite_only: the test looks at SQLite itself")
+    config.addinivalue_line(
+        "markers",
+        "real_engines: in an every_backend module, runs on SQLite and PostgreSQL only (it "
+        "needs what the in-memory double does not do: snippets, reads beside writes)",
+    )
     config.addinivalue_line(
         "markers", "slow: takes over a second; run with --slow (scripts/check.py and CI do)"
     )
@@ -89,7 +99,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     marked = metafunc.definition.get_closest_marker
     if "backend" in metafunc.fixturenames and marked("every_backend") and not marked("sqlite_only"):
-        metafunc.parametrize("backend", BACKENDS, indirect=True)
+        engines = REAL_ENGINES if marked("real_engines") else BACKENDS
+        metafunc.parametrize("backend", engines, indirect=True)
 
 
 class FakeClock:
@@ -124,6 +135,7 @@ def _isolated_environment(
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv(ENV_DATA_DIR, str(home / "data"))
     monkeypatch.setenv(ENV_CONFIG, str(home / "config.toml"))
+    monkeypatch.delenv(ENV_DATABASE_URL, raising=False)  # SQLite unless a test names a server
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "xdg-state"))  # the hooks' log dir
@@ -165,30 +177,80 @@ def pg_databases(pg_server_url: str) -> Iterator[PgDatabases]:
     databases.drop_all()
 
 
+class DataDirDatabases:
+    """The PostgreSQL database of each data dir a test's stores use: one per dir, taken on
+    first use (by ``make_service`` or by a second process's environment), released after."""
+
+    def __init__(self, pg: PgDatabases | None) -> None:
+        self._pg = pg
+        self._urls: dict[Path, str] = {}
+
+    def url(self, data_dir: Path) -> str | None:
+        """The libpq URL of ``data_dir``'s database; None when the test runs on SQLite."""
+        if self._pg is None:
+            return None
+        url = self._urls.get(data_dir)
+        if url is None:
+            url = self._urls[data_dir] = self._pg.take()
+        return url
+
+    def release(self) -> None:
+        if self._pg is not None:
+            for url in self._urls.values():
+                self._pg.release(url)
+        self._urls.clear()
+
+
 @pytest.fixture
-def make_service(
-    tmp_path: Path, clock: FakeClock, backend: str, request: pytest.FixtureRequest
-) -> Iterator[ServiceFactory]:
-    opened: list[MemoryService] = []
-    in_memory: dict[Path, Files] = {}  # the double's "files", shared by stores on one dir
-    pg_urls: dict[Path, str] = {}  # a database per data dir, shared by stores on one dir
+def data_dir_databases(backend: str, request: pytest.FixtureRequest) -> Iterator[DataDirDatabases]:
     pg: PgDatabases | None = None
     if backend == "postgres":
         pg = request.getfixturevalue("pg_databases")
+    databases = DataDirDatabases(pg)
+    yield databases
+    databases.release()
+
+
+ProcessEnv = Callable[[Path], dict[str, str]]
+
+
+@pytest.fixture
+def process_env(backend: str, data_dir_databases: DataDirDatabases) -> ProcessEnv:
+    """The environment of another process (the console script) on the store of a data dir:
+    ``LTM_DESKTOP_DATABASE_URL`` names its database on PostgreSQL, as a user would set it.
+    The in-memory double lives in this process only: such a test skips on it."""
+    if backend == "memory":
+        pytest.skip("another process cannot open the in-memory double")
+
+    def env(data_dir: Path) -> dict[str, str]:
+        environment = dict(os.environ)
+        environment.pop(ENV_DATABASE_URL, None)
+        url = data_dir_databases.url(data_dir)
+        if url is not None:
+            environment[ENV_DATABASE_URL] = to_url(url)
+        return environment
+
+    return env
+
+
+@pytest.fixture
+def make_service(
+    tmp_path: Path, clock: FakeClock, backend: str, data_dir_databases: DataDirDatabases
+) -> Iterator[ServiceFactory]:
+    opened: list[MemoryService] = []
+    in_memory: dict[Path, Files] = {}  # the double's "files", shared by stores on one dir
 
     def factory(
         data_dir: Path | None = None, settings: Settings | None = None, **kwargs: Any
     ) -> MemoryService:
         paths = DataPaths(data_dir or tmp_path / "data")
         store: MemoryStore
+        url = data_dir_databases.url(paths.data_dir)  # a database per data dir
         if backend == "memory":
             store = InMemoryStore.open(paths.db_path, in_memory)
-        elif pg is not None:
+        elif url is not None:
             from ltm_desktop.postgres import open_postgres_store
 
-            url = pg_urls.get(paths.data_dir)
-            if url is None:
-                url = pg_urls[paths.data_dir] = pg.take()
             paths.data_dir.mkdir(parents=True, exist_ok=True)
             store = open_postgres_store(url, backup_dir=paths.backup_dir)
         else:
@@ -201,9 +263,6 @@ def make_service(
     yield factory
     for service in opened:
         service.close()
-    if pg is not None:
-        for url in pg_urls.values():
-            pg.release(url)
 
 
 @pytest.fixture

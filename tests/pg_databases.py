@@ -22,6 +22,22 @@ def _with_dbname(url: str, name: str) -> str:
     return make_conninfo(url, dbname=name)
 
 
+def to_url(conninfo: str) -> str:
+    """A libpq ``key=value`` string (what ``take`` gives) as the ``postgresql://`` URL a
+    person would type: what ``--database-url`` and ``LTM_DESKTOP_DATABASE_URL`` take."""
+    from urllib.parse import quote
+
+    from psycopg.conninfo import conninfo_to_dict
+
+    parts = conninfo_to_dict(conninfo)
+    user = quote(str(parts.get("user", "")), safe="")
+    password = parts.get("password")
+    login = f"{user}:{quote(str(password), safe='')}" if password else user
+    host = str(parts.get("host", "127.0.0.1"))
+    port = f":{parts['port']}" if parts.get("port") else ""
+    return f"postgresql://{login}@{host}{port}/{quote(str(parts['dbname']), safe='')}"
+
+
 # What a test may have changed besides rows (a dropped trigger, a replaced function, an
 # index): a database whose shape differs from a new one's is dropped, not lent again.
 _SHAPE = """SELECT md5(string_agg(part, ';' ORDER BY part)) FROM (

@@ -14,6 +14,8 @@ from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.service import MemoryService
 from tests.api.conftest import RawConnection, ServerFactory, wait_until
 
+pytestmark = pytest.mark.every_backend
+
 CWD = "/home/dev/src/shop"
 
 

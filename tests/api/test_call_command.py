@@ -6,8 +6,12 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from ltm_desktop.api.client import Client
 from tests.console import CONSOLE_SCRIPT
+
+pytestmark = pytest.mark.every_backend
 
 
 def call(

@@ -23,6 +23,8 @@ from ltm_desktop.core.records import AuditAction, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui import ops
 
+pytestmark = pytest.mark.every_backend
+
 ROUNDS = 300
 CONFLICT_REASONS = {"stale", "removed", "already_removed", "already_active"}
 

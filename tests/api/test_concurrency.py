@@ -12,6 +12,8 @@ from ltm_desktop.api.client import Client
 from ltm_desktop.core.records import ListQuery
 from ltm_desktop.core.service import MemoryService
 
+pytestmark = pytest.mark.every_backend
+
 CLIENTS = 8
 REQUESTS = 500
 

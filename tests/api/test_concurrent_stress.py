@@ -22,6 +22,8 @@ from ltm_desktop.embedding.static import StaticEmbedder
 from tests.api.conftest import ServerFactory, wait_until
 from tests.conftest import ServiceFactory
 
+pytestmark = pytest.mark.every_backend
+
 CLIENTS = 8
 ADDS = 150  # per client: 1,200 in the project, past 1,024 rows where its arrays regrow
 SEARCH_EVERY = 5
@@ -102,6 +104,7 @@ def _work(socket_path: Path, n: int, owned: Owned) -> None:
                 owned.failures.append(f"client {n} step {i}: {type(exc).__name__}: {exc}")
 
 
+@pytest.mark.real_engines  # the double is not for threads
 @pytest.mark.slow
 def test_concurrent_writes_and_searches_never_fail(
     make_service: ServiceFactory, start_server: ServerFactory

@@ -11,6 +11,8 @@ from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.service import MemoryService
 
+pytestmark = pytest.mark.every_backend
+
 
 def test_a_start_failing_to_publish_its_endpoint_removes_its_socket(
     service: MemoryService, monkeypatch: pytest.MonkeyPatch

@@ -11,6 +11,8 @@ from ltm_desktop.api.client import Client, InvalidParams
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock
 
+pytestmark = pytest.mark.every_backend
+
 
 @pytest.fixture
 def project_dir(tmp_path: Path) -> Path:

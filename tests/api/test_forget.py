@@ -6,6 +6,8 @@ import pytest
 
 from ltm_desktop.api.client import Client, InvalidParams
 
+pytestmark = pytest.mark.every_backend
+
 CWD = "/home/dev/src/shop"
 OTHER = "/home/dev/src/billing"
 

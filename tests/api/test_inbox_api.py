@@ -15,6 +15,8 @@ from tests.agent.fake_model import fake_model as fake_model  # a fixture
 from tests.api.conftest import ServerFactory, wait_until
 from tests.conftest import ServiceFactory
 
+pytestmark = pytest.mark.every_backend
+
 CWD = "/home/dev/src/shop"
 ENTRIES = [
     {"title": "Deploy", "content": "Deploy with make deploy from main", "importance": 7},

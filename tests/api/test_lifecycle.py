@@ -24,7 +24,11 @@ from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.search import backfill
 from ltm_desktop.core.service import MemoryService
 from tests.api.conftest import RawConnection, ServerFactory, wait_until
-from tests.conftest import ServiceFactory, make_draft
+from tests.conftest import ProcessEnv, ServiceFactory, make_draft
+
+# The server's tests run on SQLite, PostgreSQL and the in-memory double; a served process
+# (the console script) runs on SQLite and PostgreSQL (process_env), never on the double.
+pytestmark = pytest.mark.every_backend
 
 
 def test_socket_is_private(server: ServerThread, socket_path: Path) -> None:
@@ -162,7 +166,10 @@ def reap(process: subprocess.Popen[str]) -> None:
     process.stderr.close()  # type: ignore[union-attr]
 
 
-def serve(data_dir: Path, sock: Path, *extra: str) -> subprocess.Popen[str]:
+def serve(
+    data_dir: Path, sock: Path, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """``ltm-desktop serve`` on the data dir; ``env``: a process_env's (the store's URL)."""
     return subprocess.Popen(
         [
             sys.executable,
@@ -178,15 +185,16 @@ def serve(data_dir: Path, sock: Path, *extra: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
     )
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_serve_prints_its_endpoint_and_exits_cleanly(
-    tmp_path: Path, short_dir: Path, signum: int
+    tmp_path: Path, short_dir: Path, signum: int, process_env: ProcessEnv
 ) -> None:
     sock = short_dir / "serve.sock"
-    process = serve(tmp_path / "data", sock)
+    process = serve(tmp_path / "data", sock, env=process_env(tmp_path / "data"))
     try:
         assert process.stdout is not None
         ready = process.stdout.readline()
@@ -200,12 +208,15 @@ def test_serve_prints_its_endpoint_and_exits_cleanly(
     assert not sock.exists()
 
 
-def test_second_serve_exits_non_zero(tmp_path: Path, short_dir: Path) -> None:
-    first = serve(tmp_path / "data", short_dir / "one.sock")
+def test_second_serve_exits_non_zero(
+    tmp_path: Path, short_dir: Path, process_env: ProcessEnv
+) -> None:
+    env = process_env(tmp_path / "data")
+    first = serve(tmp_path / "data", short_dir / "one.sock", env=env)
     try:
         assert first.stdout is not None
         assert "serving" in first.stdout.readline()
-        second = serve(tmp_path / "data", short_dir / "two.sock")
+        second = serve(tmp_path / "data", short_dir / "two.sock", env=env)
         out, err = second.communicate(timeout=60)
         assert second.returncode != 0
         assert "already running" in err
@@ -219,10 +230,10 @@ def test_second_serve_exits_non_zero(tmp_path: Path, short_dir: Path) -> None:
 
 @pytest.mark.slow
 def test_sigkill_loses_no_acknowledged_write(
-    tmp_path: Path, short_dir: Path, make_service: ServiceFactory
+    tmp_path: Path, short_dir: Path, make_service: ServiceFactory, process_env: ProcessEnv
 ) -> None:
     sock = short_dir / "kill.sock"
-    process = serve(tmp_path / "data", sock)
+    process = serve(tmp_path / "data", sock, env=process_env(tmp_path / "data"))
     acknowledged: list[str] = []
     assert process.stdout is not None
     assert "serving" in process.stdout.readline()
@@ -277,9 +288,11 @@ def test_unauthenticated_tcp_peers_are_dropped_quickly(
         assert owner.health()["ok"] is True
 
 
-def test_serve_with_worker_processes(tmp_path: Path, short_dir: Path) -> None:
+def test_serve_with_worker_processes(
+    tmp_path: Path, short_dir: Path, process_env: ProcessEnv
+) -> None:
     sock = short_dir / "w.sock"
-    process = serve(tmp_path / "data", sock, "--workers", "2")
+    process = serve(tmp_path / "data", sock, "--workers", "2", env=process_env(tmp_path / "data"))
     try:
         assert process.stdout is not None
         assert "with 2 worker processes" in process.stdout.readline()
@@ -351,6 +364,7 @@ def test_a_dying_worker_stops_the_server_with_an_error(tmp_path: Path, short_dir
     ]
 
 
+@pytest.mark.sqlite_only  # removes the data dir, which holds SQLite's database
 def test_health_answers_not_ok_long_after_the_database_was_removed(
     service: MemoryService, client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -8,6 +8,8 @@ import pytest
 
 from tests.api.conftest import RawConnection
 
+pytestmark = pytest.mark.every_backend
+
 HUGE = "x" * 100_000
 LIMIT = 300  # the whole message, prefix included
 

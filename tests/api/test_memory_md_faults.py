@@ -9,9 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ltm_desktop.api.client import Client
 from ltm_desktop.core.service import MemoryService
-from tests.conftest import FakeClock, ServiceFactory, make_draft
+from tests.conftest import FakeClock, ProcessEnv, ServiceFactory, make_draft
+
+pytestmark = pytest.mark.every_backend
 
 CWD = "/home/dev/src/shop"
 
@@ -105,7 +109,7 @@ def blocked_data_dir(make_service: ServiceFactory, data_dir: Path) -> Path:
 
 
 def test_status_starts_with_a_blocked_memory_md_and_reports_it(
-    make_service: ServiceFactory, tmp_path: Path
+    make_service: ServiceFactory, tmp_path: Path, process_env: ProcessEnv
 ) -> None:
     target = blocked_data_dir(make_service, tmp_path / "data")
     done = subprocess.run(
@@ -114,6 +118,7 @@ def test_status_starts_with_a_blocked_memory_md_and_reports_it(
         text=True,
         timeout=60,
         check=False,
+        env=process_env(tmp_path / "data"),
     )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
@@ -125,7 +130,7 @@ def test_status_starts_with_a_blocked_memory_md_and_reports_it(
 
 
 def test_serve_starts_with_a_blocked_memory_md_and_reports_it(
-    make_service: ServiceFactory, tmp_path: Path, short_dir: Path
+    make_service: ServiceFactory, tmp_path: Path, short_dir: Path, process_env: ProcessEnv
 ) -> None:
     target = blocked_data_dir(make_service, tmp_path / "data")
     sock = short_dir / "blocked.sock"
@@ -134,6 +139,7 @@ def test_serve_starts_with_a_blocked_memory_md_and_reports_it(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env=process_env(tmp_path / "data"),
     )
     try:
         assert process.stdout is not None

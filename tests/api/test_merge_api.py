@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 from ltm_desktop.agent.direct_access import DirectAccess
 from ltm_desktop.core.consolidation.consolidator import Consolidator
 from ltm_desktop.core.records import Memory, MemoryDraft
 from tests.conftest import ServiceFactory
 from tests.doubles.embedders import WordHashEmbedder
+
+pytestmark = pytest.mark.every_backend
 
 CWD = "/home/dev/src/shop"
 TEXTS = [

@@ -21,6 +21,8 @@ from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.service import MemoryService
 from tests.conftest import FakeClock
 
+pytestmark = pytest.mark.every_backend
+
 CWD = "/home/dev/src/shop"
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 MEMORY_KEYS = {
@@ -151,6 +153,7 @@ def test_update_conflict(client: Client) -> None:
     assert info.value.data == {"other_id": a["id"], "reason": "duplicate", "memory": b}
 
 
+@pytest.mark.real_engines  # the double makes no snippets
 def test_search_reinforces_and_scopes(client: Client) -> None:
     mine = client.memory_add("Kafka topics use dotted names", cwd=CWD)["memory"]
     glob = client.memory_add("User prefers kafka over rabbitmq", project_id="global")["memory"]

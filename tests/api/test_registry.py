@@ -16,6 +16,8 @@ from ltm_desktop.api.registry import Handler
 from ltm_desktop.core.records import EDITABLE_FIELDS
 from ltm_desktop.core.service import MemoryService
 
+pytestmark = pytest.mark.every_backend
+
 
 def call_of(service: MemoryService) -> Call:
     return Call(service, Session("unix"))

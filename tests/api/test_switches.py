@@ -20,6 +20,8 @@ from ltm_desktop.core.settings.switches import Switches
 from tests.api.conftest import ServerFactory
 from tests.conftest import ServiceFactory
 
+pytestmark = pytest.mark.every_backend
+
 CWD = "/home/dev/src/billing-api"
 LTM = Path(sys.executable).with_name("ltm-desktop")
 # Valid params for the gated methods (each call would work with memory on).

@@ -22,6 +22,8 @@ import pytest
 from ltm_desktop.api.client import Client, UntrustedServer
 from tests.console import CONSOLE_SCRIPT, NOBODY, assert_one_error_line
 
+pytestmark = pytest.mark.every_backend
+
 STOP = b"stop\n"
 INJECTED = "INJECTED by someone else"
 

@@ -19,7 +19,7 @@ from ltm_desktop.app import open_launch_store
 from ltm_desktop.core.errors import NotADatabase, StorageError
 from ltm_desktop.core.settings.launch import ENV_DATABASE_URL, resolve_launch
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
-from tests.pg_databases import PgDatabases
+from tests.pg_databases import PgDatabases, to_url
 from tests.pg_server import fresh_database
 
 PASSWORD = "s3cr3t-PW-xyz"
@@ -54,18 +54,6 @@ def test_an_empty_database_is_not_made_by_a_command_that_only_looks(
         launch = resolve_launch(tmp_path / "d", tmp_path / "c.toml", to_url(url))
         with pytest.raises(NotADatabase, match="no ltm-desktop database at PostgreSQL at"):
             open_launch_store(launch, create=False, busy_timeout_ms=300)
-
-
-def to_url(conninfo: str) -> str:
-    """A libpq ``key=value`` string as the ``postgresql://`` URL a person would type."""
-    from urllib.parse import quote
-
-    from psycopg.conninfo import conninfo_to_dict
-
-    parts = conninfo_to_dict(conninfo)
-    user = quote(str(parts["user"]), safe="")
-    password = quote(str(parts.get("password", "")), safe="")
-    return f"postgresql://{user}:{password}@{parts['host']}:{parts['port']}/{parts['dbname']}"
 
 
 def test_without_a_url_sqlite_is_opened(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,6 +23,8 @@ from ltm_desktop.core.settings.config import Settings
 from tests.api.http_calls import HttpCaller
 from tests.conftest import ServiceFactory
 
+pytestmark = pytest.mark.every_backend
+
 CWD = "/home/dev/src/shop"
 OTHER = "/home/dev/src/billing"
 HttpFactory = Callable[..., HttpServer]
@@ -349,6 +351,7 @@ def test_disabled_memory_answers_503_except_health(
     assert svc.stats(svc.resolve_scope(cwd=CWD)).active == 0
 
 
+@pytest.mark.sqlite_only  # removes SQLite's database file under the service
 def test_a_store_fault_is_a_clear_500_without_a_traceback(
     api: HttpCaller, service: MemoryService
 ) -> None:

@@ -22,6 +22,8 @@ from tests.api.http_calls import HttpCaller
 from tests.hang import finishes
 from tests.store.test_readers import open_descriptors
 
+pytestmark = pytest.mark.every_backend
+
 CWD = "/home/dev/src/shop"
 Serve = Callable[..., tuple[HttpServer, HttpCaller]]
 

@@ -19,7 +19,10 @@ import pytest
 
 from ltm_desktop.api import runtime
 from tests.api.http_calls import Answer, HttpCaller
+from tests.conftest import ProcessEnv
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
+
+pytestmark = pytest.mark.every_backend
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "http.md"
 STARTED = re.compile(r"http:127\.0\.0\.1:(\d+)")
@@ -28,12 +31,15 @@ STARTED = re.compile(r"http:127\.0\.0\.1:(\d+)")
 class Served:
     """A running ``serve --http`` process and a caller for its HTTP API."""
 
-    def __init__(self, data_dir: Path, sock: Path, *extra: str) -> None:
+    def __init__(
+        self, data_dir: Path, sock: Path, *extra: str, env: dict[str, str] | None = None
+    ) -> None:
         self.process = subprocess.Popen(
             [CONSOLE_SCRIPT, "--data-dir", str(data_dir), "serve", "--socket", str(sock), *extra],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            env=env,
         )
         assert self.process.stdout is not None
         self.line = self.process.stdout.readline()
@@ -57,11 +63,13 @@ class Served:
 
 
 @pytest.fixture
-def serve_http(tmp_path: Path, short_dir: Path) -> Iterator[Any]:
+def serve_http(tmp_path: Path, short_dir: Path, process_env: ProcessEnv) -> Iterator[Any]:
+    """``serve --http`` on SQLite, and on PostgreSQL with its URL in the environment."""
     started: list[Served] = []
+    env = process_env(tmp_path / "data")
 
     def start(*extra: str) -> Served:
-        served = Served(tmp_path / "data", short_dir / "s.sock", *extra)
+        served = Served(tmp_path / "data", short_dir / "s.sock", *extra, env=env)
         started.append(served)
         return served
 
