@@ -110,6 +110,7 @@ def open_launch(
     *,
     background: bool = False,
     create: bool = True,
+    connect_timeout_s: int | None = None,
 ) -> OpenedService:
     """Open the data directory's database, run startup housekeeping, return the service.
 
@@ -120,6 +121,9 @@ def open_launch(
         create: make the data dir and database when there are none. Commands that only
             look or take away (status, verify, export, erase) pass False: a mistyped
             ``--data-dir`` is an error, not a new empty database found sound.
+        connect_timeout_s: how long a PostgreSQL server may take to answer (None: the
+            ``CONNECT_TIMEOUT_S`` of a process that can wait; an agent's MCP server passes
+            ``AGENT_CONNECT_TIMEOUT_S``).
     """
     from ltm_desktop.agent.extractor.worker import ExtractionWorker  # not for a hook's opening
 
@@ -128,7 +132,7 @@ def open_launch(
         prepare_data_dir(launch.data_dir)
     elif data_dir_exists(launch.data_dir):  # else the store says there is no database
         check_data_dir(launch.data_dir)
-    store = open_launch_store(launch, create=create)
+    store = open_launch_store(launch, create=create, connect_timeout_s=connect_timeout_s)
     embedder = make_embedder(settings)  # loads nothing until it first embeds
     service = MemoryService(
         store,
@@ -189,19 +193,28 @@ def open_service_briefly(
 
 
 # A PostgreSQL connection's timeout: a long-lived process may wait for a slow network; a
-# hook (busy_timeout_ms) gets a short one, an agent waits on every hook.
+# hook (busy_timeout_ms) gets a short one, an agent waits on every hook. psycopg, as libpq,
+# waits at least 2 s (it takes 1 as 2): a hook's own deadline (1.5 s) answers before that.
+# An agent's MCP server or tool call waits on the opening too (a server that drops packets
+# cost it 10 s per tool call): it gets psycopg's least.
 CONNECT_TIMEOUT_S = 10
 BRIEF_CONNECT_TIMEOUT_S = 1
+AGENT_CONNECT_TIMEOUT_S = 2
 
 
 def open_launch_store(
-    launch: Launch, *, create: bool, busy_timeout_ms: int | None = None
+    launch: Launch,
+    *,
+    create: bool,
+    busy_timeout_ms: int | None = None,
+    connect_timeout_s: int | None = None,
 ) -> MemoryStore:
     """The engine the Launch names: PostgreSQL at its URL, else SQLite in the data dir.
 
     ``create``: False refuses a database that is not there (SQLite) or has none of our
     tables (PostgreSQL). ``busy_timeout_ms``: a brief process's wait for a lock; for
-    PostgreSQL it also shortens the connect timeout. PostgreSQL's package (and psycopg)
+    PostgreSQL it also shortens the connect timeout, unless ``connect_timeout_s`` (whole
+    seconds to reach the server) says how long. PostgreSQL's package (and psycopg)
     is imported only here, only when a URL is set: SQLite's processes never load it.
 
     Raises:
@@ -224,7 +237,9 @@ def open_launch_store(
     except ImportError as exc:  # the package is not there
         raise StorageError(missing.format(exc.name or exc)) from None
     timeout = CONNECT_TIMEOUT_S
-    if busy_timeout_ms is not None:
+    if connect_timeout_s is not None:
+        timeout = connect_timeout_s
+    elif busy_timeout_ms is not None:
         timeout = max(BRIEF_CONNECT_TIMEOUT_S, -(-busy_timeout_ms // 1000))
     try:
         store: MemoryStore = open_postgres_store(

@@ -104,7 +104,7 @@ def open_access(
         Unavailable: the settings name no usable store, or it cannot be opened.
     """
     from ltm_desktop.agent.direct_access import DirectAccess
-    from ltm_desktop.app import open_launch
+    from ltm_desktop.app import AGENT_CONNECT_TIMEOUT_S, open_launch
     from ltm_desktop.core.settings.launch import resolve_launch
 
     try:
@@ -115,7 +115,7 @@ def open_access(
     if found is not None:
         return found
     try:
-        opened = open_launch(launch)
+        opened = open_launch(launch, connect_timeout_s=AGENT_CONNECT_TIMEOUT_S)  # agents wait
     except LtmError as exc:
         raise Unavailable(str(exc)) from exc
     for warning in opened.warnings:

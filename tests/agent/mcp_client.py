@@ -61,9 +61,11 @@ async def mcp_session(
     roots: Sequence[Path] | None = None,
     cwd: Path | None = None,
     stderr: Path,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Session]:
-    """``ltm-desktop --data-dir DATA mcp ARGS`` as a subprocess, initialized as ``name``."""
-    env = {key: os.environ[key] for key in PASSED_ENV if key in os.environ}
+    """``ltm-desktop --data-dir DATA mcp ARGS`` as a subprocess, initialized as ``name``;
+    ``env``: variables set for it besides the passed ones (``LTM_DESKTOP_DATABASE_URL``)."""
+    env = {**{key: os.environ[key] for key in PASSED_ENV if key in os.environ}, **(env or {})}
     params = StdioServerParameters(
         command=str(EXECUTABLE),
         args=["--data-dir", str(data_dir), "mcp", *args],
