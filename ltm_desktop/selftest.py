@@ -74,7 +74,7 @@ class SelfTest:
         url = None if self.database_url is None else DatabaseUrl.parse(self.database_url)
         self.opened = open_launch(replace(launch, database_url=url))
         service = self.service
-        return f"{service.database.location} (schema v{service.database.schema_version})"
+        return f"{service.database.described} (schema v{service.database.schema_version})"
 
     def start_api(self) -> str:
         self.api = ServerThread(

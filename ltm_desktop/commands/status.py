@@ -71,6 +71,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             "data_dir": str(service.paths.data_dir),
             "store": "postgresql" if postgres else "sqlite",
             "db_path": service.database.location,  # for PostgreSQL, the URL without password
+            "server_version": service.database.server_version,  # None: SQLite's file
+            "described": service.database.described,  # "PostgreSQL 15 at host:port/db"
             "database_exists": True,
             "socket": socket,
             "schema_version": service.database.schema_version,
@@ -93,7 +95,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"ltm-desktop {__version__}")
     print(f"data dir:  {report['data_dir']}")
     label = "store:    " if postgres else "database: "
-    print(f"{label} {report['db_path']} (schema v{report['schema_version']})")
+    print(f"{label} {report['described']} (schema v{report['schema_version']})")
     durability = DURABILITY.get(state.synchronous, "see docs/data-model.md, Durability and faults")
     print(f"writes:    synchronous={state.synchronous.upper()} ({durability})")
     for problem in state.problems:
