@@ -88,6 +88,7 @@ class PgDatabase:
         self._closed = False
         self._last_problem: str | None = None
         self._lock = threading.Lock()
+        self._own_commits = 0  # write transactions this process committed
 
     # -- opening -------------------------------------------------------------
 
@@ -210,13 +211,18 @@ class PgDatabase:
     def transaction(self) -> Iterator[Conn]:
         """One write transaction holding the writer's lock: committed when the block ends
         normally (and so durable: ``synchronous_commit`` is the server's, on by default),
-        rolled back when it raises."""
+        rolled back when it raises. The lock, its wait and the commit count are one round
+        trip (trusted integers, no parameters)."""
         with self._connection() as conn, conn.transaction():
-            conn.execute(f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}")
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,))
-            conn.execute("SET LOCAL lock_timeout = 0")
-            conn.execute("UPDATE store_state SET version = version + 1 WHERE id = 1")
+            conn.execute(
+                f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}; "
+                f"SELECT pg_advisory_xact_lock({int(WRITER_LOCK)}); "
+                "SET LOCAL lock_timeout = 0; "
+                "UPDATE store_state SET version = version + 1 WHERE id = 1"
+            )
             yield conn
+        with self._lock:
+            self._own_commits += 1
 
     def vacuum(self, tables: Sequence[str]) -> None:
         """VACUUM the tables (outside a transaction, as PostgreSQL requires): the space of
@@ -230,8 +236,14 @@ class PgDatabase:
                 conn.autocommit = False
 
     def data_version(self) -> int:
+        """Changes when another process commits, not when this one does (as SQLite's
+        ``PRAGMA data_version``): the count of every commit less this process's own. A
+        read racing this process's commit may see one change that is not there (a
+        reader then looks again, never misses one)."""
         row = self.read(lambda c: c.execute("SELECT version FROM store_state").fetchone())
-        return int(row[0]) if row is not None else 0
+        with self._lock:
+            own = self._own_commits
+        return (int(row[0]) if row is not None else 0) - own
 
     def health(self) -> StoreHealth:
         """What the last call found (no query: health is asked often)."""
