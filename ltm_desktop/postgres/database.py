@@ -49,6 +49,22 @@ MIGRATION_LOCK = 0x4C544D_02  # pg_advisory_lock key: one migrating process at a
 CONNECT_TIMEOUT = 5.0  # seconds to reach the server (an agent's hook passes less)
 WRITE_LOCK_TIMEOUT_MS = 10_000  # how long a write waits for another writer, as on SQLite
 POOL_SIZE = 4  # connections kept: the app's reading threads and its writer
+STATEMENT_TIMEOUT_MS = 60_000  # a statement the server has not answered by then fails
+# TCP keepalives: a server that vanished mid-call (a cable, a VPN, a suspended laptop) is
+# noticed within about 5 + 3 * 2 s instead of the system's two hours.
+KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+}
+
+
+def _limit_statements(conn: Conn, timeout_ms: int) -> None:
+    """A pooled connection's statements end after ``timeout_ms`` (set once per connection,
+    as its session's default, so the URL's own ``options`` stay as given)."""
+    conn.execute(f"SET statement_timeout = {int(timeout_ms)}")
+    conn.commit()
 
 
 class PgDatabase:
@@ -62,8 +78,11 @@ class PgDatabase:
         create: bool = True,
         connect_timeout: float = CONNECT_TIMEOUT,
         lock_timeout_ms: int = WRITE_LOCK_TIMEOUT_MS,
+        statement_timeout_ms: int = STATEMENT_TIMEOUT_MS,
         pool_size: int = POOL_SIZE,
     ) -> None:
+        """``statement_timeout_ms``: how long any one statement may take on the server (an
+        agent's hook passes little: it must never hang on a stuck server)."""
         self._conninfo = conninfo
         self.display = describe(conninfo)
         self._timeout = connect_timeout
@@ -74,9 +93,10 @@ class PgDatabase:
             conninfo,
             min_size=1,
             max_size=pool_size,
-            kwargs={"connect_timeout": seconds, "application_name": "ltm-desktop"},
+            kwargs={"connect_timeout": seconds, "application_name": "ltm-desktop", **KEEPALIVES},
             timeout=connect_timeout,
             check=ConnectionPool.check_connection,
+            configure=lambda conn: _limit_statements(conn, statement_timeout_ms),
             open=False,
             name="ltm-desktop",
         )
@@ -95,7 +115,10 @@ class PgDatabase:
     def _connect(self, seconds: int) -> Conn:
         try:
             return psycopg.connect(
-                self._conninfo, connect_timeout=seconds, application_name="ltm-desktop"
+                self._conninfo,
+                connect_timeout=seconds,
+                application_name="ltm-desktop",
+                **KEEPALIVES,  # type: ignore[arg-type]
             )
         except psycopg.Error as exc:
             raise DatabaseUnreachable(
@@ -181,9 +204,13 @@ class PgDatabase:
             raise self._failed(
                 DatabaseUnreachable(f"{self.display} did not answer in time")
             ) from exc
-        except (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled) as exc:
+        except psycopg.errors.LockNotAvailable as exc:
             raise self._failed(
                 DatabaseBusy(f"another writer held {self.display} past the wait; try again")
+            ) from exc
+        except psycopg.errors.QueryCanceled as exc:
+            raise self._failed(
+                DatabaseBusy(f"{self.display} took too long to answer; try again")
             ) from exc
         except psycopg.OperationalError as exc:
             message = scrubbed(str(exc), self._conninfo)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -103,3 +104,20 @@ def test_data_version_moves_for_other_processes_commits_only(pg_url: str) -> Non
     finally:
         mine.close()
         theirs.close()
+
+
+def test_a_stuck_server_fails_a_brief_opening_instead_of_hanging_it(pg_url: str) -> None:
+    """Another session holds the memories table (as a long migration or a manual LOCK
+    would): a hook's store gives up after its statement timeout, saying so."""
+    from ltm_desktop.core.errors import DatabaseBusy
+    from ltm_desktop.postgres import open_postgres_store
+    from tests.hang import finishes
+
+    store = open_postgres_store(pg_url, backup_dir=Path("/nonexistent"), lock_timeout_ms=300)
+    try:
+        with psycopg.connect(pg_url) as holder:
+            holder.execute("LOCK TABLE memories IN ACCESS EXCLUSIVE MODE")
+            with pytest.raises(DatabaseBusy, match="took too long to answer"):
+                finishes(lambda: store.get_memory("mem_nothing"))
+    finally:
+        store.close()
