@@ -115,7 +115,9 @@ class PostgresStore:
         """An erased row's old versions are dead tuples until VACUUM reuses their space;
         VACUUM makes the space reusable, it does not overwrite it. Run here so nothing of
         an erased memory stays reachable through the table."""
-        self._db.vacuum(("memories", "memory_index", "memory_tags", "memory_files", "audit"))
+        self._db.vacuum(
+            ("memories", "memory_index", "memory_tags", "memory_files", "audit", "proposals")
+        )  # proposals: one approved into the memory is erased with it
         return None
 
     # -- projects ---------------------------------------------------------------

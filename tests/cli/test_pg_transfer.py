@@ -97,6 +97,20 @@ def _rows_holding(conninfo: str, word: str) -> dict[str, int]:
     return found
 
 
+SCRUBBED = ("audit", "memories", "memory_files", "memory_index", "memory_tags", "proposals")
+
+
+def _vacuums(conninfo: str) -> dict[str, int]:
+    """How many times each table the erase's scrub vacuums has been vacuumed by hand."""
+    rows = sql(
+        conninfo,
+        "SELECT relname, vacuum_count FROM pg_stat_user_tables WHERE relname = ANY(%s)",
+        (list(SCRUBBED),),
+    )
+    assert len(rows) == len(SCRUBBED)
+    return {str(name): int(count) for name, count in rows}
+
+
 @pytest.mark.slow
 def test_erase_leaves_nothing_of_the_memory_in_any_table_and_tombstones_its_history(
     tmp_path: Path, pg_databases: PgDatabases
@@ -121,12 +135,14 @@ def test_erase_leaves_nothing_of_the_memory_in_any_table_and_tombstones_its_hist
             (1,)
         ]
 
+        before = _vacuums(conninfo)
         erased = ok(ltm(tmp_path / "d", config, "erase", erased_id, url=url))
         assert f"erased {erased_id}" in erased
         assert "VACUUM" in erased  # what is not guaranteed, said
         assert "WAL" in erased
 
         assert _rows_holding(conninfo, word) == {}
+        assert all(after > before[table] for table, after in _vacuums(conninfo).items())
         assert _rows_holding(conninfo, erased_id) == {"audit": 2}  # the events' memory_id
         for table in ("memory_tags", "memory_files", "memory_index"):
             assert sql(conninfo, f"SELECT count(*) FROM {table} WHERE memory_pk = %s", (pk,)) == [
