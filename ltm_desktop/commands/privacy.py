@@ -60,7 +60,7 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
     )
 
 
-# What an erase on PostgreSQL leaves to the server (docs/privacy.md#erasing-on-postgresql).
+# What an erase on PostgreSQL leaves to the server (docs/privacy.md#erasing-a-memory).
 SERVER_NOTE = (
     "on PostgreSQL: no table holds it now, and VACUUM has made the space of its old row "
     "versions reusable, not overwritten it; the server's WAL, base backups, replicas and "
