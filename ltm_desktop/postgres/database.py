@@ -87,6 +87,7 @@ class PgDatabase:
         self.display = describe(conninfo)
         self._timeout = connect_timeout
         self._lock_timeout_ms = lock_timeout_ms
+        self._statement_timeout_ms = statement_timeout_ms
         seconds = max(1, round(connect_timeout))  # libpq takes whole seconds
         self.schema_version, self.server_version = self._migrate(migrations, create, seconds)
         self._pool = ConnectionPool(
@@ -253,13 +254,16 @@ class PgDatabase:
 
     def vacuum(self, tables: Sequence[str]) -> None:
         """VACUUM the tables (outside a transaction, as PostgreSQL requires): the space of
-        deleted rows becomes reusable; VACUUM does not overwrite it."""
+        deleted rows becomes reusable; VACUUM does not overwrite it. No statement deadline:
+        a large table takes as long as it takes, after the erase has committed."""
         with self._connection() as conn:
             conn.autocommit = True
             try:
+                conn.execute("SET statement_timeout = 0")
                 for table in tables:
                     conn.execute(sql.SQL("VACUUM {}").format(sql.Identifier(table)))
             finally:
+                conn.execute(f"SET statement_timeout = {int(self._statement_timeout_ms)}")
                 conn.autocommit = False
 
     def data_version(self) -> int:
