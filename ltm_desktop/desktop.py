@@ -145,7 +145,9 @@ def _launch(
     api = ServerThread(service, service.paths.data_dir, options)
     try:
         warn(opened.warnings)
-        if demo_dir is None:
+        if demo_dir is None and opened.launch.database_url is None:
+            # A server's database is backed up on the server (pg_dump, its own regime);
+            # `ltm-desktop backup` makes one on request.
             backing_up = start_backup_if_due(opened.launch, warn)
         else:
             from ltm_desktop.gui.demo import fill_demo_data
@@ -156,7 +158,11 @@ def _launch(
         api.http_endpoint = web.describe() if web is not None else None
         from ltm_desktop.gui.app import run_gui
 
-        label = "demo data (temporary)" if demo_dir else str(service.paths.data_dir)
+        label = str(service.paths.data_dir)  # the window's title: where the memories are
+        if demo_dir:
+            label = "demo data (temporary)"
+        elif opened.launch.database_url is not None:
+            label = opened.launch.store_location
         return run_gui(service, data_dir_label=label, api=api)
     finally:
         try:

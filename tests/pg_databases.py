@@ -39,7 +39,7 @@ def to_url(conninfo: str) -> str:
 
 
 # What a test may have changed besides rows (a dropped trigger, a replaced function, an
-# index): a database whose shape differs from a new one's is dropped, not lent again.
+# index, a migration recorded): a database whose shape differs from a new one's is dropped, not lent again.
 _SHAPE = """SELECT md5(string_agg(part, ';' ORDER BY part)) FROM (
     SELECT pg_get_triggerdef(t.oid) || t.tgenabled::text AS part FROM pg_trigger AS t
         WHERE NOT t.tgisinternal
@@ -48,6 +48,7 @@ _SHAPE = """SELECT md5(string_agg(part, ';' ORDER BY part)) FROM (
     UNION ALL SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'
     UNION ALL SELECT table_name || '.' || column_name || ':' || data_type
         FROM information_schema.columns WHERE table_schema = 'public'
+    UNION ALL SELECT 'migration ' || version FROM schema_migrations
 ) AS parts"""
 
 

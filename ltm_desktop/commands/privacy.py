@@ -25,8 +25,10 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
         help="erase memories of the trash for good (no copy left in the database)",
         description="Erase each memory ID, which must be in the trash (remove it first): "
         "its row and search entries are deleted, its audit events keep who and when but "
-        "no content, and the database file and its WAL keep no copy. Backups taken before "
-        "still hold it. This cannot be undone.",
+        "no content, and (SQLite) the database file and its WAL keep no copy. On "
+        "PostgreSQL, VACUUM makes the space of its old row versions reusable without "
+        "overwriting it, and the server's WAL, base backups and replicas keep copies until "
+        "they expire. Backups taken before still hold it. This cannot be undone.",
     )
     erase.add_argument("ids", nargs="+", metavar="ID")
     empty = add_command(
@@ -58,10 +60,27 @@ def add_parsers(commands: Any, add_command: AddCommand) -> None:
     )
 
 
-def _report(erased: Erased) -> None:
+# What an erase on PostgreSQL leaves to the server (docs/privacy.md#erasing-a-memory).
+SERVER_NOTE = (
+    "on PostgreSQL: no table holds it now, and VACUUM has made the space of its old row "
+    "versions reusable, not overwritten it; the server's WAL, base backups, replicas and "
+    "pg_dump files keep copies until they expire (VACUUM FULL rewrites the tables)"
+)
+
+
+def _report(erased: Erased, on_server: bool) -> None:
     for memory_id in erased.ids:
         _say(f"erased {memory_id}")
     _say(f"{len(erased.ids)} erased; {erased.note}")
+    if on_server and erased.ids:
+        _say(SERVER_NOTE)
+
+
+def _on_server(args: argparse.Namespace) -> bool:
+    """Whether the store is a PostgreSQL database (a database URL is set)."""
+    from ltm_desktop.core.settings.launch import resolve_launch
+
+    return resolve_launch(args.data_dir, args.config, args.database_url).database_url is not None
 
 
 def _with_service(args: argparse.Namespace, work: Callable[[MemoryService], object]) -> int:
@@ -74,20 +93,24 @@ def _with_service(args: argparse.Namespace, work: Callable[[MemoryService], obje
 
 
 def cmd_erase(args: argparse.Namespace) -> int:
+    on_server = _on_server(args)
+
     def erase(service: MemoryService) -> None:
         for memory_id in args.ids:
-            _report(service.eraser.erase(memory_id, CLI_ACTOR))
+            _report(service.eraser.erase(memory_id, CLI_ACTOR), on_server)
 
     return _with_service(args, erase)
 
 
 def cmd_empty_trash(args: argparse.Namespace) -> int:
+    on_server = _on_server(args)
+
     def empty(service: MemoryService) -> None:
         if args.cwd is not None:
             project_id = service.resolve_scope(cwd=args.cwd)
         else:
             project_id = service.resolve_scope(project_id=args.project)
-        _report(service.eraser.empty_trash(project_id, CLI_ACTOR))
+        _report(service.eraser.empty_trash(project_id, CLI_ACTOR), on_server)
 
     return _with_service(args, empty)
 

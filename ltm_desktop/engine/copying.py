@@ -26,6 +26,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ltm_desktop.engine.inbox_rows import PROPOSAL_FIELDS, RUN_FIELDS
+
 Row = tuple[Any, ...]
 Rows = Sequence[Row]
 BATCH_ROWS = 2_000  # rows read and written at a time
@@ -117,58 +119,8 @@ AUDIT = Table(
     ),
     "seq",
 )
-PROPOSALS = Table(
-    "proposals",
-    (
-        "pk",
-        "id",
-        "project_pk",
-        "title",
-        "content",
-        "category",
-        "importance",
-        "tags",
-        "ttl_days",
-        "signature",
-        "source",
-        "provenance",
-        "state",
-        "created_at",
-        "updated_at",
-        "decided_at",
-        "decided_by",
-        "memory_id",
-        "outcome",
-        "memory_version",
-        "superseded_id",
-        "merges",
-        "files",
-    ),
-    "pk",
-)
-EXTRACTION_RUNS = Table(
-    "extraction_runs",
-    (
-        "pk",
-        "id",
-        "project_pk",
-        "started_at",
-        "finished_at",
-        "agent",
-        "session_id",
-        "source",
-        "model",
-        "status",
-        "reason",
-        "added",
-        "proposed",
-        "duplicates",
-        "invalid",
-        "refused",
-        "item_ids",
-    ),
-    "pk",
-)
+PROPOSALS = Table("proposals", ("pk", "id", "project_pk", *PROPOSAL_FIELDS), "pk")
+EXTRACTION_RUNS = Table("extraction_runs", ("pk", "id", "project_pk", *RUN_FIELDS), "pk")
 
 TABLES: tuple[Table, ...] = (
     PROJECTS,

@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ltm_desktop.core.records import (
+    GUI_ACTOR,
     AuditAction,
     AuditEvent,
     Category,
@@ -28,6 +29,43 @@ from ltm_desktop.core.records import (
 )
 
 Row = Sequence[Any]  # a row as a driver returns it (a tuple, sqlite3.Row)
+
+# The columns the codec decodes, in its order, as both engines' SQL selects them.
+MEMORY_COLUMNS = (
+    "m.id, p.project_id, m.title, m.content, m.category, m.importance, m.tags, m.signature, "
+    "m.created_at, m.updated_at, m.last_used_at, m.use_count, m.ttl_days, m.disabled, "
+    "m.source, m.superseded_by, m.disabled_at, m.reviewed_at, m.review_state, m.provenance,"
+    " m.use_heat, m.files"
+)
+MEMORY_FROM = "memories AS m JOIN projects AS p ON p.pk = m.project_pk"
+OBSERVATION_COLUMNS = (
+    "o.id, p.project_id, o.session_id, o.kind, o.title, o.narrative, o.created_at, o.source, "
+    "o.disabled"
+)
+OBSERVATION_FROM = "observations AS o JOIN projects AS p ON p.pk = o.project_pk"
+AUDIT_COLUMNS = "a.seq, a.at, a.memory_id, p.project_id, a.actor, a.action, a.before, a.after"
+AUDIT_FROM = "audit AS a JOIN projects AS p ON p.pk = a.project_pk"
+
+
+def narrowing(
+    alias: str, category: str | None, tag: str | None, new_since: float | None, mark: str
+) -> tuple[list[str], list[Any]]:
+    """SQL conditions on the memories row ``alias`` shared by the list and the search:
+    its category, a tag, and "New" (created by an agent, not the app, after ``new_since``).
+    ``mark``: the driver's placeholder (``?`` or ``%s``)."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if category is not None:
+        clauses.append(f"{alias}.category = {mark}")
+        params.append(category)
+    if tag is not None:
+        clauses.append(f"{alias}.pk IN (SELECT memory_pk FROM memory_tags WHERE tag = {mark})")
+        params.append(tag)
+    if new_since is not None:
+        clauses.append(f"{alias}.created_at > {mark} AND {alias}.source != {mark}")
+        params += [new_since, GUI_ACTOR]
+    return clauses, params
+
 
 log = logging.getLogger(__name__)
 WARNED_ROWS_LIMIT = 10_000  # rows remembered as logged (then each is logged again)
@@ -180,3 +218,33 @@ def audit_from_row(row: Row) -> AuditEvent:
 
 def tags_json(tags: tuple[str, ...] | list[str]) -> str:
     return json.dumps(list(tags), ensure_ascii=False)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+# Memory field -> how its column stores it (the columns have the fields' names), on both
+# engines. ``id`` and ``project_id`` never change.
+STORED_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "title": _same,
+    "content": _same,
+    "category": lambda category: category.value,
+    "importance": _same,
+    "tags": tags_json,
+    "signature": _same,
+    "created_at": _same,
+    "updated_at": _same,
+    "last_used_at": _same,
+    "use_count": _same,
+    "ttl_days": _same,
+    "disabled": int,
+    "disabled_at": _same,
+    "source": _same,
+    "superseded_by": _same,
+    "reviewed_at": _same,
+    "review_state": lambda state: None if state is None else state.value,
+    "provenance": provenance_json,
+    "files": tags_json,  # a JSON list, like tags
+}
+SEARCHED_FIELDS = ("title", "content", "tags")  # what a memory's search entry is made of

@@ -40,4 +40,5 @@ def open_postgres_store(
         create=create,
         connect_timeout=connect_timeout,
         lock_timeout_ms=lock_timeout_ms,
+        statement_timeout_ms=max(2_000, 2 * lock_timeout_ms),  # a hook never hangs
     )

@@ -108,6 +108,11 @@ class PgRows:
     def location(self) -> str:
         return describe(self._conninfo)
 
+    @property
+    def server_version(self) -> int:
+        """The server's version number (150004 for 15.4): which pg_dump can dump it."""
+        return int(self._conn.info.server_version)
+
     def count(self, table: Table) -> int:
         name = "memory_index" if table is MEMORY_VECTORS else table.name
         try:

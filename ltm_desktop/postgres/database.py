@@ -49,6 +49,22 @@ MIGRATION_LOCK = 0x4C544D_02  # pg_advisory_lock key: one migrating process at a
 CONNECT_TIMEOUT = 5.0  # seconds to reach the server (an agent's hook passes less)
 WRITE_LOCK_TIMEOUT_MS = 10_000  # how long a write waits for another writer, as on SQLite
 POOL_SIZE = 4  # connections kept: the app's reading threads and its writer
+STATEMENT_TIMEOUT_MS = 60_000  # a statement the server has not answered by then fails
+# TCP keepalives: a server that vanished mid-call (a cable, a VPN, a suspended laptop) is
+# noticed within about 5 + 3 * 2 s instead of the system's two hours.
+KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+}
+
+
+def _limit_statements(conn: Conn, timeout_ms: int) -> None:
+    """A pooled connection's statements end after ``timeout_ms`` (set once per connection,
+    as its session's default, so the URL's own ``options`` stay as given)."""
+    conn.execute(f"SET statement_timeout = {int(timeout_ms)}")
+    conn.commit()
 
 
 class PgDatabase:
@@ -62,21 +78,26 @@ class PgDatabase:
         create: bool = True,
         connect_timeout: float = CONNECT_TIMEOUT,
         lock_timeout_ms: int = WRITE_LOCK_TIMEOUT_MS,
+        statement_timeout_ms: int = STATEMENT_TIMEOUT_MS,
         pool_size: int = POOL_SIZE,
     ) -> None:
+        """``statement_timeout_ms``: how long any one statement may take on the server (an
+        agent's hook passes little: it must never hang on a stuck server)."""
         self._conninfo = conninfo
         self.display = describe(conninfo)
         self._timeout = connect_timeout
         self._lock_timeout_ms = lock_timeout_ms
+        self._statement_timeout_ms = statement_timeout_ms
         seconds = max(1, round(connect_timeout))  # libpq takes whole seconds
         self.schema_version, self.server_version = self._migrate(migrations, create, seconds)
         self._pool = ConnectionPool(
             conninfo,
             min_size=1,
             max_size=pool_size,
-            kwargs={"connect_timeout": seconds, "application_name": "ltm-desktop"},
+            kwargs={"connect_timeout": seconds, "application_name": "ltm-desktop", **KEEPALIVES},
             timeout=connect_timeout,
             check=ConnectionPool.check_connection,
+            configure=lambda conn: _limit_statements(conn, statement_timeout_ms),
             open=False,
             name="ltm-desktop",
         )
@@ -88,13 +109,17 @@ class PgDatabase:
         self._closed = False
         self._last_problem: str | None = None
         self._lock = threading.Lock()
+        self._own_commits = 0  # write transactions this process committed
 
     # -- opening -------------------------------------------------------------
 
     def _connect(self, seconds: int) -> Conn:
         try:
             return psycopg.connect(
-                self._conninfo, connect_timeout=seconds, application_name="ltm-desktop"
+                self._conninfo,
+                connect_timeout=seconds,
+                application_name="ltm-desktop",
+                **KEEPALIVES,  # type: ignore[arg-type]
             )
         except psycopg.Error as exc:
             raise DatabaseUnreachable(
@@ -180,9 +205,13 @@ class PgDatabase:
             raise self._failed(
                 DatabaseUnreachable(f"{self.display} did not answer in time")
             ) from exc
-        except (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled) as exc:
+        except psycopg.errors.LockNotAvailable as exc:
             raise self._failed(
                 DatabaseBusy(f"another writer held {self.display} past the wait; try again")
+            ) from exc
+        except psycopg.errors.QueryCanceled as exc:
+            raise self._failed(
+                DatabaseBusy(f"{self.display} took too long to answer; try again")
             ) from exc
         except psycopg.OperationalError as exc:
             message = scrubbed(str(exc), self._conninfo)
@@ -210,28 +239,42 @@ class PgDatabase:
     def transaction(self) -> Iterator[Conn]:
         """One write transaction holding the writer's lock: committed when the block ends
         normally (and so durable: ``synchronous_commit`` is the server's, on by default),
-        rolled back when it raises."""
+        rolled back when it raises. The lock, its wait and the commit count are one round
+        trip (trusted integers, no parameters)."""
         with self._connection() as conn, conn.transaction():
-            conn.execute(f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}")
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITER_LOCK,))
-            conn.execute("SET LOCAL lock_timeout = 0")
-            conn.execute("UPDATE store_state SET version = version + 1 WHERE id = 1")
+            conn.execute(
+                f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}; "
+                f"SELECT pg_advisory_xact_lock({int(WRITER_LOCK)}); "
+                "SET LOCAL lock_timeout = 0; "
+                "UPDATE store_state SET version = version + 1 WHERE id = 1"
+            )
             yield conn
+        with self._lock:
+            self._own_commits += 1
 
     def vacuum(self, tables: Sequence[str]) -> None:
         """VACUUM the tables (outside a transaction, as PostgreSQL requires): the space of
-        deleted rows becomes reusable; VACUUM does not overwrite it."""
+        deleted rows becomes reusable; VACUUM does not overwrite it. No statement deadline:
+        a large table takes as long as it takes, after the erase has committed."""
         with self._connection() as conn:
             conn.autocommit = True
             try:
+                conn.execute("SET statement_timeout = 0")
                 for table in tables:
                     conn.execute(sql.SQL("VACUUM {}").format(sql.Identifier(table)))
             finally:
+                conn.execute(f"SET statement_timeout = {int(self._statement_timeout_ms)}")
                 conn.autocommit = False
 
     def data_version(self) -> int:
+        """Changes when another process commits, not when this one does (as SQLite's
+        ``PRAGMA data_version``): the count of every commit less this process's own. A
+        read racing this process's commit may see one change that is not there (a
+        reader then looks again, never misses one)."""
         row = self.read(lambda c: c.execute("SELECT version FROM store_state").fetchone())
-        return int(row[0]) if row is not None else 0
+        with self._lock:
+            own = self._own_commits
+        return (int(row[0]) if row is not None else 0) - own
 
     def health(self) -> StoreHealth:
         """What the last call found (no query: health is asked often)."""

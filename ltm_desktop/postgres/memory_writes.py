@@ -8,45 +8,22 @@ own row (``search``), so indexing is part of the same INSERT or UPDATE.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.records import Memory
-from ltm_desktop.engine.rows import memory_from_row, provenance_json, tags_json
+from ltm_desktop.engine.rows import (
+    SEARCHED_FIELDS,
+    STORED_FIELDS,
+    memory_from_row,
+    provenance_json,
+    tags_json,
+)
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.fts_document import MEMORY_DOCUMENT_SQL, memory_document_params
 from ltm_desktop.postgres.rows import MEMORY_COLUMNS, MEMORY_FROM
 from ltm_desktop.postgres.vectors import set_index
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-# Memory field -> how its column stores it (the columns have the fields' names).
-STORED_FIELDS: dict[str, Callable[[Any], Any]] = {
-    "title": _same,
-    "content": _same,
-    "category": lambda category: category.value,
-    "importance": _same,
-    "tags": tags_json,
-    "signature": _same,
-    "created_at": _same,
-    "updated_at": _same,
-    "last_used_at": _same,
-    "use_count": _same,
-    "ttl_days": _same,
-    "disabled": int,
-    "disabled_at": _same,
-    "source": _same,
-    "superseded_by": _same,
-    "reviewed_at": _same,
-    "review_state": lambda state: None if state is None else state.value,
-    "provenance": provenance_json,
-    "files": tags_json,
-}
-SEARCHED_FIELDS = ("title", "content", "tags")  # what the search document is made of
 
 _COLUMNS = (
     "id, project_pk, title, content, category, importance, tags, signature, created_at, "

@@ -31,7 +31,12 @@ from ltm_desktop.postgres import fts_search, memory_reads, memory_writes, vector
 from ltm_desktop.postgres.audit import PgAuditReads
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.counts import PgCounts
-from ltm_desktop.postgres.database import CONNECT_TIMEOUT, WRITE_LOCK_TIMEOUT_MS, PgDatabase
+from ltm_desktop.postgres.database import (
+    CONNECT_TIMEOUT,
+    STATEMENT_TIMEOUT_MS,
+    WRITE_LOCK_TIMEOUT_MS,
+    PgDatabase,
+)
 from ltm_desktop.postgres.inbox_reads import PgInboxReads
 from ltm_desktop.postgres.observations import PgObservations
 from ltm_desktop.postgres.overview import PgOverview
@@ -54,12 +59,14 @@ class PostgresStore:
         create: bool = True,
         connect_timeout: float = CONNECT_TIMEOUT,
         lock_timeout_ms: int = WRITE_LOCK_TIMEOUT_MS,
+        statement_timeout_ms: int = STATEMENT_TIMEOUT_MS,
     ) -> None:
         self._db = PgDatabase(
             conninfo,
             create=create,
             connect_timeout=connect_timeout,
             lock_timeout_ms=lock_timeout_ms,
+            statement_timeout_ms=statement_timeout_ms,
         )
         self.backup_dir = backup_dir
         self.migration_backup: Path | None = None  # version 1 is the first: nothing to back up
@@ -108,7 +115,9 @@ class PostgresStore:
         """An erased row's old versions are dead tuples until VACUUM reuses their space;
         VACUUM makes the space reusable, it does not overwrite it. Run here so nothing of
         an erased memory stays reachable through the table."""
-        self._db.vacuum(("memories", "memory_index", "memory_tags", "memory_files", "audit"))
+        self._db.vacuum(
+            ("memories", "memory_index", "memory_tags", "memory_files", "audit", "proposals")
+        )  # proposals: one approved into the memory is erased with it
         return None
 
     # -- projects ---------------------------------------------------------------

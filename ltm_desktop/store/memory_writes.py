@@ -7,11 +7,12 @@ store what the core decided (``core.writing``) and decide nothing themselves.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.records import Memory
+from ltm_desktop.engine.rows import SEARCHED_FIELDS, STORED_FIELDS
 from ltm_desktop.store.fts.indexing import (
     index_memories,
     index_memory,
@@ -29,36 +30,6 @@ from ltm_desktop.store.rows import (
     tags_json,
 )
 from ltm_desktop.store.vectors.scope_index import next_seq, token_bits
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-# Memory field -> how its column stores it (the columns have the fields' names). ``id``
-# and ``project_id`` never change.
-STORED_FIELDS: dict[str, Callable[[Any], Any]] = {
-    "title": _same,
-    "content": _same,
-    "category": lambda category: category.value,
-    "importance": _same,
-    "tags": tags_json,
-    "signature": _same,
-    "created_at": _same,
-    "updated_at": _same,
-    "last_used_at": _same,
-    "use_count": _same,
-    "ttl_days": _same,
-    "disabled": int,
-    "disabled_at": _same,
-    "source": _same,
-    "superseded_by": _same,
-    "reviewed_at": _same,
-    "review_state": lambda state: None if state is None else state.value,
-    "provenance": provenance_json,
-    "files": tags_json,  # a JSON list, like tags
-}
-SEARCHED_FIELDS = ("title", "content", "tags")  # what a scope's FTS table holds
 
 
 def load_memory(conn: sqlite3.Connection, memory_id: str) -> tuple[int, int, Memory]:

@@ -1,12 +1,17 @@
-"""The SQL that reads memories, observations and events in the column order the shared
-codec (``engine.rows``) decodes, and the narrowing shared by the list and the search."""
+"""The shared row SQL (``engine.rows``) with SQLite's placeholder."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ltm_desktop.core.records import GUI_ACTOR
+from ltm_desktop.engine import rows as shared
 from ltm_desktop.engine.rows import (
+    AUDIT_COLUMNS,
+    AUDIT_FROM,
+    MEMORY_COLUMNS,
+    MEMORY_FROM,
+    OBSERVATION_COLUMNS,
+    OBSERVATION_FROM,
     audit_from_row,
     bad_json_columns,
     decode_provenance,
@@ -30,45 +35,16 @@ __all__ = [
     "decode_provenance",
     "decode_strings",
     "memory_from_row",
-    "narrowing",
     "observation_from_row",
     "provenance_from_json",
     "provenance_json",
+    "narrowing",
     "tags_json",
 ]
-
-MEMORY_COLUMNS = (
-    "m.id, p.project_id, m.title, m.content, m.category, m.importance, m.tags, m.signature, "
-    "m.created_at, m.updated_at, m.last_used_at, m.use_count, m.ttl_days, m.disabled, "
-    "m.source, m.superseded_by, m.disabled_at, m.reviewed_at, m.review_state, m.provenance,"
-    " m.use_heat, m.files"
-)
-MEMORY_FROM = "memories AS m JOIN projects AS p ON p.pk = m.project_pk"
-
-OBSERVATION_COLUMNS = (
-    "o.id, p.project_id, o.session_id, o.kind, o.title, o.narrative, o.created_at, o.source, "
-    "o.disabled"
-)
-OBSERVATION_FROM = "observations AS o JOIN projects AS p ON p.pk = o.project_pk"
-
-AUDIT_COLUMNS = "a.seq, a.at, a.memory_id, p.project_id, a.actor, a.action, a.before, a.after"
-AUDIT_FROM = "audit AS a JOIN projects AS p ON p.pk = a.project_pk"
 
 
 def narrowing(
     alias: str, category: str | None, tag: str | None, new_since: float | None
 ) -> tuple[list[str], list[Any]]:
-    """SQL conditions on the memories row ``alias`` shared by the list and the search:
-    its category, a tag, and "New" (created by an agent, not the app, after ``new_since``)."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    if category is not None:
-        clauses.append(f"{alias}.category = ?")
-        params.append(category)
-    if tag is not None:
-        clauses.append(f"{alias}.pk IN (SELECT memory_pk FROM memory_tags WHERE tag = ?)")
-        params.append(tag)
-    if new_since is not None:
-        clauses.append(f"{alias}.created_at > ? AND {alias}.source != ?")
-        params += [new_since, GUI_ACTOR]
-    return clauses, params
+    """``engine.rows.narrowing`` with ``?``."""
+    return shared.narrowing(alias, category, tag, new_since, "?")

@@ -1,0 +1,123 @@
+"""One PostgreSQL database as the engine opens it: the schema made once under a lock, a
+foreign or newer database refused untouched, an unreachable server named without its
+password, and ``data_version`` moving for other processes' commits only."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from ltm_desktop.core.errors import DatabaseTooNew, DatabaseUnreachable, NotADatabase
+from ltm_desktop.postgres.database import PgDatabase
+from ltm_desktop.postgres.schema import MIGRATIONS, SCHEMA_VERSION, PgMigration
+from tests.pg_server import fresh_database
+
+
+@pytest.fixture
+def empty_url(pg_server_url: str) -> Iterator[str]:
+    """A database with nothing in it (not even the schema)."""
+    with fresh_database(pg_server_url) as url:
+        yield url
+
+
+def test_the_schema_is_made_once_by_whoever_connects_first(empty_url: str) -> None:
+    opened: list[PgDatabase] = []
+    failures: list[BaseException] = []
+    start = threading.Barrier(4)
+
+    def connect() -> None:
+        try:
+            start.wait()
+            opened.append(PgDatabase(empty_url))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=connect) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        assert failures == []
+        assert {db.schema_version for db in opened} == {SCHEMA_VERSION}
+        with psycopg.connect(empty_url) as conn:
+            rows = conn.execute("SELECT version FROM schema_migrations").fetchall()
+            projects = conn.execute("SELECT project_id FROM projects").fetchall()
+        assert rows == [(m.version,) for m in MIGRATIONS]
+        assert projects == [("global",)]
+    finally:
+        for db in opened:
+            db.close()
+
+
+def test_a_command_that_only_looks_makes_no_schema(empty_url: str) -> None:
+    with pytest.raises(NotADatabase, match="no ltm-desktop database at PostgreSQL at"):
+        PgDatabase(empty_url, create=False)
+    with psycopg.connect(empty_url) as conn:
+        tables = conn.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
+        assert tables.fetchone() == (0,)
+
+
+def test_a_database_of_other_tables_is_left_untouched(empty_url: str) -> None:
+    with psycopg.connect(empty_url) as conn:
+        conn.execute("CREATE TABLE invoices (id integer)")
+    with pytest.raises(NotADatabase, match="holds other tables"):
+        PgDatabase(empty_url)
+    with psycopg.connect(empty_url) as conn:
+        names = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        assert names.fetchall() == [("invoices",)]
+
+
+def test_a_database_from_a_newer_version_is_refused(pg_url: str) -> None:
+    newer = (*MIGRATIONS, PgMigration(SCHEMA_VERSION + 1, "from the future", ("SELECT 1",)))
+    PgDatabase(pg_url, newer).close()
+    with pytest.raises(DatabaseTooNew, match="upgrade ltm-desktop"):
+        PgDatabase(pg_url)
+
+
+def test_an_unreachable_server_is_named_without_its_password() -> None:
+    url = "postgresql://alice:pw-s3cr3t-99@127.0.0.1:1/ltm"  # nothing listens on port 1
+    with pytest.raises(DatabaseUnreachable) as raised:
+        PgDatabase(url, connect_timeout=2)
+    assert "PostgreSQL at 127.0.0.1:1/ltm" in str(raised.value)
+    assert "pw-s3cr3t-99" not in str(raised.value)
+
+
+def test_data_version_moves_for_other_processes_commits_only(pg_url: str) -> None:
+    mine, theirs = PgDatabase(pg_url), PgDatabase(pg_url)
+    try:
+        seen = mine.data_version()
+        with mine.transaction() as conn:
+            conn.execute("UPDATE projects SET name = 'Global' WHERE project_id = 'global'")
+        assert mine.data_version() == seen  # its own commit
+        with theirs.transaction() as conn:
+            conn.execute("UPDATE projects SET name = 'Global' WHERE project_id = 'global'")
+        assert mine.data_version() != seen  # another's
+        seen = mine.data_version()
+        with pytest.raises(RuntimeError), mine.transaction():
+            raise RuntimeError("rolled back")
+        assert mine.data_version() == seen
+    finally:
+        mine.close()
+        theirs.close()
+
+
+def test_a_stuck_server_fails_a_brief_opening_instead_of_hanging_it(pg_url: str) -> None:
+    """Another session holds the memories table (as a long migration or a manual LOCK
+    would): a hook's store gives up after its statement timeout, saying so."""
+    from ltm_desktop.core.errors import DatabaseBusy
+    from ltm_desktop.postgres import open_postgres_store
+    from tests.hang import finishes
+
+    store = open_postgres_store(pg_url, backup_dir=Path("/nonexistent"), lock_timeout_ms=300)
+    try:
+        with psycopg.connect(pg_url) as holder:
+            holder.execute("LOCK TABLE memories IN ACCESS EXCLUSIVE MODE")
+            with pytest.raises(DatabaseBusy, match="took too long to answer"):
+                finishes(lambda: store.get_memory("mem_nothing"))
+    finally:
+        store.close()
