@@ -20,6 +20,8 @@ EXIT_OK = 0
 DURABILITY = {
     "full": "each acknowledged write is on disk",
     "normal": "a power cut may lose about the last second of writes, never the database",
+    "off": "the database server runs with fsync off: a crash of its machine may lose or "
+    "damage the database",
 }
 
 
@@ -181,12 +183,17 @@ def describe_switches(s: dict[str, Any]) -> str:
     def on(value: bool) -> str:
         return "on" if value else "off"
 
-    backend = s["backend"]
-    if backend != "sqlite":
-        backend += f" at {s['agentmemory_url']} (not implemented: agents get an error)"
+    # "sqlite", the default, means ltm-desktop's own store, whichever engine keeps it (the
+    # "store:" line names it); only another backend is worth a word here.
+    backend = ""
+    if s["backend"] != "sqlite":
+        backend = (
+            f"backend {s['backend']} at {s['agentmemory_url']} "
+            "(not implemented: agents get an error); "
+        )
     state = "enabled" if s["memory_enabled"] else "DISABLED ([memory] enabled = false)"
     return (
-        f"{state}; backend {backend}; observe agent_end {on(s['observe_agent_end'])}, "
+        f"{state}; {backend}observe agent_end {on(s['observe_agent_end'])}, "
         f"pre_compact {on(s['observe_pre_compact'])}"
     )
 

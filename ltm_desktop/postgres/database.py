@@ -60,6 +60,17 @@ KEEPALIVES = {
 }
 
 
+def _durability(conn: Conn) -> str:
+    """When the server makes an acknowledged write durable, in ``StoreHealth``'s words:
+    "full" (on disk at COMMIT), "normal" (``synchronous_commit = off``: the last writes may
+    be lost, never the database), "off" (``fsync = off``: the database itself is at risk)."""
+    fsync = conn.execute("SHOW fsync").fetchone()
+    commit = conn.execute("SHOW synchronous_commit").fetchone()
+    if fsync is None or str(fsync[0]) != "on":
+        return "off"
+    return "normal" if commit is not None and str(commit[0]) == "off" else "full"
+
+
 def _limit_statements(conn: Conn, timeout_ms: int) -> None:
     """A pooled connection's statements end after ``timeout_ms`` (set once per connection,
     as its session's default, so the URL's own ``options`` stay as given)."""
@@ -138,6 +149,7 @@ class PgDatabase:
                     f"{self.display} runs PostgreSQL {server // 10000}; "
                     "ltm-desktop needs PostgreSQL 15 or newer"
                 )
+            self._synchronous = _durability(conn)
             conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
             try:
                 version = self._current_version(conn, create)
@@ -279,7 +291,9 @@ class PgDatabase:
     def health(self) -> StoreHealth:
         """What the last call found (no query: health is asked often)."""
         problem = self._last_problem
-        return StoreHealth(problems=() if problem is None else (problem,), synchronous="full")
+        return StoreHealth(
+            problems=() if problem is None else (problem,), synchronous=self._synchronous
+        )
 
     def close(self) -> None:
         with self._lock:

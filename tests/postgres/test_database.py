@@ -121,3 +121,17 @@ def test_a_stuck_server_fails_a_brief_opening_instead_of_hanging_it(pg_url: str)
                 finishes(lambda: store.get_memory("mem_nothing"))
     finally:
         store.close()
+
+
+def test_health_says_how_durable_the_server_makes_a_write(pg_url: str) -> None:
+    """Read from the server, not assumed: the tests' clusters run with fsync off."""
+    with psycopg.connect(pg_url) as conn:
+        fsync = conn.execute("SHOW fsync").fetchone()
+        commit = conn.execute("SHOW synchronous_commit").fetchone()
+    assert fsync is not None and commit is not None
+    expected = "off" if fsync[0] != "on" else ("normal" if commit[0] == "off" else "full")
+    db = PgDatabase(pg_url)
+    try:
+        assert db.health().synchronous == expected
+    finally:
+        db.close()
