@@ -3,6 +3,8 @@
 Run on demand (not part of the test suite):
 
     .venv/bin/python bench/core_bench.py [--memories 100000] [--keep DIR]
+    .venv/bin/python bench/core_bench.py --database-url postgresql://user@host:port/postgres
+        [--keep DIR] [--keep-database NAME]
 
 Every figure is printed next to a baseline measured in the same run on the same
 machine, because these machines are shared and noisy: search against a raw
@@ -11,6 +13,11 @@ machine, because these machines are shared and noisy: search against a raw
 precis and list pages against the raw SELECT they are built on; semantic search
 against search by words (backfill of the corpus's vectors first, then hybrid and
 lexical searches alternating, then adds with and without embedding).
+
+``--database-url`` names a PostgreSQL server instead: the run is then the engines'
+comparison of ``bench/pg_compare.py`` (PostgreSQL beside SQLite on the same corpus,
+every figure alternating between them), in a database made on that server for the run
+and dropped after it (``--keep-database NAME``: that database, kept and reused).
 """
 
 from __future__ import annotations
@@ -282,7 +289,33 @@ def main() -> int:
     parser.add_argument(
         "--no-semantic", action="store_true", help="skip the backfill and the hybrid figures"
     )
+    parser.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="a PostgreSQL server (a role that may create databases): compare the engines",
+    )
+    parser.add_argument(
+        "--keep-database",
+        metavar="NAME",
+        help="with --database-url: the database NAME on that server, kept (reused when present)",
+    )
+    parser.add_argument("--clients", type=int, default=8, help="with --database-url")
+    parser.add_argument("--workers", type=int, default=2, help="with --database-url: serve's")
     args = parser.parse_args()
+    if args.database_url:
+        from bench.pg_compare import compare
+
+        return compare(
+            args.database_url,
+            memories=args.memories,
+            keep=args.keep,
+            keep_database=args.keep_database,
+            adds=args.adds,
+            repeat=args.repeat,
+            clients=args.clients,
+            workers=args.workers,
+            seed=args.seed,
+        )
 
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ltm-bench-"))
     paths = DataPaths(workdir)
