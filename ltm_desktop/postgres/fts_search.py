@@ -252,7 +252,6 @@ def search_observations(
 
 # -- near duplicates ---------------------------------------------------------------------
 
-MAX_PAIRS = 300  # beyond this many pairs of probe tokens (25 tokens), probe single tokens
 STATS_SECONDS = 300.0  # how long a process trusts what pg_stats said about token frequencies
 _frequencies: dict[tuple[str, str, int], tuple[float, dict[str, float]]] = {}
 _frequencies_lock = threading.Lock()
@@ -290,11 +289,16 @@ def near_duplicates(
     max_tokens`` whose token set holds at least ``at_least`` of ``tokens``, and of those
     whose set is not known yet (as SQLite's).
 
-    A set holding ``at_least`` of n tokens holds two of any n - at_least + 2 of them (one
-    of any n - at_least + 1): the GIN index finds the sets holding one of the pairs of the
-    rarest that many (by pg_stats; then the longest), and the count is checked on each.
-    Pairs of rare words are held by few memories, where one common word is held by many;
-    a long text has too many pairs, and probes its single tokens."""
+    A set holding ``at_least`` of n tokens holds one of any n - at_least + 1 of them: the
+    GIN index finds the sets holding one of the rarest that many (by pg_stats; then the
+    longest) in one overlap (``&&``), and the count is checked on each. Rare words are
+    held by few memories, so the candidates are few.
+
+    One overlap, not a containment per pair of tokens: with tens of ``@>`` ORed the
+    planner chose to read the whole scope by ``memory_index_by_scope`` and test every
+    pair on every row (25-65 ms an add at 10,000 memories, growing with the scope),
+    where the overlap is one index scan (0.2 ms). The scope is cast to ``bigint``: a
+    Python int binds as ``smallint``, which ``btree_gin``'s ``int8`` class cannot use."""
     frequency = _token_frequencies(conn)
     wanted = sorted(set(tokens), key=lambda t: (frequency.get(t, 0.0), -len(t), t))
     if at_least > len(wanted):
@@ -302,30 +306,25 @@ def near_duplicates(
     band = "m.disabled = 0 AND m.token_count > %s AND m.token_count < %s"
     if at_least <= 0:
         rows = conn.execute(
-            f"SELECT m.id, m.content FROM memories AS m WHERE m.project_pk = %s AND {band}",
+            f"SELECT m.id, m.content FROM memories AS m WHERE m.project_pk = %s::bigint AND {band}",
             (project_pk, min_tokens, max_tokens),
         ).fetchall()
         return [(row[0], row[1]) for row in rows]
-    spare = len(wanted) - at_least
-    pairs = [list(pair) for pair in combinations(wanted[: spare + 2], 2)] if at_least >= 2 else []
-    probes = pairs if 0 < len(pairs) <= MAX_PAIRS else [[t] for t in wanted[: spare + 1]]
-    # One containment per probe (the planner ORs their index scans; a single ``&&`` of
-    # many tokens it estimated as cheaper to check on every row, 60 ms at 20k).
-    holding = " OR ".join(["i.tokens @> %s::text[]"] * len(probes))
+    probe = wanted[: len(wanted) - at_least + 1]
     # The candidates come from the index alone (materialized), then each is read by its
     # key (OFFSET 0 keeps the lateral join a loop): never a scan of the scope's memories.
     rows = conn.execute(
         "WITH c AS MATERIALIZED (SELECT i.memory_pk, i.tokens FROM memory_index AS i "
-        f"WHERE i.project_pk = %s AND ({holding})) "
+        "WHERE i.project_pk = %s::bigint AND i.tokens && %s::text[]) "
         "SELECT m.id, m.content FROM c CROSS JOIN LATERAL (SELECT m.id, m.content "
         f"FROM memories AS m WHERE m.pk = c.memory_pk AND {band} OFFSET 0) AS m "
         "WHERE (SELECT count(*) FROM unnest(c.tokens) AS t WHERE t = ANY(%s::text[])) >= %s "
         "UNION ALL "
         "SELECT m.id, m.content FROM memory_index AS i JOIN memories AS m ON m.pk = i.memory_pk "
-        f"WHERE i.tokens IS NULL AND i.project_pk = %s AND {band}",
+        f"WHERE i.tokens IS NULL AND i.project_pk = %s::bigint AND {band}",
         (
             project_pk,
-            *probes,
+            probe,
             min_tokens,
             max_tokens,
             wanted,

@@ -90,7 +90,11 @@ _INITIAL = (
     "WHERE expires_at IS NOT NULL AND disabled = 0",
     "CREATE INDEX memories_unreviewed ON memories (project_pk, created_at) "
     "WHERE review_state IS NOT NULL",
-    "CREATE INDEX memories_search ON memories USING gin (project_pk, search)",
+    # Every GIN index without its pending list (fastupdate): with it, each new row waits
+    # in an unsorted list, up to 4 MB, that every search reads through until a VACUUM
+    # merges it, and the planner, seeing it, chose to read whole scopes instead.
+    "CREATE INDEX memories_search ON memories USING gin (project_pk, search) "
+    "WITH (fastupdate = off)",
     """CREATE TABLE memory_tags (
         tag text NOT NULL,
         memory_pk bigint NOT NULL REFERENCES memories(pk) ON DELETE CASCADE,
@@ -117,7 +121,8 @@ _INITIAL = (
         vector bytea
     )""",
     "CREATE INDEX memory_index_by_scope ON memory_index (project_pk, seq)",
-    "CREATE INDEX memory_index_tokens ON memory_index USING gin (project_pk, tokens)",
+    "CREATE INDEX memory_index_tokens ON memory_index USING gin (project_pk, tokens) "
+    "WITH (fastupdate = off)",
     "CREATE INDEX memory_index_without_tokens ON memory_index (memory_pk) WHERE tokens IS NULL",
     "CREATE INDEX memory_index_by_model ON memory_index (model_pk)",
     """CREATE TABLE memory_index_erased (
@@ -144,7 +149,8 @@ _INITIAL = (
     "CREATE INDEX observations_listed ON observations (project_pk, disabled, created_at)",
     "CREATE INDEX observations_by_session ON observations "
     "(project_pk, disabled, session_id, created_at)",
-    "CREATE INDEX observations_search ON observations USING gin (project_pk, search)",
+    "CREATE INDEX observations_search ON observations USING gin (project_pk, search) "
+    "WITH (fastupdate = off)",
     """CREATE TABLE audit (
         seq bigint PRIMARY KEY,
         at double precision NOT NULL,

@@ -6,11 +6,13 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from functools import partial
+from typing import Any
 
 import pytest
 
 from ltm_desktop.core.rules import similarity_tokens
 from ltm_desktop.postgres import fts_search
+from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.database import PgDatabase
 from tests.postgres.test_fts_search import OTHER, PROJECT, _memory, insert_pg, scope_pk
 
@@ -76,3 +78,60 @@ def test_a_scope_without_memories_has_none(pg_db: PgDatabase, count: int) -> Non
         pk = scope_pk(conn, PROJECT)
     tokens = set(VOCABULARY[:count])
     assert pg_db.read(lambda c: fts_search.near_duplicates(c, pk, tokens, 1, 0, 99)) == []
+
+
+def test_no_gin_index_keeps_a_pending_list(pg_db: PgDatabase) -> None:
+    """New rows go into the GIN indexes at once (``fastupdate = off``): a pending list,
+    read through by every search until a VACUUM merged it, made the planner read whole
+    scopes instead of the index."""
+    rows = pg_db.read(
+        lambda c: c.execute(
+            "SELECT c.relname, c.reloptions FROM pg_index AS i JOIN pg_class AS c "
+            "ON c.oid = i.indexrelid JOIN pg_am AS a ON a.oid = c.relam "
+            "WHERE a.amname = 'gin' AND c.relnamespace = current_schema()::regnamespace"
+        ).fetchall()
+    )
+    assert {name for name, _ in rows} == {
+        "memories_search",
+        "memory_index_tokens",
+        "observations_search",
+    }
+    assert all("fastupdate=off" in (options or []) for _, options in rows), rows
+
+
+def test_candidates_come_from_the_token_index_of_the_scope(pg_db: PgDatabase) -> None:
+    """The candidates are found by the GIN index of token sets with the scope in its
+    condition, not by reading the scope's rows and testing each (a Python int binds as
+    ``smallint``, which the index's ``bigint`` column class cannot use)."""
+    rng = random.Random(11)
+    words = [f"rare{i:04d}" for i in range(5000)]  # each in about 12 of the 3,000
+    memories = [
+        _memory(i, OTHER if i % 2 else PROJECT, ("t", " ".join(rng.sample(words, 20)), ()))
+        for i in range(3000)
+    ]
+    with pg_db.transaction() as conn:
+        insert_pg(conn, memories)
+        pk = scope_pk(conn, PROJECT)
+    with pg_db.transaction() as conn:
+        conn.execute("ANALYZE memory_index")
+    plans: list[str] = []
+
+    def explained(conn: Conn) -> list[tuple[str, str]]:
+        real = conn.execute
+
+        def explain(query: str, params: Any = None, **kw: Any) -> Any:
+            if query.startswith("WITH c AS"):
+                rows = real("EXPLAIN " + query, params, **kw).fetchall()
+                plans.append("\n".join(row[0] for row in rows))
+            return real(query, params, **kw)
+
+        conn.execute = explain  # type: ignore[method-assign,assignment]
+        try:
+            return fts_search.near_duplicates(conn, pk, set(words[:3]), 2, 0, 99)
+        finally:
+            del conn.execute
+
+    pg_db.read(explained)
+    assert plans, "the candidates were not asked for"
+    assert "memory_index_tokens" in plans[0], plans[0]
+    assert "Index Cond: ((project_pk = '" in plans[0], plans[0]
