@@ -1,8 +1,9 @@
 """One PostgreSQL database: its connection pool, its transactions, its schema's version.
 
 Every read and write borrows a connection from a ``psycopg_pool`` pool, which checks a
-connection before lending it (a server restarted meanwhile costs one reconnect, not a
-failed call). Every network step has a deadline: connecting (``connect_timeout``),
+connection idle for more than ``RECHECK_AFTER_S`` before lending it (a server restarted
+meanwhile costs one reconnect, not a failed call; within those seconds, one failed call).
+Every network step has a deadline: connecting (``connect_timeout``),
 waiting for a pooled connection, and waiting for the writer's lock, so an unreachable
 or stuck server makes a call fail quickly with ``DatabaseUnreachable`` or
 ``DatabaseBusy`` (agents then go on without memory) instead of hanging it.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
@@ -49,6 +51,7 @@ MIGRATION_LOCK = 0x4C544D_02  # pg_advisory_lock key: one migrating process at a
 CONNECT_TIMEOUT = 5.0  # seconds to reach the server (an agent's hook passes less)
 WRITE_LOCK_TIMEOUT_MS = 10_000  # how long a write waits for another writer, as on SQLite
 POOL_SIZE = 4  # connections kept: the app's reading threads and its writer
+RECHECK_AFTER_S = 2.0  # a pooled connection idle longer is checked before it is lent
 STATEMENT_TIMEOUT_MS = 60_000  # a statement the server has not answered by then fails
 # TCP keepalives: a server that vanished mid-call (a cable, a VPN, a suspended laptop) is
 # noticed within about 5 + 3 * 2 s instead of the system's two hours.
@@ -101,13 +104,14 @@ class PgDatabase:
         self._statement_timeout_ms = statement_timeout_ms
         seconds = max(1, round(connect_timeout))  # libpq takes whole seconds
         self.schema_version, self.server_version = self._migrate(migrations, create, seconds)
+        self._returned: weakref.WeakKeyDictionary[Conn, float] = weakref.WeakKeyDictionary()
         self._pool = ConnectionPool(
             conninfo,
             min_size=1,
             max_size=pool_size,
             kwargs={"connect_timeout": seconds, "application_name": "ltm-desktop", **KEEPALIVES},
             timeout=connect_timeout,
-            check=ConnectionPool.check_connection,
+            check=self._check,
             configure=lambda conn: _limit_statements(conn, statement_timeout_ms),
             open=False,
             name="ltm-desktop",
@@ -208,11 +212,23 @@ class PgDatabase:
 
     # -- using it ------------------------------------------------------------------
 
+    def _check(self, conn: Conn) -> None:
+        """Before a connection is lent: ask the server whether it is still there (one round
+        trip; a broken one is replaced), unless it came back less than RECHECK_AFTER_S ago.
+        A search is three reads: checking each cost three round trips of its 10-14; a
+        server restarted within those seconds costs the call after it, not a hang."""
+        returned = self._returned.get(conn)
+        if returned is None or time.monotonic() - returned > RECHECK_AFTER_S:
+            ConnectionPool.check_connection(conn)
+
     @contextmanager
     def _connection(self) -> Iterator[Conn]:
         try:
             with self._pool.connection(timeout=self._timeout) as conn:
-                yield conn
+                try:
+                    yield conn
+                finally:
+                    self._returned[conn] = time.monotonic()
         except PoolTimeout as exc:
             raise self._failed(
                 DatabaseUnreachable(f"{self.display} did not answer in time")
@@ -246,6 +262,17 @@ class PgDatabase:
                 return work(conn)
             finally:
                 conn.rollback()
+
+    def read_statement(self, work: Callable[[Conn], T]) -> T:
+        """``work`` of one statement (its own snapshot, as in a transaction of one) on a
+        pooled connection in autocommit: no BEGIN and no ROLLBACK, two round trips fewer,
+        for the reads asked before every search (the cache's versions)."""
+        with self._connection() as conn:
+            conn.autocommit = True
+            try:
+                return work(conn)
+            finally:
+                conn.autocommit = False
 
     @contextmanager
     def transaction(self) -> Iterator[Conn]:
@@ -283,7 +310,7 @@ class PgDatabase:
         ``PRAGMA data_version``): the count of every commit less this process's own. A
         read racing this process's commit may see one change that is not there (a
         reader then looks again, never misses one)."""
-        row = self.read(lambda c: c.execute("SELECT version FROM store_state").fetchone())
+        row = self.read_statement(lambda c: c.execute("SELECT version FROM store_state").fetchone())
         with self._lock:
             own = self._own_commits
         return (int(row[0]) if row is not None else 0) - own

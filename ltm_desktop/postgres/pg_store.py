@@ -268,7 +268,9 @@ class PostgresStore:
         return self._db.read(work)
 
     def index_version(self, project_ids: Sequence[str]) -> int:
-        return self._db.read(lambda c: vectors.index_version(c, self._keys.pks(c, project_ids)))
+        return self._db.read_statement(  # the scopes' pks are known after their first use
+            lambda c: vectors.index_version(c, self._keys.pks(c, project_ids))
+        )
 
     def unindexed(self, model: str, after_id: str, limit: int) -> list[Memory]:
         return self._db.read(lambda c: vectors.unindexed(c, model, after_id, limit))
