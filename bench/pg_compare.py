@@ -184,6 +184,53 @@ def bench_adds(sockets: dict[str, Path], project: str, count: int, per_round: in
     return rates["pg"] / rates["sqlite"]
 
 
+def raw_floor(url: str, folder: Path, count: int) -> None:
+    """What each engine's bare single-row transaction costs (an INSERT and a COMMIT from
+    this process, in a table of its own), alternating: the floor under an add. An add on
+    PostgreSQL is about ten round trips to the server, on SQLite calls in the process."""
+    import sqlite3
+
+    import psycopg
+
+    lite = sqlite3.connect(folder / "floor.sqlite", isolation_level=None)
+    lite.execute("PRAGMA journal_mode = WAL")
+    lite.execute("PRAGMA synchronous = FULL")  # as durable as a PostgreSQL commit
+    lite.execute("CREATE TABLE floor (title TEXT, content TEXT)")
+    with psycopg.connect(url, autocommit=True) as pg:
+        pg.execute("CREATE TEMPORARY TABLE floor (title text, content text)")
+        pg.autocommit = False
+
+        def insert_sqlite() -> None:
+            lite.execute("BEGIN IMMEDIATE")
+            lite.execute("INSERT INTO floor VALUES (?, ?)", ("title", "content"))
+            lite.execute("COMMIT")
+
+        def insert_pg() -> None:
+            with pg.transaction():
+                pg.execute("INSERT INTO floor VALUES (%s, %s)", ("title", "content"))
+
+        times: dict[str, list[float]] = {e: [] for e in ENGINES}
+        alternating({"sqlite": insert_sqlite, "pg": insert_pg}, count, times)
+        trip: dict[str, list[float]] = {e: [] for e in ENGINES}
+        alternating(
+            {
+                "sqlite": lambda: lite.execute("SELECT 1").fetchone(),
+                "pg": lambda: pg.execute("SELECT 1").fetchone(),
+            },
+            count,
+            trip,
+        )
+        pg.rollback()
+    lite.close()
+    print("  baseline: a bare single-row transaction, and one SELECT 1, from this process")
+    line(
+        "raw insert + commit p50",
+        statistics.median(times["sqlite"]),
+        statistics.median(times["pg"]),
+    )
+    line("SELECT 1 p50", statistics.median(trip["sqlite"]), statistics.median(trip["pg"]))
+
+
 def bench_clients(sockets: dict[str, Path], project: str, clients: int, requests: int) -> None:
     """``clients`` client processes searching at once (cache off), engines alternating."""
     print(f"\n{clients} concurrent clients (separate processes), searches/s, best of 2 rounds")
@@ -250,6 +297,7 @@ def compare(
             ),
         }
         adds_ratio = bench_adds(sockets, project, adds, 50)
+        raw_floor(url, scratch, 1_000)
         bench_clients(sockets, project, clients, 2_000)
         print(
             f"\nacceptance: search p95 PostgreSQL / SQLite x{min(ratios):.2f}-x{max(ratios):.2f} "
