@@ -128,7 +128,8 @@ def test_health_says_how_durable_the_server_makes_a_write(pg_url: str) -> None:
     with psycopg.connect(pg_url) as conn:
         fsync = conn.execute("SHOW fsync").fetchone()
         commit = conn.execute("SHOW synchronous_commit").fetchone()
-    assert fsync is not None and commit is not None
+    assert fsync is not None
+    assert commit is not None
     expected = "off" if fsync[0] != "on" else ("normal" if commit[0] == "off" else "full")
     db = PgDatabase(pg_url)
     try:
