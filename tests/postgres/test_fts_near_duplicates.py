@@ -4,6 +4,7 @@ enough of the tokens, found through the GIN index of token sets."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -14,6 +15,7 @@ from ltm_desktop.core.rules import similarity_tokens
 from ltm_desktop.postgres import fts_search
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.database import PgDatabase
+from tests.pg_server import fresh_database
 from tests.postgres.test_fts_search import OTHER, PROJECT, _memory, insert_pg, scope_pk
 
 VOCABULARY = [f"word{i:02d}" for i in range(80)]
@@ -23,9 +25,21 @@ def texts(rng: random.Random, count: int) -> list[str]:
     return [" ".join(rng.sample(VOCABULARY, rng.randint(1, 40))) for _ in range(count)]
 
 
+@pytest.fixture
+def new_db(pg_server_url: str) -> Iterator[PgDatabase]:
+    """A database of its own: the statistics a reused one kept (TRUNCATE leaves them)
+    would decide which tokens are probed."""
+    with fresh_database(pg_server_url) as url:
+        db = PgDatabase(url)
+        try:
+            yield db
+        finally:
+            db.close()
+
+
 @pytest.mark.parametrize("analyzed", [False, True])
 def test_every_memory_holding_enough_tokens_is_a_candidate(
-    pg_db: PgDatabase, analyzed: bool
+    new_db: PgDatabase, analyzed: bool
 ) -> None:
     """Whichever tokens are probed (the longest, or the rarest by pg_stats once ANALYZE
     ran; pairs of them, or any one), none that holds enough is missed."""
@@ -35,21 +49,26 @@ def test_every_memory_holding_enough_tokens_is_a_candidate(
         for i, text in enumerate(texts(rng, 300))
     ]
     unknown = [_memory(1000, PROJECT, ("t", "word01 word02 word03", ()))]
-    with pg_db.transaction() as conn:
+    with new_db.transaction() as conn:
+        # No statistics until this test asks for them: the server's autovacuum would
+        # otherwise ANALYZE the new rows at a moment of its own.
+        conn.execute("ALTER TABLE memory_index SET (autovacuum_enabled = false)")
         insert_pg(conn, memories)
         insert_pg(conn, unknown, tokens=False)  # stored before token sets were kept
         pk = scope_pk(conn, PROJECT)
     if analyzed:
-        pg_db.vacuum(["memory_index"])
-        with pg_db.transaction() as conn:
+        new_db.vacuum(["memory_index"])
+        with new_db.transaction() as conn:
             conn.execute("ANALYZE memory_index")
     fts_search._frequencies.clear()
-    assert bool(pg_db.read(fts_search._token_frequencies)) is analyzed
+    assert bool(new_db.read(fts_search._token_frequencies)) is analyzed
+    with new_db.transaction() as conn:
+        conn.execute("ALTER TABLE memory_index RESET (autovacuum_enabled)")
     for _ in range(80):
         tokens = similarity_tokens(texts(rng, 1)[0])
         at_least = rng.randint(0, len(tokens) + 1)
         low, high = len(tokens) * 0.7, len(tokens) / 0.7
-        found = pg_db.read(
+        found = new_db.read(
             partial(
                 fts_search.near_duplicates,
                 project_pk=pk,
