@@ -6,7 +6,7 @@ tests/pg_databases.py) and the in-memory double (tests/doubles), which stores an
 nothing; a test that looks at SQLite itself is marked ``sqlite_only``, one that needs what
 the double does not do (snippets, threads reading beside writers) ``real_engines``. A test
 that starts another process on a service's store takes its environment from
-``process_env`` (the database's URL on PostgreSQL; skipped on the double).
+``process_env`` (the database's URL on PostgreSQL), and so runs on the real engines only.
 
 A test marked ``slow`` (over a second: real agent CLIs, many processes, large data,
 many generated examples) runs only with ``--slow``, which ``scripts/check.py`` and so
@@ -99,8 +99,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     marked = metafunc.definition.get_closest_marker
     if "backend" in metafunc.fixturenames and marked("every_backend") and not marked("sqlite_only"):
-        engines = REAL_ENGINES if marked("real_engines") else BACKENDS
-        metafunc.parametrize("backend", engines, indirect=True)
+        # Another process cannot open the in-memory double: a test that starts one
+        # (``process_env``) runs on the real engines only, as one marked so does.
+        real = marked("real_engines") or "process_env" in metafunc.fixturenames
+        metafunc.parametrize("backend", REAL_ENGINES if real else BACKENDS, indirect=True)
 
 
 class FakeClock:
@@ -218,9 +220,10 @@ ProcessEnv = Callable[[Path], dict[str, str]]
 def process_env(backend: str, data_dir_databases: DataDirDatabases) -> ProcessEnv:
     """The environment of another process (the console script) on the store of a data dir:
     ``LTM_DESKTOP_DATABASE_URL`` names its database on PostgreSQL, as a user would set it.
-    The in-memory double lives in this process only: such a test skips on it."""
+    The in-memory double lives in this process only: such a test is not made for it
+    (``pytest_generate_tests``)."""
     if backend == "memory":
-        pytest.skip("another process cannot open the in-memory double")
+        raise AssertionError("another process cannot open the in-memory double")
 
     def env(data_dir: Path) -> dict[str, str]:
         environment = dict(os.environ)
