@@ -248,3 +248,40 @@ STORED_FIELDS: dict[str, Callable[[Any], Any]] = {
     "files": tags_json,  # a JSON list, like tags
 }
 SEARCHED_FIELDS = ("title", "content", "tags")  # what a memory's search entry is made of
+
+
+# The columns a new memory's row is written with, in the order ``memory_values`` gives.
+MEMORY_INSERT_COLUMNS = (
+    "id, project_pk, title, content, category, importance, tags, signature, created_at, "
+    "updated_at, last_used_at, use_count, ttl_days, expires_at, disabled, disabled_at, "
+    "source, superseded_by, reviewed_at, token_count, review_state, provenance, files"
+)
+
+
+def memory_values(project_pk: int, memory: Memory, token_count: int) -> tuple[Any, ...]:
+    """A new memory's column values, in ``MEMORY_INSERT_COLUMNS``' order."""
+    return (
+        memory.id,
+        project_pk,
+        memory.title,
+        memory.content,
+        memory.category.value,
+        memory.importance,
+        tags_json(memory.tags),
+        memory.signature,
+        memory.created_at,
+        memory.updated_at,
+        memory.last_used_at,
+        memory.use_count,
+        memory.ttl_days,
+        memory.expires_at,
+        int(memory.disabled),
+        memory.disabled_at,
+        memory.source,
+        memory.superseded_by,
+        memory.reviewed_at,
+        token_count,
+        None if memory.review_state is None else memory.review_state.value,
+        provenance_json(memory.provenance),
+        tags_json(memory.files),
+    )

@@ -14,24 +14,19 @@ from typing import Any
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.records import Memory
 from ltm_desktop.engine.rows import (
+    MEMORY_INSERT_COLUMNS,
     SEARCHED_FIELDS,
     STORED_FIELDS,
     memory_from_row,
-    provenance_json,
-    tags_json,
+    memory_values,
 )
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.fts_document import MEMORY_DOCUMENT_SQL, memory_document_params
 from ltm_desktop.postgres.rows import MEMORY_COLUMNS, MEMORY_FROM
 from ltm_desktop.postgres.vectors import set_index
 
-_COLUMNS = (
-    "id, project_pk, title, content, category, importance, tags, signature, created_at, "
-    "updated_at, last_used_at, use_count, ttl_days, expires_at, disabled, disabled_at, "
-    "source, superseded_by, reviewed_at, token_count, review_state, provenance, files"
-)
 _INSERT = (
-    f"INSERT INTO memories ({_COLUMNS}, search) VALUES "
+    f"INSERT INTO memories ({MEMORY_INSERT_COLUMNS}, search) VALUES "
     f"({', '.join(['%s'] * 23)}, {MEMORY_DOCUMENT_SQL}) RETURNING pk"
 )
 
@@ -67,32 +62,10 @@ def active_signatures(conn: Conn, project_pk: int, signatures: list[str]) -> set
 
 
 def _values(project_pk: int, memory: Memory, token_count: int) -> tuple[Any, ...]:
-    return (
-        memory.id,
-        project_pk,
-        memory.title,
-        memory.content,
-        memory.category.value,
-        memory.importance,
-        tags_json(memory.tags),
-        memory.signature,
-        memory.created_at,
-        memory.updated_at,
-        memory.last_used_at,
-        memory.use_count,
-        memory.ttl_days,
-        memory.expires_at,
-        int(memory.disabled),
-        memory.disabled_at,
-        memory.source,
-        memory.superseded_by,
-        memory.reviewed_at,
-        token_count,
-        None if memory.review_state is None else memory.review_state.value,
-        provenance_json(memory.provenance),
-        tags_json(memory.files),
-        *memory_document_params(memory.title, memory.content, memory.tags, project_pk=project_pk),
+    document = memory_document_params(
+        memory.title, memory.content, memory.tags, project_pk=project_pk
     )
+    return (*memory_values(project_pk, memory, token_count), *document)
 
 
 def insert_memory(

@@ -12,7 +12,12 @@ from typing import Any
 
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.records import Memory
-from ltm_desktop.engine.rows import SEARCHED_FIELDS, STORED_FIELDS
+from ltm_desktop.engine.rows import (
+    MEMORY_INSERT_COLUMNS,
+    SEARCHED_FIELDS,
+    STORED_FIELDS,
+    memory_values,
+)
 from ltm_desktop.store.fts.indexing import (
     index_memories,
     index_memory,
@@ -26,8 +31,6 @@ from ltm_desktop.store.rows import (
     MEMORY_COLUMNS,
     MEMORY_FROM,
     memory_from_row,
-    provenance_json,
-    tags_json,
 )
 from ltm_desktop.store.vectors.scope_index import next_seq, token_bits
 
@@ -101,40 +104,11 @@ def insert_memory(
 def _memory_values(
     pk: int | None, project_pk: int, memory: Memory, token_count: int
 ) -> tuple[Any, ...]:
-    return (
-        pk,
-        memory.id,
-        project_pk,
-        memory.title,
-        memory.content,
-        memory.category.value,
-        memory.importance,
-        tags_json(memory.tags),
-        memory.signature,
-        memory.created_at,
-        memory.updated_at,
-        memory.last_used_at,
-        memory.use_count,
-        memory.ttl_days,
-        memory.expires_at,
-        int(memory.disabled),
-        memory.disabled_at,
-        memory.source,
-        memory.superseded_by,
-        memory.reviewed_at,
-        token_count,
-        None if memory.review_state is None else memory.review_state.value,
-        provenance_json(memory.provenance),
-        tags_json(memory.files),
-    )
+    return (pk, *memory_values(project_pk, memory, token_count))
 
 
 _INSERT_MEMORY = (
-    "INSERT INTO memories (pk, id, project_pk, title, content, category, importance, tags, "
-    "signature, created_at, updated_at, last_used_at, use_count, ttl_days, expires_at, "
-    "disabled, disabled_at, source, superseded_by, reviewed_at, token_count, review_state, "
-    "provenance, files) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    f"INSERT INTO memories (pk, {MEMORY_INSERT_COLUMNS}) VALUES ({', '.join('?' * 24)})"
 )
 
 
