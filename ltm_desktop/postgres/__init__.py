@@ -30,15 +30,18 @@ def open_postgres_store(
 
     ``connect_timeout``: seconds to reach the server; ``lock_timeout_ms``: how long a write
     waits for another writer (None: the store's 10 s; an agent's hook passes less)."""
-    from ltm_desktop.postgres.pg_store import PostgresStore  # the engine's modules: not before
+    # the engine's modules (and psycopg): only now
+    from ltm_desktop.postgres.database import STATEMENT_TIMEOUT_MS, WRITE_LOCK_TIMEOUT_MS
+    from ltm_desktop.postgres.pg_store import PostgresStore
 
-    if lock_timeout_ms is None:
-        return PostgresStore(conninfo, backup_dir, create=create, connect_timeout=connect_timeout)
+    lock_wait, statements = WRITE_LOCK_TIMEOUT_MS, STATEMENT_TIMEOUT_MS
+    if lock_timeout_ms is not None:  # a brief opening (a hook): no statement waits long
+        lock_wait, statements = lock_timeout_ms, max(2_000, 2 * lock_timeout_ms)
     return PostgresStore(
         conninfo,
         backup_dir,
         create=create,
         connect_timeout=connect_timeout,
-        lock_timeout_ms=lock_timeout_ms,
-        statement_timeout_ms=max(2_000, 2 * lock_timeout_ms),  # a hook never hangs
+        lock_timeout_ms=lock_wait,
+        statement_timeout_ms=statements,
     )

@@ -24,7 +24,8 @@ from collections.abc import Callable, Collection, Sequence
 from itertools import combinations
 from typing import Any
 
-from ltm_desktop.core.records import Memory, Observation, SearchFilter
+from ltm_desktop.core.backend import MemoryHit, ObservationHit
+from ltm_desktop.core.records import Observation, SearchFilter
 from ltm_desktop.core.search.query import ParsedQuery, Term
 from ltm_desktop.engine.phrases import Phrase, term_phrases
 from ltm_desktop.engine.rows import memory_from_row, observation_from_row
@@ -44,8 +45,6 @@ MEMORY_WEIGHTS = "{0.25, 0, 0.5, 1}"  # D (text), C, B (tags), A (title): 1 : 2 
 OBSERVATION_WEIGHTS = "{0.5, 0, 0, 1}"  # D (narrative), A (title): 1 : 2, as SQLite's
 LENGTH_NORMALIZATION = 1  # divide by 1 + log(length): longer texts rank lower, as in BM25
 
-MemoryHit = tuple[Memory, float, str, int]  # (memory, score, snippet, stage)
-ObservationHit = tuple[Observation, float, str]
 
 # One statement per stage for every scope: each scope's best ``limit`` (a LATERAL
 # subquery per scope, its query's words carrying the scope: ``fts_document``).

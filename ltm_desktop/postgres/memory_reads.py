@@ -17,20 +17,21 @@ from ltm_desktop.engine.rows import memory_from_row
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.rows import MEMORY_COLUMNS, MEMORY_FROM, narrowing
 
-# ``core.backend.LIST_ORDERS``: what callers say -> trusted SQL (``{dir}``: ASC or DESC).
+# ``core.backend.LIST_ORDERS``: what callers say -> trusted SQL. ``{dir}`` is the asked
+# direction with NULL where SQLite puts it (smallest: first ascending, last descending;
+# PostgreSQL's default is the other way round), so both engines page alike.
 ORDERINGS = {
     "importance": "m.importance {dir}, m.updated_at {dir}, m.pk {dir}",
     "updated_at": "m.updated_at {dir}, m.pk {dir}",
     "created_at": "m.created_at {dir}, m.pk",
     "last_used_at": "m.last_used_at {dir}, m.pk",
-    "use_count": "m.use_count {dir}, m.updated_at DESC, m.expires_at, m.pk",
+    "use_count": "m.use_count {dir}, m.updated_at DESC, m.expires_at NULLS FIRST, m.pk",
     "title": "lower(m.title) {dir}, m.expires_at {dir}, m.pk {dir}",
-    "category": "m.category {dir}, m.importance DESC, m.updated_at DESC, m.expires_at, m.pk",
-    "source": "m.source {dir}, m.updated_at DESC, m.expires_at, m.pk",
+    "category": "m.category {dir}, m.importance DESC, m.updated_at DESC, "
+    "m.expires_at NULLS FIRST, m.pk",
+    "source": "m.source {dir}, m.updated_at DESC, m.expires_at NULLS FIRST, m.pk",
     "disabled_at": "m.disabled_at {dir}, m.pk",
 }
-# SQLite sorts NULL first ascending and last descending; PostgreSQL the other way round.
-_NULLS = {"ASC": "ASC NULLS FIRST", "DESC": "DESC NULLS LAST"}
 NOT_EXPIRED = "(m.expires_at IS NULL OR m.expires_at > %s)"
 STALE = (
     "m.disabled = 0 AND m.importance <= %s AND m.use_count = 0 "
@@ -39,17 +40,8 @@ STALE = (
 
 
 def _order(query: ListQuery) -> str:
-    direction = "DESC" if query.descending else "ASC"
-    template = ORDERINGS[query.order_by]
-    parts = [part.strip() for part in template.format(dir=direction).split(",")]
-    ordered = []
-    for part in parts:
-        column, _, way = part.rpartition(" ")
-        if way in _NULLS:
-            ordered.append(f"{column} {_NULLS[way]}")
-        else:
-            ordered.append(f"{part} ASC NULLS FIRST")
-    return ", ".join(ordered)
+    direction = "DESC NULLS LAST" if query.descending else "ASC NULLS FIRST"
+    return ORDERINGS[query.order_by].format(dir=direction)
 
 
 def _where(project_pk: int, query: ListQuery, now: float) -> tuple[str, list[Any]]:

@@ -23,7 +23,7 @@ from ltm_desktop.engine.rows import (
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.fts_document import MEMORY_DOCUMENT_SQL, memory_document_params
 from ltm_desktop.postgres.rows import MEMORY_COLUMNS, MEMORY_FROM
-from ltm_desktop.postgres.vectors import set_index
+from ltm_desktop.postgres.vectors import insert_token_sets, set_index
 
 _INSERT = (
     f"INSERT INTO memories ({MEMORY_INSERT_COLUMNS}, search) VALUES "
@@ -106,8 +106,9 @@ def insert_memories(
             pks.append(int(row[0]))
             if not cursor.nextset():
                 break
-    for pk, (_, tokens) in zip(pks, batch, strict=True):
-        set_index(conn, pk, project_pk, tokens=tokens)
+    insert_token_sets(
+        conn, [(pk, project_pk, tokens) for pk, (_, tokens) in zip(pks, batch, strict=True)]
+    )
     tags = [(tag, pk) for pk, (memory, _) in zip(pks, batch, strict=True) for tag in memory.tags]
     files = [(path, pk) for pk, (m, _) in zip(pks, batch, strict=True) for path in m.files]
     with conn.cursor() as cursor:

@@ -13,7 +13,15 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ltm_desktop.core.backend import MemoryStore, SearchRepair, StoreHealth, Verification, WriteTxn
+from ltm_desktop.core.backend import (
+    MemoryHit,
+    MemoryStore,
+    ObservationHit,
+    SearchRepair,
+    StoreHealth,
+    Verification,
+    WriteTxn,
+)
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.observations import ObservationPayload
@@ -43,9 +51,6 @@ from ltm_desktop.postgres.overview import PgOverview
 from ltm_desktop.postgres.scopes import ScopeKeys
 from ltm_desktop.postgres.verify import verify_database
 from ltm_desktop.postgres.write_txn import PgWriteTxn
-
-MemoryHit = tuple[Memory, float, str, int]
-ObservationHit = tuple[Observation, float, str]
 
 
 class PostgresStore:

@@ -164,6 +164,17 @@ def set_index(
     )
 
 
+def insert_token_sets(conn: Conn, rows: Sequence[tuple[int, int, Collection[str]]]) -> None:
+    """The index rows of new memories (memory pk, project pk, similarity tokens), no vector
+    yet: ``set_index`` for a whole batch, one statement."""
+    with conn.cursor() as cursor:
+        cursor.executemany(
+            "INSERT INTO memory_index (memory_pk, project_pk, seq, tokens) "
+            "VALUES (%s, %s, nextval('memory_index_seq'), %s)",
+            [(pk, project_pk, sorted(set(tokens))) for pk, project_pk, tokens in rows],
+        )
+
+
 def record_erased(conn: Conn, memory_pk: int, project_pk: int) -> None:
     """Before an erased memory's row is deleted: its index row goes, and its pk is noted
     as erased with the next ``seq`` (nothing else of it), so that every process's
