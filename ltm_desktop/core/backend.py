@@ -318,9 +318,13 @@ class MemoryStore(OverviewReads, Protocol):
         ...
 
     def count_memories(self, project_id: str, query: ListQuery, now: float) -> int: ...
-    def top_memories(self, project_id: str, importance: int, n: int, now: float) -> list[Memory]:
-        """The first ``n`` active, unexpired memories of the scope with this importance, by
-        ``use_heat`` (most first), then by ``updated_at`` (newest first)."""
+    def top_memories(
+        self, project_ids: Sequence[str], importances: Sequence[int], n: int, now: float
+    ) -> list[Memory]:
+        """For each of the scopes and each of the importance levels, the first ``n`` active,
+        unexpired memories of that scope and level by ``use_heat`` (most first), then by
+        ``updated_at`` (newest first); all of them, in no particular order. One read,
+        however many pairs: MEMORY.md is regenerated after every write."""
         ...
 
     def stale_memories(

@@ -13,6 +13,7 @@ from typing import Any
 
 from ltm_desktop.core.backend import MAX_PAGE
 from ltm_desktop.core.records import ListQuery, Memory
+from ltm_desktop.engine.precis_sql import top_by_level_params, top_by_level_sql
 from ltm_desktop.engine.rows import memory_from_row
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.rows import MEMORY_COLUMNS, MEMORY_FROM, narrowing
@@ -99,15 +100,15 @@ def count_memories(conn: Conn, project_pk: int, query: ListQuery, now: float) ->
     return int(row[0]) if row is not None else 0
 
 
-def top_memories(conn: Conn, project_pk: int, importance: int, n: int, now: float) -> list[Memory]:
-    """The first ``n`` of a scope's importance level by use, then update (what the precis
-    draws on; index ``memories_by_heat``)."""
-    rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.project_pk = %s AND m.disabled = 0 "
-        f"AND m.importance = %s AND {NOT_EXPIRED} "
-        "ORDER BY m.use_heat DESC, m.updated_at DESC, m.pk LIMIT %s",
-        (project_pk, importance, now, n),
-    ).fetchall()
+def top_memories(
+    conn: Conn, project_pks: Sequence[int], importances: Sequence[int], n: int, now: float
+) -> list[Memory]:
+    """The first ``n`` of each scope's level by use, then update, in one statement (what
+    the precis draws on; index ``memories_by_heat``)."""
+    pairs, params = top_by_level_params(project_pks, importances, n, now)
+    if not pairs:
+        return []
+    rows = conn.execute(top_by_level_sql(len(pairs), "%s", "m.pk"), params).fetchall()
     return [memory_from_row(row) for row in rows]
 
 

@@ -213,10 +213,12 @@ class PostgresStore:
 
         return self._db.read(work)
 
-    def top_memories(self, project_id: str, importance: int, n: int, now: float) -> list[Memory]:
+    def top_memories(
+        self, project_ids: Sequence[str], importances: Sequence[int], n: int, now: float
+    ) -> list[Memory]:
         def work(c: Conn) -> list[Memory]:
-            pk = self._scope(c, project_id)
-            return [] if pk is None else memory_reads.top_memories(c, pk, importance, n, now)
+            pks = [pk for pk in (self._scope(c, p) for p in project_ids) if pk is not None]
+            return memory_reads.top_memories(c, pks, importances, n, now)
 
         return self._db.read(work)
 

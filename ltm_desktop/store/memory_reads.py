@@ -8,6 +8,7 @@ from typing import Any
 
 from ltm_desktop.core.backend import MAX_PAGE
 from ltm_desktop.core.records import GUI_ACTOR, AuditEvent, ListQuery, Memory, Observation
+from ltm_desktop.engine.precis_sql import top_by_level_params, top_by_level_sql
 from ltm_desktop.store.rows import (
     AUDIT_COLUMNS,
     AUDIT_FROM,
@@ -161,16 +162,18 @@ def count_memories(conn: sqlite3.Connection, project_pk: int, query: ListQuery, 
 
 
 def top_memories(
-    conn: sqlite3.Connection, project_pk: int, importance: int, n: int, now: float
+    conn: sqlite3.Connection,
+    project_pks: Sequence[int],
+    importances: Sequence[int],
+    n: int,
+    now: float,
 ) -> list[Memory]:
-    """The first ``n`` of a scope's importance level by use, then update (index
-    ``memories_by_heat``): what the precis draws on."""
-    rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM {MEMORY_FROM} WHERE m.project_pk = ? AND m.disabled = 0 "
-        f"AND m.importance = ? AND {_NOT_EXPIRED} ORDER BY m.use_heat DESC, m.updated_at DESC "
-        "LIMIT ?",
-        (project_pk, importance, now, n),
-    ).fetchall()
+    """The first ``n`` of each scope's level by use, then update (index
+    ``memories_by_heat``), in one statement: what the precis draws on."""
+    pairs, params = top_by_level_params(project_pks, importances, n, now)
+    if not pairs:
+        return []
+    rows = conn.execute(top_by_level_sql(len(pairs), "?"), params).fetchall()
     return [memory_from_row(row) for row in rows]
 
 

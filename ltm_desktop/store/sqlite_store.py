@@ -196,9 +196,11 @@ class SqliteStore:
             project_id, lambda c, pk: reads.count_memories(c, pk, query, now), 0
         )
 
-    def top_memories(self, project_id: str, importance: int, n: int, now: float) -> list[Memory]:
-        return self._reader.read_scope(
-            project_id, lambda c, pk: reads.top_memories(c, pk, importance, n, now), []
+    def top_memories(
+        self, project_ids: Sequence[str], importances: Sequence[int], n: int, now: float
+    ) -> list[Memory]:
+        return self._reader.read(
+            lambda c: reads.top_memories(c, self._reader.pks(c, project_ids), importances, n, now)
         )
 
     def stale_memories(

@@ -402,10 +402,16 @@ class InMemoryStore(InboxReads, OverviewScans):
     def count_memories(self, project_id: str, query: ListQuery, now: float) -> int:
         return len(self._listed(project_id, query, now))
 
-    def top_memories(self, project_id: str, importance: int, n: int, now: float) -> list[Memory]:
-        live = [m for m in self._memories(project_id) if is_live(m, now)]
-        level = [m for m in live if m.importance == importance]
-        return sorted(level, key=lambda m: (-m.use_heat, -m.updated_at))[:n]
+    def top_memories(
+        self, project_ids: Sequence[str], importances: Sequence[int], n: int, now: float
+    ) -> list[Memory]:
+        found: list[Memory] = []
+        for project_id in project_ids:
+            live = [m for m in self._memories(project_id) if is_live(m, now)]
+            for importance in importances:
+                level = [m for m in live if m.importance == importance]
+                found += sorted(level, key=lambda m: (-m.use_heat, -m.updated_at))[:n]
+        return found
 
     def stale_memories(
         self, project_id: str, max_importance: int, cutoff: float, now: float

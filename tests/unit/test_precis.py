@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -10,11 +12,13 @@ from hypothesis import strategies as st
 
 from ltm_desktop.core.memory_md.precis import (
     TRUNCATION_MARK,
+    PrecisManager,
     prompt_section,
     render_block,
     render_precis,
 )
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory
+from ltm_desktop.core.ranking import precis_key
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, ListQuery, Memory
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.config import Settings
 from tests.conftest import FakeClock, ServiceFactory, make_draft
@@ -221,3 +225,54 @@ def test_the_prompt_section_names_the_memory_tools(service: MemoryService, proje
     section = service.prompt_section(project)
     assert "`memory_search`" in section
     assert "`memory_write`" in section
+
+
+class _CountingReads:
+    """The store's top-N reads, counted (the precis reads through ``top_memories`` only)."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.calls: list[tuple[tuple[str, ...], tuple[int, ...]]] = []
+
+    def top_memories(
+        self, project_ids: Sequence[str], importances: Sequence[int], n: int, now: float
+    ) -> list[Memory]:
+        self.calls.append((tuple(project_ids), tuple(importances)))
+        found: list[Memory] = self._store.top_memories(project_ids, importances, n, now)
+        return found
+
+
+def test_the_precis_is_the_exact_top_n_read_a_few_levels_at_a_time(
+    make_service: ServiceFactory, clock: FakeClock
+) -> None:
+    """Every level holds more than N memories in both scopes, some reinforced by use: the
+    precis is the top N of all of them in precis order, found with two reads of two levels
+    of both scopes each (not a read per scope and level)."""
+    service = make_service(settings=Settings(precis_top_n=6))
+    project = "proj_00000000000000a1"
+    for s, scope in enumerate((project, GLOBAL_PROJECT_ID)):
+        for importance in range(11):
+            for k in range(8):
+                words = " ".join(f"w{s}i{importance}k{k}n{j}" for j in range(5))
+                draft = make_draft(f"kw{importance}x{k}s{s} {words}", importance=importance)
+                service.add(scope, draft, "a")
+                clock.advance(1)
+    for _ in range(9):  # two level-9 memories reinforced: up to +2, above plain level 10s
+        service.search.query(project, "kw9x0s0", reinforce=True)
+        service.search.query(project, "kw9x1s0", reinforce=True)
+    service._uses.flush()
+    now = clock()
+    everything = [
+        m
+        for scope in (project, GLOBAL_PROJECT_ID)
+        for m in service.store.list_memories(scope, ListQuery(limit=500), now)
+    ]
+    assert len(everything) == 2 * 11 * 8  # nothing was taken for a duplicate
+    expected = [m.id for m in sorted(everything, key=lambda m: precis_key(m, now))[:6]]
+    counting = _CountingReads(service.store)
+    manager = service.precis_manager
+    precis = PrecisManager(counting, manager.path_for, manager.budget, 6, clock)  # type: ignore[arg-type]
+    assert [m.id for m in precis.candidates(project)] == expected
+    assert any("kw9x" in m.content for m in precis.candidates(project)[:2])  # use lifted them
+    assert counting.calls[0] == ((project, GLOBAL_PROJECT_ID), (10, 9))
+    assert len(counting.calls) == 2  # levels 10 and 9, then 8 and 7 (a level-9 used beats 10)

@@ -9,6 +9,7 @@ Each memory is one ``## title`` block whose text cannot break out of it
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,9 @@ __all__ = ["heading", "render_block"]  # core.memory_block's, shared with core.i
 TRUNCATION_MARK = "\n…(truncated)"
 BLOCK_SEPARATOR = "\n\n"
 SECTION_HEADING = "## Long-Term Memory"
+# Levels per read of the precis's candidates: a level at least MAX_BOOST below the N-th
+# found cannot reach it, so reading that many at a time rarely reads one not needed.
+LEVELS_PER_READ = math.ceil(MAX_BOOST)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,23 +109,24 @@ class PrecisManager:
         """The top-N memories of the scope (plus global) in precis order (core.ranking).
 
         Importance levels are read from the top down, each level's best by use then by
-        update; a level whose best cannot reach the N-th found so far (reinforcement adds
-        less than MAX_BOOST) ends the search, so the top-N is exact.
+        update, ``LEVELS_PER_READ`` levels of every scope in one read; a level whose best
+        cannot reach the N-th found so far (reinforcement adds less than MAX_BOOST) ends the
+        search, so the top-N is exact.
         """
         now = self._clock() if now is None else now
         scopes = [project_id]
         if include_global and project_id != GLOBAL_PROJECT_ID:
             scopes.append(GLOBAL_PROJECT_ID)
         found: list[Memory] = []
-        for level in range(MAX_IMPORTANCE, -1, -1):
+        for top_level in range(MAX_IMPORTANCE, -1, -LEVELS_PER_READ):
             if len(found) >= self.top_n:
                 found.sort(key=lambda m: precis_key(m, now))
                 del found[self.top_n :]
-                if effective_importance(found[-1], now) >= level + MAX_BOOST:
+                if effective_importance(found[-1], now) >= top_level + MAX_BOOST:
                     break
-            for scope in scopes:
-                top = self._store.top_memories(scope, level, self.top_n, now)
-                found += top if self.include_flagged else [m for m in top if not is_flagged(m)]
+            levels = range(top_level, max(top_level - LEVELS_PER_READ, -1), -1)
+            top = self._store.top_memories(scopes, levels, self.top_n, now)
+            found += top if self.include_flagged else [m for m in top if not is_flagged(m)]
         found.sort(key=lambda m: precis_key(m, now))
         return found[: self.top_n]
 
