@@ -207,7 +207,7 @@ class PgAuditReads:
         )
 
     def last_event_seq(self) -> int:
-        row = self._db.read_statement(
+        row = self._db.read(
             lambda conn: conn.execute("SELECT coalesce(max(seq), 0) FROM audit").fetchone()
         )
         return int(row[0]) if row is not None else 0

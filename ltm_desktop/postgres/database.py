@@ -23,12 +23,13 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TypeVar
 
 import psycopg
 import psycopg.errors
 from psycopg import sql
+from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ltm_desktop.core.backend import StoreHealth
@@ -79,6 +80,20 @@ def _limit_statements(conn: Conn, timeout_ms: int) -> None:
     as its session's default, so the URL's own ``options`` stay as given)."""
     conn.execute(f"SET statement_timeout = {int(timeout_ms)}")
     conn.commit()
+
+
+def _roll_back(conn: Conn) -> None:
+    """End a failed write transaction; a connection that is gone has nothing to undo (the
+    server rolled it back) and the pool discards it."""
+    if conn.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
+        with suppress(psycopg.Error):
+            conn.execute("ROLLBACK")
+
+
+def _leave_autocommit(conn: Conn) -> None:
+    """Hand the connection back as the pool lent it (a broken one is discarded anyway)."""
+    with suppress(psycopg.Error):
+        conn.autocommit = False
 
 
 class PgDatabase:
@@ -255,18 +270,10 @@ class PgDatabase:
         return error
 
     def read(self, work: Callable[[Conn], T]) -> T:
-        """``work`` on a pooled connection, in one transaction that is rolled back (reads
-        write nothing)."""
-        with self._connection() as conn:
-            try:
-                return work(conn)
-            finally:
-                conn.rollback()
-
-    def read_statement(self, work: Callable[[Conn], T]) -> T:
-        """``work`` of one statement (its own snapshot, as in a transaction of one) on a
-        pooled connection in autocommit: no BEGIN and no ROLLBACK, two round trips fewer,
-        for the reads asked before every search (the cache's versions)."""
+        """``work`` on a pooled connection in autocommit: each statement sees what was
+        committed when it began, as in a READ COMMITTED transaction, but without the
+        BEGIN and ROLLBACK round trips (a search or MEMORY.md's read is one statement;
+        a transaction around it would triple what it costs on a network)."""
         with self._connection() as conn:
             conn.autocommit = True
             try:
@@ -274,20 +281,46 @@ class PgDatabase:
             finally:
                 conn.autocommit = False
 
+    def read_snapshot(self, work: Callable[[Conn], T]) -> T:
+        """``work`` in one REPEATABLE READ transaction that is rolled back: every statement
+        sees the same snapshot, and server-side cursors (which need a transaction) work.
+        For the reads that walk a whole table in batches (``verify``)."""
+        with self._connection() as conn:
+            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            try:
+                return work(conn)
+            finally:
+                conn.rollback()
+                conn.isolation_level = None
+
     @contextmanager
     def transaction(self) -> Iterator[Conn]:
         """One write transaction holding the writer's lock: committed when the block ends
         normally (and so durable: ``synchronous_commit`` is the server's, on by default),
-        rolled back when it raises. The lock, its wait and the commit count are one round
-        trip (trusted integers, no parameters)."""
-        with self._connection() as conn, conn.transaction():
-            conn.execute(
-                f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}; "
-                f"SELECT pg_advisory_xact_lock({int(WRITER_LOCK)}); "
-                "SET LOCAL lock_timeout = 0; "
-                "UPDATE store_state SET version = version + 1 WHERE id = 1"
-            )
-            yield conn
+        rolled back when it raises. BEGIN, the lock, its wait and the commit count are one
+        round trip (trusted integers, no parameters): the connection is in autocommit and
+        the transaction is opened and ended by hand."""
+        with self._connection() as conn:
+            conn.autocommit = True
+            try:
+                conn.execute(
+                    "BEGIN; "
+                    f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}; "
+                    f"SELECT pg_advisory_xact_lock({int(WRITER_LOCK)}); "
+                    "SET LOCAL lock_timeout = 0; "
+                    "UPDATE store_state SET version = version + 1 WHERE id = 1"
+                )
+                try:
+                    yield conn
+                except BaseException:
+                    _roll_back(conn)
+                    raise
+                if conn.info.transaction_status != TransactionStatus.INTRANS:
+                    _roll_back(conn)  # a statement failed and was swallowed: nothing is kept
+                    raise StorageError(f"{self.display}: the write failed and was undone")
+                conn.execute("COMMIT")
+            finally:
+                _leave_autocommit(conn)
         with self._lock:
             self._own_commits += 1
 
@@ -310,7 +343,7 @@ class PgDatabase:
         ``PRAGMA data_version``): the count of every commit less this process's own. A
         read racing this process's commit may see one change that is not there (a
         reader then looks again, never misses one)."""
-        row = self.read_statement(lambda c: c.execute("SELECT version FROM store_state").fetchone())
+        row = self.read(lambda c: c.execute("SELECT version FROM store_state").fetchone())
         with self._lock:
             own = self._own_commits
         return (int(row[0]) if row is not None else 0) - own

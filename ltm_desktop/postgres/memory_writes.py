@@ -29,6 +29,13 @@ _INSERT = (
     f"INSERT INTO memories ({MEMORY_INSERT_COLUMNS}, search) VALUES "
     f"({', '.join(['%s'] * 23)}, {MEMORY_DOCUMENT_SQL}) RETURNING pk"
 )
+# A new memory and its token set in one statement (one round trip, not two): what a single
+# add writes when it has no vector yet.
+_INSERT_WITH_TOKENS = (
+    f"WITH inserted AS ({_INSERT}) "
+    "INSERT INTO memory_index (memory_pk, project_pk, seq, tokens) "
+    "SELECT pk, %s, nextval('memory_index_seq'), %s FROM inserted RETURNING memory_pk"
+)
 
 
 def load_memory(conn: Conn, memory_id: str) -> tuple[int, int, Memory]:
@@ -77,10 +84,17 @@ def insert_memory(
 ) -> int:
     """Insert a new memory with its tags, files, search document, token set and (model,
     float32 vector) if given; returns its pk."""
-    row = conn.execute(_INSERT, _values(project_pk, memory, len(tokens))).fetchone()
-    assert row is not None  # RETURNING gives the row
-    pk = int(row[0])
-    set_index(conn, pk, project_pk, tokens=tokens, vector=vector)
+    values = _values(project_pk, memory, len(tokens))
+    if vector is None:
+        row = conn.execute(_INSERT_WITH_TOKENS, (*values, project_pk, sorted(set(tokens))))
+        found = row.fetchone()
+        assert found is not None  # RETURNING gives the row
+        pk = int(found[0])
+    else:
+        found = conn.execute(_INSERT, values).fetchone()
+        assert found is not None
+        pk = int(found[0])
+        set_index(conn, pk, project_pk, tokens=tokens, vector=vector)
     write_tags(conn, pk, memory.tags, replace=False)
     write_files(conn, pk, memory.files, replace=False)
     return pk

@@ -109,7 +109,7 @@ class PostgresStore:
         return self._db.data_version()
 
     def verify(self, quick: bool) -> Verification:
-        return self._db.read(lambda conn: verify_database(conn, quick))
+        return self._db.read_snapshot(lambda conn: verify_database(conn, quick))
 
     def repair_search(self) -> SearchRepair:
         """PostgreSQL's indexes are its own to keep (a GIN index is never out of step with
@@ -275,7 +275,7 @@ class PostgresStore:
         return self._db.read(work)
 
     def index_version(self, project_ids: Sequence[str]) -> int:
-        return self._db.read_statement(  # the scopes' pks are known after their first use
+        return self._db.read(  # the scopes' pks are known after their first use
             lambda c: vectors.index_version(c, self._keys.pks(c, project_ids))
         )
 

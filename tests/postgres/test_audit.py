@@ -86,15 +86,15 @@ def test_events_are_chained_in_order_and_the_chain_checks_out(
     )
     assert rows[1][1] == '{"title": "old"}'
     assert all(len(row[3]) == 32 for row in rows)
-    broken, last = pg_db.read(lambda c: check_chain(c))
+    broken, last = pg_db.read_snapshot(lambda c: check_chain(c))
     assert broken is None
     assert pg_db.read(head) == (5, last)
     assert last != GENESIS
-    assert pg_db.read(lambda c: check_chain(c, 2)) == (None, last)  # the newest two only
+    assert pg_db.read_snapshot(lambda c: check_chain(c, 2)) == (None, last)  # the newest two only
 
 
 def test_an_empty_history_checks_out_at_genesis(pg_db: PgDatabase) -> None:
-    assert pg_db.read(lambda c: check_chain(c)) == (None, GENESIS)
+    assert pg_db.read_snapshot(lambda c: check_chain(c)) == (None, GENESIS)
     assert pg_db.read(head) == (0, GENESIS)
     with pg_db.transaction() as conn:
         record_audits(conn, [])
@@ -112,7 +112,7 @@ def test_a_tombstone_is_the_one_update_let_through_and_the_chain_still_checks_ou
         ).fetchall()
     )
     assert rows == [(None, json.dumps(TOMBSTONE), None)] * 3
-    assert pg_db.read(lambda c: check_chain(c))[0] is None
+    assert pg_db.read_snapshot(lambda c: check_chain(c))[0] is None
 
 
 @pytest.mark.parametrize(
@@ -142,7 +142,7 @@ def test_any_other_update_and_every_delete_is_refused(
     ):
         conn.execute(statement)
     assert pg_db.read(lambda c: c.execute("SELECT count(*) FROM audit").fetchone()) == (5,)
-    assert pg_db.read(lambda c: check_chain(c))[0] is None
+    assert pg_db.read_snapshot(lambda c: check_chain(c))[0] is None
 
 
 def test_an_event_changed_behind_the_trigger_is_named(
@@ -152,14 +152,14 @@ def test_an_event_changed_behind_the_trigger_is_named(
         conn.execute("ALTER TABLE audit DISABLE TRIGGER audit_is_append_only")
         conn.execute('UPDATE audit SET after = \'{"title": "forged"}\' WHERE seq = 2')
         conn.execute("ALTER TABLE audit ENABLE TRIGGER audit_is_append_only")
-    broken, _ = pg_db.read(lambda c: check_chain(c))
+    broken, _ = pg_db.read_snapshot(lambda c: check_chain(c))
     assert broken is not None
     assert broken.seq == 2
     assert broken.describe() == (
         "audit event #2 (updated of mem_1) was changed after it was written "
         "(its content does not match its hash)"
     )
-    assert pg_db.read(lambda c: check_chain(c, 2))[0] is None  # older than the newest two
+    assert pg_db.read_snapshot(lambda c: check_chain(c, 2))[0] is None  # older than the newest two
 
 
 def test_a_deleted_event_breaks_the_link_after_it(
@@ -169,7 +169,7 @@ def test_a_deleted_event_breaks_the_link_after_it(
         conn.execute("ALTER TABLE audit DISABLE TRIGGER audit_is_append_only")
         conn.execute("DELETE FROM audit WHERE seq = 3")
         conn.execute("ALTER TABLE audit ENABLE TRIGGER audit_is_append_only")
-    broken, _ = pg_db.read(lambda c: check_chain(c))
+    broken, _ = pg_db.read_snapshot(lambda c: check_chain(c))
     assert broken is not None
     assert (broken.seq, broken.memory_id) == (4, "mem_3")
     assert "does not follow the event before it" in broken.reason
@@ -215,12 +215,12 @@ def test_a_history_moves_between_sqlite_and_postgresql_and_verifies_on_both(
             "nonce, content_hash, hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             events,
         )
-    assert pg_db.read(lambda c: check_chain(c)) == (None, sqlite_head)
+    assert pg_db.read_snapshot(lambda c: check_chain(c)) == (None, sqlite_head)
     a = next(pk for pk, project_id, _, _ in projects if project_id == "proj_a")
     with pg_db.transaction() as conn:  # PostgreSQL goes on from SQLite's head
         record_audits(conn, [(a, entry("mem_2", AuditAction.REMOVED, at=3.0))])
         assert tombstone_history(conn, "mem_1", TOMBSTONE) == 2
-    broken, pg_head = pg_db.read(lambda c: check_chain(c))
+    broken, pg_head = pg_db.read_snapshot(lambda c: check_chain(c))
     assert broken is None
     rows = pg_db.read(
         lambda c: c.execute(

@@ -55,12 +55,24 @@ def test_a_connection_used_just_now_is_lent_without_a_check(
         db.close()
 
 
-def test_a_one_statement_read_leaves_no_transaction(pg_db: PgDatabase) -> None:
+def test_a_read_opens_no_transaction_and_a_snapshot_read_one_it_rolls_back(
+    pg_db: PgDatabase,
+) -> None:
     def status(conn: psycopg.Connection) -> tuple[int, bool]:
         conn.execute("SELECT 1").fetchone()
         return conn.info.transaction_status, conn.autocommit
 
-    assert pg_db.read_statement(status) == (psycopg.pq.TransactionStatus.IDLE, True)
-    assert pg_db.read(status)[0] == psycopg.pq.TransactionStatus.INTRANS
-    assert pg_db.read_statement(lambda c: c.autocommit) is True
-    assert pg_db.read(lambda c: c.autocommit) is False
+    assert pg_db.read(status) == (psycopg.pq.TransactionStatus.IDLE, True)
+    assert pg_db.read_snapshot(status) == (psycopg.pq.TransactionStatus.INTRANS, False)
+    isolation = pg_db.read_snapshot(lambda c: c.execute("SHOW transaction_isolation").fetchone())
+    assert isolation == ("repeatable read",)
+    # the connections go back to the pool as they came: not in autocommit, default level
+    assert pg_db.read(lambda c: c.execute("SHOW transaction_isolation").fetchone()) == (
+        "read committed",
+    )
+
+    def after(conn: psycopg.Connection) -> tuple[bool, object]:
+        return conn.autocommit, conn.isolation_level
+
+    with pg_db._pool.connection() as conn:
+        assert after(conn) == (False, None)

@@ -54,7 +54,7 @@ def superuser(url: str, *statements: str) -> None:
 
 
 def verify(db: PgDatabase, quick: bool = False) -> tuple[tuple[str, ...], str, int]:
-    found = db.read(lambda c: verify_database(c, quick))
+    found = db.read_snapshot(lambda c: verify_database(c, quick))
     assert found.quick is quick
     return found.problems, found.head, found.events
 
@@ -73,7 +73,7 @@ def test_an_empty_database_verifies(pg_db: PgDatabase) -> None:
 
 
 def test_a_chain_verifies_with_its_head_and_length(pg_db: PgDatabase, chained: int) -> None:
-    _, head = pg_db.read(lambda c: check_chain(c))
+    _, head = pg_db.read_snapshot(lambda c: check_chain(c))
     assert verify(pg_db) == ((), head, 5)
     assert verify(pg_db, quick=True) == ((), head, 5)
     with pg_db.transaction() as conn:
