@@ -17,7 +17,7 @@ from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.records import AuditEvent
 from ltm_desktop.engine.audit_log import COLUMNS, chained_rows
 from ltm_desktop.engine.chain import GENESIS, Broken
-from ltm_desktop.engine.rows import audit_from_row
+from ltm_desktop.engine.rows import Row, audit_from_row
 from ltm_desktop.engine.verifying import follow_chain
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.database import PgDatabase
@@ -33,18 +33,27 @@ CHAIN_BATCH = 2_000  # events fetched at a time while the chain is followed
 
 def head(conn: Conn) -> tuple[int, str]:
     """(seq, hash) of the newest event; (0, GENESIS) when there is none."""
-    row = conn.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
+    return head_of(conn.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").fetchone())
+
+
+def head_of(row: Row | None) -> tuple[int, str]:
+    """(seq, hash) of the newest event's row; (0, GENESIS) when there is none."""
     return (0, GENESIS) if row is None else (int(row[0]), str(row[1] or GENESIS))
 
 
-def record_audits(conn: Conn, entries: Sequence[tuple[int, AuditEntry]]) -> None:
+def record_audits(
+    conn: Conn,
+    entries: Sequence[tuple[int, AuditEntry]],
+    start: tuple[int, str] | None = None,
+) -> None:
     """Append (scope pk, event) pairs in order, each linked to the one before it, the
-    first to the head read once. The caller holds the writer's lock
-    (``PgDatabase.transaction``): no other event can come in between."""
+    first to ``start`` (the head as the transaction's lock found it) or else the head read
+    now. The caller holds the writer's lock (``PgDatabase.writing``): no other event can
+    come in between."""
     if not entries:
         return
     with conn.cursor() as cursor:
-        cursor.executemany(_INSERT, chained_rows(head(conn), entries))
+        cursor.executemany(_INSERT, chained_rows(head(conn) if start is None else start, entries))
 
 
 def tombstone_history(conn: Conn, memory_id: str, tombstone: dict[str, Any]) -> int:

@@ -40,6 +40,7 @@ from ltm_desktop.core.errors import (
     NotADatabase,
     StorageError,
 )
+from ltm_desktop.engine.rows import Row
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.schema import MIGRATIONS, PgMigration
 from ltm_desktop.postgres.url import describe, scrubbed
@@ -295,23 +296,37 @@ class PgDatabase:
 
     @contextmanager
     def transaction(self) -> Iterator[Conn]:
-        """One write transaction holding the writer's lock: committed when the block ends
-        normally (and so durable: ``synchronous_commit`` is the server's, on by default),
-        rolled back when it raises. BEGIN, the lock, its wait and the commit count are one
-        round trip (trusted integers, no parameters): the connection is in autocommit and
-        the transaction is opened and ended by hand."""
+        """One write transaction holding the writer's lock (``writing`` without the audit
+        head, for the writes that record no event)."""
+        with self.writing() as (conn, _):
+            yield conn
+
+    @contextmanager
+    def writing(self) -> Iterator[tuple[Conn, Row | None]]:
+        """One write transaction holding the writer's lock, and the audit chain's newest
+        (seq, hash) row as the lock found it (None: no event yet): committed when the block
+        ends normally (and so durable: ``synchronous_commit`` is the server's, on by
+        default), rolled back when it raises. BEGIN, the lock, its wait, the commit count
+        and the head are one round trip (trusted integers, no parameters): the connection
+        is in autocommit and the transaction is opened and ended by hand. No other writer
+        can append an event while the lock is held, so the head stays the head until this
+        transaction appends one."""
         with self._connection() as conn:
             conn.autocommit = True
             try:
-                conn.execute(
+                cursor = conn.execute(
                     "BEGIN; "
                     f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}; "
                     f"SELECT pg_advisory_xact_lock({int(WRITER_LOCK)}); "
                     "SET LOCAL lock_timeout = 0; "
-                    "UPDATE store_state SET version = version + 1 WHERE id = 1"
+                    "UPDATE store_state SET version = version + 1 WHERE id = 1; "
+                    "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"
                 )
+                while cursor.nextset():  # to the last statement's result: the head
+                    pass
+                head = cursor.fetchone()
                 try:
-                    yield conn
+                    yield conn, head
                 except BaseException:
                     _roll_back(conn)
                     raise

@@ -36,7 +36,7 @@ from ltm_desktop.core.records import (
 )
 from ltm_desktop.core.search.query import ParsedQuery
 from ltm_desktop.postgres import fts_search, memory_reads, memory_writes, vectors
-from ltm_desktop.postgres.audit import PgAuditReads
+from ltm_desktop.postgres.audit import PgAuditReads, head_of
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.counts import PgCounts
 from ltm_desktop.postgres.database import (
@@ -180,8 +180,8 @@ class PostgresStore:
     def write(self) -> Iterator[WriteTxn]:
         """A unit of work (``core.backend.WriteTxn``) in one transaction holding the
         writer's lock: the core decides and writes inside it, atomically."""
-        with self._db.transaction() as conn:
-            yield PgWriteTxn(conn, self._keys)
+        with self._db.writing() as (conn, head):
+            yield PgWriteTxn(conn, self._keys, head_of(head))
 
     def reinforce(self, uses: dict[str, tuple[int, float, float]]) -> None:
         if uses:

@@ -24,9 +24,12 @@ from ltm_desktop.postgres.vectors import set_index
 class PgWriteTxn:
     """Valid only inside the ``PostgresStore.write`` block that made it."""
 
-    def __init__(self, conn: Conn, keys: ScopeKeys) -> None:
+    def __init__(self, conn: Conn, keys: ScopeKeys, head: tuple[int, str] | None = None) -> None:
+        """``head``: the audit chain's head as the writer's lock found it (None: read it
+        when an event is recorded)."""
         self._conn = conn
         self._keys = keys
+        self._head = head  # valid until this transaction appends or tombstones an event
         self._rows: dict[str, tuple[int, int]] = {}  # memory id -> (pk, project pk)
         self._pks: dict[str, int] = {}  # project id -> pk, as seen in this transaction
 
@@ -123,7 +126,8 @@ class PgWriteTxn:
         self.record_all([entry])
 
     def record_all(self, entries: Sequence[AuditEntry]) -> None:
-        record_audits(self._conn, [(self._recorded_pk(entry), entry) for entry in entries])
+        start, self._head = self._head, None
+        record_audits(self._conn, [(self._recorded_pk(e), e) for e in entries], start)
 
     def _recorded_pk(self, entry: AuditEntry) -> int:
         project_pk = self._pk(entry.project_id)
@@ -155,6 +159,7 @@ class PgWriteTxn:
         erasing.erase_proposal(self._conn, proposal_id)
 
     def tombstone_history(self, memory_id: str, tombstone: dict[str, Any]) -> int:
+        self._head = None  # the head's row may be one of those tombstoned
         return tombstone_history(self._conn, memory_id, tombstone)
 
     # -- the review inbox and extraction runs -------------------------------
