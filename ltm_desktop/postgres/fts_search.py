@@ -310,13 +310,15 @@ def near_duplicates(
         ).fetchall()
         return [(row[0], row[1]) for row in rows]
     probe = wanted[: len(wanted) - at_least + 1]
-    # The candidates come from the index alone (materialized) and are counted there, on the
-    # index row's tokens; only those holding enough are read by key (OFFSET 0 keeps the
+    # The candidates come from the index alone (materialized), their set's size banded and
+    # their shared tokens counted there, on the index row (its set is the memory's
+    # ``token_count`` tokens); only those holding enough are read by key (OFFSET 0 keeps the
     # lateral join a loop): never a scan of the scope's memories, and no memory row read
     # for a candidate that shares only a rare word.
     rows = conn.execute(
         "WITH c AS MATERIALIZED (SELECT i.memory_pk FROM memory_index AS i "
         "WHERE i.project_pk = %s::bigint AND i.tokens && %s::text[] "
+        "AND cardinality(i.tokens) > %s AND cardinality(i.tokens) < %s "
         "AND (SELECT count(*) FROM unnest(i.tokens) AS t WHERE t = ANY(%s::text[])) >= %s) "
         "SELECT m.id, m.content FROM c CROSS JOIN LATERAL (SELECT m.id, m.content "
         f"FROM memories AS m WHERE m.pk = c.memory_pk AND {band} OFFSET 0) AS m "
@@ -326,6 +328,8 @@ def near_duplicates(
         (
             project_pk,
             probe,
+            min_tokens,
+            max_tokens,
             wanted,
             at_least,
             min_tokens,
