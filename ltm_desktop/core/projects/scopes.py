@@ -88,8 +88,10 @@ class ProjectScopes:
             known = self.store.get_project(identity.project_id)
         except LookupError:
             return Project(identity.project_id, identity.path, _name(identity), self._clock())
-        if known.path != identity.path:  # another machine's, or none recorded yet
-            return replace(known, path=identity.path, name=known.name or _name(identity))
+        if known.path is None:  # created by a write whose caller has not registered it yet
+            return replace(known, path=identity.path, name=_name(identity))
+        if known.path != identity.path:  # another machine's path: this one's is shown
+            return replace(known, path=identity.path)
         return known
 
     def resolve(self, cwd: object, *, register: bool) -> str:
@@ -99,8 +101,7 @@ class ProjectScopes:
         project it was before (``adopt``). A path already recorded costs one read."""
         identity, row = self.identify(cwd)
         if self.mode == "remote" and row is not None and row.project_id == identity.project_id:
-            if register:
-                self._record(identity, row)
+            self._record(identity, row)  # last_seen, at most daily
             return identity.project_id
         if self.mode == "remote":
             self._ensure(identity)
