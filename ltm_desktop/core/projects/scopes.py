@@ -96,21 +96,22 @@ class ProjectScopes:
 
     def resolve(self, cwd: object, *, register: bool) -> str:
         """The project id of ``cwd``. ``register`` (after a write) records the project and
-        this machine's path for it; under the remote identity a path seen for the first
-        time (or now naming another project) is recorded at once, adopting the path
-        project it was before (``adopt``). A path already recorded costs one read."""
+        this machine's path for it. Under the remote identity, a path whose row names
+        another project (or has none) and that was a path project is adopted: that project
+        is merged into the repository's and the path recorded, once (``adopt``). A path
+        already recorded costs one read; reads of an unknown project write nothing."""
         identity, row = self.identify(cwd)
         if self.mode == "remote" and row is not None and row.project_id == identity.project_id:
             self._record(identity, row)  # last_seen, at most daily
             return identity.project_id
-        if self.mode == "remote":
+        adopted = False
+        if self.mode == "remote" and identity.project_id.startswith(REMOTE_PREFIX):
+            adopted = self.adopt(identity, row)
+        if register or adopted:
             self._ensure(identity)
-            if identity.project_id.startswith(REMOTE_PREFIX):
-                self.adopt(identity, row)
+            if row is None and self.mode == "path":
+                row = self.store.path_owner(self.machine, identity.path)
             self._record(identity, row)
-        elif register:
-            self._ensure(identity)
-            self._record(identity, self.store.path_owner(self.machine, identity.path))
         return identity.project_id
 
     def _ensure(self, identity: Identity) -> None:
@@ -140,27 +141,30 @@ class ProjectScopes:
         except LtmError:  # the path shows up at the next resolve; the work went on
             log.warning("could not record the path of %s", identity.path, exc_info=True)
 
-    def adopt(self, identity: Identity, row: ProjectPath | None) -> Merged | None:
-        """A directory now a repository's project: the path project it was (its own
-        path's, or its repository top's, or the project its path was last recorded for if
-        that was a path project) is merged into it, once. A failure is logged: the
-        directory still resolves, and the next first sight tries again."""
+    def adopt(self, identity: Identity, row: ProjectPath | None) -> bool:
+        """A directory now a repository's project: the path projects it was (its own
+        path's, its repository top's, or the one its path was last recorded for) are merged
+        into it. Whether there was one (the path is then recorded, so this happens once).
+        A failure is logged: the directory still resolves, and the next resolve retries."""
         sources = list(identity.path_ids)
         if row is not None and not row.project_id.startswith(REMOTE_PREFIX):
             sources.append(row.project_id)
-        merged = None
+        found = []
         for source in dict.fromkeys(sources):
-            if source == identity.project_id:
-                continue
             try:
                 self.store.get_project(source)
             except NotFound:
                 continue
+            found.append(source)
+        if not found:
+            return False
+        self._ensure(identity)
+        for source in found:
             try:
                 merged = self.merge(source, identity.project_id, ADOPTING_ACTOR)
             except LtmError as exc:
                 log.warning("could not merge %s into %s: %s", source, identity.project_id, exc)
-                continue
+                return False
             log.info(
                 "adopted %s into %s: %d memories, %d observations",
                 source,
@@ -168,7 +172,7 @@ class ProjectScopes:
                 merged.memories,
                 merged.observations,
             )
-        return merged
+        return True
 
     # -- by hand ------------------------------------------------------------
 

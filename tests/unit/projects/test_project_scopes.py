@@ -42,7 +42,7 @@ def test_two_clones_of_one_remote_are_one_project(
     a = clone_of(tmp_path / "work" / "shop", URL)
     b = clone_of(tmp_path / "code" / "shop-checkout", "https://github.com/acme/shop")
     (b / "src").mkdir()
-    assert service.resolve_scope(cwd=str(a)) == SHOP
+    assert service.resolve_scope(cwd=str(a), register=True) == SHOP  # after a write
     assert service.resolve_scope(cwd=str(b / "src"), register=True) == SHOP
     project = service.store.get_project(SHOP)
     assert project.name == "shop"
@@ -166,3 +166,14 @@ def test_a_detached_path_is_its_own_project_again(
     # and merging it back re-attaches the path
     service.scopes.merge(detached.project_id, SHOP, "gui")
     assert service.resolve_scope(cwd=str(clone)) == SHOP
+
+
+def test_a_read_from_an_unknown_clone_writes_nothing(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    service = make_service(settings=REMOTE)
+    clone = clone_of(tmp_path / "shop", URL)
+    assert service.search.query(service.resolve_scope(cwd=str(clone)), "anything") == []
+    with pytest.raises(NotFound):
+        service.store.get_project(SHOP)
+    assert service.scopes.paths(SHOP) == []
