@@ -68,7 +68,7 @@ def _scope(service: MemoryService, text: str) -> str:
 
 
 def _list(service: MemoryService, args: argparse.Namespace) -> None:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for project, count in service.projects():
         paths = service.scopes.paths(project.project_id)
         rows.append(
@@ -76,7 +76,9 @@ def _list(service: MemoryService, args: argparse.Namespace) -> None:
                 "project_id": project.project_id,
                 "name": project.name,
                 "memories": count,
-                "paths": [{"machine": p.machine, "path": p.path, "pinned": p.pinned} for p in paths],
+                "paths": [
+                    {"machine": p.machine, "path": p.path, "pinned": p.pinned} for p in paths
+                ],
             }
         )
     if args.json:
@@ -110,7 +112,7 @@ def _detach(service: MemoryService, args: argparse.Namespace) -> None:
     project = service.scopes.detach(args.directory)
     _say(f"detached {project.path}: it is {project.project_id} on this machine")
     if service.scopes.mode == "path":
-        _say("note: [projects] identity is \"path\": every directory is its own project already")
+        _say('note: [projects] identity is "path": every directory is its own project already')
 
 
 ACTIONS = {"list": _list, "which": _which, "merge": _merge, "detach": _detach}

@@ -36,7 +36,10 @@ def test_no_repository_or_no_remote_is_none(tmp_path: Path) -> None:
 def test_another_remote_name(tmp_path: Path) -> None:
     repo = clone_of(tmp_path / "shop", URL)
     git(repo, "remote", "add", "upstream", "https://github.com/upstream/shop")
-    assert remote_url(str(repo), "upstream") == (find_repository(str(repo)), "https://github.com/upstream/shop")
+    assert remote_url(str(repo), "upstream") == (
+        find_repository(str(repo)),
+        "https://github.com/upstream/shop",
+    )
     assert remote_url(str(repo), "nowhere") is None
 
 
@@ -56,7 +59,16 @@ def test_a_linked_worktree_reads_its_repository_s_config(tmp_path: Path) -> None
 def test_a_submodule_has_its_own_remote(tmp_path: Path) -> None:
     library = clone_of(tmp_path / "lib", "https://github.com/acme/lib.git", commit=True)
     repo = clone_of(tmp_path / "shop", URL, commit=True)
-    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "vendor/lib")
+    git(
+        repo,
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        str(library),
+        "vendor/lib",
+    )
     sub = repo / "vendor" / "lib"
     assert (sub / ".git").is_file()
     found = remote_url(str(sub))
@@ -95,7 +107,7 @@ def test_an_unreadable_gitdir_pointer_is_no_repository(tmp_path: Path) -> None:
         ('[remote "Origin"]\nurl = other\n[remote "origin"]\nurl = mine\n', "mine"),
         ("[remote.origin]\nurl = old-style\n", "old-style"),
         ('[include]\n\tpath = elsewhere\n[remote "origin"]\n\turl = x:y/z\n', "x:y/z"),
-        ("garbage line\n[remote \"origin\"\nurl = broken-section\n", None),
+        ('garbage line\n[remote "origin"\nurl = broken-section\n', None),
         ("", None),
     ],
 )

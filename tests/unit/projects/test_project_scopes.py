@@ -47,9 +47,7 @@ def test_two_clones_of_one_remote_are_one_project(
     project = service.store.get_project(SHOP)
     assert project.name == "shop"
     paths = service.scopes.paths(SHOP)
-    assert [(p.machine, p.path) for p in paths] == sorted(
-        [("laptop", str(a)), ("laptop", str(b))]
-    )
+    assert [(p.machine, p.path) for p in paths] == sorted([("laptop", str(a)), ("laptop", str(b))])
     assert service.resolve_cwd(str(b)).path == str(b)  # this directory's, not the first's
 
 
@@ -112,10 +110,12 @@ def test_adopting_a_remote_merges_the_path_project(
     assert _contents(after, SHOP) == ["Deploys go out on Fridays", "Use uv for the virtualenv"]
     assert _contents(after, old) == []
     trashed = after.store.list_memories(old, ListQuery(only_disabled=True), after.now())
-    assert len(trashed) == 2 and all(m.superseded_by for m in trashed)
+    assert len(trashed) == 2
+    assert all(m.superseded_by for m in trashed)
     actions = {e.action for m in trashed for e in after.history.memory(m.id)}
     assert AuditAction.MOVED in actions
-    assert len(after.observations.page(SHOP)) == 1 and after.observations.page(old) == []
+    assert len(after.observations.page(SHOP)) == 1
+    assert after.observations.page(old) == []
     assert after.integrity.verify().problems == ()
     after.views.close()  # the queued MEMORY.md writes
     precis = after.paths.precis_path(SHOP).read_text(encoding="utf-8")
@@ -137,7 +137,8 @@ def test_a_merge_keeps_both_of_two_identical_memories_in_its_history(
     assert (merged.memories, merged.outcomes) == (2, {"deduplicated": 1, "created": 1})
     assert _contents(service, b) == ["Deploys go out on Fridays", "Only in a"]
     moved = service.store.get_memory(twin_a.id)
-    assert moved.disabled and moved.superseded_by == twin_b.id  # in a's trash, pointing at b's
+    assert moved.disabled
+    assert moved.superseded_by == twin_b.id
     assert service.integrity.verify().problems == ()
 
 

@@ -81,7 +81,8 @@ def test_what_names_no_shared_repository(url: str) -> None:
 def test_a_token_is_never_kept() -> None:
     normalized = normalize_remote_url("https://bob:s3cr3t-token@github.com/acme/shop.git")
     assert normalized is not None
-    assert "s3cr3t" not in normalized and "bob" not in normalized
+    assert "s3cr3t" not in normalized
+    assert "bob" not in normalized
 
 
 def test_the_id_is_a_stable_hash_of_the_normalized_url() -> None:
