@@ -63,6 +63,7 @@ def _notes(path: Path, text: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_two_clones_on_two_machines_are_one_project(database: str, tmp_path: Path) -> None:
     laptop = Machine(tmp_path, "laptop", database)
     desktop = Machine(tmp_path, "desktop", database)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ltm_desktop.core.projects.identity import remote_project_id
 from ltm_desktop.core.rules import project_id_for_cwd
 from tests.console import assert_one_error_line, ltm
@@ -18,6 +20,7 @@ def _import(data: Path, cwd: Path, text: str, *config: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_merge_by_directory_then_verify(tmp_path: Path) -> None:
     data = tmp_path / "data"
     a, b = tmp_path / "a", tmp_path / "b"
@@ -38,6 +41,7 @@ def test_merge_by_directory_then_verify(tmp_path: Path) -> None:
     assert f"{project_id_for_cwd(str(a))}  a  (0 memories)" in listed
 
 
+@pytest.mark.slow
 def test_detach_a_clone_under_the_remote_identity(tmp_path: Path) -> None:
     data = tmp_path / "data"
     config = tmp_path / "config.toml"
@@ -55,6 +59,7 @@ def test_detach_a_clone_under_the_remote_identity(tmp_path: Path) -> None:
     assert which.stdout.startswith(path_id)
 
 
+@pytest.mark.slow
 def test_what_cannot_be_merged_is_one_error_line(tmp_path: Path) -> None:
     data = tmp_path / "data"
     (tmp_path / "a").mkdir()
