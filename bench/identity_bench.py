@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from collections.abc import Callable
 from pathlib import Path
 
@@ -78,8 +79,8 @@ def main() -> None:
         print(f"{'directory':<14} {'remote p50':>11} {'p95':>7} {'path p50':>9} {'x':>5}")
         for label, where in cases.items():
             cwd = str(where)
-            remote = timed_us(lambda cwd=cwd: identify(cwd, "remote"), args.repeat)
-            path = timed_us(lambda cwd=cwd: identify(cwd, "path"), args.repeat)
+            remote = timed_us(partial(identify, cwd, "remote"), args.repeat)
+            path = timed_us(partial(identify, cwd, "path"), args.repeat)
             print(
                 f"{label:<14} {remote[0]:>9.1f}us {remote[1]:>5.1f}us {path[0]:>7.1f}us "
                 f"{remote[0] / path[0]:>5.1f}"
@@ -102,7 +103,7 @@ def main() -> None:
                 Settings(projects_identity=mode),
             )
             service.resolve_scope(cwd=str(deep), register=True)
-            took = timed_us(lambda s=service: s.resolve_scope(cwd=str(deep)), args.repeat)
+            took = timed_us(partial(service.resolve_scope, cwd=str(deep)), args.repeat)
             print(
                 f"service.resolve_scope, {mode} identity, SQLite: p50 {took[0]:.1f}us "
                 f"p95 {took[1]:.1f}us"
