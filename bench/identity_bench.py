@@ -23,8 +23,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from functools import partial
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
