@@ -17,6 +17,7 @@ from ltm_desktop.cli_parser import HookUsageError, Parser, parse
 from ltm_desktop.commands import backup as backup_commands
 from ltm_desktop.commands import migrate as migrate_command
 from ltm_desktop.commands import privacy as privacy_commands
+from ltm_desktop.commands import projects as projects_commands
 from ltm_desktop.commands import status as status_command
 from ltm_desktop.commands import transfer as transfer_commands
 from ltm_desktop.commands.status import warn as _warn
@@ -145,6 +146,7 @@ def _add_commands(commands: Any) -> None:
     transfer_commands.add_parsers(commands, add_command)
     backup_commands.add_parsers(commands, add_command)
     privacy_commands.add_parsers(commands, add_command)
+    projects_commands.add_parsers(commands, add_command)
     migrate_command.add_parsers(commands, add_command)
 
 
@@ -306,6 +308,7 @@ COMMANDS = {
     "empty-trash": privacy_commands.cmd_empty_trash,
     "verify": privacy_commands.cmd_verify,
     "migrate": migrate_command.cmd_migrate,
+    "projects": projects_commands.cmd_projects,
 }
 
 

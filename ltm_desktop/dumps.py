@@ -32,7 +32,9 @@ from ltm_desktop.core.errors import NotADatabase
 from ltm_desktop.engine.copying import BATCH_ROWS, TABLES, CopySource, Row, Rows, Table
 
 FORMAT_NAME = "ltm-desktop-dump"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# Tables a dump of an older format has none of (read as empty): projects' paths came in 2.
+TABLES_SINCE = {"project_paths": 2}
 SUFFIX = ".jsonl"
 _BYTES = "base64"
 
@@ -147,7 +149,12 @@ class DumpRows:
         version = header.get("format_version")
         if type(version) is not int or not 1 <= version <= FORMAT_VERSION:
             raise self._refuse(number, f"format_version {version!r} is not supported")
+        absent: set[str] = set()
         for table in TABLES:
+            if version < TABLES_SINCE.get(table.name, 1):
+                absent.add(table.name)
+                self._offsets[table.name] = (0, 0)
+                continue
             number, line = self._read(next(lines, (number + 1, b"")), dict, "no table line")
             if line.get("type") != "table" or line.get("name") != table.name:
                 raise self._refuse(number, f"the table {table.name} was expected here")
@@ -161,7 +168,7 @@ class DumpRows:
                 number, row = self._read(next(lines, (number + 1, b"")), list, "not a row")
                 self._row(table, row, number)
         number, end = self._read(next(lines, (number + 1, b"")), dict, "no end line")
-        wanted = {name: rows for name, (_, rows) in self._offsets.items()}
+        wanted = {n: rows for n, (_, rows) in self._offsets.items() if n not in absent}
         if end.get("type") != "end" or end.get("rows") != wanted:
             raise self._refuse(number, "the end line is missing or does not match the tables")
         if handle.readline():

@@ -12,7 +12,7 @@ import uuid
 
 _TABLES = (
     "memory_index_erased, memory_index, memory_tags, memory_files, vector_models, audit, "
-    "observations, proposals, extraction_runs, memories, projects"
+    "observations, proposals, extraction_runs, memories, project_paths, projects"
 )
 
 

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.overview.reads import OverviewReads
+from ltm_desktop.core.projects.paths import ProjectPathStore
 from ltm_desktop.core.records import (
     AuditAction,
     AuditEvent,
@@ -246,7 +247,7 @@ class WriteTxn(Protocol):
         ...
 
 
-class MemoryStore(OverviewReads, Protocol):
+class MemoryStore(OverviewReads, ProjectPathStore, Protocol):
     """What the service needs from a backend (the Overview's counts: core.overview_reads)."""
 
     @property

@@ -6,7 +6,8 @@ and the write kernel (``core.kernel``), reached as an attribute: ``service.searc
 ``service.history``, ``service.inbox``, ``service.importer``, ``service.transfers``,
 ``service.files``, ``service.stale``, ``service.reviews``, ``service.eraser``,
 ``service.integrity``, ``service.bulk``, ``service.observations``, ``service.switches``,
-``service.database`` and ``service.memory_md``. Writes are serialized by the
+``service.database``, ``service.scopes`` (projects: identity, paths, merging)
+and ``service.memory_md``. Writes are serialized by the
 kernel (one writer at a time); reads run concurrently on the calling thread (the store
 gives each thread its own connection).
 """
@@ -38,6 +39,8 @@ from ltm_desktop.core.memory_md.status import MemoryMdStatus
 from ltm_desktop.core.memory_md.sync import MemoryMdSync
 from ltm_desktop.core.privacy.erasing_service import Eraser
 from ltm_desktop.core.privacy.screening import Screen, SecretsMode
+from ltm_desktop.core.projects.machine import machine_name
+from ltm_desktop.core.projects.scopes import ProjectScopes, identity_mode
 from ltm_desktop.core.records import (
     AddResult,
     AddStatus,
@@ -150,6 +153,17 @@ class MemoryService:
             self.kernel, screen=self.screen, vector_for=self.search.vector_for, files=self.files
         )
         self.database = DatabaseInfo(store)
+        self.scopes = ProjectScopes(
+            store,
+            self.kernel,
+            self.screen,
+            mode=identity_mode(
+                settings.projects_identity, self.database.server_version is not None
+            ),
+            remote=settings.projects_remote,
+            machine=machine_name(),
+            clock=clock,
+        )
         self.extraction: ExtractionQueue = extraction(self) if extraction else NoExtraction()
         self.consolidation: BackgroundTask = NoBackgroundTask()  # the periodic run, if any
 
@@ -206,15 +220,7 @@ class MemoryService:
 
     def resolve_cwd(self, cwd: object) -> Project:
         """The project of a working directory (known or not; nothing is written)."""
-        path = rules.normalize_cwd(cwd)
-        project_id = rules.project_id_for_cwd(path)
-        try:
-            known = self.store.get_project(project_id)
-        except LookupError:
-            return Project(project_id, path, rules.display_name_for_path(path), self.now())
-        if known.path is None:  # created by a write whose caller has not registered it yet
-            return replace(known, path=path, name=rules.display_name_for_path(path))
-        return known
+        return self.scopes.project(cwd)
 
     def resolve_scope(
         self, *, cwd: object = None, project_id: object = None, register: bool = False
@@ -228,12 +234,7 @@ class MemoryService:
             raise InvalidInput("give exactly one of cwd or project_id", "cwd")
         if project_id is not None:
             return rules.check_project_id(project_id)
-        path = rules.normalize_cwd(cwd)
-        project_id = rules.project_id_for_cwd(path)
-        if register:
-            with self.kernel.locked():
-                self.store.ensure_project(project_id, path, rules.display_name_for_path(path))
-        return project_id
+        return self.scopes.resolve(cwd, register=register)  # [projects] identity
 
     def projects(self) -> list[tuple[Project, int]]:
         """Every scope (global first) with its number of active memories."""

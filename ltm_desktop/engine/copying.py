@@ -47,6 +47,12 @@ class Table:
 
 
 PROJECTS = Table("projects", ("pk", "project_id", "path", "name", "created_at"), "pk")
+# Where each machine has each project (core.projects.paths); their own pks are not kept.
+PROJECT_PATHS = Table(
+    "project_paths",
+    ("project_pk", "machine", "path", "first_seen", "last_seen", "pinned"),
+    "project_pk, machine, path",
+)
 MEMORIES = Table(
     "memories",
     (
@@ -124,6 +130,7 @@ EXTRACTION_RUNS = Table("extraction_runs", ("pk", "id", "project_pk", *RUN_FIELD
 
 TABLES: tuple[Table, ...] = (
     PROJECTS,
+    PROJECT_PATHS,
     MEMORIES,
     MEMORY_TAGS,
     MEMORY_FILES,
@@ -134,7 +141,8 @@ TABLES: tuple[Table, ...] = (
     EXTRACTION_RUNS,
 )
 # What makes a database not empty: a target holding any of these is refused. Projects
-# alone (a scope's row is made when an agent first connects) are replaced by the copy's.
+# alone (a scope's row is made when an agent first connects) are replaced by the copy's,
+# and so are their paths.
 CONTENT_TABLES = (MEMORIES, OBSERVATIONS, AUDIT, PROPOSALS, EXTRACTION_RUNS)
 
 

@@ -186,7 +186,8 @@ class PgLoading:
                 conn.execute(f"ALTER TABLE {name} ADD COLUMN {column} text")
             columns = (*columns, *extra)
         elif table is PROJECTS:
-            conn.execute("DELETE FROM projects")  # rows made before any content: replaced
+            conn.execute("DELETE FROM project_paths")  # rows made before any content:
+            conn.execute("DELETE FROM projects")  # replaced
         statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
             sql.Identifier(name), sql.SQL(", ").join(map(sql.Identifier, columns))
         )

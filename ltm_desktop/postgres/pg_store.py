@@ -25,6 +25,7 @@ from ltm_desktop.core.backend import (
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.observations import ObservationPayload
+from ltm_desktop.core.projects.paths import ProjectPath
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
     AuditEvent,
@@ -35,7 +36,7 @@ from ltm_desktop.core.records import (
     SearchFilter,
 )
 from ltm_desktop.core.search.query import ParsedQuery
-from ltm_desktop.postgres import fts_search, memory_reads, memory_writes, vectors
+from ltm_desktop.postgres import fts_search, memory_reads, memory_writes, project_paths, vectors
 from ltm_desktop.postgres.audit import PgAuditReads, head_of
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.counts import PgCounts
@@ -173,6 +174,24 @@ class PostgresStore:
 
     def stale_counts(self, max_importance: int, cutoff: float, now: float) -> dict[str, int]:
         return self._counts.stale_counts(max_importance, cutoff, now)
+
+    # -- projects' paths (core.projects.paths) ------------------------------------
+
+    def path_owner(self, machine: str, path: str) -> ProjectPath | None:
+        return self._db.read(lambda c: project_paths.path_owner(c, machine, path))
+
+    def record_path(
+        self, project_id: str, machine: str, path: str, now: float, *, pinned: bool = False
+    ) -> None:
+        with self._db.transaction() as conn:
+            project_paths.record_path(conn, project_id, machine, path, now, pinned)
+
+    def project_paths(self, project_id: str) -> list[ProjectPath]:
+        return self._db.read(lambda c: project_paths.project_paths(c, project_id))
+
+    def move_observations(self, source: str, target: str) -> int:
+        with self._db.transaction() as conn:
+            return project_paths.move_observations(conn, source, target)
 
     # -- memory writes ------------------------------------------------------------
 

@@ -116,6 +116,8 @@ class SqliteLoading:
             # A new database has its global scope already, under a pk of its own: the
             # copy's projects replace it (their pks are in the audit chain's hashes).
             verb = "INSERT OR REPLACE" if table is PROJECTS else "INSERT"
+            if table is PROJECTS:  # paths recorded before any content go with their rows
+                self._conn.execute("DELETE FROM project_paths")
             marks = ", ".join("?" * len(table.columns))
             sql = f"{verb} INTO {table.name} ({table.column_list}) VALUES ({marks})"
 

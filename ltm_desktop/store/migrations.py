@@ -329,6 +329,25 @@ def _contentless_search_tables(conn: sqlite3.Connection) -> None:
             reindex_scope(conn, project_pk)
 
 
+# A project has many paths (core.projects.paths): where each machine has it, since a
+# repository's project (by its remote) is cloned at a different path on each. One row per
+# (machine, path), recorded as directories are resolved; none is made up for the past.
+# (Version 13.)
+V13_STATEMENTS = (
+    """CREATE TABLE project_paths (
+        pk INTEGER PRIMARY KEY,
+        project_pk INTEGER NOT NULL REFERENCES projects(pk),
+        machine TEXT NOT NULL,
+        path TEXT NOT NULL,
+        first_seen REAL NOT NULL,
+        last_seen REAL NOT NULL,
+        pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
+        UNIQUE (machine, path)
+    )""",
+    "CREATE INDEX project_paths_by_project ON project_paths(project_pk)",
+)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", V1_STATEMENTS),
     Migration(2, "observations can be forgotten", V2_STATEMENTS),
@@ -342,6 +361,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "the backfill finds what it has left by index", V10_STATEMENTS),
     Migration(11, "proposals can merge memories", V11_STATEMENTS),
     Migration(12, "search tables keep no copy of the text", (), _contentless_search_tables),
+    Migration(13, "a project has many paths", V13_STATEMENTS),
 )
 
 

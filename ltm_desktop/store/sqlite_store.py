@@ -21,6 +21,7 @@ from ltm_desktop.core.backend import MemoryStore, SearchRepair, StoreHealth, Ver
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.observations import ObservationPayload
+from ltm_desktop.core.projects.paths import ProjectPath
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
     AuditEvent,
@@ -33,7 +34,7 @@ from ltm_desktop.core.records import (
 from ltm_desktop.core.search.query import ParsedQuery
 from ltm_desktop.store import memory_reads as reads
 from ltm_desktop.store import memory_writes as writes
-from ltm_desktop.store import observations
+from ltm_desktop.store import observations, project_paths
 from ltm_desktop.store.audit.reads import AuditReads
 from ltm_desktop.store.connection import BUSY_TIMEOUT_MS, SYNCHRONOUS
 from ltm_desktop.store.count_reads import CountReads
@@ -155,6 +156,24 @@ class SqliteStore:
 
     def stale_counts(self, max_importance: int, cutoff: float, now: float) -> dict[str, int]:
         return self._counts.stale_counts(max_importance, cutoff, now)
+
+    # -- projects' paths (core.projects.paths) ----------------------------
+
+    def path_owner(self, machine: str, path: str) -> ProjectPath | None:
+        return self._reader.read(lambda c: project_paths.path_owner(c, machine, path))
+
+    def record_path(
+        self, project_id: str, machine: str, path: str, now: float, *, pinned: bool = False
+    ) -> None:
+        with self._db.transaction() as conn:
+            project_paths.record_path(conn, project_id, machine, path, now, pinned)
+
+    def project_paths(self, project_id: str) -> list[ProjectPath]:
+        return self._reader.read(lambda c: project_paths.project_paths(c, project_id))
+
+    def move_observations(self, source: str, target: str) -> int:
+        with self._db.transaction() as conn:
+            return project_paths.move_observations(conn, source, target)
 
     # -- memory writes ----------------------------------------------------
 

@@ -179,4 +179,6 @@ def test_the_table_says_what_the_dispatcher_needs() -> None:
         "inbox.approve",
         "inbox.reject",
         "inbox.reopen",
+        "project.merge",
+        "project.detach",
     }

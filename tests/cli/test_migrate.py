@@ -145,6 +145,7 @@ def contents(store: MemoryStore, ids: list[str]) -> dict[str, Any]:
         "histories": [store.memory_history(memory_id) for memory_id in ids],
         "events": store.events_after(0, 100_000),
         "projects": store.list_projects(),
+        "paths": [store.project_paths(p.project_id) for p in store.list_projects()],
     }
 
 
@@ -193,6 +194,7 @@ def test_a_data_dir_goes_to_postgresql_and_back_unchanged(
     with opened(source) as sqlite, opened(url=pg_url) as pg, opened(back) as again:
         before = contents(sqlite, ids)
         assert len(before["memories"]) == len(ids) - 1  # the erased one is gone
+        assert [p.path for paths in before["paths"] for p in paths] == [str(source)]
         assert any(
             e.after == {"erased_at": e.after["erased_at"], "erased_by": "cli"}
             for e in before["events"]

@@ -34,6 +34,7 @@ from ltm_desktop.core.backend import (
 from ltm_desktop.core.errors import NotFound, StorageError, echoed
 from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.observations import ObservationPayload
+from ltm_desktop.core.projects.paths import ProjectPath
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
     AuditEvent,
@@ -64,6 +65,7 @@ class Tables:
     proposals: dict[str, Proposal] = field(default_factory=dict)
     runs: list[ExtractionRun] = field(default_factory=list)
     index_writes: int = 0  # token sets and vectors written (the index version)
+    paths: dict[tuple[str, str], ProjectPath] = field(default_factory=dict)  # (machine, path)
 
     def copy(self) -> Tables:
         return Tables(
@@ -76,6 +78,7 @@ class Tables:
             dict(self.proposals),
             list(self.runs),
             self.index_writes,
+            dict(self.paths),
         )
 
 
@@ -335,6 +338,42 @@ class InMemoryStore(InboxReads, OverviewScans):
                     created = time.time() if known is None else known.created_at
                     self._t.projects[project_id] = Project(project_id, path, name, created)
             return self._t.projects[project_id]
+
+    # -- projects' paths (core.projects.paths) ----------------------------
+
+    def path_owner(self, machine: str, path: str) -> ProjectPath | None:
+        with self._files.lock:
+            return self._t.paths.get((machine, path))
+
+    def record_path(
+        self, project_id: str, machine: str, path: str, now: float, *, pinned: bool = False
+    ) -> None:
+        with self._files.lock:
+            self.get_project(project_id)  # NotFound, as the engines' foreign key
+            with self.write():
+                known = self._t.paths.get((machine, path))
+                same = known is not None and known.project_id == project_id
+                first = known.first_seen if same and known is not None else now
+                self._t.paths[(machine, path)] = ProjectPath(
+                    project_id, machine, path, first, now, pinned
+                )
+
+    def project_paths(self, project_id: str) -> list[ProjectPath]:
+        with self._files.lock:
+            found = [p for p in self._t.paths.values() if p.project_id == project_id]
+        return sorted(found, key=lambda p: (p.machine, p.path))
+
+    def move_observations(self, source: str, target: str) -> int:
+        with self._files.lock:
+            self.get_project(source)
+            self.get_project(target)
+            with self.write():
+                moved = 0
+                for i, observation in enumerate(self._t.observations):
+                    if observation.project_id == source:
+                        self._t.observations[i] = replace(observation, project_id=target)
+                        moved += 1
+                return moved
 
     def get_project(self, project_id: str) -> Project:
         with self._files.lock:

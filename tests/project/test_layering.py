@@ -78,6 +78,8 @@ FORBIDDEN = {
         "ltm_desktop.agent",
     },
     "commands": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
+    # Project identity is read on every hook turn: files only, never a git process.
+    "core/projects": {"subprocess", "multiprocessing", "ltm_desktop.embedding"},
 }
 ONLY_IN = {
     "sqlite3": "store",
@@ -114,6 +116,7 @@ STORE_USES_OF_CORE: dict[str, set[str] | None] = {
     "ltm_desktop.core.errors": None,
     "ltm_desktop.core.files.atomic_files": {"replace_text"},  # the audit anchor's file (no rule)
     "ltm_desktop.core.observations": {"ObservationPayload"},
+    "ltm_desktop.core.projects.paths": {"ProjectPath"},  # a record of where a project is
     "ltm_desktop.core.settings.database_url": {"DatabaseUrl"},  # says where, not the password
 }
 DECISION_ERRORS = {"Conflict", "StaleEdit", "InvalidInput"}

@@ -1,4 +1,5 @@
-"""The scopes: ``project.resolve``, ``project.list``, ``stats``."""
+"""The scopes: ``project.resolve``, ``project.list``, ``stats``, and where each machine has
+a project, merging and detaching (``project.paths``, ``project.merge``, ``project.detach``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import TypedDict
 
 from ltm_desktop.api import serialize
 from ltm_desktop.api.call import Call
+from ltm_desktop.api.params import Id
 from ltm_desktop.api.registry import method
 from ltm_desktop.api.scopes import Scope
 from ltm_desktop.api.shapes import ProjectShape, StatsShape
@@ -33,3 +35,63 @@ def project_list(call: Call) -> ProjectsShape:
 @method("stats")
 def stats(call: Call, scope: Scope) -> StatsShape:
     return serialize.stats(call.service.stats(scope.project_id))
+
+
+class ProjectPathShape(TypedDict):
+    machine: str
+    path: str
+    first_seen: str
+    last_seen: str
+    pinned: bool
+
+
+class ProjectPathsShape(TypedDict):
+    project_id: str
+    identity: str  # the [projects] identity this server runs
+    paths: list[ProjectPathShape]
+
+
+@method("project.paths")
+def project_paths(call: Call, project_id: Id) -> ProjectPathsShape:
+    """Where each machine has the project (``core.projects.paths``)."""
+    scopes = call.service.scopes
+    paths: list[ProjectPathShape] = [
+        {
+            "machine": p.machine,
+            "path": p.path,
+            "first_seen": serialize.iso(p.first_seen),
+            "last_seen": serialize.iso(p.last_seen),
+            "pinned": p.pinned,
+        }
+        for p in scopes.paths(project_id)
+    ]
+    return {"project_id": project_id, "identity": scopes.mode, "paths": paths}
+
+
+class MergedShape(TypedDict):
+    source: str
+    target: str
+    memories: int
+    outcomes: dict[str, int]
+    observations: int
+    paths: int
+
+
+@method("project.merge", writes=True)
+def project_merge(call: Call, source: Id, target: Id) -> MergedShape:
+    """Merge scope ``source`` into ``target`` (``core.projects.merging``)."""
+    merged = call.service.scopes.merge(source, target, call.client)
+    return {
+        "source": merged.source,
+        "target": merged.target,
+        "memories": merged.memories,
+        "outcomes": merged.outcomes,
+        "observations": merged.observations,
+        "paths": merged.paths,
+    }
+
+
+@method("project.detach", writes=True)
+def project_detach(call: Call, cwd: object) -> ProjectShape:
+    """Pin a directory to its own path project on this machine."""
+    return serialize.project(call.service.scopes.detach(cwd))

@@ -37,6 +37,9 @@ MAX_CONFIG_BYTES = 1024 * 1024  # a settings file is a few hundred bytes
 # second design's remote service; a placeholder that answers "not implemented").
 BACKENDS = ("sqlite", "agentmemory")
 SECRETS_MODES = ("refuse", "redact", "allow")  # [privacy] secrets
+# [projects] identity: "path" (a directory is a project) or "remote" (a repository's remote
+# URL is: docs/projects.md); "" (unset) is "remote" on PostgreSQL and "path" on SQLite.
+IDENTITIES = ("", "path", "remote")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +101,9 @@ class Settings:
     # [store] url: a postgresql:// URL (core.settings.database_url); "" is SQLite in the
     # data dir. Checked when a process resolves its Launch: a bad one is refused there.
     store_url: str = ""
+    # [projects]: how a working directory becomes a project (core.projects.identity)
+    projects_identity: str = ""
+    projects_remote: str = "origin"
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +158,9 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     _Key("privacy", "flagged_in_precis", "privacy_flagged_in_precis", bool),
     # [store]
     _Key("store", "url", "store_url", str, 0, 2_000),
+    # [projects]
+    _Key("projects", "identity", "projects_identity", str, 0, 10, IDENTITIES),
+    _Key("projects", "remote", "projects_remote", str, 1, 100),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 

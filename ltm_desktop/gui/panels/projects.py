@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLineEdit, QTableView, QVBoxLayout, QWidget
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
+from ltm_desktop.gui.dialogs.merge_project import ProjectMerger
 from ltm_desktop.gui.memory_list.new_since import last_look
 from ltm_desktop.gui.memory_list.view_state import ColumnFitter, ViewKeeper, configure_table
 from ltm_desktop.gui.models.projects_model import (
@@ -54,6 +55,8 @@ class ProjectsPanel(QWidget):
         self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a name's end tells apart
         self.fitter = ColumnFitter(self.view, (COL_COUNT, COL_STALE, COL_NEW))
         self.keeper = ViewKeeper(self.view, self.model)
+        self.merger = ProjectMerger(ctx, self)  # "Merge into…" on the list's menu
+        self.merger.merged.connect(self.select_later)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter)
@@ -158,6 +161,11 @@ class ProjectsPanel(QWidget):
         if row is not None:
             name = GLOBAL_LABEL if row.is_global else row.name
             self.ctx.scope.set_scope(row.project_id, name)
+
+    def select_later(self, project_id: str) -> None:
+        """Select ``project_id`` once the list has (re)loaded (a merge's target)."""
+        self._wanted = project_id
+        self.reload()
 
     def has_any_memories(self) -> bool:
         """False on a first launch: nothing stored in any scope yet."""

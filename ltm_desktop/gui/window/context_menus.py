@@ -191,6 +191,14 @@ class ContextMenus(QObject):
                     ("Copy path", lambda: QGuiApplication.clipboard().setText(path)),
                     ("Open folder", lambda: open_folder(Path(path))),
                 ]
+            if not row.is_global:
+                source = row
+                entries.append(
+                    (
+                        "Merge into…",
+                        lambda: projects.merger.ask(source, projects.model.all_projects()),
+                    )
+                )
             entries.append(None)
         entries += [("Mark all seen", self._lists.table.new_since.mark_all_seen), a.refresh]
         return entries

@@ -41,6 +41,7 @@ def test_the_projects_menu(
         "New memory here",
         "Copy path",
         "Open folder",
+        "Merge into…",
         "Mark all seen",
         "Re&fresh",
     ]
