@@ -98,6 +98,9 @@ class Settings:
     # [store] url: a postgresql:// URL (core.settings.database_url); "" is SQLite in the
     # data dir. Checked when a process resolves its Launch: a bad one is refused there.
     store_url: str = ""
+    # [people] name: who this person is in the audit history (``core.actors``); "" is the
+    # OS login name.
+    people_name: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +155,8 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     _Key("privacy", "flagged_in_precis", "privacy_flagged_in_precis", bool),
     # [store]
     _Key("store", "url", "store_url", str, 0, 2_000),
+    # [people]
+    _Key("people", "name", "people_name", str, 0, 100),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 
