@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ltm_desktop.core.backend import AuditEntry
+from ltm_desktop.core.files.atomic_files import replace_text
 
 log = logging.getLogger(__name__)
 
@@ -102,11 +103,15 @@ def _read_machine(path: Path) -> Machine | None:
     return Machine(clean_name(machine_id), name or host_name())
 
 
+def _machine_text(machine: Machine) -> str:
+    return json.dumps({"id": machine.id, "name": machine.name}, indent=2) + "\n"
+
+
 def _create_machine(path: Path) -> Machine:
     """A new machine written to ``path`` unless another process wrote one first (then
     that one): the file appears whole or not at all."""
     machine = Machine(uuid.uuid4().hex, host_name())
-    text = json.dumps({"id": machine.id, "name": machine.name}, indent=2) + "\n"
+    text = _machine_text(machine)
     handle, temporary = tempfile.mkstemp(prefix=".machine.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
@@ -131,6 +136,11 @@ def load_machine(path: Path) -> Machine:
     if found is not None:
         return found
     try:
+        if os.path.lexists(path):  # there, but not a machine's: made again, whole
+            log.warning("%s does not describe a machine; a new id replaces it", path)
+            machine = Machine(uuid.uuid4().hex, host_name())
+            replace_text(path, _machine_text(machine), prefix=".machine.", mode=0o600)
+            return machine
         return _create_machine(path)
     except OSError as exc:
         log.warning("cannot record this machine's id in %s: %s", path, exc.strerror or exc)

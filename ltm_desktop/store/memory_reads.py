@@ -358,10 +358,13 @@ def last_events(
     return found
 
 
-def events_after(conn: sqlite3.Connection, seq: int, limit: int) -> list[AuditEvent]:
-    """Audit events newer than ``seq``, oldest first (to follow other processes' writes)."""
+def events_after(
+    conn: sqlite3.Connection, seq: int, limit: int, columns: str = AUDIT_COLUMNS
+) -> list[AuditEvent]:
+    """Audit events newer than ``seq``, oldest first (to follow other processes' writes);
+    ``columns``: ``AUDIT_COLUMNS`` as an older file has them (``FrozenHistory``)."""
     rows = conn.execute(
-        f"SELECT {AUDIT_COLUMNS} FROM {AUDIT_FROM} WHERE a.seq > ? ORDER BY a.seq LIMIT ?",
+        f"SELECT {columns} FROM {AUDIT_FROM} WHERE a.seq > ? ORDER BY a.seq LIMIT ?",
         (seq, limit),
     ).fetchall()
     return [audit_from_row(row) for row in rows]
