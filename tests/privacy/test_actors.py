@@ -70,7 +70,8 @@ def test_an_erased_memory_keeps_who_erased_it_and_still_verifies(
     service.remove(added.memory.id, "gui")
     service.eraser.erase(added.memory.id, "gui")
     events = service.history.memory(added.memory.id)
-    assert events and all(e.person == "ana@laptop" for e in events)
+    assert events
+    assert all(e.person == "ana@laptop" for e in events)
     assert service.integrity.verify().problems == ()
 
 

@@ -80,8 +80,10 @@ def test_an_old_history_migrated_forward_verifies_beside_new_events(
     assert "0 problem(s); 5 audit events" in verified.stdout
     shown = ltm(tmp_path / "data", "history", "--project", GLOBAL_PROJECT_ID)
     lines = shown.stdout.splitlines()
-    assert lines[0].startswith("#5 ") and lines[0].endswith("by gui · ana@laptop on laptop")
-    assert lines[-1].startswith("#1 ") and lines[-1].endswith("by codex")
+    assert lines[0].startswith("#5 ")
+    assert lines[0].endswith("by gui · ana@laptop on laptop")
+    assert lines[-1].startswith("#1 ")
+    assert lines[-1].endswith("by codex")
 
 
 @pytest.mark.sqlite_only
