@@ -57,6 +57,12 @@ class HistoryReads:
     def last_event_seq(self) -> int:
         return self.store.last_event_seq()
 
+    def creation_events(self, memory_ids: Sequence[str]) -> dict[str, AuditEvent]:
+        """The event that brought each memory in (created or imported): which agent,
+        person and machine it came from (the list's "New" filter names them)."""
+        actions = [AuditAction.CREATED.value, AuditAction.IMPORTED.value]
+        return {e.memory_id: e for e in self.store.last_events(memory_ids, actions)}
+
     def removal_events(self, memory_ids: Sequence[str]) -> dict[str, AuditEvent]:
         """Why each memory is in the Trash: its newest removed/superseded/expired/rejected
         event."""
