@@ -5,6 +5,7 @@ old one, is found by ``ltm-desktop verify`` (the real console script)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.store.audit.chain import TRIGGERS
 from ltm_desktop.store.migrations import V5_TRIGGERS
 from tests.conftest import ServiceFactory
-from tests.console import ltm
+from tests.console import assert_one_error_line, ltm
 
 ANA = WhoAmI.fixed(Identity("ana@laptop", Machine("a1b2c3", "laptop")))
 
@@ -84,6 +85,20 @@ def test_an_old_history_migrated_forward_verifies_beside_new_events(
     assert lines[0].endswith("by gui · ana@laptop on laptop")
     assert lines[-1].startswith("#1 ")
     assert lines[-1].endswith("by codex")
+
+
+@pytest.mark.sqlite_only
+def test_history_by_person_and_bad_input(migrated: tuple[Path, list[int]], tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    mine = ltm(data, "history", "--project", GLOBAL_PROJECT_ID, "--person", "ana@laptop", "--json")
+    assert mine.returncode == 0, mine.stderr
+    events = json.loads(mine.stdout)
+    assert [(e["seq"], e["machine"], e["machine_id"]) for e in events] == [
+        (5, "laptop", "a1b2c3"),
+        (4, "laptop", "a1b2c3"),
+    ]
+    assert_one_error_line(ltm(data, "history", "--memory", "mem_nope"), "no memory has the id")
+    assert_one_error_line(ltm(data, "history", "--project", "bad"), "project_id")
 
 
 @pytest.mark.sqlite_only
