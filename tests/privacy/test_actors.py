@@ -135,3 +135,29 @@ def test_a_process_that_only_reads_never_makes_the_machine_file(
     assert not (data / "machine.json").exists()
     service.add(GLOBAL_PROJECT_ID, MemoryDraft("Now it writes"), "agent")
     assert (data / "machine.json").exists()
+
+
+def test_an_export_with_history_names_the_person_and_machine(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    from ltm_desktop import __version__
+    from ltm_desktop.core.transfer import exporting
+
+    service = _as(make_service, ANA, tmp_path / "data")
+    service.add(GLOBAL_PROJECT_ID, MemoryDraft("Use uv, not pip"), "codex")
+    path = tmp_path / "x.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        scopes = [p for p, _ in service.projects()]
+        exporting.write_jsonl(service, scopes, out, app_version=__version__, with_history=True)
+    memory = next(
+        record
+        for record in map(json.loads, path.read_text(encoding="utf-8").splitlines())
+        if record.get("type") == "memory"
+    )
+    [event] = memory["history"]
+    assert (event["actor"], event["person"], event["machine"], event["machine_id"]) == (
+        "codex",
+        "ana@laptop",
+        "laptop",
+        "a1b2c3",
+    )
