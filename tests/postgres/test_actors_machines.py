@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from ltm_desktop.api.client import Client
 from ltm_desktop.core.settings.launch import ENV_DATABASE_URL
@@ -29,6 +34,14 @@ def machine_dir(root: Path, name: str, person: str) -> tuple[Path, Path]:
     config = root / f"{name}.toml"
     config.write_text(f'[people]\nname = "{person}"\n', encoding="utf-8")
     return data, config
+
+
+@pytest.fixture
+def short_dir() -> Iterator[Path]:
+    """Unix socket paths must be short; pytest's tmp_path can be too long."""
+    path = Path(tempfile.mkdtemp(prefix="ltm-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def test_a_write_from_each_machine_names_both_in_the_history(
