@@ -142,6 +142,9 @@ def open_launch(
         check_data_dir(launch.data_dir)
     store = open_launch_store(launch, create=create, connect_timeout_s=connect_timeout_s)
     embedder = make_embedder(settings)  # loads nothing until it first embeds
+    who = launch_identity(launch)
+    if background:  # a long-lived process makes machine.json now, not a hook's first write
+        _ = who.identity
     service = MemoryService(
         store,
         launch.paths,
@@ -151,7 +154,7 @@ def open_launch(
         config_path=launch.config_path,
         config_problems=launch.config_problems,
         extraction=ExtractionWorker,
-        identity=launch_identity(launch),
+        identity=who,
     )
     try:
         purged = service.start(backfill=background)

@@ -161,3 +161,21 @@ def test_an_export_with_history_names_the_person_and_machine(
         "laptop",
         "a1b2c3",
     )
+
+
+@pytest.mark.sqlite_only
+def test_a_long_lived_process_makes_the_machine_file_at_start(tmp_path: Path) -> None:
+    """The app and ``serve`` make machine.json as they start, so that an agent's hook never
+    pays for making it on its first write; a one-shot command makes it on its first write."""
+    from ltm_desktop.app import open_service
+
+    briefly = open_service(tmp_path / "once")
+    briefly.service.close()
+    assert not (tmp_path / "once" / "machine.json").exists()
+    opened = open_service(tmp_path / "app", background=True)
+    try:
+        machine = load_machine(tmp_path / "app" / "machine.json")
+        assert opened.service.kernel.identity is not None
+        assert opened.service.kernel.identity.identity.machine == machine
+    finally:
+        opened.service.close()
