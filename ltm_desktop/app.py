@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ltm_desktop.core.actors import WhoAmI
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.errors import StorageError
 from ltm_desktop.core.service import MemoryService
@@ -85,7 +86,14 @@ def open_copied_service(launch: Launch, database_url: str | None) -> MemoryServi
         target.settings,
         embedder=make_embedder(target.settings),
         config_path=target.config_path,
+        identity=launch_identity(target),
     )
+
+
+def launch_identity(launch: Launch) -> WhoAmI:
+    """Who the process writes as (``core.actors``): ``[people] name`` or the login name,
+    at the machine of the data dir's ``machine.json``; resolved on the first write."""
+    return WhoAmI.of(launch.settings.people_name, launch.paths.machine_path)
 
 
 def open_service(
@@ -134,6 +142,9 @@ def open_launch(
         check_data_dir(launch.data_dir)
     store = open_launch_store(launch, create=create, connect_timeout_s=connect_timeout_s)
     embedder = make_embedder(settings)  # loads nothing until it first embeds
+    who = launch_identity(launch)
+    if background:  # a long-lived process makes machine.json now, not a hook's first write
+        _ = who.identity
     service = MemoryService(
         store,
         launch.paths,
@@ -143,6 +154,7 @@ def open_launch(
         config_path=launch.config_path,
         config_problems=launch.config_problems,
         extraction=ExtractionWorker,
+        identity=who,
     )
     try:
         purged = service.start(backfill=background)
@@ -175,6 +187,7 @@ def open_launch_briefly(launch: Launch, *, busy_timeout_ms: int) -> OpenedServic
         launch.settings,
         config_path=launch.config_path,
         config_problems=launch.config_problems,
+        identity=launch_identity(launch),
     )
     return OpenedService(service, launch)
 

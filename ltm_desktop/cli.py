@@ -15,6 +15,7 @@ from ltm_desktop import __version__
 from ltm_desktop.agent import commands as agent_commands
 from ltm_desktop.cli_parser import HookUsageError, Parser, parse
 from ltm_desktop.commands import backup as backup_commands
+from ltm_desktop.commands import history as history_command
 from ltm_desktop.commands import migrate as migrate_command
 from ltm_desktop.commands import privacy as privacy_commands
 from ltm_desktop.commands import projects as projects_commands
@@ -148,6 +149,7 @@ def _add_commands(commands: Any) -> None:
     privacy_commands.add_parsers(commands, add_command)
     projects_commands.add_parsers(commands, add_command)
     migrate_command.add_parsers(commands, add_command)
+    history_command.add_parsers(commands, add_command)
 
 
 def _positive_int(text: str) -> int:
@@ -309,6 +311,7 @@ COMMANDS = {
     "verify": privacy_commands.cmd_verify,
     "migrate": migrate_command.cmd_migrate,
     "projects": projects_commands.cmd_projects,
+    "history": history_command.cmd_history,
 }
 
 

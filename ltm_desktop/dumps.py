@@ -111,6 +111,12 @@ def is_dump(path: Path) -> bool:
     return isinstance(values, dict) and values.get("format") == FORMAT_NAME
 
 
+def _readable(table: Table) -> set[tuple[str, ...]]:
+    """The columns a dump's table may have: this version's, or a version's from before
+    the table's added columns (read as NULL)."""
+    return {table.columns, table.columns[: len(table.columns) - len(table.added)]}
+
+
 @dataclass(frozen=True)
 class DumpHeader:
     app_version: str
@@ -128,6 +134,7 @@ class DumpRows:
     def __init__(self, path: Path) -> None:
         self._path = path
         self._offsets: dict[str, tuple[int, int]] = {}  # table -> (first row's offset, rows)
+        self._missing: dict[str, int] = {}  # table -> its added columns the dump lacks
         try:
             with path.open("rb") as handle:
                 self.header = self._check(handle)
@@ -158,8 +165,10 @@ class DumpRows:
             number, line = self._read(next(lines, (number + 1, b"")), dict, "no table line")
             if line.get("type") != "table" or line.get("name") != table.name:
                 raise self._refuse(number, f"the table {table.name} was expected here")
-            if tuple(line.get("columns") or ()) != table.columns:
+            columns = tuple(line.get("columns") or ())
+            if columns not in _readable(table):
                 raise self._refuse(number, f"{table.name} has other columns than this version's")
+            self._missing[table.name] = len(table.columns) - len(columns)
             rows = line.get("rows")
             if type(rows) is not int or rows < 0:
                 raise self._refuse(number, f"{table.name} has no row count")
@@ -193,10 +202,11 @@ class DumpRows:
         return number, value
 
     def _row(self, table: Table, row: list[Any], number: int) -> Row:
-        if len(row) != len(table.columns):
+        missing = self._missing.get(table.name, 0)
+        if len(row) != len(table.columns) - missing:
             raise self._refuse(number, f"a row of {table.name} with {len(row)} values")
         try:
-            return tuple(_decoded(value) for value in row)
+            return tuple(_decoded(value) for value in row) + (None,) * missing
         except ValueError as exc:
             raise self._refuse(number, f"a row of {table.name} holds {exc}") from None
 

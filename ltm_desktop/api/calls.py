@@ -196,6 +196,28 @@ class ApiCalls:
     def memory_history(self, memory_id: str) -> list[AuditEventShape]:
         return cast(list[AuditEventShape], self._call("memory.history", id=memory_id)["events"])
 
+    def memory_scope_history(
+        self,
+        *,
+        cwd: str | None = None,
+        project_id: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        actor: str | None = None,
+        person: str | None = None,
+    ) -> list[AuditEventShape]:
+        """A scope's events, newest first, each naming its agent, person and machine."""
+        result = self._call(
+            "memory.scope_history",
+            cwd=cwd,
+            project_id=project_id,
+            limit=limit,
+            offset=offset,
+            actor=actor,
+            person=person,
+        )
+        return cast(list[AuditEventShape], result["events"])
+
     def memory_stale(
         self, *, cwd: str | None = None, project_id: str | None = None
     ) -> list[MemoryShape]:

@@ -73,7 +73,10 @@ class AuditEventShape(TypedDict):
     seq: int
     at: str
     memory_id: str
-    actor: str
+    actor: str  # the agent: which agent, the app ("gui"), the CLI
+    person: str | None  # user@host; None: an event from before people were recorded
+    machine: str | None  # the machine's name (``machine_id``: its stable id)
+    machine_id: str | None
     action: str
     before: dict[str, Any] | None
     after: dict[str, Any] | None
@@ -114,6 +117,8 @@ class ChangeShape(TypedDict):
     kind: str  # "new", "edited" or "removed"
     seq: int
     actor: str
+    person: str | None  # user@host of the newest change (None: before it was recorded)
+    machine: str | None
     id: str
     withheld: bool  # edited into text that reads like an instruction: ``memory`` is None
     memory: MemoryShape | None  # as it is now; None when erased or withheld

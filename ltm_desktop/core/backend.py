@@ -109,6 +109,10 @@ class AuditEntry:
     action: AuditAction
     before: dict[str, Any] | None
     after: dict[str, Any] | None
+    # who made it on which machine (``core.actors``): stamped by the write kernel
+    person: str | None = None
+    machine: str | None = None
+    machine_id: str | None = None
 
 
 class WriteTxn(Protocol):
@@ -415,15 +419,28 @@ class MemoryStore(OverviewReads, ProjectPathStore, Protocol):
     # audit history
     def memory_history(self, memory_id: str) -> list[AuditEvent]: ...
     def project_history(
-        self, project_id: str, limit: int, before_seq: int | None, actor: str | None, offset: int
+        self,
+        project_id: str,
+        limit: int,
+        before_seq: int | None,
+        actor: str | None,
+        offset: int,
+        person: str | None = None,
     ) -> list[AuditEvent]:
-        """The scope's events (of one actor), newest first: older than ``before_seq``,
-        skipping ``offset``."""
+        """The scope's events (of one actor, of one person), newest first: older than
+        ``before_seq``, skipping ``offset``."""
         ...
 
-    def count_history(self, project_id: str, actor: str | None) -> int: ...
+    def count_history(
+        self, project_id: str, actor: str | None, person: str | None = None
+    ) -> int: ...
+
     def history_actors(self, project_id: str) -> list[str]:
         """Every actor with an event in the scope, in name order."""
+        ...
+
+    def history_people(self, project_id: str) -> list[str]:
+        """Every person with an event in the scope, in name order (older events have none)."""
         ...
 
     def events_after(self, seq: int, limit: int) -> list[AuditEvent]: ...

@@ -10,12 +10,13 @@ lock, open a transaction or publish themselves.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
-from ltm_desktop.core.backend import MemoryStore, WriteTxn
+from ltm_desktop.core.actors import WhoAmI
+from ltm_desktop.core.backend import AuditEntry, MemoryStore, WriteTxn
 from ltm_desktop.core.errors import Conflict
 from ltm_desktop.core.events import EventHub
 from ltm_desktop.core.records import ChangeEvent, Memory
@@ -84,6 +85,25 @@ class Write:
         self.changed.extend(memories)
 
 
+class StampedTxn:
+    """A store transaction whose audit events carry the writing process's person and
+    machine (``core.actors``): the one place they are put on events. Everything else is
+    the store's transaction itself."""
+
+    def __init__(self, txn: WriteTxn, identity: WhoAmI) -> None:
+        self._txn = txn
+        self._identity = identity
+
+    def record(self, entry: AuditEntry) -> None:
+        self._txn.record(self._identity.stamp(entry))
+
+    def record_all(self, entries: Sequence[AuditEntry]) -> None:
+        self._txn.record_all([self._identity.stamp(entry) for entry in entries])
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._txn, name)
+
+
 class WriteKernel:
     """The single writer: lock, transaction, after-write work and publishing, once."""
 
@@ -96,8 +116,12 @@ class WriteKernel:
         events: EventHub,
         uses: UseCounter,
         after_write: AfterWrite,
+        identity: WhoAmI | None = None,
     ) -> None:
+        """``identity``: who this process writes as (None: events without a person or
+        machine, as before they were recorded: a test's bare service)."""
         self.store = store
+        self.identity = identity
         self.events = events
         self.uses = uses
         self._lock = lock
@@ -116,7 +140,8 @@ class WriteKernel:
         that reads MEMORY.md on an event finds it queued)."""
         with self.locked():
             with self.store.write() as txn:
-                write = Write(txn, self.now())
+                stamped = txn if self.identity is None else StampedTxn(txn, self.identity)
+                write = Write(stamped, self.now())
                 yield write
             for step in write.committed:  # committed: the lock is still held
                 step()

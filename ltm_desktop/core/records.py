@@ -192,10 +192,15 @@ class AuditEvent:
     at: float
     memory_id: str
     project_id: str
-    actor: str
+    actor: str  # the agent: which agent, the app ("gui"), the CLI
     action: AuditAction
     before: dict[str, Any] | None
     after: dict[str, Any] | None
+    # the person (user@host) and the machine (name, stable id); None: an event from
+    # before they were recorded
+    person: str | None = None
+    machine: str | None = None
+    machine_id: str | None = None
 
 
 # Why a search hit matched: it holds every word of the query, some of them, or none but

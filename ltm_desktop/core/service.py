@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ltm_desktop.core import ranking, rules, writing
+from ltm_desktop.core.actors import WhoAmI
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.bulk.service import BulkWrites
 from ltm_desktop.core.database_info import DatabaseInfo
@@ -95,9 +96,11 @@ class MemoryService:
         config_path: Path | None = None,
         config_problems: tuple[str, ...] = (),
         extraction: Callable[[MemoryService], ExtractionQueue] | None = None,
+        identity: WhoAmI | None = None,
     ) -> None:
         """``search_cache_size`` overrides ``settings.search_cache_entries`` (0: no cache);
-        ``extraction`` builds the queue that runs extractions for this service."""
+        ``extraction`` builds the queue that runs extractions for this service;
+        ``identity``: the person and machine this process writes as (``core.actors``)."""
         settings = settings or Settings()
         self.store = store
         self.paths = paths
@@ -126,6 +129,7 @@ class MemoryService:
             events=self.events,
             uses=self._uses,
             after_write=AfterWrite(self.views, self.backfill),
+            identity=identity,
         )
         cache = SearchCache(
             settings.search_cache_entries if search_cache_size is None else search_cache_size

@@ -11,9 +11,29 @@ from typing import Any
 from ltm_desktop.core.backend import AuditEntry
 from ltm_desktop.engine.chain import link_after
 
-# seq, at, memory_id, project_pk, actor, action, before, after, nonce, content_hash, hash
-AuditRow = tuple[int, float, str, int, str, str, str | None, str | None, str, str, str]
-COLUMNS = "seq, at, memory_id, project_pk, actor, action, before, after, nonce, content_hash, hash"
+# seq, at, memory_id, project_pk, actor, action, before, after, nonce, content_hash, hash,
+# person, machine, machine_id
+AuditRow = tuple[
+    int,
+    float,
+    str,
+    int,
+    str,
+    str,
+    str | None,
+    str | None,
+    str,
+    str,
+    str,
+    str | None,
+    str | None,
+    str | None,
+]
+COLUMNS = (
+    "seq, at, memory_id, project_pk, actor, action, before, after, nonce, content_hash, hash, "
+    "person, machine, machine_id"
+)
+WIDTH = 14  # values in a row
 
 
 def values_json(values: dict[str, Any] | None) -> str | None:
@@ -29,8 +49,9 @@ def chained_rows(head: tuple[int, str], events: Sequence[tuple[int, AuditEntry]]
     for project_pk, event in events:
         old, new = values_json(event.before), values_json(event.after)
         action = event.action.value
+        who = (event.person, event.machine, event.machine_id)
         link = link_after(
-            last, event.at, event.memory_id, project_pk, event.actor, action, old, new
+            last, event.at, event.memory_id, project_pk, event.actor, action, old, new, who
         )
         rows.append(
             (
@@ -45,6 +66,9 @@ def chained_rows(head: tuple[int, str], events: Sequence[tuple[int, AuditEntry]]
                 link.nonce,
                 link.content_hash,
                 link.hash,
+                event.person,
+                event.machine,
+                event.machine_id,
             )
         )
         last = (link.seq, link.hash)

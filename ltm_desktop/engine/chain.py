@@ -8,6 +8,12 @@ that breaks its ``hash``; recomputing every later hash changes the head, which
 with a tombstone and drops their nonces: the chain still links, and what was there can
 no longer be confirmed by guessing (the nonce was the salt). The engines compute it
 alike, so a history moved from SQLite to PostgreSQL (or back) still verifies.
+
+An event's person and machine (``Who``: person, machine name, machine id) are hashed
+with its fields when it has them: an event from before they were recorded has none and
+hashes as it always did, so an old history still verifies after the migration that
+added them, and giving such an event a person afterwards breaks its hash as surely as
+changing a new event's.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from typing import Any
 
 GENESIS = "0" * 64
 TOMBSTONE_KEYS = ("erased_at", "erased_by")
+Who = tuple[str | None, str | None, str | None]  # person, machine name, machine id
+NOBODY: Who = (None, None, None)  # an event from before people and machines were recorded
 
 
 def content_hash(nonce: str, before: str | None, after: str | None) -> str:
@@ -36,8 +44,11 @@ def event_hash(
     actor: str,
     action: str,
     content: str,
+    who: Who = NOBODY,
 ) -> str:
-    fields = [previous, seq, at, memory_id, project_pk, actor, action, content]
+    fields: list[Any] = [previous, seq, at, memory_id, project_pk, actor, action, content]
+    if who != NOBODY:  # hashed only when recorded: older events keep their hashes
+        fields.extend(who)
     return hashlib.sha256(json.dumps(fields).encode("utf-8")).hexdigest()
 
 
@@ -60,6 +71,7 @@ def link_after(
     action: str,
     before: str | None,
     after: str | None,
+    who: Who = NOBODY,
 ) -> Link:
     """The link of an event that follows ``last`` (seq, hash): a batch of events is
     chained from the head read once, each from the one before it."""
@@ -71,7 +83,7 @@ def link_after(
         seq,
         nonce,
         content,
-        event_hash(previous, seq, at, memory_id, project_pk, actor, action, content),
+        event_hash(previous, seq, at, memory_id, project_pk, actor, action, content, who),
     )
 
 
@@ -99,15 +111,18 @@ class Broken:
 
 
 def check_event(row: Sequence[Any], previous: str) -> str | None:
-    """Why the event does not check out, or None."""
-    seq, at, memory_id, project_pk, actor, action, before, after, nonce, content, stored = row
+    """Why the event does not check out, or None. ``row``: seq, at, memory_id,
+    project_pk, actor, action, before, after, nonce, content_hash, hash, then (when the
+    schema has them) person, machine, machine_id."""
+    seq, at, memory_id, project_pk, actor, action, before, after, nonce, content, stored = row[:11]
+    who: Who = (row[11], row[12], row[13]) if len(row) >= 14 else NOBODY
     if stored is None or content is None:
         return "has no hash"
     if nonce is not None and content != content_hash(nonce, before, after):
         return "was changed after it was written (its content does not match its hash)"
     if nonce is None and not is_tombstone(None, before, after):
         return "lost its nonce without being erased"
-    expected = event_hash(previous, seq, at, memory_id, project_pk, actor, action, content)
+    expected = event_hash(previous, seq, at, memory_id, project_pk, actor, action, content, who)
     if stored != expected:
         return "does not follow the event before it (the chain was rewritten here)"
     return None

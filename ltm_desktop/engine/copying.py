@@ -40,6 +40,9 @@ class Table:
     name: str
     columns: tuple[str, ...]
     order: str  # the columns a reader sorts by (a stable, repeatable stream)
+    # the trailing columns a later version added: a dump from before them lacks them,
+    # and its rows read them as NULL
+    added: tuple[str, ...] = ()
 
     @property
     def column_list(self) -> str:
@@ -122,8 +125,12 @@ AUDIT = Table(
         "nonce",
         "content_hash",
         "hash",
+        "person",
+        "machine",
+        "machine_id",
     ),
     "seq",
+    added=("person", "machine", "machine_id"),
 )
 PROPOSALS = Table("proposals", ("pk", "id", "project_pk", *PROPOSAL_FIELDS), "pk")
 EXTRACTION_RUNS = Table("extraction_runs", ("pk", "id", "project_pk", *RUN_FIELDS), "pk")

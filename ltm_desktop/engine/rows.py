@@ -43,7 +43,10 @@ OBSERVATION_COLUMNS = (
     "o.disabled"
 )
 OBSERVATION_FROM = "observations AS o JOIN projects AS p ON p.pk = o.project_pk"
-AUDIT_COLUMNS = "a.seq, a.at, a.memory_id, p.project_id, a.actor, a.action, a.before, a.after"
+AUDIT_COLUMNS = (
+    "a.seq, a.at, a.memory_id, p.project_id, a.actor, a.action, a.before, a.after, "
+    "a.person, a.machine, a.machine_id"
+)
 AUDIT_FROM = "audit AS a JOIN projects AS p ON p.pk = a.project_pk"
 
 
@@ -213,6 +216,9 @@ def audit_from_row(row: Row) -> AuditEvent:
         action=AuditAction(row[5]),
         before=before,
         after=after,
+        person=row[8] if len(row) > 8 else None,
+        machine=row[9] if len(row) > 9 else None,
+        machine_id=row[10] if len(row) > 10 else None,
     )
 
 

@@ -18,7 +18,8 @@ JSON_SHAPES = {"tags": "a list of strings", "files": "a list of strings", "prove
 
 def follow_chain(rows: Iterable[Sequence[Any]], previous: str) -> tuple[Broken | None, str]:
     """(the first broken event or None, the last good hash) of the events ``rows`` (seq,
-    at, memory_id, project_pk, actor, action, before, after, nonce, content_hash, hash),
+    at, memory_id, project_pk, actor, action, before, after, nonce, content_hash, hash, and
+    person, machine, machine_id where the schema has them),
     in seq order, the first linked to ``previous``."""
     for row in rows:
         broken = check_event(row, previous)

@@ -16,6 +16,17 @@ def actor_label(actor: str) -> str:
     return "you (in this app)" if actor == GUI_ACTOR else actor
 
 
+def machine_label(actor: str, machine: str | None) -> str:
+    """An agent with the machine it wrote on (``codex on laptop``); the agent alone for a
+    change from before machines were recorded."""
+    return actor if machine is None else f"{actor} on {machine}"
+
+
+def person_label(person: str | None) -> str:
+    """A change's person (user@host), or a dash for one from before people were recorded."""
+    return "—" if person is None else person
+
+
 def absolute_time(ts: float | None, *, seconds: bool = False) -> str:
     """Local date and time, e.g. ``2027-01-15 09:41`` (``09:41:07`` with ``seconds``: the
     history, where several changes often fall within one minute)."""

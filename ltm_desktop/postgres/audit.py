@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from ltm_desktop.core.backend import AuditEntry
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.records import AuditEvent
-from ltm_desktop.engine.audit_log import COLUMNS, chained_rows
+from ltm_desktop.engine.audit_log import COLUMNS, WIDTH, chained_rows
 from ltm_desktop.engine.chain import GENESIS, Broken
 from ltm_desktop.engine.rows import Row, audit_from_row
 from ltm_desktop.engine.verifying import follow_chain
@@ -27,7 +27,7 @@ from ltm_desktop.postgres.scopes import ScopeKeys
 __all__ = ["PgAuditReads", "check_chain", "head", "record_audits", "tombstone_history"]
 
 T = TypeVar("T")
-_INSERT = f"INSERT INTO audit ({COLUMNS}) VALUES ({', '.join(['%s'] * 11)})"
+_INSERT = f"INSERT INTO audit ({COLUMNS}) VALUES ({', '.join(['%s'] * WIDTH)})"
 CHAIN_BATCH = 2_000  # events fetched at a time while the chain is followed
 
 
@@ -67,10 +67,7 @@ def tombstone_history(conn: Conn, memory_id: str, tombstone: dict[str, Any]) -> 
     return cursor.rowcount
 
 
-_CHAIN_ROWS = (
-    "SELECT seq, at, memory_id, project_pk, actor, action, before, after, nonce, "
-    "content_hash, hash FROM audit WHERE seq > %s ORDER BY seq"
-)
+_CHAIN_ROWS = f"SELECT {COLUMNS} FROM audit WHERE seq > %s ORDER BY seq"
 
 
 def check_chain(conn: Conn, last: int | None = None) -> tuple[Broken | None, str]:
@@ -127,28 +124,41 @@ class PgAuditReads:
 
     @staticmethod
     def _where(
-        project_pk: int, actor: str | None, before_seq: int | None = None
+        project_pk: int,
+        actor: str | None,
+        before_seq: int | None = None,
+        person: str | None = None,
     ) -> tuple[str, list[Any]]:
-        """The scope's events (of one actor): a range of ``audit_by_project`` or, with an
-        actor, of ``audit_by_actor``."""
+        """The scope's events (of one actor, of one person): a range of
+        ``audit_by_project`` or, with an actor, of ``audit_by_actor`` (a person:
+        ``audit_by_person``)."""
         clauses: list[str] = ["project_pk = %s"]
         params: list[Any] = [project_pk]
         if actor is not None:
             clauses.append("actor = %s")
             params.append(actor)
+        if person is not None:
+            clauses.append("person = %s")
+            params.append(person)
         if before_seq is not None:
             clauses.append("seq < %s")
             params.append(before_seq)
         return " AND ".join(clauses), params
 
     def project_history(
-        self, project_id: str, limit: int, before_seq: int | None, actor: str | None, offset: int
+        self,
+        project_id: str,
+        limit: int,
+        before_seq: int | None,
+        actor: str | None,
+        offset: int,
+        person: str | None = None,
     ) -> list[AuditEvent]:
         """Newest first; page with ``offset`` or ``before_seq`` (the smallest seq already
         seen). The page's seqs are found in the index alone, then only its events read."""
 
         def work(conn: Conn, pk: int) -> list[AuditEvent]:
-            where, params = self._where(pk, actor, before_seq)
+            where, params = self._where(pk, actor, before_seq, person)
             rows = conn.execute(
                 f"SELECT {AUDIT_COLUMNS} FROM (SELECT seq FROM audit WHERE {where} "
                 "ORDER BY seq DESC LIMIT %s OFFSET %s) AS page "
@@ -160,9 +170,9 @@ class PgAuditReads:
 
         return self._scope(project_id, work, [])
 
-    def count_history(self, project_id: str, actor: str | None) -> int:
+    def count_history(self, project_id: str, actor: str | None, person: str | None = None) -> int:
         def work(conn: Conn, pk: int) -> int:
-            where, params = self._where(pk, actor)
+            where, params = self._where(pk, actor, None, person)
             row = conn.execute(f"SELECT count(*) FROM audit WHERE {where}", params).fetchone()
             return int(row[0]) if row is not None else 0
 
@@ -180,6 +190,24 @@ class PgAuditReads:
                 " UNION ALL SELECT (SELECT min(actor) FROM audit WHERE project_pk = %(pk)s"
                 " AND actor > who.actor) FROM who WHERE who.actor IS NOT NULL"
                 ") SELECT actor FROM who WHERE actor IS NOT NULL",
+                {"pk": pk},
+            ).fetchall()
+            return sorted(str(row[0]) for row in rows)
+
+        return self._scope(project_id, work, [])
+
+    def history_people(self, project_id: str) -> list[str]:
+        """Every person with an event in the scope, in name order (code points), one step
+        of ``audit_by_person`` per person; events from before people were recorded have
+        none."""
+
+        def work(conn: Conn, pk: int) -> list[str]:
+            rows = conn.execute(
+                "WITH RECURSIVE who(person) AS ("
+                " SELECT (SELECT min(person) FROM audit WHERE project_pk = %(pk)s)"
+                " UNION ALL SELECT (SELECT min(person) FROM audit WHERE project_pk = %(pk)s"
+                " AND person > who.person) FROM who WHERE who.person IS NOT NULL"
+                ") SELECT person FROM who WHERE person IS NOT NULL",
                 {"pk": pk},
             ).fetchall()
             return sorted(str(row[0]) for row in rows)

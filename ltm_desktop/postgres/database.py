@@ -172,17 +172,20 @@ class PgDatabase:
             self._synchronous = _durability(conn)
             conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
             try:
-                version = self._current_version(conn, create)
-                newest = migrations[-1].version
+                applied = self._applied(conn, create)
+                version = max(applied, default=0)
+                newest = max(migration.version for migration in migrations)
                 if version > newest:
                     raise DatabaseTooNew(
                         f"{self.display} has schema version {version}, newer than this "
                         f"ltm-desktop knows ({newest}); it is left untouched: upgrade ltm-desktop"
                     )
-                for migration in migrations:
-                    if migration.version > version:
+                # By version, each one not yet applied: a gap left by a change made
+                # beside this one is filled when that change's migration arrives.
+                for migration in sorted(migrations, key=lambda m: m.version):
+                    if migration.version not in applied:
                         self._apply(conn, migration)
-                        version = migration.version
+                        version = max(version, migration.version)
                 return version, server
             except psycopg.Error as exc:
                 raise StorageError(
@@ -192,11 +195,12 @@ class PgDatabase:
                 if not conn.closed:
                     conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
 
-    def _current_version(self, conn: Conn, create: bool) -> int:
+    def _applied(self, conn: Conn, create: bool) -> set[int]:
+        """The migrations the database records (none: a new, empty one)."""
         exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
         if exists is not None and exists[0]:
-            row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
-            return int(row[0]) if row is not None else 0
+            rows = conn.execute("SELECT version FROM schema_migrations").fetchall()
+            return {int(row[0]) for row in rows}
         tables = conn.execute(
             "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
         ).fetchone()
@@ -211,7 +215,7 @@ class PgDatabase:
             "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, "
             "name text NOT NULL, applied_at double precision NOT NULL)"
         )
-        return 0
+        return set()
 
     @staticmethod
     def _apply(conn: Conn, migration: PgMigration) -> None:

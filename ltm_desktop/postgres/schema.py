@@ -251,8 +251,40 @@ _PROJECT_PATHS = (
     "CREATE INDEX project_paths_by_project ON project_paths (project_pk)",
 )
 
+# Actors across machines (``core.actors``): every new audit event records the person
+# (user@host) and the machine (name and stable id) beside its agent, hashed into the chain
+# when present (``engine.chain``); older events keep NULLs and their hashes. The trigger's
+# function is remade to keep them unchanged in an erasure's tombstone too. (Version 3.)
+_ACTORS = (
+    "ALTER TABLE audit ADD COLUMN person text",
+    "ALTER TABLE audit ADD COLUMN machine text",
+    "ALTER TABLE audit ADD COLUMN machine_id text",
+    "CREATE INDEX audit_by_person ON audit (project_pk, person, seq)",
+    """CREATE OR REPLACE FUNCTION audit_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'UPDATE'
+            AND NEW.seq = OLD.seq AND NEW.at = OLD.at AND NEW.memory_id = OLD.memory_id
+            AND NEW.project_pk = OLD.project_pk AND NEW.actor = OLD.actor
+            AND NEW.action = OLD.action
+            AND NEW.content_hash IS NOT DISTINCT FROM OLD.content_hash
+            AND NEW.hash IS NOT DISTINCT FROM OLD.hash
+            AND NEW.person IS NOT DISTINCT FROM OLD.person
+            AND NEW.machine IS NOT DISTINCT FROM OLD.machine
+            AND NEW.machine_id IS NOT DISTINCT FROM OLD.machine_id
+            AND NEW.nonce IS NULL AND NEW.before IS NULL AND NEW.after IS NOT NULL
+            AND jsonb_typeof(NEW.after::jsonb -> 'erased_at') = 'number'
+            AND jsonb_typeof(NEW.after::jsonb -> 'erased_by') = 'string'
+            AND (SELECT count(*) FROM jsonb_object_keys(NEW.after::jsonb)) = 2
+        THEN
+            RETURN NEW;
+        END IF;
+        RAISE EXCEPTION 'the audit history is append-only';
+    END $$""",
+)
+
 MIGRATIONS: tuple[PgMigration, ...] = (
     PgMigration(1, "initial schema", _INITIAL),
     PgMigration(2, "a project has many paths", _PROJECT_PATHS),
+    PgMigration(3, "audit events name the person and the machine", _ACTORS),
 )
-SCHEMA_VERSION = MIGRATIONS[-1].version
+SCHEMA_VERSION = max(migration.version for migration in MIGRATIONS)

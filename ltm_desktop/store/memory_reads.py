@@ -265,14 +265,17 @@ def memory_history(conn: sqlite3.Connection, memory_id: str) -> list[AuditEvent]
 
 
 def _history_where(
-    project_pk: int, actor: str | None, before_seq: int | None = None
+    project_pk: int, actor: str | None, before_seq: int | None = None, person: str | None = None
 ) -> tuple[str, list[Any]]:
-    """The scope's events (of one actor): a range of ``audit_by_project`` or, with an
-    actor, of ``audit_by_actor``."""
+    """The scope's events (of one actor, of one person): a range of ``audit_by_project``
+    or, with an actor, of ``audit_by_actor`` (a person: ``audit_by_person``)."""
     clauses, params = ["project_pk = ?"], [project_pk]
     if actor is not None:
         clauses.append("actor = ?")
         params.append(actor)  # type: ignore[arg-type]
+    if person is not None:
+        clauses.append("person = ?")
+        params.append(person)  # type: ignore[arg-type]
     if before_seq is not None:
         clauses.append("seq < ?")
         params.append(before_seq)
@@ -287,12 +290,13 @@ def project_history(
     offset: int = 0,
     before_seq: int | None = None,
     actor: str | None = None,
+    person: str | None = None,
 ) -> list[AuditEvent]:
     """Newest first; page with ``offset`` or ``before_seq`` (the smallest seq already seen).
 
     The page's seqs are found in the index alone, then only its events are read: a page
     400,000 events down skips index entries, not events (with their before and after)."""
-    where, params = _history_where(project_pk, actor, before_seq)
+    where, params = _history_where(project_pk, actor, before_seq, person)
     rows = conn.execute(
         f"SELECT {AUDIT_COLUMNS} FROM (SELECT seq FROM audit WHERE {where} "
         "ORDER BY seq DESC LIMIT ? OFFSET ?) AS page "
@@ -303,8 +307,10 @@ def project_history(
     return [audit_from_row(row) for row in rows]
 
 
-def count_history(conn: sqlite3.Connection, project_pk: int, actor: str | None) -> int:
-    where, params = _history_where(project_pk, actor)
+def count_history(
+    conn: sqlite3.Connection, project_pk: int, actor: str | None, person: str | None = None
+) -> int:
+    where, params = _history_where(project_pk, actor, None, person)
     return int(conn.execute(f"SELECT count(*) FROM audit WHERE {where}", params).fetchone()[0])
 
 
@@ -317,6 +323,20 @@ def history_actors(conn: sqlite3.Connection, project_pk: int) -> list[str]:
         " UNION ALL SELECT (SELECT min(actor) FROM audit WHERE project_pk = ?1"
         " AND actor > who.actor) FROM who WHERE who.actor IS NOT NULL"
         ") SELECT actor FROM who WHERE actor IS NOT NULL",
+        (project_pk,),
+    ).fetchall()
+    return [str(row[0]) for row in rows]
+
+
+def history_people(conn: sqlite3.Connection, project_pk: int) -> list[str]:
+    """Every person with an event in the scope, by name: one step of ``audit_by_person``
+    per person (events from before people were recorded have none)."""
+    rows = conn.execute(
+        "WITH RECURSIVE who(person) AS ("
+        " SELECT (SELECT min(person) FROM audit WHERE project_pk = ?1)"
+        " UNION ALL SELECT (SELECT min(person) FROM audit WHERE project_pk = ?1"
+        " AND person > who.person) FROM who WHERE who.person IS NOT NULL"
+        ") SELECT person FROM who WHERE person IS NOT NULL",
         (project_pk,),
     ).fetchall()
     return [str(row[0]) for row in rows]
@@ -341,10 +361,13 @@ def last_events(
     return found
 
 
-def events_after(conn: sqlite3.Connection, seq: int, limit: int) -> list[AuditEvent]:
-    """Audit events newer than ``seq``, oldest first (to follow other processes' writes)."""
+def events_after(
+    conn: sqlite3.Connection, seq: int, limit: int, columns: str = AUDIT_COLUMNS
+) -> list[AuditEvent]:
+    """Audit events newer than ``seq``, oldest first (to follow other processes' writes);
+    ``columns``: ``AUDIT_COLUMNS`` as an older file has them (``FrozenHistory``)."""
     rows = conn.execute(
-        f"SELECT {AUDIT_COLUMNS} FROM {AUDIT_FROM} WHERE a.seq > ? ORDER BY a.seq LIMIT ?",
+        f"SELECT {columns} FROM {AUDIT_FROM} WHERE a.seq > ? ORDER BY a.seq LIMIT ?",
         (seq, limit),
     ).fetchall()
     return [audit_from_row(row) for row in rows]

@@ -229,9 +229,28 @@ V5_STATEMENTS = (
 )
 
 
+# The triggers as migration 5 made them (migration 14 remade the update one, keeping the
+# person and machine too; ``audit_chain.TRIGGERS`` is the newest).
+V5_TRIGGERS = (
+    """CREATE TRIGGER audit_is_append_only_update
+        BEFORE UPDATE ON audit
+        WHEN NOT (NEW.seq = OLD.seq AND NEW.at = OLD.at AND NEW.memory_id = OLD.memory_id
+            AND NEW.project_pk = OLD.project_pk AND NEW.actor = OLD.actor
+            AND NEW.action = OLD.action AND NEW.content_hash IS OLD.content_hash
+            AND NEW.hash IS OLD.hash AND NEW.nonce IS NULL AND NEW.before IS NULL
+            AND json_valid(NEW.after) AND json_type(NEW.after, '$.erased_at') = 'real'
+            AND json_type(NEW.after, '$.erased_by') = 'text'
+            AND (SELECT count(*) FROM json_each(NEW.after)) = 2)
+        BEGIN SELECT RAISE(ABORT, 'the audit history is append-only'); END""",
+    """CREATE TRIGGER audit_is_append_only_delete
+        BEFORE DELETE ON audit
+        BEGIN SELECT RAISE(ABORT, 'the audit history is append-only'); END""",
+)
+
+
 def _chain_the_history(conn: sqlite3.Connection) -> None:
     audit_chain.rechain(conn)
-    for statement in audit_chain.TRIGGERS.values():
+    for statement in V5_TRIGGERS:
         conn.execute(statement)
 
 
@@ -347,6 +366,20 @@ V13_STATEMENTS = (
     "CREATE INDEX project_paths_by_project ON project_paths(project_pk)",
 )
 
+# Actors across machines (core.actors): every new audit event records the person
+# (user@host) and the machine (its name, and the stable id of the data dir's
+# machine.json) beside its agent (``actor``), hashed into the chain when present (older
+# events keep NULLs and their hashes, engine.chain). The update trigger is remade to keep
+# them unchanged in an erasure's tombstone too. (Version 14.)
+V14_STATEMENTS = (
+    "ALTER TABLE audit ADD COLUMN person TEXT",
+    "ALTER TABLE audit ADD COLUMN machine TEXT",
+    "ALTER TABLE audit ADD COLUMN machine_id TEXT",
+    "CREATE INDEX audit_by_person ON audit(project_pk, person, seq)",
+    "DROP TRIGGER audit_is_append_only_update",
+    audit_chain.TRIGGERS["audit_is_append_only_update"],
+)
+
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial schema", V1_STATEMENTS),
@@ -362,6 +395,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(11, "proposals can merge memories", V11_STATEMENTS),
     Migration(12, "search tables keep no copy of the text", (), _contentless_search_tables),
     Migration(13, "a project has many paths", V13_STATEMENTS),
+    Migration(14, "audit events name the person and the machine", V14_STATEMENTS),
 )
 
 

@@ -345,15 +345,24 @@ class SqliteStore:
         return self._audit.memory_history(memory_id)
 
     def project_history(
-        self, project_id: str, limit: int, before_seq: int | None, actor: str | None, offset: int
+        self,
+        project_id: str,
+        limit: int,
+        before_seq: int | None,
+        actor: str | None,
+        offset: int,
+        person: str | None = None,
     ) -> list[AuditEvent]:
-        return self._audit.project_history(project_id, limit, before_seq, actor, offset)
+        return self._audit.project_history(project_id, limit, before_seq, actor, offset, person)
 
-    def count_history(self, project_id: str, actor: str | None) -> int:
-        return self._audit.count_history(project_id, actor)
+    def count_history(self, project_id: str, actor: str | None, person: str | None = None) -> int:
+        return self._audit.count_history(project_id, actor, person)
 
     def history_actors(self, project_id: str) -> list[str]:
         return self._audit.history_actors(project_id)
+
+    def history_people(self, project_id: str) -> list[str]:
+        return self._audit.history_people(project_id)
 
     def last_events(self, memory_ids: Sequence[str], actions: Sequence[str]) -> list[AuditEvent]:
         return self._audit.last_events(memory_ids, actions)

@@ -209,6 +209,9 @@ class MemoryTxn(InboxTxn):
                 entry.action,
                 _stored(entry.before),
                 _stored(entry.after),
+                entry.person,
+                entry.machine,
+                entry.machine_id,
             )
         )
 
@@ -640,7 +643,13 @@ class InMemoryStore(InboxReads, OverviewScans):
         return events
 
     def project_history(
-        self, project_id: str, limit: int, before_seq: int | None, actor: str | None, offset: int
+        self,
+        project_id: str,
+        limit: int,
+        before_seq: int | None,
+        actor: str | None,
+        offset: int,
+        person: str | None = None,
     ) -> list[AuditEvent]:
         found = [
             e
@@ -648,14 +657,19 @@ class InMemoryStore(InboxReads, OverviewScans):
             if e.project_id == project_id
             and (before_seq is None or e.seq < before_seq)
             and (actor is None or e.actor == actor)
+            and (person is None or e.person == person)
         ]
         return found[offset : offset + limit]
 
-    def count_history(self, project_id: str, actor: str | None) -> int:
-        return len(self.project_history(project_id, len(self._events()), None, actor, 0))
+    def count_history(self, project_id: str, actor: str | None, person: str | None = None) -> int:
+        events = self.project_history(project_id, len(self._events()), None, actor, 0, person)
+        return len(events)
 
     def history_actors(self, project_id: str) -> list[str]:
         return sorted({e.actor for e in self._events() if e.project_id == project_id})
+
+    def history_people(self, project_id: str) -> list[str]:
+        return sorted({e.person for e in self._events() if e.project_id == project_id and e.person})
 
     def events_after(self, seq: int, limit: int) -> list[AuditEvent]:
         return [e for e in self._events() if e.seq > seq][:limit]

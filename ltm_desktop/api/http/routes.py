@@ -1,4 +1,4 @@
-"""The five routes, each a translation onto one method of the socket API.
+"""The six routes, each a translation onto one method of the socket API.
 
 The socket API's dispatcher validates, calls the service and maps core errors, so a
 route only renames fields (``q`` is ``query``, ``concepts`` are ``tags``, ``memoryIds``
@@ -34,6 +34,7 @@ RENAMED = {
     "tags": "concepts",
     "memory_ids": "memoryIds",
     "observation_ids": "observationIds",
+    "actor": "agent",
 }
 DEFAULT_BACKEND = "sqlite"
 
@@ -119,6 +120,7 @@ class MemoryRoutes:
             Route("/api/memory/remember", self.remember, methods=["POST"]),
             Route("/api/memory/forget", self.forget, methods=["POST"]),
             Route("/api/memory/stats", self.stats, methods=["GET"]),
+            Route("/api/memory/history", self.history, methods=["GET"]),
         ]
 
     @property
@@ -189,3 +191,16 @@ class MemoryRoutes:
     async def stats(self, request: Request) -> JSONResponse:
         fields = query_fields(request, ("cwd",))
         return JSONResponse(await self.call("stats", {"cwd": require_cwd(fields)}))
+
+    async def history(self, request: Request) -> JSONResponse:
+        """The project's newest audit events, each naming its agent, person and machine."""
+        fields = query_fields(request, ("cwd", "limit", "agent", "person"))
+        params: dict[str, Any] = {"cwd": require_cwd(fields)}
+        count = whole_number(fields, "limit")
+        if count is not None:
+            params["limit"] = count
+        if "agent" in fields:
+            params["actor"] = fields["agent"]
+        if "person" in fields:
+            params["person"] = fields["person"]
+        return JSONResponse(await self.call("memory.scope_history", params))

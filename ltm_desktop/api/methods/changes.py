@@ -54,6 +54,8 @@ def memory_changes(
                 "kind": c.kind.value,
                 "seq": c.seq,
                 "actor": c.actor,
+                "person": c.person,
+                "machine": c.machine,
                 "id": c.memory_id,
                 "withheld": c.withheld,
                 "memory": None if c.memory is None or c.withheld else serialize.memory(c.memory),

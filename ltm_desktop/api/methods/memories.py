@@ -107,6 +107,31 @@ def memory_history(call: Call, id: Id) -> EventsShape:
     return {"events": [serialize.audit_event(e) for e in call.service.history.memory(id)]}
 
 
+HistoryLimit = Annotated[int, Between(1, 1_000)]
+
+
+@method("memory.scope_history")
+def memory_scope_history(
+    call: Call,
+    scope: Scope,
+    limit: HistoryLimit = 50,
+    offset: Offset = 0,
+    before_seq: Annotated[int, Between(1, None)] | None = None,
+    actor: str | None = None,
+    person: str | None = None,
+) -> EventsShape:
+    """The scope's events, newest first, of one agent (``actor``) or person if given."""
+    events = call.service.history.project(
+        scope.project_id,
+        limit=limit,
+        offset=offset,
+        before_seq=before_seq,
+        actor=None if actor is None else rules.check_text(actor, "actor"),
+        person=None if person is None else rules.check_text(person, "person"),
+    )
+    return {"events": [serialize.audit_event(e) for e in events]}
+
+
 class StaleShape(TypedDict):
     memories: list[MemoryShape]
     reasons: dict[str, list[str]]

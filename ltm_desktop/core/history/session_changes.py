@@ -58,6 +58,8 @@ class MemoryChange:
     memory_id: str
     memory: Memory | None  # as it is now; None: erased (nothing of it is left to tell)
     withheld: bool = False  # flagged as reading like an instruction: its text not told
+    person: str | None = None  # who made the newest event (None: before it was recorded)
+    machine: str | None = None  # on which machine
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +155,15 @@ def _change(
     if memory is None:  # erased: its row is gone
         if created:
             return None
-        return MemoryChange(ChangeKind.REMOVED, latest.seq, latest.actor, memory_id, None)
+        return MemoryChange(
+            ChangeKind.REMOVED,
+            latest.seq,
+            latest.actor,
+            memory_id,
+            None,
+            person=latest.person,
+            machine=latest.machine,
+        )
     withheld = not include_flagged and is_flagged(memory)
     if memory.disabled:
         if created:  # came and went between two turns: the model never saw it
@@ -165,4 +175,13 @@ def _change(
         kind = ChangeKind.NEW
     else:
         kind = ChangeKind.EDITED
-    return MemoryChange(kind, latest.seq, latest.actor, memory_id, memory, withheld)
+    return MemoryChange(
+        kind,
+        latest.seq,
+        latest.actor,
+        memory_id,
+        memory,
+        withheld,
+        person=latest.person,
+        machine=latest.machine,
+    )

@@ -104,6 +104,9 @@ class Settings:
     # [projects]: how a working directory becomes a project (core.projects.identity)
     projects_identity: str = ""
     projects_remote: str = "origin"
+    # [people] name: who this person is in the audit history (``core.actors``); "" is the
+    # OS login name.
+    people_name: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +164,8 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     # [projects]
     _Key("projects", "identity", "projects_identity", str, 0, 10, IDENTITIES),
     _Key("projects", "remote", "projects_remote", str, 1, 100),
+    # [people]
+    _Key("people", "name", "people_name", str, 0, 100),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 

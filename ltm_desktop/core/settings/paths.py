@@ -36,6 +36,11 @@ class DataPaths:
     def backup_dir(self) -> Path:
         return self.data_dir / "backups"
 
+    @property
+    def machine_path(self) -> Path:
+        """This machine's id and name (``core.actors``): a data dir stands for a machine."""
+        return self.data_dir / "machine.json"
+
     def precis_path(self, project_id: str) -> Path:
         return self.precis_dir / project_id / "MEMORY.md"
 

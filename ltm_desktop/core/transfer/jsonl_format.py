@@ -76,7 +76,9 @@ def project_record(project: Project) -> dict[str, Any]:
 
 
 def event_record(event: AuditEvent) -> dict[str, Any]:
-    return {
+    """An audit event as exported; its person and machine when it names them (events
+    from before they were recorded export as they always did)."""
+    record: dict[str, Any] = {
         "seq": event.seq,
         "at": event.at,
         "actor": event.actor,
@@ -84,6 +86,10 @@ def event_record(event: AuditEvent) -> dict[str, Any]:
         "before": event.before,
         "after": event.after,
     }
+    if event.person is not None:
+        record |= {"person": event.person, "machine": event.machine}
+        record["machine_id"] = event.machine_id
+    return record
 
 
 def memory_record(memory: Memory, history: list[AuditEvent] | None = None) -> dict[str, Any]:

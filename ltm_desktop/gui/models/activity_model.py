@@ -1,4 +1,5 @@
-"""A scope's recent activity across memories, newest first, filterable by actor."""
+"""A scope's recent activity across memories, newest first, filterable by agent and by
+person, each event naming its person and machine."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ from PySide6.QtCore import QObject, Qt
 
 from ltm_desktop.core.records import AuditEvent
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.gui.formatting import absolute_time, relative_time
+from ltm_desktop.gui.formatting import absolute_time, person_label, relative_time
 from ltm_desktop.gui.models.history_model import changed_field_names
 from ltm_desktop.gui.models.paged import Fetcher
 from ltm_desktop.gui.models.sparse import SparseTableModel
 from ltm_desktop.gui.tasks import TaskRunner
 
-COL_TIME, COL_ACTOR, COL_ACTION, COL_TITLE, COL_FIELDS = range(5)
+COL_TIME, COL_ACTOR, COL_ACTION, COL_TITLE, COL_FIELDS, COL_PERSON, COL_MACHINE = range(7)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,15 +32,23 @@ class ActivityRow:
 class ActivityFetcher:
     """Pages at any offset (the store finds a far page's events by index) and their count."""
 
-    def __init__(self, service: MemoryService, project_id: str, actor: str | None) -> None:
+    def __init__(
+        self,
+        service: MemoryService,
+        project_id: str,
+        actor: str | None,
+        person: str | None = None,
+    ) -> None:
         self._service = service
         self._project_id = project_id
         self._actor = actor
-        self.actors: list[str] = []  # everyone in the scope's history, read with the count
+        self._person = person
+        self.actors: list[str] = []  # every agent in the scope's history, read with the count
+        self.people: list[str] = []  # every person in it, likewise
 
     def page(self, offset: int, limit: int, last: Any | None) -> tuple[list[ActivityRow], bool]:
         events = self._service.history.project(
-            self._project_id, limit=limit, offset=offset, actor=self._actor
+            self._project_id, limit=limit, offset=offset, actor=self._actor, person=self._person
         )
         recorded = [(e, _recorded_title(e)) for e in events]
         missing = sorted({e.memory_id for e, t in recorded if t is None})
@@ -50,7 +59,10 @@ class ActivityFetcher:
 
     def total(self) -> int:
         self.actors = self._service.history.actors(self._project_id)
-        return self._service.history.count_project(self._project_id, actor=self._actor)
+        self.people = self._service.history.people(self._project_id)
+        return self._service.history.count_project(
+            self._project_id, actor=self._actor, person=self._person
+        )
 
 
 def _recorded_title(event: AuditEvent) -> str | None:
@@ -65,7 +77,7 @@ class ActivityModel(SparseTableModel):
     """The scope's events, newest first: random access, like the memory list (the count up
     front, pages read where the view is)."""
 
-    COLUMNS = ("When", "Who", "What", "Memory", "Fields")
+    COLUMNS = ("When", "Agent", "What", "Memory", "Fields", "Person", "Machine")
 
     def __init__(
         self,
@@ -78,6 +90,7 @@ class ActivityModel(SparseTableModel):
         self._service = service
         self.project_id: str | None = None
         self.actor: str | None = None
+        self.person: str | None = None
 
     def key(self, row: ActivityRow) -> int:
         return row.seq
@@ -88,16 +101,23 @@ class ActivityModel(SparseTableModel):
     def make_fetcher(self) -> Fetcher | None:
         if self.project_id is None:
             return None
-        return ActivityFetcher(self._service, self.project_id, self.actor)
+        return ActivityFetcher(self._service, self.project_id, self.actor, self.person)
 
     def actors(self) -> list[str]:
         """Everyone with an event in the scope, as of the last count (the filter's choices)."""
         fetcher = self._fetcher
         return list(fetcher.actors) if isinstance(fetcher, ActivityFetcher) else []
 
-    def set_filter(self, project_id: str | None, actor: str | None) -> None:
-        if (project_id, actor) != (self.project_id, self.actor):
-            self.project_id, self.actor = project_id, actor
+    def people(self) -> list[str]:
+        """Every person with an event in the scope, as of the last count (the filter's)."""
+        fetcher = self._fetcher
+        return list(fetcher.people) if isinstance(fetcher, ActivityFetcher) else []
+
+    def set_filter(
+        self, project_id: str | None, actor: str | None, person: str | None = None
+    ) -> None:
+        if (project_id, actor, person) != (self.project_id, self.actor, self.person):
+            self.project_id, self.actor, self.person = project_id, actor, person
             self.reload()
 
     def cell(self, row: ActivityRow, column: int, role: int) -> Any:
@@ -111,7 +131,14 @@ class ActivityModel(SparseTableModel):
                 return event.action.value
             if column == COL_TITLE:
                 return row.title
+            if column == COL_PERSON:
+                return person_label(event.person)
+            if column == COL_MACHINE:
+                return event.machine or "—"
             return ", ".join(changed_field_names(event))
-        if role == Qt.ItemDataRole.ToolTipRole and column == COL_TIME:
-            return absolute_time(event.at)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == COL_TIME:
+                return absolute_time(event.at)
+            if column == COL_MACHINE and event.machine_id is not None:
+                return f"{event.machine} (machine id {event.machine_id})"
         return None

@@ -1,4 +1,5 @@
-"""One memory's audit timeline: time, actor, action and which fields changed."""
+"""One memory's audit timeline: time, agent, action, which fields changed, and the person
+and machine that made each change."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 
 from ltm_desktop.core.records import AuditEvent
-from ltm_desktop.gui.formatting import absolute_time, actor_label
+from ltm_desktop.gui.formatting import absolute_time, actor_label, person_label
 from ltm_desktop.gui.models.base import RowTableModel
 
-COL_TIME, COL_ACTOR, COL_ACTION, COL_FIELDS = range(4)
+COL_TIME, COL_ACTOR, COL_ACTION, COL_FIELDS, COL_PERSON, COL_MACHINE = range(6)
 HIDDEN_FIELDS = {"id", "project_id", "created_at", "updated_at", "source", "signature"}
 
 
@@ -24,7 +25,7 @@ def changed_field_names(event: AuditEvent) -> list[str]:
 class HistoryModel(RowTableModel):
     """Events oldest first, as the story of the memory reads."""
 
-    COLUMNS = ("When", "Who", "What", "Fields")
+    COLUMNS = ("When", "Agent", "What", "Fields", "Person", "Machine")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -43,7 +44,14 @@ class HistoryModel(RowTableModel):
                 return row.actor
             if column == COL_ACTION:
                 return row.action.value
+            if column == COL_PERSON:
+                return person_label(row.person)
+            if column == COL_MACHINE:
+                return row.machine or "—"
             return ", ".join(changed_field_names(row))
-        if role == Qt.ItemDataRole.ToolTipRole and column == COL_ACTOR:
-            return actor_label(row.actor)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == COL_ACTOR:
+                return actor_label(row.actor)
+            if column == COL_MACHINE and row.machine_id is not None:
+                return f"{row.machine} (machine id {row.machine_id})"
         return None

@@ -11,7 +11,7 @@ from PySide6.QtGui import QFont
 from ltm_desktop.core.records import ListQuery
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui import theme
-from ltm_desktop.gui.formatting import absolute_time, relative_time, tags_text
+from ltm_desktop.gui.formatting import absolute_time, machine_label, relative_time, tags_text
 from ltm_desktop.gui.models.base import CENTER, RIGHT
 from ltm_desktop.gui.models.paged import Fetcher
 from ltm_desktop.gui.models.rows import MemoryRow
@@ -69,7 +69,16 @@ class MemoryFetcher:
     def page(self, offset: int, limit: int, last: Any | None) -> tuple[list[MemoryRow], bool]:
         found = self._service.list_memories(self._project_id, self._query.list_query(offset, limit))
         now = self._service.now()
-        return [MemoryRow.of(m, now) for m in found], len(found) == limit
+        rows = [MemoryRow.of(m, now) for m in found]
+        if self._query.new_since is not None and rows:  # "New": from which machine, too
+            made = self._service.history.creation_events([row.id for row in rows])
+            rows = [
+                replace(row, person=made[row.id].person, machine=made[row.id].machine)
+                if row.id in made
+                else row
+                for row in rows
+            ]
+        return rows, len(found) == limit
 
     def total(self) -> int:
         return self._service.count_memories(self._project_id, self._query.list_query(0, 1))
@@ -151,7 +160,7 @@ class MemoryTableModel(SparseTableModel):
             return relative_time(row.updated_at, self._now)
         if column == COL_USES:
             return str(row.use_count)
-        return row.source
+        return machine_label(row.source, row.machine)
 
     def _tooltip(self, row: MemoryRow, column: int) -> str:
         if column == COL_UPDATED:
@@ -160,6 +169,8 @@ class MemoryTableModel(SparseTableModel):
             )
         if column == COL_USES:
             return f"Found by agents {row.use_count} times; last {relative_time(row.last_used_at, self._now)}"
+        if column == COL_SOURCE and row.person is not None:
+            return f"Added by {row.source} for {row.person} on {row.machine}"
         state = ""
         if row.disabled:
             state = f"In the Trash since {absolute_time(row.disabled_at)}.\n\n"

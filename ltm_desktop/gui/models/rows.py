@@ -32,6 +32,9 @@ class MemoryRow:
     expired: bool
     preview: str
     flagged: str | None = None  # why it waits for approval before MEMORY.md (core.injection)
+    # who brought it in, on which machine (its created event; read for the "New" filter)
+    person: str | None = None
+    machine: str | None = None
 
     @classmethod
     def of(cls, memory: Memory, now: float) -> MemoryRow:

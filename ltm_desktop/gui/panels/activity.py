@@ -19,7 +19,8 @@ from ltm_desktop.gui.panels.base import ScopedPanel
 from ltm_desktop.gui.tasks import TaskRunner
 from ltm_desktop.gui.undo import UndoStack
 
-ALL_ACTORS = "Everyone"
+ALL_ACTORS = "Every agent"
+ALL_PEOPLE = "Every person"
 REPLAY_TIPS = {
     "undo": "Written by Ctrl+Z (undo) in this session",
     "redo": "Written by Ctrl+Shift+Z (redo) in this session",
@@ -74,6 +75,11 @@ class ActivityPanel(ScopedPanel):
         self.actor = QComboBox(self)
         self.actor.addItem(ALL_ACTORS, None)
         self.actor.setMinimumContentsLength(14)
+        self.actor.setToolTip("Only the changes of one agent (or of you, in this app)")
+        self.person = QComboBox(self)
+        self.person.addItem(ALL_PEOPLE, None)
+        self.person.setMinimumContentsLength(14)
+        self.person.setToolTip("Only the changes one person made (user@host), on any machine")
         self.view = RowTableView(self)
         self.view.setModel(self.model)
         configure_table(self.view, multi=False, stretch=COL_TITLE)
@@ -83,12 +89,15 @@ class ActivityPanel(ScopedPanel):
         caption.setWordWrap(True)  # the tab fits a narrow window
         top.addWidget(caption)
         top.addWidget(self.actor)
+        top.addWidget(self.person)
         top.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.view, 1)
         self._actors: set[str] = set()
-        self.actor.currentIndexChanged.connect(self.on_actor_changed)
+        self._people: set[str] = set()
+        self.actor.currentIndexChanged.connect(self.on_filter_changed)
+        self.person.currentIndexChanged.connect(self.on_filter_changed)
         self.model.loaded.connect(self.on_loaded)
         self.model.refresh_finished.connect(self.on_loaded)
         self.model.load_failed.connect(lambda exc: ctx.errors.report(exc, "load the activity"))
@@ -97,25 +106,32 @@ class ActivityPanel(ScopedPanel):
     def reload(self, scope_changed: bool) -> None:
         if scope_changed:
             self._actors.clear()
-            self.actor.blockSignals(True)
-            self.actor.setCurrentIndex(0)
-            while self.actor.count() > 1:
-                self.actor.removeItem(1)
-            self.actor.blockSignals(False)
-            self.model.set_filter(self.project_id, None)
+            self._people.clear()
+            for box in (self.actor, self.person):
+                box.blockSignals(True)
+                box.setCurrentIndex(0)
+                while box.count() > 1:
+                    box.removeItem(1)
+                box.blockSignals(False)
+            self.model.set_filter(self.project_id, None, None)
         else:
             self.model.refresh()
 
-    def on_actor_changed(self, _index: int) -> None:
-        self.model.set_filter(self.project_id, self.actor.currentData())
+    def on_filter_changed(self, _index: int) -> None:
+        self.model.set_filter(self.project_id, self.actor.currentData(), self.person.currentData())
 
     def on_loaded(self, *_args: object) -> None:
-        """Offer everyone in the scope's history in the filter (plus "gui", which is you):
-        the model reads them with its count, however far down their events are."""
+        """Offer every agent (plus "gui", which is you) and every person in the scope's
+        history in the filters: the model reads them with its count, however far down
+        their events are."""
         seen = set(self.model.actors()) | {GUI_ACTOR}
         for actor in sorted(seen - self._actors):
             self.actor.addItem(actor_label(actor), actor)
         self._actors |= seen
+        people = set(self.model.people())
+        for person in sorted(people - self._people):
+            self.person.addItem(person, person)
+        self._people |= people
 
     def on_activated(self, index: QModelIndex) -> None:
         memory_id = index.data(MemoryIdRole)

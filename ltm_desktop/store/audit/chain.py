@@ -37,14 +37,16 @@ __all__ = [
 ]
 
 # A tombstone keeps every field but before/after (and drops the nonce); anything else is
-# refused, as is a delete.
+# refused, as is a delete. (Migration 14 made them: the person and machine stay too.)
 TRIGGERS = {
     "audit_is_append_only_update": """CREATE TRIGGER audit_is_append_only_update
         BEFORE UPDATE ON audit
         WHEN NOT (NEW.seq = OLD.seq AND NEW.at = OLD.at AND NEW.memory_id = OLD.memory_id
             AND NEW.project_pk = OLD.project_pk AND NEW.actor = OLD.actor
             AND NEW.action = OLD.action AND NEW.content_hash IS OLD.content_hash
-            AND NEW.hash IS OLD.hash AND NEW.nonce IS NULL AND NEW.before IS NULL
+            AND NEW.hash IS OLD.hash AND NEW.person IS OLD.person
+            AND NEW.machine IS OLD.machine AND NEW.machine_id IS OLD.machine_id
+            AND NEW.nonce IS NULL AND NEW.before IS NULL
             AND json_valid(NEW.after) AND json_type(NEW.after, '$.erased_at') = 'real'
             AND json_type(NEW.after, '$.erased_by') = 'text'
             AND (SELECT count(*) FROM json_each(NEW.after)) = 2)
@@ -63,8 +65,15 @@ def head(conn: sqlite3.Connection) -> tuple[int, str]:
 
 _ROWS = (
     "SELECT seq, at, memory_id, project_pk, actor, action, before, after, nonce, "
-    "content_hash, hash FROM audit WHERE seq > ? ORDER BY seq"
+    "content_hash, hash{who} FROM audit WHERE seq > ? ORDER BY seq"
 )
+
+
+def _rows(conn: sqlite3.Connection) -> str:
+    """The chain's rows, with the person and machine where the file has them (a backup
+    from before migration 14 has not)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
+    return _ROWS.format(who=", person, machine, machine_id" if "person" in columns else "")
 
 
 def check_chain(conn: sqlite3.Connection, last: int | None = None) -> tuple[Broken | None, str]:
@@ -80,7 +89,7 @@ def check_chain(conn: sqlite3.Connection, last: int | None = None) -> tuple[Brok
         ).fetchone()
         if row is not None:
             start, previous = int(row[0]), str(row[1])
-    return follow_chain(conn.execute(_ROWS, (start,)), previous)
+    return follow_chain(conn.execute(_rows(conn), (start,)), previous)
 
 
 def rechain(conn: sqlite3.Connection, batch: int = 1_000) -> int:

@@ -1,4 +1,5 @@
-"""The append-only audit history: one row per change, with who, what and before/after."""
+"""The append-only audit history: one row per change, with who (agent, person, machine),
+what and before/after."""
 
 from __future__ import annotations
 
@@ -6,13 +7,10 @@ import sqlite3
 from collections.abc import Sequence
 
 from ltm_desktop.core.backend import AuditEntry
-from ltm_desktop.engine.audit_log import chained_rows
+from ltm_desktop.engine.audit_log import COLUMNS, WIDTH, chained_rows
 from ltm_desktop.store.audit.chain import head
 
-_INSERT = (
-    "INSERT INTO audit (seq, at, memory_id, project_pk, actor, action, before, after, "
-    "nonce, content_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
+_INSERT = f"INSERT INTO audit ({COLUMNS}) VALUES ({', '.join('?' * WIDTH)})"
 
 
 def record_audits(conn: sqlite3.Connection, events: Sequence[tuple[int, AuditEntry]]) -> None:

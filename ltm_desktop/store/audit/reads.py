@@ -33,22 +33,32 @@ class AuditReads:
         before_seq: int | None,
         actor: str | None,
         offset: int,
+        person: str | None = None,
     ) -> list[AuditEvent]:
         return self._reader.read_scope(
             project_id,
             lambda c, pk: reads.project_history(
-                c, pk, limit=limit, offset=offset, before_seq=before_seq, actor=actor
+                c,
+                pk,
+                limit=limit,
+                offset=offset,
+                before_seq=before_seq,
+                actor=actor,
+                person=person,
             ),
             [],
         )
 
-    def count_history(self, project_id: str, actor: str | None) -> int:
+    def count_history(self, project_id: str, actor: str | None, person: str | None = None) -> int:
         return self._reader.read_scope(
-            project_id, lambda c, pk: reads.count_history(c, pk, actor), 0
+            project_id, lambda c, pk: reads.count_history(c, pk, actor, person), 0
         )
 
     def history_actors(self, project_id: str) -> list[str]:
         return self._reader.read_scope(project_id, lambda c, pk: reads.history_actors(c, pk), [])
+
+    def history_people(self, project_id: str) -> list[str]:
+        return self._reader.read_scope(project_id, lambda c, pk: reads.history_people(c, pk), [])
 
     def last_events(self, memory_ids: Sequence[str], actions: Sequence[str]) -> list[AuditEvent]:
         return self._reader.read(lambda c: reads.last_events(c, list(memory_ids), list(actions)))

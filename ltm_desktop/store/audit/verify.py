@@ -21,7 +21,7 @@ from ltm_desktop.engine.verifying import QUICK_EVENTS, json_problems
 from ltm_desktop.store.audit import anchor as chain_anchor
 from ltm_desktop.store.audit import chain as audit_chain
 from ltm_desktop.store.memory_reads import IDS_PER_QUERY, events_after
-from ltm_desktop.store.rows import MEMORY_COLUMNS, MEMORY_FROM, memory_from_row
+from ltm_desktop.store.rows import AUDIT_COLUMNS, MEMORY_COLUMNS, MEMORY_FROM, memory_from_row
 
 
 def _normal(sql: str) -> str:
@@ -104,9 +104,14 @@ class FrozenHistory:
             else _ADDED_LATER[column[2:]]
             for column in columns
         )
+        audited = {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
+        self._audit_columns = ", ".join(
+            column if not column.startswith("a.") or column[2:] in audited else "NULL"
+            for column in (column.strip() for column in AUDIT_COLUMNS.split(","))
+        )
 
     def events_after(self, seq: int, limit: int) -> list[AuditEvent]:
-        return events_after(self._conn, seq, limit)
+        return events_after(self._conn, seq, limit, self._audit_columns)
 
     def get_memories(self, memory_ids: Sequence[str]) -> list[Memory]:
         found: list[Memory] = []

@@ -108,6 +108,18 @@ def test_remember_then_recall_stats_and_forget(api: HttpCaller, service: MemoryS
     assert service.get(memory_id).disabled is True
 
 
+def test_history_names_the_agent_and_filters_by_person(
+    api: HttpCaller, service: MemoryService
+) -> None:
+    remember(api, "Deploys go out on Thursdays")
+    events = api.get("history", cwd=CWD).body["events"]
+    assert [(e["actor"], e["action"]) for e in events] == [("http", "created")]
+    assert {"person", "machine", "machine_id"} <= set(events[0])
+    assert api.get("history", cwd=CWD, agent="codex").body["events"] == []
+    assert api.get("history", cwd=CWD, person="nobody@nowhere").body["events"] == []
+    assert api.get("history", cwd=CWD, limit="1").status == 200
+
+
 def test_forget_is_limited_to_the_project(api: HttpCaller, service: MemoryService) -> None:
     theirs = remember(api, "Billing runs on Fridays", cwd=OTHER)
     answer = api.post("forget", {"cwd": CWD, "memoryIds": [theirs], "observationIds": ["obs_x"]})
@@ -161,6 +173,9 @@ GETS = [
     ("stats", {}, "cwd"),
     ("stats", {"cwd": CWD, "project_id": "global"}, "project_id"),
     ("health", {"verbose": "1"}, "verbose"),
+    ("history", {}, "cwd"),
+    ("history", {"cwd": CWD, "limit": "0"}, "limit"),
+    ("history", {"cwd": CWD, "agent": ""}, "agent"),
 ]
 POSTS = [
     ("remember", {"content": "x"}, "cwd"),
