@@ -496,7 +496,11 @@ def migrate(
                 "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                 (migration.version, migration.name, time.time()),
             )
-            version = max(migration.version, int(conn.execute("PRAGMA user_version").fetchone()[0]))
+            # the highest applied, whatever order they came in (one applied before a lower
+            # one it did not need still counts)
+            version = max(
+                applied_versions(conn) | {int(conn.execute("PRAGMA user_version").fetchone()[0])}
+            )
             conn.execute(f"PRAGMA user_version = {version}")
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
