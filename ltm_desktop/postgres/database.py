@@ -40,6 +40,7 @@ from ltm_desktop.core.errors import (
     StorageError,
 )
 from ltm_desktop.postgres.conn import Conn
+from ltm_desktop.postgres.listen import PgChangeFeed, new_origin, notify_statement
 from ltm_desktop.postgres.schema import MIGRATIONS, PgMigration
 from ltm_desktop.postgres.url import describe, scrubbed
 
@@ -103,6 +104,7 @@ class PgDatabase:
         self._lock_timeout_ms = lock_timeout_ms
         self._statement_timeout_ms = statement_timeout_ms
         seconds = max(1, round(connect_timeout))  # libpq takes whole seconds
+        self._connect_seconds = seconds
         self.schema_version, self.server_version = self._migrate(migrations, create, seconds)
         self._returned: weakref.WeakKeyDictionary[Conn, float] = weakref.WeakKeyDictionary()
         self._pool = ConnectionPool(
@@ -125,6 +127,7 @@ class PgDatabase:
         self._last_problem: str | None = None
         self._lock = threading.Lock()
         self._own_commits = 0  # write transactions this process committed
+        self.origin = new_origin()  # names this process's commits in their NOTIFY
 
     # -- opening -------------------------------------------------------------
 
@@ -278,14 +281,16 @@ class PgDatabase:
     def transaction(self) -> Iterator[Conn]:
         """One write transaction holding the writer's lock: committed when the block ends
         normally (and so durable: ``synchronous_commit`` is the server's, on by default),
-        rolled back when it raises. The lock, its wait and the commit count are one round
-        trip (trusted integers, no parameters)."""
+        rolled back when it raises. The lock, its wait, the commit count and the commit's
+        ``NOTIFY`` (sent by the server only if it commits: ``postgres.listen``) are one
+        round trip (trusted integers and this process's hex origin, no parameters)."""
         with self._connection() as conn, conn.transaction():
             conn.execute(
                 f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}; "
                 f"SELECT pg_advisory_xact_lock({int(WRITER_LOCK)}); "
                 "SET LOCAL lock_timeout = 0; "
-                "UPDATE store_state SET version = version + 1 WHERE id = 1"
+                "UPDATE store_state SET version = version + 1 WHERE id = 1; "
+                + notify_statement(self.origin)
             )
             yield conn
         with self._lock:
@@ -314,6 +319,12 @@ class PgDatabase:
         with self._lock:
             own = self._own_commits
         return (int(row[0]) if row is not None else 0) - own
+
+    def change_feed(self) -> PgChangeFeed:
+        """A listener for other processes' commits on a connection of its own (not the
+        pool's: it is held for as long as the feed lives)."""
+        seconds = self._connect_seconds
+        return PgChangeFeed(lambda: self._connect(seconds), self.origin, self.display)
 
     def health(self) -> StoreHealth:
         """What the last call found (no query: health is asked often)."""
