@@ -82,6 +82,15 @@ class PgChangeFeed:
     # -- the listener's thread ----------------------------------------------------
 
     def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._follow()
+            except Exception:  # noqa: BLE001 - unforeseen: said, then tried again, never lost
+                log.exception("the change listener failed; starting it again")
+                self.connected.clear()
+                self._stop.wait(MAX_RETRY_S)
+
+    def _follow(self) -> None:
         delay = FIRST_RETRY_S
         failing = False  # said once per outage, not at every attempt
         while not self._stop.is_set():
