@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,45 @@ def test_a_write_on_a_reaches_bs_subscriber_and_bs_memory_md(
         assert mine.keys() == event.keys()
         assert mine["actor"] == "desk-agent"
     wait_until(lambda: "totals are in cents qlv1" in _memory_md(data_b, memory["project_id"]))
+
+
+def test_writes_on_both_machines_at_once_reach_bs_subscriber_once_each(
+    machines: tuple[tuple[Path, Path], tuple[Path, Path]],
+) -> None:
+    """B's own writes and A's, made at the same time, interleave in the audit history:
+    the subscriber hears each once."""
+    (_, sock_a), (_, sock_b) = machines
+    written: dict[str, list[str]] = {"a": [], "b": []}
+
+    def write(name: str, sock: Path) -> None:
+        with Client(sock, client_name=f"agent-{name}") as agent:
+            for i in range(15):
+                text = f"machine {name} fact {i} qlx{name}{i}q"
+                written[name].append(agent.memory_add(text, cwd="/srv/shop")["memory"]["id"])
+
+    with Client(sock_b, client_name="watcher") as watcher:
+        watcher.events_subscribe()
+        threads = [
+            threading.Thread(target=write, args=(name, sock))
+            for name, sock in (("a", sock_a), ("b", sock_b))
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(TIMEOUT)
+        expected = set(written["a"]) | set(written["b"])
+        assert len(expected) == 30
+        received: list[str] = []
+        while not expected <= set(received):
+            event = watcher.next_event(timeout=TIMEOUT)
+            assert event is not None, expected - set(received)
+            received.append(event["params"]["id"])
+        with Client(sock_a, client_name="sentinel") as agent:  # anything doubled came before it
+            last = agent.memory_add("the last word qlx9", cwd="/srv/shop")["memory"]["id"]
+        received += [e["id"] for e in _events(watcher, last)]
+    assert sorted(received) == sorted([*expected, last])  # each once
+    for name in ("a", "b"):  # each machine's in the order it wrote them
+        assert [i for i in received if i in written[name]] == written[name]
 
 
 def _listeners(conn: psycopg.Connection[Any]) -> list[int]:
