@@ -157,7 +157,7 @@ def open_launch(
         identity=who,
     )
     try:
-        purged = service.start(backfill=background)
+        purged = service.start(backfill=background, follow=background)
         if background and settings.consolidate_interval_hours and settings.extractor_configured:
             from ltm_desktop.agent.consolidation.periodic import PeriodicConsolidation
 

@@ -245,7 +245,6 @@ def _worker(launch: Launch, options: ServerOptions, listeners: Listeners, index:
     try:
         worker_options = replace(
             options,
-            events_from_audit=True,
             publish_endpoint=False,
             # one worker is enough to expire memories; the others effectively never do
             housekeeping_interval=options.housekeeping_interval if index == 0 else 10**9,

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from ltm_desktop.api import runtime
 from ltm_desktop.api.call import NotInline, Session
+from ltm_desktop.api.change_relay import ChangeRelay
 from ltm_desktop.api.connection import Connection
 from ltm_desktop.api.listeners import Listeners, open_listeners
 from ltm_desktop.api.methods import Dispatcher
@@ -65,10 +66,6 @@ class ServerOptions:
     # when nothing is due it is one indexed lookup.
     housekeeping_interval: float = 60.0
     publish_endpoint: bool = False
-    # Several processes serve one socket (serve --workers): events.subscribe then reads
-    # the audit log, which every process writes, instead of this process's own events.
-    events_from_audit: bool = False
-    audit_poll_interval: float = 0.1
     # Started with the server's Unix socket path once it listens, stopped with it; its
     # failure never stops the server (see ltm_desktop.agent.mcp.warm).
     companion: Callable[[Path], Companion | None] | None = None
@@ -96,8 +93,7 @@ class ApiServer:
         self._owns_listeners = listeners is None
         self._endpoint_file: Path | None = None
         self._companion: Companion | None = None
-        self._subscribers: set[Callable[[ChangeEvent], None]] = set()
-        self._audit_feed: asyncio.Task[None] | None = None
+        self._relay: ChangeRelay | None = None  # events.subscribe's (set in start())
         self._servers: list[asyncio.AbstractServer] = []
         self._connections: set[Connection] = set()
         self._pool = ThreadPoolExecutor(options.workers, thread_name_prefix="ltm-api")
@@ -149,8 +145,7 @@ class ApiServer:
         )
         self.endpoint = listeners.endpoint
         self._housekeeping = self.loop.create_task(self._housekeep())
-        if self.options.events_from_audit:
-            self._audit_feed = self.loop.create_task(self._feed_from_audit())
+        self._relay = ChangeRelay(self.service, self.loop, self._pool)
         if self.options.publish_endpoint and self._owns_listeners:
             try:
                 self._endpoint_file = runtime.publish_endpoint(
@@ -168,42 +163,11 @@ class ApiServer:
         return self.endpoint
 
     def subscribe(self, deliver: Callable[[ChangeEvent], None]) -> Callable[[], None]:
-        """Route change events to ``deliver`` (called on the event loop)."""
-        if not self.options.events_from_audit:
-            loop = self.loop
-
-            def on_change(event: ChangeEvent) -> None:
-                with contextlib.suppress(RuntimeError):  # the loop has closed
-                    loop.call_soon_threadsafe(deliver, event)
-
-            return self.service.events.subscribe(on_change)
-        self._subscribers.add(deliver)
-        return lambda: self._subscribers.discard(deliver)
-
-    async def _feed_from_audit(self) -> None:
-        """Every process writes the audit log, so reading it gives every process's changes."""
-        seen = await self.loop.run_in_executor(self._pool, self.service.history.last_event_seq)
-        while True:
-            await asyncio.sleep(self.options.audit_poll_interval)
-            if not self._subscribers:
-                seen = await self.loop.run_in_executor(
-                    self._pool, self.service.history.last_event_seq
-                )
-                continue
-            try:
-                events = await self.loop.run_in_executor(
-                    self._pool, self.service.history.events_after, seen, 1000
-                )
-            except LtmError as exc:
-                log.warning("reading the audit log for subscribers failed: %s", exc)
-                continue
-            for event in events:
-                seen = event.seq
-                change = ChangeEvent(
-                    event.memory_id, event.project_id, event.action.value, event.actor, event.at
-                )
-                for deliver in list(self._subscribers):
-                    deliver(change)
+        """Route every committed change, this process's and others' (``api.change_relay``),
+        to ``deliver`` (called on the event loop); call from a worker thread."""
+        if self._relay is None:
+            raise RuntimeError("the server has not started")
+        return self._relay.subscribe(deliver)
 
     async def _housekeep(self) -> None:
         """Expire what is due while running for days (MEMORY.md then drops it too)."""
@@ -217,9 +181,10 @@ class ApiServer:
     async def stop(self, grace: float = 10.0) -> None:
         """Stop accepting, let requests in flight finish (writes commit), then close."""
         self.stopping = True
-        for task in (self._housekeeping, self._audit_feed):
-            if task is not None:
-                task.cancel()
+        if self._housekeeping is not None:
+            self._housekeeping.cancel()
+        if self._relay is not None:
+            self._relay.stop()
         for server in self._servers:
             server.close()
         for conn in list(self._connections):

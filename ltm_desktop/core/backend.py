@@ -17,6 +17,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ltm_desktop.core.change_feed import ChangeFeed
 from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.observations import ObservationPayload
 from ltm_desktop.core.overview.reads import OverviewReads
@@ -267,6 +268,12 @@ class MemoryStore(OverviewReads, ProjectPathStore, Protocol):
 
     def data_version(self) -> int:
         """A number that changes whenever another process commits to the store."""
+        ...
+
+    def change_feed(self) -> ChangeFeed:
+        """A new feed that wakes its subscribers after another process's (or machine's)
+        commits (``core.change_feed``), with a thread of its own; the caller closes it.
+        SQLite polls ``data_version``; PostgreSQL listens for the commits' ``NOTIFY``."""
         ...
 
     # projects

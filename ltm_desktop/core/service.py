@@ -26,6 +26,7 @@ from ltm_desktop.core import ranking, rules, writing
 from ltm_desktop.core.actors import WhoAmI
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.bulk.service import BulkWrites
+from ltm_desktop.core.change_feed import LazyChangeFeed
 from ltm_desktop.core.database_info import DatabaseInfo
 from ltm_desktop.core.errors import InvalidInput, LtmError
 from ltm_desktop.core.events import EventHub
@@ -104,7 +105,9 @@ class MemoryService:
         settings = settings or Settings()
         self.store = store
         self.paths = paths
-        self.events = EventHub()
+        self.events = EventHub()  # this process's commits
+        # others' commits (other processes, other machines): opened on its first subscriber
+        self.changes = LazyChangeFeed(store.change_feed)
         self._clock = clock
         self._embedder = embedder or NoEmbedder()
         self.switches = Switches(settings, config_path=config_path, config_problems=config_problems)
@@ -176,7 +179,7 @@ class MemoryService:
         """The settings as this process runs them (``switches`` may turn memory off)."""
         return self.switches.settings
 
-    def start(self, *, backfill: bool = False) -> int:
+    def start(self, *, backfill: bool = False, follow: bool = False) -> int:
         """Startup housekeeping: expire what is due and regenerate every MEMORY.md.
 
         A MEMORY.md that cannot be written is reported (``views.problems``), not raised.
@@ -184,9 +187,13 @@ class MemoryService:
         Args:
             backfill: start the background backfill of vectors and token sets (for
                 long-lived processes: it loads the embedding model).
+            follow: keep this data dir's MEMORY.md files in step with other processes'
+                and machines' writes too (long-lived processes: it opens the change feed).
         """
         self._uses.start()
         purged = self.purge_expired(None, SYSTEM_ACTOR)
+        if follow:  # before the files are written: a change made meanwhile is caught up
+            self.views.follow(self.changes)
         self.views.start()
         if backfill:
             self.backfill.start()
@@ -196,6 +203,7 @@ class MemoryService:
         """Stop the extraction queue, finish queued MEMORY.md work, write pending use
         counts (if the database lets us) and close the store."""
         steps = (
+            ("stop listening for others' changes", self.changes.close),
             ("stop the periodic consolidation", self.consolidation.close),
             ("stop the extraction queue", self.extraction.close),
             ("stop the vector backfill", self.backfill.close),

@@ -1,8 +1,10 @@
 """Follow every committed change, whoever made it, as one coalesced queued Qt signal.
 
 In-process writes (the GUI's own, the agent API server's) arrive through
-``service.events`` on the writing thread; writes by other processes on the same
-database are noticed by polling ``service.data_version()`` and read back with
+``service.events`` on the writing thread; writes by other processes and machines on the
+same database wake the bridge through the service's change feed (``service.changes``:
+PostgreSQL's ``NOTIFY``), and a poll timer remains as the fallback; either way they are
+noticed by ``service.data_version()`` and read back with
 ``service.history.events_after()``. Both end up in ``ServiceBridge.changed``.
 """
 
@@ -84,6 +86,7 @@ class ServiceBridge(QObject):
 
     changed = Signal(object)
     _woken = Signal()
+    _others_wrote = Signal()  # emitted on the change feed's thread
 
     def __init__(
         self,
@@ -104,7 +107,10 @@ class ServiceBridge(QObject):
         self._last_seq: int | None = None
         self._data_version: int | None = None
         self._polling = False
+        self._poll_again = False  # the feed woke the bridge during a poll
+        self._unfollow: Callable[[], None] | None = None
         self._woken.connect(self.on_woken, Qt.ConnectionType.QueuedConnection)
+        self._others_wrote.connect(self.on_poll_due, Qt.ConnectionType.QueuedConnection)
         self._flush_timer = QTimer(self, singleShot=True, interval=coalesce_ms)
         self._flush_timer.timeout.connect(self.on_flush_due)
         self._poll_timer = QTimer(self, interval=poll_ms)
@@ -120,8 +126,12 @@ class ServiceBridge(QObject):
 
         self._polling = True
         self._runner.run(baseline, self.on_baseline, self.on_poll_failed)
+        self._unfollow = service.changes.subscribe(self._others_wrote.emit)
 
     def stop(self) -> None:
+        if self._unfollow is not None:
+            self._unfollow()
+            self._unfollow = None
         self._poll_timer.stop()
         self._flush_timer.stop()
         if self._unsubscribe is not None:
@@ -152,7 +162,9 @@ class ServiceBridge(QObject):
 
     def on_poll_due(self) -> None:
         if self._polling or self._last_seq is None:
+            self._poll_again = self._polling  # a wake during a poll is not lost
             return
+        self._poll_again = False
         self._polling = True
         service, seq, known = self._service, self._last_seq, self._data_version
 
@@ -175,6 +187,8 @@ class ServiceBridge(QObject):
     def on_polled(self, result: tuple[int, list[AuditEvent], bool]) -> None:
         self._polling = False
         version, events, overflow = result
+        if self._poll_again:
+            self._others_wrote.emit()
         if version == self._data_version:
             return
         self._data_version = version

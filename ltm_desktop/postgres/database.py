@@ -42,6 +42,7 @@ from ltm_desktop.core.errors import (
 )
 from ltm_desktop.engine.rows import Row
 from ltm_desktop.postgres.conn import Conn
+from ltm_desktop.postgres.listen import PgChangeFeed, new_origin, notify_statement
 from ltm_desktop.postgres.schema import MIGRATIONS, PgMigration
 from ltm_desktop.postgres.url import describe, scrubbed
 
@@ -119,6 +120,7 @@ class PgDatabase:
         self._lock_timeout_ms = lock_timeout_ms
         self._statement_timeout_ms = statement_timeout_ms
         seconds = max(1, round(connect_timeout))  # libpq takes whole seconds
+        self._connect_seconds = seconds
         self.schema_version, self.server_version = self._migrate(migrations, create, seconds)
         self._returned: weakref.WeakKeyDictionary[Conn, float] = weakref.WeakKeyDictionary()
         self._pool = ConnectionPool(
@@ -141,6 +143,7 @@ class PgDatabase:
         self._last_problem: str | None = None
         self._lock = threading.Lock()
         self._own_commits = 0  # write transactions this process committed
+        self.origin = new_origin()  # names this process's commits in their NOTIFY
 
     # -- opening -------------------------------------------------------------
 
@@ -310,8 +313,10 @@ class PgDatabase:
         """One write transaction holding the writer's lock, and the audit chain's newest
         (seq, hash) row as the lock found it (None: no event yet): committed when the block
         ends normally (and so durable: ``synchronous_commit`` is the server's, on by
-        default), rolled back when it raises. BEGIN, the lock, its wait, the commit count
-        and the head are one round trip (trusted integers, no parameters): the connection
+        default), rolled back when it raises. BEGIN, the lock, its wait, the commit count,
+        the commit's ``NOTIFY`` (sent by the server only if it commits: ``postgres.listen``)
+        and the head are one round trip (trusted integers and this process's hex origin, no
+        parameters): the connection
         is in autocommit and the transaction is opened and ended by hand. No other writer
         can append an event while the lock is held, so the head stays the head until this
         transaction appends one."""
@@ -324,6 +329,7 @@ class PgDatabase:
                     f"SELECT pg_advisory_xact_lock({int(WRITER_LOCK)}); "
                     "SET LOCAL lock_timeout = 0; "
                     "UPDATE store_state SET version = version + 1 WHERE id = 1; "
+                    f"{notify_statement(self.origin)}; "
                     "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"
                 )
                 while cursor.nextset():  # to the last statement's result: the head
@@ -366,6 +372,12 @@ class PgDatabase:
         with self._lock:
             own = self._own_commits
         return (int(row[0]) if row is not None else 0) - own
+
+    def change_feed(self) -> PgChangeFeed:
+        """A listener for other processes' commits on a connection of its own (not the
+        pool's: it is held for as long as the feed lives)."""
+        seconds = self._connect_seconds
+        return PgChangeFeed(lambda: self._connect(seconds), self.origin, self.display)
 
     def health(self) -> StoreHealth:
         """What the last call found (no query: health is asked often)."""

@@ -22,6 +22,7 @@ from ltm_desktop.core.backend import (
     Verification,
     WriteTxn,
 )
+from ltm_desktop.core.change_feed import ChangeFeed
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.observations import ObservationPayload
@@ -108,6 +109,10 @@ class PostgresStore:
 
     def data_version(self) -> int:
         return self._db.data_version()
+
+    def change_feed(self) -> ChangeFeed:
+        """Other processes' commits, as their ``NOTIFY`` reaches a listening connection."""
+        return self._db.change_feed()
 
     def verify(self, quick: bool) -> Verification:
         return self._db.read_snapshot(lambda conn: verify_database(conn, quick))

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ltm_desktop.core.backend import MemoryStore, SearchRepair, StoreHealth, Verification, WriteTxn
+from ltm_desktop.core.change_feed import ChangeFeed, PollingChangeFeed
 from ltm_desktop.core.errors import NotFound, echoed
 from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.observations import ObservationPayload
@@ -99,6 +100,10 @@ class SqliteStore:
 
     def data_version(self) -> int:
         return self._db.data_version()
+
+    def change_feed(self) -> ChangeFeed:
+        """Another process's commit moves ``PRAGMA data_version``: polled, a pragma a time."""
+        return PollingChangeFeed(self.data_version)
 
     def verify(self, quick: bool) -> Verification:
         return self._db.verify(quick)

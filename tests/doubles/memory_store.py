@@ -31,6 +31,7 @@ from ltm_desktop.core.backend import (
     StoreHealth,
     Verification,
 )
+from ltm_desktop.core.change_feed import ChangeFeed, PollingChangeFeed
 from ltm_desktop.core.errors import NotFound, StorageError, echoed
 from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.observations import ObservationPayload
@@ -291,6 +292,9 @@ class InMemoryStore(InboxReads, OverviewScans):
     def data_version(self) -> int:
         with self._files.lock:
             return self._files.commits - self._own_commits  # other stores' commits
+
+    def change_feed(self) -> ChangeFeed:
+        return PollingChangeFeed(self.data_version)
 
     @contextmanager
     def write(self) -> Iterator[MemoryTxn]:

@@ -118,6 +118,8 @@ STORE_USES_OF_CORE: dict[str, set[str] | None] = {
     "ltm_desktop.core.observations": {"ObservationPayload"},
     "ltm_desktop.core.projects.paths": {"ProjectPath"},  # a record of where a project is
     "ltm_desktop.core.settings.database_url": {"DatabaseUrl"},  # says where, not the password
+    # the change feed's seam and its plumbing (wakes, no rule): each engine gives one
+    "ltm_desktop.core.change_feed": {"ChangeFeed", "PollingChangeFeed", "Wake", "Wakers"},
 }
 DECISION_ERRORS = {"Conflict", "StaleEdit", "InvalidInput"}
 # The composition root builds the SQLite store and hands it to the service; backups.py

@@ -7,6 +7,11 @@ hundred), regenerates the written scopes before fanning a global write out to
 every project's file, and lets a caller wait for the written scopes (``settle``):
 a write costs the same however many projects exist.
 
+Other processes and machines write to the store too (a shared PostgreSQL database):
+once ``follow`` is given the process's change feed, a wake makes the worker read the
+audit history after the last event it saw and regenerate the scopes those events
+touched (``_catch_up``), so this data dir's files show others' writes as well.
+
 A file that cannot be written (permissions, a full disk, a directory in its
 place) marks its scope *dirty*: the problem is logged, reported through
 ``problems()`` and to subscribers, and the scope is regenerated again on the next
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.change_feed import ChangeFeed
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.files.filelock import FileLock
 from ltm_desktop.core.memory_md.files import write_atomically
@@ -34,6 +40,7 @@ log = logging.getLogger(__name__)
 FIRST_RETRY_SECONDS = 1.0
 MAX_CHANGES_KEPT = 1_000  # past this many queued changes for a scope, just render it
 MAX_RETRY_SECONDS = 60.0
+EVENTS_PAGE = 1_000  # audit events read at a time when catching up with others' writes
 ProblemsListener = Callable[[list[MemoryMdProblem]], None]
 
 
@@ -112,6 +119,10 @@ class MemoryMdSync:
         self._busy = False
         self._stopping = False
         self._thread: threading.Thread | None = None
+        # others' commits (``follow``): the last audit event seen, and whether to look
+        self._cursor: int | None = None
+        self._others_wrote = False
+        self._unfollow: Callable[[], None] | None = None
 
     # -- lifecycle ----------------------------------------------------------
 
@@ -122,8 +133,24 @@ class MemoryMdSync:
         self._thread = threading.Thread(target=self._run, name="ltm-memory-md", daemon=True)
         self._thread.start()
 
+    def follow(self, feed: ChangeFeed) -> None:
+        """Also regenerate the files of scopes that other processes or machines change,
+        whenever ``feed`` wakes (from the audit event that is the newest now)."""
+        cursor = self._store.last_event_seq()
+        with self._cond:
+            self._cursor = cursor
+        self._unfollow = feed.subscribe(self._others_committed)
+
+    def _others_committed(self) -> None:
+        with self._cond:
+            self._others_wrote = True
+            self._cond.notify_all()
+
     def close(self, timeout: float = 10.0) -> None:
         """Finish what is queued (for at most ``timeout`` seconds) and stop the worker."""
+        if self._unfollow is not None:
+            self._unfollow()
+            self._unfollow = None
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
@@ -298,11 +325,12 @@ class MemoryMdSync:
 
     def _next_batch(
         self,
-    ) -> tuple[dict[str, list[Memory] | None], int, bool, list[Memory]] | None:
-        """Wait for work: queued scopes, a fan-out, or a dirty scope due for a retry.
+    ) -> tuple[dict[str, list[Memory] | None], int, bool, list[Memory], bool] | None:
+        """Wait for work: queued scopes, a fan-out, a dirty scope due for a retry, or
+        others' commits to catch up with.
 
         Returns (scopes to regenerate, the writes they settle, whether to fan out, the
-        fanned-out changes).
+        fanned-out changes, whether to catch up with others' commits first).
         """
         with self._cond:
             while True:
@@ -310,12 +338,16 @@ class MemoryMdSync:
                 for scope, dirty in self._dirty.items():
                     if dirty.retry_at <= now:
                         self._queue(scope, None)
+                if self._others_wrote and not self._stopping:
+                    self._others_wrote = False
+                    self._busy = True
+                    return {}, self._settled, False, [], True
                 if self._pending or self._fanout_due or self._settled < self._queued:
                     batch, self._pending = self._pending, {}
                     fanout, changed = self._fanout_due, self._fanout or []
                     self._fanout, self._fanout_due = None, False
                     self._busy = True
-                    return batch, self._queued, fanout, changed
+                    return batch, self._queued, fanout, changed, False
                 if self._stopping:
                     return None
                 retry_at = min((d.retry_at for d in self._dirty.values()), default=None)
@@ -354,8 +386,11 @@ class MemoryMdSync:
 
     def _run(self) -> None:
         while (work := self._next_batch()) is not None:
-            batch, settles, fanout, changed = work
+            batch, settles, fanout, changed, others = work
             try:
+                if others:
+                    self._catch_up()
+                    continue
                 self._regenerate_batch(batch, settles)
                 if fanout:
                     self._fan_out(changed)
@@ -363,6 +398,42 @@ class MemoryMdSync:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
+
+    def _catch_up(self) -> None:
+        """Queue the scopes of the audit events after the last one seen (others' writes,
+        and this process's own since the last catch-up: rendering one of those again
+        changes no file). A memory that no longer exists (erased) or an event on a
+        proposal or run re-renders its scope whatever it held."""
+        with self._cond:
+            cursor = self._cursor
+        if cursor is None:
+            return
+        try:
+            while True:
+                events = self._store.events_after(cursor, EVENTS_PAGE)
+                if not events:
+                    break
+                cursor = events[-1].seq
+                ids = list(dict.fromkeys(e.memory_id for e in events))
+                found = {m.id: m for m in self._store.get_memories(ids)}
+                unknown = {  # erased, a proposal or run, or moved out of the event's scope
+                    e.project_id
+                    for e in events
+                    if e.memory_id not in found or found[e.memory_id].project_id != e.project_id
+                }
+                if GLOBAL_PROJECT_ID in unknown:
+                    unknown |= {p.project_id for p in self._store.list_projects()}
+                if found:
+                    self.after_write(list(found.values()))
+                with self._cond:
+                    self._cursor = cursor
+                    for scope in unknown:
+                        self._queue(scope, None)
+                    self._cond.notify_all()
+                if len(events) < EVENTS_PAGE:
+                    break
+        except Exception as exc:  # noqa: BLE001 - the next wake tries again from the cursor
+            log.warning("cannot read others' changes to refresh MEMORY.md: %s", exc)
 
     def retry_now(self) -> list[MemoryMdProblem]:
         """Regenerate every out-of-date scope now, in the calling thread; the problems left."""

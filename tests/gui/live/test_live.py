@@ -10,6 +10,8 @@ from pytestqt.qtbot import QtBot
 
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.gui.bridge import ChangeSet, ServiceBridge
+from ltm_desktop.gui.tasks import TaskRunner
 from tests.conftest import ServiceFactory
 from tests.gui.conftest import WindowFactory, add
 
@@ -130,3 +132,25 @@ def test_a_change_during_the_first_page_load_is_not_lost(
     model.refresh()  # the live update arrives during the load
     release.set()
     qtbot.waitUntil(lambda: model.row_of(new.id) >= 0, timeout=3000)
+
+
+def test_the_bridge_is_woken_by_the_change_feed_without_its_poll_timer(
+    qtbot: QtBot, make_service: ServiceFactory, service: MemoryService, runner: TaskRunner
+) -> None:
+    """Another process's commit reaches the bridge through ``service.changes``: its poll
+    timer (an hour here) never fires in this test."""
+    billing = service.resolve_scope(cwd="/srv/billing", register=True)
+    bridge = ServiceBridge(service, runner, poll_ms=3_600_000)
+    seen: list[ChangeSet] = []
+    bridge.changed.connect(seen.append)
+    bridge.start()
+    try:
+        qtbot.waitUntil(lambda: bridge._last_seq is not None, timeout=10_000)
+        other = make_service(service.paths.data_dir)  # another process on the same database
+        created = other.add(billing, MemoryDraft("Written elsewhere"), "server").memory
+        qtbot.waitUntil(
+            lambda: any(c.external and c.touches_memory(created.id) for c in seen),
+            timeout=30_000,
+        )
+    finally:
+        bridge.stop()
