@@ -41,7 +41,7 @@ from ltm_desktop.engine.copying import (
 from ltm_desktop.engine.rows import decode_strings
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.database import CONNECT_TIMEOUT, WRITER_LOCK, PgDatabase
-from ltm_desktop.postgres.fts_document import (
+from ltm_desktop.postgres.fts.document import (
     MEMORY_DOCUMENT_SQL,
     OBSERVATION_DOCUMENT_SQL,
     memory_document_params,

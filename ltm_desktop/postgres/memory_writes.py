@@ -21,7 +21,7 @@ from ltm_desktop.engine.rows import (
     memory_values,
 )
 from ltm_desktop.postgres.conn import Conn
-from ltm_desktop.postgres.fts_document import MEMORY_DOCUMENT_SQL, memory_document_params
+from ltm_desktop.postgres.fts.document import MEMORY_DOCUMENT_SQL, memory_document_params
 from ltm_desktop.postgres.rows import MEMORY_COLUMNS, MEMORY_FROM
 from ltm_desktop.postgres.vectors import insert_token_sets, set_index
 

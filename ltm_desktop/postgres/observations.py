@@ -14,7 +14,7 @@ from ltm_desktop.core.records import Observation
 from ltm_desktop.engine.rows import observation_from_row
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.database import PgDatabase
-from ltm_desktop.postgres.fts_document import (
+from ltm_desktop.postgres.fts.document import (
     OBSERVATION_DOCUMENT_SQL,
     observation_document_params,
 )

@@ -37,8 +37,9 @@ from ltm_desktop.core.records import (
     SearchFilter,
 )
 from ltm_desktop.core.search.query import ParsedQuery
-from ltm_desktop.postgres import fts_search, memory_reads, memory_writes, project_paths, vectors
-from ltm_desktop.postgres.audit import PgAuditReads, head_of
+from ltm_desktop.postgres import memory_reads, memory_writes, project_paths, vectors
+from ltm_desktop.postgres.audit.log import PgAuditReads, head_of
+from ltm_desktop.postgres.audit.verify import verify_database
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.counts import PgCounts
 from ltm_desktop.postgres.database import (
@@ -47,11 +48,11 @@ from ltm_desktop.postgres.database import (
     WRITE_LOCK_TIMEOUT_MS,
     PgDatabase,
 )
+from ltm_desktop.postgres.fts import search as fts_search
 from ltm_desktop.postgres.inbox_reads import PgInboxReads
 from ltm_desktop.postgres.observations import PgObservations
 from ltm_desktop.postgres.overview import PgOverview
 from ltm_desktop.postgres.scopes import ScopeKeys
-from ltm_desktop.postgres.verify import verify_database
 from ltm_desktop.postgres.write_txn import PgWriteTxn
 
 

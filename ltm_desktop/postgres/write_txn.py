@@ -14,9 +14,9 @@ from ltm_desktop.core.inbox.proposals import ExtractionRun, Proposal
 from ltm_desktop.core.records import Memory
 from ltm_desktop.postgres import erasing, inbox
 from ltm_desktop.postgres import memory_writes as writes
-from ltm_desktop.postgres.audit import record_audits, tombstone_history
+from ltm_desktop.postgres.audit.log import record_audits, tombstone_history
 from ltm_desktop.postgres.conn import Conn
-from ltm_desktop.postgres.fts_search import near_duplicates
+from ltm_desktop.postgres.fts.search import near_duplicates
 from ltm_desktop.postgres.scopes import ScopeKeys
 from ltm_desktop.postgres.vectors import set_index
 

@@ -1,4 +1,4 @@
-"""The audit history on PostgreSQL (postgres/audit.py): one hash chain, appended from one
+"""The audit history on PostgreSQL (postgres/audit/log.py): one hash chain, appended from one
 read of the head, stored as SQLite stores it (a history copied either way verifies), and
 append-only: the trigger lets an erasure's tombstone through and nothing else."""
 
@@ -15,7 +15,7 @@ from ltm_desktop.core.backend import AuditEntry
 from ltm_desktop.core.errors import NotFound, StorageError
 from ltm_desktop.core.records import AuditAction
 from ltm_desktop.engine.chain import GENESIS
-from ltm_desktop.postgres.audit import (
+from ltm_desktop.postgres.audit.log import (
     PgAuditReads,
     check_chain,
     head,

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ltm_desktop.core.search.query import parse_query
-from ltm_desktop.postgres import fts_search
 from ltm_desktop.postgres.database import PgDatabase
-from ltm_desktop.postgres.fts_document import (
+from ltm_desktop.postgres.fts import search as fts_search
+from ltm_desktop.postgres.fts.document import (
     MAX_LEXEME_BYTES,
     MEMORY_DOCUMENT_SQL,
     document,

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from ltm_desktop.core.rules import similarity_tokens
-from ltm_desktop.postgres import fts_search
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.database import PgDatabase
+from ltm_desktop.postgres.fts import search as fts_search
 from tests.pg_server import fresh_database
 from tests.postgres.test_fts_search import OTHER, PROJECT, _memory, insert_pg, scope_pk
 

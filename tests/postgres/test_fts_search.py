@@ -25,10 +25,10 @@ from ltm_desktop.core.records import (
 )
 from ltm_desktop.core.rules import similarity_tokens
 from ltm_desktop.core.search.query import parse_query
-from ltm_desktop.postgres import fts_search
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.database import PgDatabase
-from ltm_desktop.postgres.fts_document import (
+from ltm_desktop.postgres.fts import search as fts_search
+from ltm_desktop.postgres.fts.document import (
     MEMORY_DOCUMENT_SQL,
     OBSERVATION_DOCUMENT_SQL,
     memory_document_params,

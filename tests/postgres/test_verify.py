@@ -1,4 +1,4 @@
-"""``verify`` on PostgreSQL (postgres/verify.py): the append-only trigger there and
+"""``verify`` on PostgreSQL (postgres/audit/verify.py): the append-only trigger there and
 enabled, the audit chain (the newest events when quick), and the memories whose JSON
 columns do not decode; the head hash and the number of events in the answer."""
 
@@ -11,10 +11,10 @@ from ltm_desktop.core.backend import AuditEntry
 from ltm_desktop.core.records import AuditAction
 from ltm_desktop.engine.chain import GENESIS
 from ltm_desktop.engine.verifying import QUICK_EVENTS
-from ltm_desktop.postgres.audit import check_chain, record_audits, tombstone_history
+from ltm_desktop.postgres.audit.log import check_chain, record_audits, tombstone_history
+from ltm_desktop.postgres.audit.verify import verify_database
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.database import PgDatabase
-from ltm_desktop.postgres.verify import verify_database
 
 
 def scope(conn: Conn, project_id: str) -> int:

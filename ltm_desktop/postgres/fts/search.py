@@ -31,7 +31,7 @@ from ltm_desktop.engine.phrases import Phrase, term_phrases
 from ltm_desktop.engine.rows import memory_from_row, observation_from_row
 from ltm_desktop.engine.snippets import fold, make_snippet
 from ltm_desktop.postgres.conn import Conn
-from ltm_desktop.postgres.fts_document import lexeme, scoped
+from ltm_desktop.postgres.fts.document import lexeme, scoped
 from ltm_desktop.postgres.rows import (
     MEMORY_COLUMNS,
     MEMORY_FROM,

@@ -15,7 +15,7 @@ import re
 
 from ltm_desktop.core.backend import Verification
 from ltm_desktop.engine.verifying import QUICK_EVENTS, json_problems
-from ltm_desktop.postgres.audit import check_chain
+from ltm_desktop.postgres.audit.log import check_chain
 from ltm_desktop.postgres.conn import Conn
 from ltm_desktop.postgres.schema import MIGRATIONS
 

@@ -1,0 +1,1 @@
+"""The audit history in PostgreSQL: the log with its hash chain and reads, and verify."""
