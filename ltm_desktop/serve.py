@@ -72,7 +72,8 @@ def serve(
     if workers > 1 and not hasattr(os, "fork"):
         raise LtmError("--workers needs a system with fork() (Linux, macOS); use --workers 1")
     launch = resolve_launch(data_dir, config, database_url)  # once: the workers are forked with it
-    opened = open_launch(launch, background=workers <= 1)
+    # one process: an unreachable PostgreSQL server queues writes in the outbox
+    opened = open_launch(launch, background=workers <= 1, offline=workers <= 1)
     warn(opened.warnings)
     service = opened.service
     warn([p.describe() for p in service.memory_md.problems()])
