@@ -48,10 +48,12 @@ def test_a_write_after_another_on_its_memory_gets_the_version_that_one_left(
     try:
         added = journal.append(_write(QueuedKind.ADD, "mem_a"))
         edited = journal.append(_write(QueuedKind.UPDATE, "mem_a", base=99.0))
-        assert edited.follows and edited.base_version is None  # not the cache's: the add's
+        assert edited.follows
+        assert edited.base_version is None
         journal.done(added, 42.0)
         (waiting,) = journal.pending()
-        assert waiting.seq == edited.seq and waiting.base_version == 42.0
+        assert waiting.seq == edited.seq
+        assert waiting.base_version == 42.0
     finally:
         journal.close()
 

@@ -42,7 +42,8 @@ def test_an_add_is_queued_with_an_id_that_it_keeps(
     assert memory_id.startswith("mem_")
     assert "outbox" in result["warning"]
     (queued,) = outbox.queued()
-    assert queued.memory_id == memory_id and queued.actor == "laptop-agent"
+    assert queued.memory_id == memory_id
+    assert queued.actor == "laptop-agent"
     assert service.count_memories("global", ListQuery()) == 0  # nothing written yet
 
 
@@ -69,12 +70,14 @@ def test_reads_answer_from_the_cache_with_the_queued_writes_marked_stale(
     assert update.base_version == known.updated_at  # what this machine saw
 
     listed = _call(service, "memory.list", project_id="global")
-    assert listed["stale"] is True and "stale" in listed["warning"]
+    assert listed["stale"] is True
+    assert "stale" in listed["warning"]
     assert {m["id"] for m in listed["memories"]} == {known.id, added["memory"]["id"]}
     found = _call(service, "memory.search", project_id="global", query="ruff")
     assert [h["memory"]["id"] for h in found["hits"]] == [added["memory"]["id"]]
     got = _call(service, "memory.get", id=known.id)
-    assert got["memory"]["content"] == "Tests run with make test" and got["stale"] is True
+    assert got["memory"]["content"] == "Tests run with make test"
+    assert got["stale"] is True
 
 
 def test_health_says_offline_with_the_changes_waiting(
@@ -100,7 +103,8 @@ def test_replay_writes_them_in_order_once_the_server_answers(
     outbox._set_problem(None)  # the probe would now say the server answers
     outbox._service = service
     assert outbox.replay_all() == 3
-    assert outbox.queued() == [] and not outbox.queueing()
+    assert outbox.queued() == []
+    assert not outbox.queueing()
     stored = [service.get(i) for i in ids]
     assert [m.created_at for m in stored] == sorted(m.created_at for m in stored)
     assert _call(service, "health")["outbox"]["text"] == ""

@@ -145,7 +145,8 @@ def test_writes_while_postgresql_is_down_are_queued_then_replayed_in_order(
     assert "offline — 6 changes waiting" in status.stdout
     a = Served(data_a, sock, env, outputs)
     try:
-        assert a.outbox()["offline"] and a.outbox()["waiting"] == 6
+        assert a.outbox()["offline"]
+        assert a.outbox()["waiting"] == 6
         late = a.call(
             "memory.add", cwd=CWD, content="Feature freeze starts two days before release"
         )

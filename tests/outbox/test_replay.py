@@ -36,7 +36,8 @@ def test_an_add_keeps_its_minted_id_and_a_second_replay_adds_nothing(
     assert replay(service, write).outcome is Outcome.APPLIED
     assert replay(service, write).outcome is Outcome.ALREADY
     stored = service.get(minted)
-    assert stored.content == "Offline: use pnpm, not npm" and stored.source == "laptop-agent"
+    assert stored.content == "Offline: use pnpm, not npm"
+    assert stored.source == "laptop-agent"
     assert service.count_memories(project) == 1
 
 
@@ -77,7 +78,8 @@ def test_a_removal_of_a_memory_changed_meanwhile_is_kept_aside(
     service.update(memory.id, {"importance": 5}, "desktop-person")
     write = _queued(QueuedKind.REMOVE, memory.id, project, base=memory.updated_at)
     result = replay(service, write)
-    assert result.outcome is Outcome.KEPT and "changed elsewhere" in result.reason
+    assert result.outcome is Outcome.KEPT
+    assert "changed elsewhere" in result.reason
     assert not service.get(memory.id).disabled
 
 
