@@ -4,14 +4,18 @@ changes waiting (oldest …)", from the service's real outbox, gone once all is 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
 
+from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.errors import DatabaseUnreachable, LtmError
 from ltm_desktop.core.offline import QueuedKind, QueuedWrite
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.paths import DataPaths
 from ltm_desktop.gui.window.main_window import MainWindow
-from ltm_desktop.outbox import LocalOutbox
+from ltm_desktop.outbox import DeferredStore, LocalOutbox
 
 DOWN = "cannot reach PostgreSQL at db.example:5432/ltm: connection refused"
 
@@ -51,3 +55,28 @@ def test_the_status_bar_says_offline_with_the_changes_waiting(
     outbox._service = service
     outbox.replay_all()
     qtbot.waitUntil(lambda: not label.isVisible())
+
+
+def test_the_window_opens_on_a_store_the_server_of_which_is_down(
+    qtbot: QtBot, tmp_path: Path, make_window: Callable[..., MainWindow]
+) -> None:
+    """The app started while PostgreSQL is down: the window opens, says why its lists are
+    empty, and shows the outbox (its store connects once the server answers)."""
+    store = DeferredStore(_never, "PostgreSQL at db.example:5432/ltm", DOWN)
+    paths = DataPaths(tmp_path / "offline-data")
+    paths.data_dir.mkdir()
+    service = MemoryService(store.as_store(), paths)
+    box = LocalOutbox(paths.data_dir, lambda: DOWN, offline=DOWN)
+    service.offline = box
+    try:
+        window = make_window(service)
+        qtbot.waitUntil(lambda: window.status.offline_label.text().startswith("offline — 0"))
+        assert all(isinstance(e, LtmError) for e in window.ctx.errors.shown)
+        window.close()
+        window.shutdown()
+    finally:
+        service.close()
+
+
+def _never() -> MemoryStore:
+    raise DatabaseUnreachable(DOWN)
