@@ -150,8 +150,9 @@ class LocalOutbox:
         self.mirror.close()
 
     def _run(self) -> None:
-        last_probe = 0.0
         reached = self._problem is None
+        # online: the pool has just connected; the first probe is due one period later
+        last_probe = time.monotonic() if reached else float("-inf")
         while not self._stop.is_set():
             try:
                 now = time.monotonic()

@@ -140,15 +140,16 @@ class MemoryRoutes:
     async def health(self, request: Request) -> JSONResponse:
         query_fields(request, ())
         state = await self.call("health", {})
-        return JSONResponse(
-            {
-                "ok": state["ok"],
-                "enabled": self.enabled,
-                "backend": state.get("backend", DEFAULT_BACKEND),
-                "version": state["version"],
-                "problems": state["problems"],
-            }
-        )
+        health = {
+            "ok": state["ok"],
+            "enabled": self.enabled,
+            "backend": state.get("backend", DEFAULT_BACKEND),
+            "version": state["version"],
+            "problems": state["problems"],
+        }
+        if "outbox" in state:  # PostgreSQL: writes kept while its server is away
+            health["outbox"] = state["outbox"]
+        return JSONResponse(health)
 
     async def recall(self, request: Request) -> JSONResponse:
         fields = query_fields(request, ("cwd", "q", "limit"))
