@@ -29,7 +29,7 @@ from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, Memory
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.outbox.journal import Journal
 from ltm_desktop.outbox.mirror import Mirror
-from ltm_desktop.outbox.replay import Outcome, replay
+from ltm_desktop.outbox.replay import Outcome, Replayed, replay
 
 log = logging.getLogger(__name__)
 INTERVAL_S = 1.0  # how often an unreachable server is asked again
@@ -170,6 +170,8 @@ class LocalOutbox:
                     self._refresh()
             except DatabaseUnreachable as exc:
                 self.unreachable(str(exc))
+            except StorageError as exc:  # busy, or the outbox's own file: tried again
+                log.warning("the outbox could not replay now: %s", exc)
             except Exception:  # the thread must go on: a bug is logged, then tried again
                 log.exception("the outbox's replay failed; trying again")
             self._wake.wait(self._interval)
@@ -212,7 +214,15 @@ class LocalOutbox:
                 write = self.journal.first()
                 if write is None:
                     break
-                result = replay(service, write)
+                try:
+                    result = replay(service, write)
+                except StorageError:
+                    raise  # the database (unreachable, busy): the write stays first
+                except LtmError as exc:  # refused in a way replay does not know: kept
+                    result = Replayed(Outcome.KEPT, None, f"refused: {exc}")
+                except Exception as exc:  # a bug: logged, and the write kept, not retried
+                    log.exception("replaying offline change %d failed", write.seq)
+                    result = Replayed(Outcome.KEPT, None, f"failed: {exc}")
                 if result.outcome is Outcome.KEPT:
                     self.journal.keep(write, result.reason, self._clock())
                 else:

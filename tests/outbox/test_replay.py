@@ -93,3 +93,16 @@ def test_a_write_following_one_not_applied_is_not_applied_either(
     )  # fmt: skip
     assert replay(service, write).outcome is Outcome.PROPOSED
     assert service.get(memory.id).importance != 3
+
+
+def test_an_add_the_rules_refuse_at_the_replay_is_kept_aside_not_lost(
+    service: MemoryService, project: str
+) -> None:
+    write = _queued(
+        QueuedKind.ADD, writing.new_memory_id(service.now()), project,
+        {"content": "Config lives outside", "files": ["../../etc/app.conf"]},
+    )  # fmt: skip
+    result = replay(service, write)
+    assert result.outcome is Outcome.KEPT
+    assert "files" in result.reason
+    assert service.count_memories(project) == 0
