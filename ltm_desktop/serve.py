@@ -76,6 +76,14 @@ def serve(
     opened = open_launch(launch, background=workers <= 1, offline=workers <= 1)
     warn(opened.warnings)
     service = opened.service
+    offline = service.offline.status()
+    if offline.offline:
+        warn(
+            [
+                f"{offline.problem}; serving offline: agents' writes are queued in this data "
+                "dir's outbox and written when the database answers"
+            ]
+        )
     warn([p.describe() for p in service.memory_md.problems()])
     data_path = service.paths.data_dir
     try:

@@ -208,6 +208,7 @@ def _status_unreachable(
     )
     outbox = dict(serialize.outbox(state, time.time()))
     assert launch.database_url is not None
+    print(f"ltm-desktop: error: {' '.join(problem.split())}", file=sys.stderr)
     report: dict[str, Any] = {
         "version": __version__,
         "data_dir": str(launch.data_dir),
