@@ -232,6 +232,17 @@ def memory_restore(
 # -- reads -----------------------------------------------------------------------------------
 
 
+def project_resolve(call: Call, cwd: object) -> dict[str, Any]:
+    """The working directory's project as the core names it before it is stored (its id
+    from the path, its name the directory's): what a tool needs to write or search."""
+    path = rules.normalize_cwd(cwd)
+    return {
+        "project_id": rules.project_id_for_cwd(path),
+        "path": path,
+        "name": rules.display_name_for_path(path),
+    }
+
+
 def _stale(offline: Offline, result: dict[str, Any]) -> dict[str, Any]:
     result["stale"] = True
     result["warning"] = _warning(offline, queued=False)
@@ -318,6 +329,7 @@ def fallbacks(methods: Mapping[str, Any]) -> dict[str, Fallback]:
         "memory.restore": memory_restore,
     }
     reads: dict[str, Callable[..., Any]] = {
+        "project.resolve": project_resolve,
         "memory.get": memory_get,
         "memory.list": memory_list,
         "memory.search": memory_search,

@@ -147,8 +147,9 @@ class MemoryRoutes:
             "version": state["version"],
             "problems": state["problems"],
         }
-        if "outbox" in state:  # PostgreSQL: writes kept while its server is away
-            health["outbox"] = state["outbox"]
+        outbox = state.get("outbox")
+        if outbox and (outbox["text"] or outbox["kept"]):  # writes kept while PG is away
+            health["outbox"] = outbox
         return JSONResponse(health)
 
     async def recall(self, request: Request) -> JSONResponse:
