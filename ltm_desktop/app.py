@@ -4,15 +4,17 @@ consolidation. No logic of its own, and nothing imports it for helpers."""
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ltm_desktop.core.actors import WhoAmI
 from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.errors import StorageError
+from ltm_desktop.core.errors import DatabaseUnreachable, StorageError
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.config import Settings
 from ltm_desktop.core.settings.launch import Launch, resolve_launch
@@ -20,6 +22,9 @@ from ltm_desktop.core.settings.paths import check_data_dir, data_dir_exists, pre
 from ltm_desktop.embedding.factory import make_embedder
 from ltm_desktop.engine.copying import CopySource, CopyTarget
 from ltm_desktop.store import open_store
+
+if TYPE_CHECKING:
+    from ltm_desktop.outbox import DeferredStore, LocalOutbox
 
 
 @dataclass
@@ -119,6 +124,7 @@ def open_launch(
     background: bool = False,
     create: bool = True,
     connect_timeout_s: int | None = None,
+    offline: bool = False,
 ) -> OpenedService:
     """Open the data directory's database, run startup housekeeping, return the service.
 
@@ -132,6 +138,9 @@ def open_launch(
         connect_timeout_s: how long a PostgreSQL server may take to answer (None: the
             ``CONNECT_TIMEOUT_S`` of a process that can wait; an agent's MCP server passes
             ``AGENT_CONNECT_TIMEOUT_S``).
+        offline: keep an outbox (``ltm_desktop.outbox``) when the store is PostgreSQL: an
+            unreachable server (at start or later) queues writes in the data dir instead of
+            failing them, and they are replayed in the background once it answers.
     """
     from ltm_desktop.agent.extractor.worker import ExtractionWorker  # not for a hook's opening
 
@@ -140,7 +149,12 @@ def open_launch(
         prepare_data_dir(launch.data_dir)
     elif data_dir_exists(launch.data_dir):  # else the store says there is no database
         check_data_dir(launch.data_dir)
-    store = open_launch_store(launch, create=create, connect_timeout_s=connect_timeout_s)
+    outbox: Outboxed | None = None
+    if offline and launch.database_url is not None:
+        outbox = _open_outboxed(launch, create, connect_timeout_s)
+        store = outbox.store
+    else:
+        store = open_launch_store(launch, create=create, connect_timeout_s=connect_timeout_s)
     embedder = make_embedder(settings)  # loads nothing until it first embeds
     who = launch_identity(launch)
     if background:  # a long-lived process makes machine.json now, not a hook's first write
@@ -157,7 +171,11 @@ def open_launch(
         identity=who,
     )
     try:
-        purged = service.start(backfill=background, follow=background)
+        purged = 0
+        if outbox is None or outbox.deferred is None:
+            purged = service.start(backfill=background, follow=background)
+        if outbox is not None:
+            outbox.attach(service, backfill=background, follow=background)
         if background and settings.consolidate_interval_hours and settings.extractor_configured:
             from ltm_desktop.agent.consolidation.periodic import PeriodicConsolidation
 
@@ -170,6 +188,54 @@ def open_launch(
         service.close()
         raise
     return OpenedService(service, launch, purged)
+
+
+@dataclass
+class Outboxed:
+    """A PostgreSQL store with this data dir's outbox: ``deferred`` when the server could
+    not be reached at start (connected by the outbox's thread once it answers)."""
+
+    store: MemoryStore
+    outbox: LocalOutbox
+    deferred: DeferredStore | None
+
+    def attach(self, service: MemoryService, *, backfill: bool, follow: bool) -> None:
+        """Hand the outbox to ``service`` and start its thread. A store opened late runs
+        the startup housekeeping then, before the outbox replays."""
+        deferred = self.deferred
+        if deferred is not None:
+
+            def reached() -> None:
+                deferred.connect()
+                service.start(backfill=backfill, follow=follow)
+
+            self.outbox.set_on_reachable(reached)
+        service.offline = self.outbox
+        self.outbox.start(service)
+
+
+def _open_outboxed(launch: Launch, create: bool, connect_timeout_s: int | None) -> Outboxed:
+    from ltm_desktop.outbox import DeferredStore, LocalOutbox
+    from ltm_desktop.postgres.reachable import probe
+
+    url = launch.database_url
+    assert url is not None
+    conninfo = url.conninfo
+    outbox_probe = functools.partial(probe, conninfo, PROBE_TIMEOUT_S)
+    try:
+        store = open_launch_store(launch, create=create, connect_timeout_s=connect_timeout_s)
+    except DatabaseUnreachable as exc:
+        opener = functools.partial(
+            open_launch_store, launch, create=create, connect_timeout_s=CONNECT_TIMEOUT_S
+        )
+        deferred = DeferredStore(opener, url.display, str(exc))
+        outbox = LocalOutbox(launch.data_dir, outbox_probe, offline=str(exc))
+        return Outboxed(deferred.as_store(), outbox, deferred)
+    try:
+        return Outboxed(store, LocalOutbox(launch.data_dir, outbox_probe), None)
+    except BaseException:
+        store.close()
+        raise
 
 
 def open_launch_briefly(launch: Launch, *, busy_timeout_ms: int) -> OpenedService:
@@ -213,6 +279,7 @@ def open_service_briefly(
 CONNECT_TIMEOUT_S = 10
 BRIEF_CONNECT_TIMEOUT_S = 1
 AGENT_CONNECT_TIMEOUT_S = 2
+PROBE_TIMEOUT_S = 2  # the outbox's look at an unreachable server (``postgres.reachable``)
 
 
 def open_launch_store(

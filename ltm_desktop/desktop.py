@@ -76,7 +76,7 @@ def open_or_ask(
     while True:
         launch = resolve_launch(data_dir, config, database_url)
         try:
-            return open_launch(launch, background=True, **kwargs)
+            return open_launch(launch, background=True, offline=True, **kwargs)
         except (LtmError, OSError) as exc:
             if launch.database_url is not None:
                 raise

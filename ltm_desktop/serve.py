@@ -72,9 +72,18 @@ def serve(
     if workers > 1 and not hasattr(os, "fork"):
         raise LtmError("--workers needs a system with fork() (Linux, macOS); use --workers 1")
     launch = resolve_launch(data_dir, config, database_url)  # once: the workers are forked with it
-    opened = open_launch(launch, background=workers <= 1)
+    # one process: an unreachable PostgreSQL server queues writes in the outbox
+    opened = open_launch(launch, background=workers <= 1, offline=workers <= 1)
     warn(opened.warnings)
     service = opened.service
+    offline = service.offline.status()
+    if offline.offline:
+        warn(
+            [
+                f"{offline.problem}; serving offline: agents' writes are queued in this data "
+                "dir's outbox and written when the database answers"
+            ]
+        )
     warn([p.describe() for p in service.memory_md.problems()])
     data_path = service.paths.data_dir
     try:

@@ -158,6 +158,26 @@ class Cluster:
             f"{self.account.name}, fsync off: test data only) in {self.directory}"
         )
 
+    def halt(self) -> None:
+        """Stops the server (fast shutdown) and keeps its data: ``resume`` starts it again
+        on the same port (for tests of an outage)."""
+        result = _run_as(
+            self.account,
+            [str(self.bin_dir / "pg_ctl"), "stop", "-D", str(self.data_dir),
+             "-m", "fast", "-w", "-t", str(START_TIMEOUT)],
+            self.directory,
+        )  # fmt: skip
+        if result.returncode != 0 and (self.data_dir / "postmaster.pid").exists():
+            raise ClusterError(
+                f"pg_ctl stop failed in {self.directory}: {_last_line(result.stderr)}"
+            )
+
+    def resume(self) -> None:
+        """Starts a halted server again (same data, same port)."""
+        failure = _start(self)
+        if failure is not None:
+            raise ClusterError(failure)
+
     def stop(self) -> None:
         """Stops the server (fast shutdown: open sessions are ended) and removes the
         directory."""

@@ -115,7 +115,8 @@ def open_access(
     if found is not None:
         return found
     try:
-        opened = open_launch(launch, connect_timeout_s=AGENT_CONNECT_TIMEOUT_S)  # agents wait
+        # agents wait little; a PostgreSQL server that cannot be reached queues their writes
+        opened = open_launch(launch, connect_timeout_s=AGENT_CONNECT_TIMEOUT_S, offline=True)
     except LtmError as exc:
         raise Unavailable(str(exc)) from exc
     for warning in opened.warnings:

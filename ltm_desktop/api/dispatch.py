@@ -9,7 +9,7 @@ from __future__ import annotations
 import hmac
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ltm_desktop.api.call import Call, NotInline, Session
 from ltm_desktop.api.conflicts import conflict_data
@@ -27,16 +27,22 @@ from ltm_desktop.api.protocol import (
 )
 from ltm_desktop.api.registry import Method
 from ltm_desktop.api.view_warnings import with_memory_md_warning
+from ltm_desktop.core import rules
 from ltm_desktop.core.errors import (
     BackendNotImplemented,
     Conflict,
+    DatabaseUnreachable,
     InvalidInput,
     LtmError,
     MemoryDisabled,
     NotFound,
     StorageError,
 )
+from ltm_desktop.core.offline import Offline
 from ltm_desktop.core.service import MemoryService
+
+if TYPE_CHECKING:
+    from ltm_desktop.api.offline import Fallback
 
 log = logging.getLogger(__name__)
 DISABLED_DATA = {"reason": "ltm_disabled"}
@@ -52,11 +58,15 @@ class Dispatcher:
         methods: Mapping[str, Method],
         token: str | None = None,
         on_write: Callable[[str, str, Any], None] | None = None,
+        fallbacks: Mapping[str, Fallback] | None = None,
     ) -> None:
+        """``fallbacks``: the offline answers (``api.offline``) of the methods that have one,
+        used when the service's outbox queues writes or the database is unreachable."""
         self.service = service
         self._methods = methods
         self._token = token
         self._on_write = on_write
+        self._fallbacks = fallbacks or {}
 
     def dispatch(self, request: Request, session: Session, *, inline: bool = False) -> Any:
         """The result of ``request``; raises RpcError for every kind of failure.
@@ -69,14 +79,28 @@ class Dispatcher:
         method = self._methods.get(request.method)
         if method is None:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {request.method[:100]!r}")
+        offline = self.service.offline
+        fallback = self._fallbacks.get(request.method) if offline.available else None
         handler = method.at_once if inline else method.handler
+        if fallback is not None and fallback.applies(offline):
+            if inline:
+                raise NotInline  # the outbox and the cache are files: the thread pool's
+            handler = fallback.handler
         if handler is None:
             raise NotInline
         call = Call(self.service, session, inline, self.check_token)
         try:
             if method.gated:
                 self.service.switches.require_memory()
-            result = handler(call, request.params)
+            try:
+                result = handler(call, request.params)
+            except DatabaseUnreachable as exc:
+                if fallback is None or handler is fallback.handler:
+                    raise
+                offline.unreachable(str(exc))  # queued from now on, until replayed
+                result = fallback.handler(call, request.params)
+            if fallback is not None:
+                _remember_scope(offline, request.params, result)
         except (RpcError, NotInline):
             raise
         except MemoryDisabled as exc:
@@ -106,3 +130,18 @@ class Dispatcher:
 
     def check_token(self, token: str) -> bool:
         return self._token is not None and hmac.compare_digest(token.encode(), self._token.encode())
+
+
+def _remember_scope(offline: Offline, params: Mapping[str, Any], result: Any) -> None:
+    """Keep the scope a request used in this machine's read cache (``api.offline``)."""
+    project_id = params.get("project_id")
+    if not isinstance(project_id, str) and isinstance(result, dict):
+        memory = result.get("memory")
+        project_id = memory.get("project_id") if isinstance(memory, dict) else None
+    if not isinstance(project_id, str) and isinstance(params.get("cwd"), str):
+        try:
+            project_id = rules.project_id_for_cwd(rules.normalize_cwd(params["cwd"]))
+        except LtmError:
+            return
+    if isinstance(project_id, str):
+        offline.seen(project_id)

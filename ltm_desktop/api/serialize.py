@@ -15,6 +15,7 @@ from ltm_desktop.api.shapes import (
     MemoryMdProblemShape,
     MemoryShape,
     ObservationShape,
+    OutboxShape,
     PrecisShape,
     ProjectShape,
     ProvenanceShape,
@@ -22,6 +23,7 @@ from ltm_desktop.api.shapes import (
     SearchHitShape,
     StatsShape,
 )
+from ltm_desktop.core.offline import OfflineStatus
 from ltm_desktop.core.privacy.forgetting import ForgetResult
 from ltm_desktop.core.privacy.injection import flag_reason
 from ltm_desktop.core.records import (
@@ -243,4 +245,16 @@ def forget_result(r: ForgetResult) -> dict[str, Any]:
         "forgotten": {"memories": list(r.memories), "observations": list(r.observations)},
         "already_forgotten": list(r.already),
         "refused": [{"id": x.id, "reason": x.reason} for x in r.refused],
+    }
+
+
+def outbox(status: OfflineStatus, now: float) -> OutboxShape:
+    oldest = status.oldest_at
+    return {
+        "offline": status.offline,
+        "waiting": status.waiting,
+        "oldest_queued_at": iso(oldest),
+        "oldest_age_s": None if oldest is None else round(max(0.0, now - oldest), 3),
+        "kept": status.conflicts,
+        "text": status.describe(now),
     }

@@ -188,6 +188,17 @@ class IndexStatusShape(TypedDict):
     problem: str | None
 
 
+class OutboxShape(TypedDict):
+    """The offline outbox (``health``, ``status``): writes kept while the database is away."""
+
+    offline: bool  # the database could not be reached when last tried
+    waiting: int  # writes queued, not yet in the database
+    oldest_queued_at: str | None
+    oldest_age_s: float | None
+    kept: int  # replayed writes that could not be applied nor proposed (kept aside)
+    text: str  # "offline — 3 changes waiting (oldest 2 min)", or "" when all is written
+
+
 class HealthShape(TypedDict):
     ok: bool
     enabled: bool
@@ -201,6 +212,7 @@ class HealthShape(TypedDict):
     problems: list[str]
     memory_md_problems: list[MemoryMdProblemShape]
     semantic_search: IndexStatusShape
+    outbox: NotRequired[OutboxShape]  # only where writes may be queued (PostgreSQL)
 
 
 class ProposalShape(TypedDict):

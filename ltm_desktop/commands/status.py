@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the command line starts without reading any config
     from ltm_desktop.core.settings.launch import Launch
 
 EXIT_OK = 0
+EXIT_UNREACHABLE = 1  # the PostgreSQL server cannot be reached (what waits is reported)
 
 DURABILITY = {
     "full": "each acknowledged write is on disk",
@@ -34,6 +35,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from ltm_desktop.api import serialize
     from ltm_desktop.api.runtime import socket_for
     from ltm_desktop.app import open_launch
+    from ltm_desktop.core.errors import DatabaseUnreachable
     from ltm_desktop.core.settings.launch import resolve_launch
     from ltm_desktop.core.settings.paths import check_data_dir, data_dir_exists
 
@@ -46,7 +48,11 @@ def cmd_status(args: argparse.Namespace) -> int:
     if not postgres and not os.path.lexists(launch.paths.db_path):
         return _status_without_database(args, launch, socket, warnings)
     # Status never creates: an empty PostgreSQL database is refused by its store, saying so.
-    opened = open_launch(launch, create=not postgres)
+    outbox = _outbox(launch) if postgres else None
+    try:
+        opened = open_launch(launch, create=not postgres)
+    except DatabaseUnreachable as exc:
+        return _status_unreachable(args, launch, socket, warnings, str(exc), outbox)
     warn(warnings)
     service = opened.service
     problems = service.memory_md.problems()
@@ -89,6 +95,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             "semantic_search": serialize.index_status(service.search.check_embedder()),
             "scopes": scopes,
         }
+        if outbox is not None:
+            report["outbox"] = outbox
     finally:
         service.close()
     if args.json:
@@ -107,6 +115,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"memory:    {describe_switches(report['switches'])}")
     print(f"search:    {describe_search(report['semantic_search'])}")
     print(f"backup:    {report['last_backup'] or 'none yet (ltm-desktop backup)'}")
+    if outbox is not None and (outbox["text"] or outbox["kept"]):
+        print(f"outbox:    {_outbox_line(outbox)}")
     print(f"{'scope':<24} {'active':>7} {'removed':>8} {'stale':>6} {'obs':>5}  path")
     for scope in scopes:
         print(
@@ -148,6 +158,79 @@ def _status_without_database(
     print(f"config:    {_config_line(config)}")
     print(f"memory:    {describe_switches(report['switches'])}")
     return EXIT_OK
+
+
+def _outbox(launch: Launch) -> dict[str, Any]:
+    """The data dir's offline outbox, as ``health`` shows it (read only)."""
+    import time
+
+    from ltm_desktop.api import serialize
+    from ltm_desktop.core.offline import OfflineStatus
+    from ltm_desktop.outbox.journal import peek
+
+    found = peek(launch.data_dir) or (0, None, 0)
+    waiting, oldest, kept = found
+    state = OfflineStatus(waiting=waiting, oldest_at=oldest, conflicts=kept)
+    return dict(serialize.outbox(state, time.time()))
+
+
+def _outbox_line(outbox: dict[str, Any]) -> str:
+    parts = [outbox["text"] or "nothing waiting"]
+    if outbox["kept"]:
+        parts.append(f"{outbox['kept']} kept aside (could not be applied; see docs/postgresql.md)")
+    return "; ".join(parts)
+
+
+def _status_unreachable(
+    args: argparse.Namespace,
+    launch: Launch,
+    socket: str,
+    warnings: list[str],
+    problem: str,
+    outbox: dict[str, Any] | None,
+) -> int:
+    """``status`` while the PostgreSQL server cannot be reached: what waits on this
+    machine for it. Exit status 1: the store is not usable now."""
+    import time
+
+    from ltm_desktop.api import serialize
+    from ltm_desktop.core.offline import OfflineStatus
+
+    warn(warnings)
+    outbox = dict(outbox or {})
+    oldest = outbox.get("oldest_queued_at")
+    state = OfflineStatus(
+        offline=True,
+        waiting=int(outbox.get("waiting", 0)),
+        oldest_at=None if oldest is None else time.time() - float(outbox["oldest_age_s"]),
+        conflicts=int(outbox.get("kept", 0)),
+        problem=problem,
+    )
+    outbox = dict(serialize.outbox(state, time.time()))
+    assert launch.database_url is not None
+    print(f"ltm-desktop: error: {' '.join(problem.split())}", file=sys.stderr)
+    report: dict[str, Any] = {
+        "version": __version__,
+        "data_dir": str(launch.data_dir),
+        "store": "postgresql",
+        "db_path": launch.database_url.display,
+        "reachable": False,
+        "problems": [problem],
+        "socket": socket,
+        "config_path": str(launch.config_path),
+        "config_problems": warnings,
+        "outbox": outbox,
+    }
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return EXIT_UNREACHABLE
+    print(f"ltm-desktop {__version__}")
+    print(f"data dir:  {launch.data_dir}")
+    print(f"store:     {launch.database_url.display} (unreachable)")
+    print(f"problem:   {problem}")
+    print(f"outbox:    {_outbox_line(outbox)}")
+    print(f"socket:    {socket} (agents' writes are queued by the app or serve while offline)")
+    return EXIT_UNREACHABLE
 
 
 def _unservable_http(settings: Any) -> list[str]:

@@ -39,6 +39,7 @@ from ltm_desktop.core.listing import check_filters, check_list_query
 from ltm_desktop.core.memory_md.precis import PrecisManager, prompt_section
 from ltm_desktop.core.memory_md.status import MemoryMdStatus
 from ltm_desktop.core.memory_md.sync import MemoryMdSync
+from ltm_desktop.core.offline import NoOffline, Offline
 from ltm_desktop.core.privacy.erasing_service import Eraser
 from ltm_desktop.core.privacy.screening import Screen, SecretsMode
 from ltm_desktop.core.projects.machine import machine_name
@@ -173,6 +174,7 @@ class MemoryService:
         )
         self.extraction: ExtractionQueue = extraction(self) if extraction else NoExtraction()
         self.consolidation: BackgroundTask = NoBackgroundTask()  # the periodic run, if any
+        self.offline: Offline = NoOffline()  # the outbox, when the database may be away
 
     @property
     def settings(self) -> Settings:
@@ -203,6 +205,7 @@ class MemoryService:
         """Stop the extraction queue, finish queued MEMORY.md work, write pending use
         counts (if the database lets us) and close the store."""
         steps = (
+            ("stop the outbox's replay", self.offline.close),
             ("stop listening for others' changes", self.changes.close),
             ("stop the periodic consolidation", self.consolidation.close),
             ("stop the extraction queue", self.extraction.close),
@@ -263,10 +266,20 @@ class MemoryService:
     # -- writes -----------------------------------------------------------
 
     def add(
-        self, project_id: str, draft: MemoryDraft, actor: str, *, root: str | None = None
+        self,
+        project_id: str,
+        draft: MemoryDraft,
+        actor: str,
+        *,
+        root: str | None = None,
+        memory_id: str | None = None,
     ) -> AddResult:
-        """``root``: the project's directory for ``draft.files`` (default: the scope's)."""
+        """``root``: the project's directory for ``draft.files`` (default: the scope's).
+        ``memory_id``: the id a new memory gets, minted earlier by ``writing.new_memory_id``
+        (a write replayed from the offline outbox keeps the id its writer was given)."""
         actor = rules.check_actor(actor)
+        if memory_id is not None:
+            memory_id = rules.check_text(memory_id, "id")
         project_id = rules.check_project_id(project_id)
         draft = self.files.checked_draft(project_id, draft, root)
         draft = rules.validate_draft(draft, self.settings.default_importance)
@@ -274,7 +287,14 @@ class MemoryService:
         vector = self.search.vector_for(writing.embedding_text(draft))
         with self.kernel.write() as write:
             result = writing.add_memory(
-                write.txn, project_id, draft, actor, write.now, screen=self.screen, vector=vector
+                write.txn,
+                project_id,
+                draft,
+                actor,
+                write.now,
+                screen=self.screen,
+                vector=vector,
+                memory_id=memory_id,
             )
             deduplicated = result.status is AddStatus.DEDUPLICATED
             write.record(result.memory, "deduplicated" if deduplicated else "created", actor)

@@ -116,10 +116,11 @@ def _new_memory(
     actor: str,
     now: float,
     origin: Origin,
+    memory_id: str | None = None,
 ) -> Memory:
     """A validated draft as a new memory, flagged when it reads like an instruction."""
     memory = Memory(
-        id=new_memory_id(now),
+        id=memory_id or new_memory_id(now),
         project_id=project_id,
         title=str(draft.title),
         content=draft.content,
@@ -170,10 +171,11 @@ def _insert(
     supersedes: str | None = None,
     origin: Origin | None = None,
     vector: Embedding | None = None,
+    memory_id: str | None = None,
 ) -> Memory:
     """Insert a validated draft with its audit event (and its vector, when given)."""
     origin = origin or Origin()
-    memory = _new_memory(project_id, draft, signature, actor, now, origin)
+    memory = _new_memory(project_id, draft, signature, actor, now, origin, memory_id)
     txn.insert_memory(memory, tokens, vector)
     txn.record(_creation(memory, actor, action, supersedes, origin))
     return memory
@@ -189,6 +191,7 @@ def add_memory(
     *,
     screen: Screen,
     vector: Embedding | None = None,
+    memory_id: str | None = None,
 ) -> AddResult:
     """Insert a validated draft, or deduplicate, or supersede its nearest twin.
 
@@ -197,6 +200,8 @@ def add_memory(
     Args:
         screen: the secrets rule (SecretRefused, or the draft redacted, before anything).
         vector: (model, vector) of the draft's ``embedding_text``, kept with a new memory.
+        memory_id: the new memory's id when it was minted earlier (``new_memory_id``: a
+            write queued offline keeps the id its writer was given); None: a new one.
     """
     draft = screen.draft(draft)
     signature = content_signature(draft.content)
@@ -217,6 +222,7 @@ def add_memory(
         supersedes=superseded_id,
         origin=origin,
         vector=vector,
+        memory_id=memory_id,
     )
     if superseded_id is not None:
         set_disabled(txn, superseded_id, True, actor, now, superseded_by=memory.id)

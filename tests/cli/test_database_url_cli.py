@@ -7,6 +7,7 @@ driver or engine is stood in for by a module that fails to import, as it would."
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import types
@@ -114,6 +115,33 @@ def run(
     )
 
 
+def serve_briefly(
+    tmp_path: Path, words: list[str], env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """``serve`` until it says it serves, then SIGTERM: what it printed."""
+    environment = {k: v for k, v in os.environ.items() if k != ENV_DATABASE_URL}
+    environment.update(
+        {
+            "LTM_DESKTOP_DATA_DIR": str(tmp_path / "data"),
+            "LTM_DESKTOP_CONFIG": str(tmp_path / "config.toml"),
+            "XDG_STATE_HOME": str(tmp_path / "state"),
+            **env,
+        }
+    )
+    process = subprocess.Popen(
+        [CONSOLE_SCRIPT, *words, "serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+    )
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    return subprocess.CompletedProcess(process.args, process.returncode, first + out, err)
+
+
 def assert_redacted(result: subprocess.CompletedProcess[str]) -> None:
     assert PASSWORD not in result.stdout + result.stderr
     assert "Traceback" not in result.stderr
@@ -138,11 +166,15 @@ def test_the_password_is_never_printed(way: str, tmp_path: Path) -> None:
     """Every surface that reaches the opening: it fails (no server listens on port 1, or
     the engine is not installed yet) and says so in one line, without the password."""
     words, env = given(way, tmp_path, URL)
-    for command in (["status"], ["status", "--json"], ["export"], ["verify"], ["serve"]):
+    for command in (["status"], ["status", "--json"], ["export"], ["verify"]):
         result = run(tmp_path, *words, *command, env=env)
         assert result.returncode == 1, result.stderr
         assert_redacted(result)
         assert result.stderr.count("\n") == 1, result.stderr
+    offline = serve_briefly(tmp_path, words, env)  # starts offline (issue #34), says why
+    assert offline.returncode == 0, offline.stderr
+    assert_redacted(offline)
+    assert "serving offline" in offline.stderr
     assert not (tmp_path / "data" / "ltm.sqlite").exists()  # no SQLite behind its back
     result = run(tmp_path, *words, "--self-test", env=env)
     # Only the option points the self-test at a server; else it runs on its own SQLite.

@@ -88,6 +88,8 @@ def _added(project: ProjectShape, result: AddResultShape) -> Reply:
             f"superseded: saved as {memory['id']} in {where(project)}, replacing the "
             f"near-duplicate {result.get('superseded_id')} (now in the trash)."
         )
+    elif status == "queued":  # the database is unreachable: kept on this machine
+        text = f"queued: will be saved as {memory['id']} in {where(project)}."
     else:
         text = f"created: saved as {memory['id']} in {where(project)}."
     return Reply(_with_warning(text, result.get("warning")))

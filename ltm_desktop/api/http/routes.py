@@ -142,15 +142,17 @@ class MemoryRoutes:
     async def health(self, request: Request) -> JSONResponse:
         query_fields(request, ())
         state = await self.call("health", {})
-        return JSONResponse(
-            {
-                "ok": state["ok"],
-                "enabled": self.enabled,
-                "backend": state.get("backend", DEFAULT_BACKEND),
-                "version": state["version"],
-                "problems": state["problems"],
-            }
-        )
+        health = {
+            "ok": state["ok"],
+            "enabled": self.enabled,
+            "backend": state.get("backend", DEFAULT_BACKEND),
+            "version": state["version"],
+            "problems": state["problems"],
+        }
+        outbox = state.get("outbox")
+        if outbox and (outbox["text"] or outbox["kept"]):  # writes kept while PG is away
+            health["outbox"] = outbox
+        return JSONResponse(health)
 
     async def recall(self, request: Request) -> JSONResponse:
         fields = query_fields(request, ("cwd", "q", "limit"))

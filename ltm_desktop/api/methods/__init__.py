@@ -23,6 +23,7 @@ from ltm_desktop.api.methods import (
     search,
     session,
 )
+from ltm_desktop.api.offline import Fallback, fallbacks
 from ltm_desktop.api.registry import TABLE, Handler, Method
 from ltm_desktop.core.service import MemoryService
 
@@ -36,6 +37,8 @@ def all_methods() -> Mapping[str, Method]:
 
 
 METHODS: Mapping[str, Method] = all_methods()
+# The offline answers (the outbox's queued writes, the read cache), by method name.
+FALLBACKS: Mapping[str, Fallback] = MappingProxyType(fallbacks(METHODS))
 # Answered on the server's event loop (they may still hand a request to the thread pool).
 INLINE: Mapping[str, Handler] = {n: m.at_once for n, m in METHODS.items() if m.at_once}
 # Answered whatever the switches say ([memory] enabled, backend).
@@ -51,4 +54,6 @@ class Dispatcher(dispatch.Dispatcher):
         token: str | None = None,
         on_write: Callable[[str, str, Any], None] | None = None,
     ) -> None:
-        super().__init__(service, all_methods(), token=token, on_write=on_write)
+        super().__init__(
+            service, all_methods(), token=token, on_write=on_write, fallbacks=FALLBACKS
+        )

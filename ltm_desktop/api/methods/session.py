@@ -35,7 +35,7 @@ def health(call: Call) -> HealthShape:
     service = call.service
     state = service.database.health()
     switches = service.switches
-    return {
+    health: HealthShape = {
         "ok": state.ok and switches.local,
         "enabled": switches.enabled,
         "backend": switches.backend,
@@ -51,6 +51,12 @@ def health(call: Call) -> HealthShape:
         ],
         "semantic_search": serialize.index_status(service.search.index_status()),
     }
+    if service.offline.available:
+        outbox = serialize.outbox(service.offline.status(), service.now())
+        health["outbox"] = outbox
+        if outbox["text"]:
+            health["detail"] = "; ".join(filter(None, (outbox["text"], health["detail"])))
+    return health
 
 
 @method("hello", inline=True, gated=False)

@@ -151,7 +151,9 @@ class MainWindow(QMainWindow):
         column.addWidget(self.integrity_warning)
         column.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
-        self.status = StatusBar(api, self, search=service.backfill.last_status)
+        self.status = StatusBar(
+            api, self, search=service.backfill.last_status, offline=service.offline.status
+        )
         self.setStatusBar(self.status)
         self.menu_actions = a = build_actions(self)
         build_menus(self, a, (self.overview.go_action,))

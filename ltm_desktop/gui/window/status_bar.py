@@ -1,6 +1,7 @@
 """The status bar, in fixed sections that never overlap: the scope's size (and the
 selection's) | background work (indexing, a bulk action's progress and its Cancel) | the
-last message | whether agents can reach this app and what they did last."""
+last message | the shared database's reachability ("offline — 3 changes waiting") |
+whether agents can reach this app and what they did last."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QStatusBar, QWidget
 
+from ltm_desktop.core.offline import OfflineStatus
 from ltm_desktop.core.records import IndexStatus
 from ltm_desktop.gui import theme
 from ltm_desktop.gui.api_status import ApiStatus, RestartableApi, ServesHttp
@@ -34,10 +36,15 @@ class StatusBar(QStatusBar):
         api: ApiStatus | None,
         parent: QWidget | None = None,
         search: Callable[[], IndexStatus | None] | None = None,
+        offline: Callable[[], OfflineStatus] | None = None,
     ) -> None:
+        """``offline``: the outbox's state (``service.offline.status``), polled with the API."""
         super().__init__(parent)
         self.api = api
         self._search = search
+        self._offline = offline
+        self.offline_label = ElidedLabel(self)  # "offline — 3 changes waiting (oldest 2 min)"
+        self.offline_label.hide()
         self.scope_label = QLabel(self)  # never cut: the count is what the bar is for
         self.selection_label = QLabel(self)  # "10,187 selected"
         self.selection_label.hide()
@@ -77,6 +84,7 @@ class StatusBar(QStatusBar):
             self.addPermanentWidget(widget)
         self.addPermanentWidget(self.message_label, 1)
         for widget in (
+            self.offline_label,
             self.api_label,
             self.start_button,
             self.agents_label,
@@ -142,6 +150,7 @@ class StatusBar(QStatusBar):
 
     def on_poll_due(self) -> None:
         self._show_search()
+        self._show_offline()
         api = self.api
         if api is None:
             self._show("Agent API: not started in this window", "", "")
@@ -225,6 +234,34 @@ class StatusBar(QStatusBar):
                 "they are found by their words."
             )
         self.search_label.show()
+
+    def _show_offline(self) -> None:
+        """The outbox's state while the database is away or writes wait; nothing else."""
+        try:
+            status = self._offline() if self._offline is not None else None
+        except Exception as exc:  # a status object must never take the window down
+            self.offline_label.setText("outbox state unavailable")
+            self.offline_label.setToolTip(str(exc))
+            self.offline_label.show()
+            return
+        text = status.describe() if status is not None else ""
+        if status is None or not text:
+            self.offline_label.hide()
+            return
+        self.offline_label.setText(text)
+        tip = [
+            "Changes made while the shared database cannot be reached are kept on this "
+            "machine and written, in order, when it answers again."
+        ]
+        if status.problem:
+            tip.append(status.problem)
+        if status.conflicts:
+            tip.append(f"{status.conflicts} could not be applied and are kept in the outbox")
+        self.offline_label.setToolTip("\n".join(tip))
+        self.offline_label.setStyleSheet(
+            f"color: {theme.css(theme.error_color())};" if status.offline else ""
+        )
+        self.offline_label.show()
 
     def _show(self, api: str, agents: str, last: str, *, error: bool = False) -> None:
         self.api_label.setText(api)

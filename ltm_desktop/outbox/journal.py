@@ -1,0 +1,218 @@
+"""The outbox file: writes waiting for the database, in order, durable before acknowledged.
+
+One SQLite file in the data dir (``outbox.db``), WAL with ``synchronous = FULL``: a write
+is acknowledged as queued only once its row is committed and fsynced, so a crash or a
+power cut after the answer loses nothing. Several processes of one data dir (the server,
+an agent's MCP server opened without it) may append at once; SQLite serializes them.
+
+Beside the queue, ``kept`` holds writes a replay could not apply as they were and could
+not hand to the Inbox either (an offline removal of a memory edited meanwhile): they stay
+here, counted in ``status``, for a person to look at; nothing is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ltm_desktop.core.errors import StorageError
+from ltm_desktop.core.offline import QueuedKind, QueuedWrite
+
+FILE_NAME = "outbox.db"
+BUSY_TIMEOUT_MS = 5_000
+_COLUMNS = "seq, kind, memory_id, project_id, actor, queued_at, fields, cwd, base_version, follows"
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    queued_at REAL NOT NULL,
+    fields TEXT NOT NULL,
+    cwd TEXT,
+    base_version REAL,
+    follows INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS outbox_memory ON outbox (memory_id, seq);
+CREATE TABLE IF NOT EXISTS kept (
+    {_COLUMNS.replace("seq,", "seq INTEGER PRIMARY KEY,")},
+    reason TEXT NOT NULL,
+    kept_at REAL NOT NULL
+);
+"""
+
+
+class Journal:
+    """The queue of one data dir's outbox (thread-safe; one connection, one lock)."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / FILE_NAME
+        try:
+            # private from the start: the queued texts are memories
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=5.0
+            )
+            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = FULL")
+            self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise StorageError(f"cannot open the outbox {self.path}: {exc}") from exc
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def _txn(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise StorageError(f"the outbox {self.path}: {exc}") from exc
+
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise StorageError(f"the outbox {self.path}: {exc}") from exc
+
+    def append(self, write: QueuedWrite) -> QueuedWrite:
+        """Append ``write`` after every other; returns it with its ``seq``, once durable.
+
+        A write on a memory an earlier queued write touches ``follows`` it: its base
+        version is the one that earlier write leaves, filled in when it is replayed."""
+        with self._txn() as db:
+            earlier = db.execute(
+                "SELECT 1 FROM outbox WHERE memory_id = ? LIMIT 1", (write.memory_id,)
+            ).fetchone()
+            follows = earlier is not None and write.kind is not QueuedKind.ADD
+            base = None if follows else write.base_version
+            cursor = db.execute(
+                "INSERT INTO outbox (kind, memory_id, project_id, actor, queued_at, fields, "
+                "cwd, base_version, follows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    write.kind.value,
+                    write.memory_id,
+                    write.project_id,
+                    write.actor,
+                    write.queued_at,
+                    json.dumps(write.fields, ensure_ascii=False),
+                    write.cwd,
+                    base,
+                    int(follows),
+                ),
+            )
+            seq = int(cursor.lastrowid or 0)
+        return QueuedWrite(
+            seq,
+            write.kind,
+            write.memory_id,
+            write.project_id,
+            write.actor,
+            write.queued_at,
+            write.fields,
+            write.cwd,
+            base,
+            follows,
+        )
+
+    def pending(self, project_id: str | None = None, limit: int = 1_000_000) -> list[QueuedWrite]:
+        """The waiting writes, oldest first (of one scope, or all)."""
+        where, args = ("WHERE project_id = ?", (project_id,)) if project_id else ("", ())
+        rows = self._read(
+            f"SELECT {_COLUMNS} FROM outbox {where} ORDER BY seq LIMIT ?", (*args, limit)
+        )
+        return [_write(row) for row in rows]
+
+    def first(self) -> QueuedWrite | None:
+        found = self.pending(limit=1)
+        return found[0] if found else None
+
+    def count(self) -> tuple[int, float | None]:
+        """How many wait, and when the oldest was queued."""
+        rows = self._read("SELECT count(*), min(queued_at) FROM outbox")
+        return int(rows[0][0]), rows[0][1]
+
+    def has_waiting(self) -> bool:
+        return bool(self._read("SELECT EXISTS (SELECT 1 FROM outbox)")[0][0])
+
+    def kept_count(self) -> int:
+        return int(self._read("SELECT count(*) FROM kept")[0][0])
+
+    def kept(self) -> list[tuple[QueuedWrite, str]]:
+        rows = self._read(f"SELECT {_COLUMNS}, reason FROM kept ORDER BY seq")
+        return [(_write(row[:-1]), str(row[-1])) for row in rows]
+
+    def done(self, write: QueuedWrite, version: float | None) -> None:
+        """``write`` is committed in the database: remove it, and give the writes that
+        follow it on the same memory the version it left (their compare-and-swap)."""
+        with self._txn() as db:
+            db.execute("DELETE FROM outbox WHERE seq = ?", (write.seq,))
+            if version is not None:
+                db.execute(
+                    "UPDATE outbox SET base_version = ? WHERE memory_id = ? AND follows = 1 "
+                    "AND base_version IS NULL AND seq = (SELECT min(seq) FROM outbox "
+                    "WHERE memory_id = ?)",
+                    (version, write.memory_id, write.memory_id),
+                )
+
+    def keep(self, write: QueuedWrite, reason: str, now: float) -> None:
+        """Move ``write`` aside (``kept``) with why; it is not replayed again."""
+        with self._txn() as db:
+            db.execute(
+                f"INSERT OR REPLACE INTO kept ({_COLUMNS}, reason, kept_at) "
+                f"SELECT {_COLUMNS}, ?, ? FROM outbox WHERE seq = ?",
+                (reason, now, write.seq),
+            )
+            db.execute("DELETE FROM outbox WHERE seq = ?", (write.seq,))
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def peek(data_dir: Path) -> tuple[int, float | None, int] | None:
+    """(waiting, oldest queued_at, kept) of the data dir's outbox, read only; None when
+    there is no outbox (nothing was ever queued there)."""
+    path = data_dir / FILE_NAME
+    if not path.exists():
+        return None
+    try:
+        db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5.0)
+        try:
+            waiting, oldest = db.execute("SELECT count(*), min(queued_at) FROM outbox").fetchone()
+            (kept,) = db.execute("SELECT count(*) FROM kept").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise StorageError(f"cannot read the outbox {path}: {exc}") from exc
+    return int(waiting), oldest, int(kept)
+
+
+def _write(row: tuple[Any, ...]) -> QueuedWrite:
+    seq, kind, memory_id, project_id, actor, queued_at, fields, cwd, base, follows = row
+    return QueuedWrite(
+        int(seq),
+        QueuedKind(kind),
+        str(memory_id),
+        str(project_id),
+        str(actor),
+        float(queued_at),
+        json.loads(fields),
+        cwd,
+        None if base is None else float(base),
+        bool(follows),
+    )
