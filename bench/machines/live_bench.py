@@ -2,7 +2,7 @@
 
 Run on demand (not part of the test suite):
 
-    .venv/bin/python bench/live_bench.py --database-url postgresql://user@host:5432/postgres
+    .venv/bin/python bench/machines/live_bench.py --database-url postgresql://user@host:5432/postgres
         [--writes 100]
 
 Two data dirs stand for two machines: each runs a real ``ltm-desktop serve`` on one
@@ -27,7 +27,7 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.pg_scratch import scratch_database  # noqa: E402
 from ltm_desktop.api.client import Client  # noqa: E402

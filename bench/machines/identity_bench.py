@@ -2,7 +2,7 @@
 
 Run on demand (not part of the test suite):
 
-    .venv/bin/python bench/identity_bench.py [--repeat 5000]
+    .venv/bin/python bench/machines/identity_bench.py [--repeat 5000]
 
 Real repositories made with git in a temporary directory (git runs here, never in the
 product): a clone's top, a folder five levels down, a linked worktree, a directory in no
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from ltm_desktop.core.projects.identity import identify  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402

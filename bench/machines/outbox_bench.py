@@ -1,4 +1,4 @@
-"""The offline outbox under an outage: ``python -m bench.outbox_bench [--writes 1000]``.
+"""The offline outbox under an outage: ``python -m bench.machines.outbox_bench [--writes 1000]``.
 
 A throwaway PostgreSQL cluster (scripts/pg_cluster.py) and a real ``ltm-desktop serve``
 on it (data dir A). Once A has noticed that the server was stopped (``health`` says
