@@ -28,6 +28,7 @@ from ltm_desktop.api.scopes import Scope
 from ltm_desktop.core import rules, writing
 from ltm_desktop.core.errors import NotFound
 from ltm_desktop.core.offline import Offline, QueuedKind, QueuedWrite, describe_age
+from ltm_desktop.core.projects.identity import identify
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory, MemoryDraft
 from ltm_desktop.core.stale.named_files import check_files
 
@@ -234,12 +235,15 @@ def memory_restore(
 
 def project_resolve(call: Call, cwd: object) -> dict[str, Any]:
     """The working directory's project as the core names it before it is stored (its id
-    from the path, its name the directory's): what a tool needs to write or search."""
-    path = rules.normalize_cwd(cwd)
+    by the identity setting: the repository's remote or the path; a path detached by hand
+    is not known offline), its name the directory's: what a tool needs to write or
+    search."""
+    scopes = call.service.scopes
+    identity = identify(cwd, scopes.mode, scopes.remote)
     return {
-        "project_id": rules.project_id_for_cwd(path),
-        "path": path,
-        "name": rules.display_name_for_path(path),
+        "project_id": identity.project_id,
+        "path": identity.path,
+        "name": rules.display_name_for_path(identity.path),
     }
 
 

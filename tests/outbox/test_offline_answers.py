@@ -5,17 +5,21 @@ always there): the outbox is told the server is away, as its probe would say."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ltm_desktop.api.methods import Dispatcher, Session
 from ltm_desktop.api.protocol import INVALID_PARAMS, NOT_FOUND, Request, RpcError
+from ltm_desktop.core import rules
 from ltm_desktop.core.records import ListQuery
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.config import Settings
 from ltm_desktop.outbox import LocalOutbox
-from tests.conftest import make_draft
+from tests.conftest import ServiceFactory, make_draft
 
 DOWN = "cannot reach PostgreSQL at db:5432/ltm: connection refused"
 
@@ -108,3 +112,33 @@ def test_replay_writes_them_in_order_once_the_server_answers(
     stored = [service.get(i) for i in ids]
     assert [m.created_at for m in stored] == sorted(m.created_at for m in stored)
     assert _call(service, "health")["outbox"]["text"] == ""
+
+
+def test_a_project_resolves_offline_by_the_identity_setting(
+    make_service: ServiceFactory, tmp_path: Path
+) -> None:
+    """The agent tools resolve their project first: offline, a clone of a repository is
+    still the repository's project (no database read), a folder without a remote its
+    path's."""
+    clone = tmp_path / "work" / "shop"
+    clone.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    subprocess.run(
+        ["git", "-C", str(clone), "remote", "add", "origin", "git@github.com:acme/shop.git"],
+        check=True,
+    )
+    plain = tmp_path / "scratch"
+    plain.mkdir()
+    service = make_service(settings=Settings(projects_identity="remote"))
+    box = LocalOutbox(service.paths.data_dir, lambda: DOWN, offline=DOWN)
+    service.offline = box
+    try:
+        online = service.resolve_scope(cwd=str(clone))
+        answer = _call(service, "project.resolve", cwd=str(clone / "src"))
+        assert answer["project_id"] == online
+        assert answer["project_id"].startswith("repo_")
+        assert answer["path"] == str(clone)
+        other = _call(service, "project.resolve", cwd=str(plain))
+        assert other["project_id"] == rules.project_id_for_cwd(str(plain))
+    finally:
+        box.close()
