@@ -35,6 +35,7 @@ from ltm_desktop.core.files.atomic_files import replace_text
 log = logging.getLogger(__name__)
 
 NAME_CHARS = 100  # a person's or a machine's name is cut to this
+ENV_MACHINE = "LTM_DESKTOP_MACHINE"  # overrides the host name
 UNKNOWN = "unknown"
 
 
@@ -77,10 +78,21 @@ def login_name() -> str:
 
 
 def host_name() -> str:
+    """``$LTM_DESKTOP_MACHINE`` (two data dirs on one host standing for two machines, or
+    a nicer name), else the host name; ``unknown`` where there is none."""
+    chosen = os.environ.get(ENV_MACHINE, "")
+    if clean_name(chosen):
+        return clean_name(chosen)
     try:
         return clean_name(socket.gethostname()) or UNKNOWN
     except OSError:
         return UNKNOWN
+
+
+def path_machine() -> str:
+    """This machine as a project's paths are keyed by it (``core.projects.paths``): the
+    host name, lower-cased (it is read on every hook turn: no file is opened)."""
+    return host_name().lower()
 
 
 def person_name(user: str, machine: Machine) -> str:

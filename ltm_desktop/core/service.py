@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ltm_desktop.core import ranking, rules, writing
-from ltm_desktop.core.actors import WhoAmI
+from ltm_desktop.core.actors import WhoAmI, path_machine
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.bulk.service import BulkWrites
 from ltm_desktop.core.change_feed import LazyChangeFeed
@@ -42,7 +42,6 @@ from ltm_desktop.core.memory_md.sync import MemoryMdSync
 from ltm_desktop.core.offline import NoOffline, Offline
 from ltm_desktop.core.privacy.erasing_service import Eraser
 from ltm_desktop.core.privacy.screening import Screen, SecretsMode
-from ltm_desktop.core.projects.machine import machine_name
 from ltm_desktop.core.projects.scopes import ProjectScopes, identity_mode
 from ltm_desktop.core.records import (
     AddResult,
@@ -169,7 +168,7 @@ class MemoryService:
                 settings.projects_identity, self.database.server_version is not None
             ),
             remote=settings.projects_remote,
-            machine=machine_name(),
+            machine=path_machine(),
             clock=clock,
         )
         self.extraction: ExtractionQueue = extraction(self) if extraction else NoExtraction()

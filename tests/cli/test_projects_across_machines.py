@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from ltm_desktop.core.actors import ENV_MACHINE
 from ltm_desktop.core.projects.identity import remote_project_id
-from ltm_desktop.core.projects.machine import ENV_MACHINE
 from ltm_desktop.core.rules import project_id_for_cwd
 from ltm_desktop.core.settings.launch import ENV_DATABASE_URL
 from tests.console import CONSOLE_SCRIPT

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ltm_desktop.core.actors import ENV_MACHINE
 from ltm_desktop.core.errors import InvalidInput, NotFound
 from ltm_desktop.core.projects.identity import remote_project_id
-from ltm_desktop.core.projects.machine import ENV_MACHINE
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, AuditAction, ListQuery
 from ltm_desktop.core.rules import project_id_for_cwd
 from ltm_desktop.core.service import MemoryService
