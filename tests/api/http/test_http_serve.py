@@ -153,7 +153,7 @@ def test_the_documented_examples_run_against_a_real_server(serve_http: Any) -> N
 
     examples = documented_examples()
     routes = {route for c, _ in examples for route in re.findall(r"/api/memory/(\w+)", c)}
-    assert routes == {"health", "recall", "remember", "forget", "stats"}
+    assert routes == {"health", "recall", "remember", "forget", "stats", "history"}
     for command, documented in examples:
         answer = run_curl(command, env)
         if "error" in documented:
