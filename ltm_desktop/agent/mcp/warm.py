@@ -17,6 +17,7 @@ This module is the server's side: start and stop the warm process. It imports no
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import subprocess
@@ -32,10 +33,15 @@ STOP_GRACE = 3.0
 
 
 def warm_socket_for(api_socket: Path) -> Path | None:
-    """Where the warm process of the server at ``api_socket`` listens (None: too long)."""
-    path = Path(str(api_socket) + SUFFIX)
+    """Where the warm process of the server at ``api_socket`` listens: beside it, with
+    ``.mcp`` added, or under a short name derived from it in the same (private) directory
+    when that would be too long for a Unix socket; None when even that is."""
     staging = len(".4194304")  # the warm process binds under path.PID first (the largest pid)
-    return path if len(os.fsencode(path)) + staging <= MAX_UNIX_PATH else None
+    digest = hashlib.sha256(os.fsencode(api_socket)).hexdigest()[:10]
+    for path in (Path(str(api_socket) + SUFFIX), api_socket.parent / f"m{digest}"):
+        if len(os.fsencode(path)) + staging <= MAX_UNIX_PATH:
+            return path
+    return None
 
 
 @dataclass

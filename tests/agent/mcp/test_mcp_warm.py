@@ -366,3 +366,18 @@ def test_the_servers_own_config_named_explicitly_is_handed_over(
     with initialized(data, "--config", same, env=without) as client:
         assert len(children_of(zygote)) == 1
         assert ended(client) == 0
+
+
+def test_a_warm_socket_too_long_beside_the_api_socket_gets_a_short_name_in_its_folder() -> None:
+    """A long runtime folder (a deep home) must not cost the warm start."""
+    folder = Path("/run/user/1000") / ("d" * 58)
+    api_socket = folder / "ltm-0123456789.sock"  # 99 bytes: the API's socket still fits
+    warm = warm_socket_for(api_socket)
+    assert warm is not None
+    assert warm.parent == folder
+    assert len(os.fsencode(warm)) + len(".4194304") <= 104
+    assert warm_socket_for(api_socket) == warm  # the server and the client agree
+    assert warm_socket_for(folder / "ltm-9876543210.sock") != warm
+    assert warm_socket_for(Path("/run") / ("d" * 100) / "ltm.sock") is None
+    short = Path("/run/user/1000/ltm.sock")
+    assert warm_socket_for(short) == Path("/run/user/1000/ltm.sock.mcp")
