@@ -170,6 +170,7 @@ class MemoryService:
             remote=settings.projects_remote,
             machine=path_machine(),
             clock=clock,
+            known_unreachable=lambda: self.offline.is_offline(),
         )
         self.extraction: ExtractionQueue = extraction(self) if extraction else NoExtraction()
         self.consolidation: BackgroundTask = NoBackgroundTask()  # the periodic run, if any

@@ -13,7 +13,6 @@ here, counted in ``status``, for a person to look at; nothing is dropped.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -23,9 +22,9 @@ from typing import Any
 
 from ltm_desktop.core.errors import StorageError
 from ltm_desktop.core.offline import QueuedKind, QueuedWrite
+from ltm_desktop.outbox.local_files import open_local_file
 
 FILE_NAME = "outbox.db"
-BUSY_TIMEOUT_MS = 5_000
 _COLUMNS = "seq, kind, memory_id, project_id, actor, queued_at, fields, cwd, base_version, follows"
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS outbox (
@@ -54,18 +53,7 @@ class Journal:
 
     def __init__(self, data_dir: Path) -> None:
         self.path = data_dir / FILE_NAME
-        try:
-            # private from the start: the queued texts are memories
-            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
-            self._db = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=5.0
-            )
-            self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = FULL")
-            self._db.executescript(_SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
-            raise StorageError(f"cannot open the outbox {self.path}: {exc}") from exc
+        self._db = open_local_file(self.path, "the outbox", synchronous="FULL", schema=_SCHEMA)
         self._lock = threading.Lock()
 
     @contextmanager

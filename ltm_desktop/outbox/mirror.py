@@ -9,7 +9,6 @@ background): what it answers is at most as old as the last refresh, and says so.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
 from collections.abc import Iterable
@@ -19,6 +18,7 @@ from typing import Any
 from ltm_desktop.core.errors import LtmError, StorageError
 from ltm_desktop.core.records import Memory
 from ltm_desktop.core.transfer.jsonl_format import memory_from_record, memory_record
+from ltm_desktop.outbox.local_files import open_local_file
 
 FILE_NAME = "read_cache.db"
 _SCHEMA = """
@@ -37,16 +37,9 @@ class Mirror:
 
     def __init__(self, data_dir: Path) -> None:
         self.path = data_dir / FILE_NAME
-        try:
-            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
-            self._db = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=5.0
-            )
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = NORMAL")
-            self._db.executescript(_SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
-            raise StorageError(f"cannot open the read cache {self.path}: {exc}") from exc
+        self._db = open_local_file(
+            self.path, "the read cache", synchronous="NORMAL", schema=_SCHEMA
+        )
         self._lock = threading.Lock()
 
     def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from ltm_desktop.core import rules
 from ltm_desktop.core.backend import MemoryStore
-from ltm_desktop.core.errors import LtmError, NotFound
+from ltm_desktop.core.errors import DatabaseUnreachable, LtmError, NotFound
 from ltm_desktop.core.kernel import WriteKernel
 from ltm_desktop.core.privacy.screening import Screen
 from ltm_desktop.core.projects.identity import (
@@ -57,7 +57,11 @@ class ProjectScopes:
         remote: str,
         machine: str,
         clock: Callable[[], float],
+        known_unreachable: Callable[[], bool] = lambda: False,
     ) -> None:
+        """``known_unreachable``: the database is known to be down right now (the outbox
+        queues): a directory is then resolved from its files alone, without waiting for a
+        connection that will fail."""
         self.store = store
         self._kernel = kernel
         self._screen = screen
@@ -65,6 +69,7 @@ class ProjectScopes:
         self.remote = remote
         self.machine = machine
         self._clock = clock
+        self._known_unreachable = known_unreachable
 
     # -- resolving ----------------------------------------------------------
 
@@ -95,6 +100,18 @@ class ProjectScopes:
         return known
 
     def resolve(self, cwd: object, *, register: bool) -> str:
+        """The project id of ``cwd`` (``_resolve``); while the database cannot be reached,
+        the directory's own identity, read from its files alone (a path detached by hand is
+        not known then): an agent's write is queued under it (``outbox``), and the replay
+        resolves it again, online."""
+        if self._known_unreachable():
+            return identify(cwd, self.mode, self.remote).project_id
+        try:
+            return self._resolve(cwd, register=register)
+        except DatabaseUnreachable:
+            return identify(cwd, self.mode, self.remote).project_id
+
+    def _resolve(self, cwd: object, *, register: bool) -> str:
         """The project id of ``cwd``. ``register`` (after a write) records the project and
         this machine's path for it. Under the remote identity, a path whose row names
         another project (or has none) and that was a path project is adopted: that project
