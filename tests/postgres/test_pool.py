@@ -76,3 +76,9 @@ def test_a_read_opens_no_transaction_and_a_snapshot_read_one_it_rolls_back(
 
     with pg_db._pool.connection() as conn:
         assert after(conn) == (False, None)
+
+
+def test_the_driver_is_psycopgs_c_implementation() -> None:
+    """pyproject asks for psycopg[binary]: the pure-Python fallback decodes every value
+    through ctypes (it doubled MEMORY.md's regeneration on PostgreSQL)."""
+    assert psycopg.pq.__impl__ in ("c", "binary")
