@@ -349,19 +349,33 @@ class PgDatabase:
         with self._lock:
             self._own_commits += 1
 
-    def vacuum(self, tables: Sequence[str]) -> None:
+    def vacuum(self, tables: Sequence[str]) -> tuple[str, ...]:
         """VACUUM the tables (outside a transaction, as PostgreSQL requires): the space of
         deleted rows becomes reusable; VACUUM does not overwrite it. No statement deadline:
-        a large table takes as long as it takes, after the erase has committed."""
+        a large table takes as long as it takes, after the erase has committed.
+
+        Returns the server's warnings, one per table it did not vacuum. PostgreSQL skips a
+        table its role may not vacuum (not its owner, nor the database's; PostgreSQL 17:
+        without MAINTAIN) with a WARNING, not an error: a team member whose role was only
+        granted the rows (docs/teams.md) would otherwise be told it was vacuumed."""
+        warnings: list[str] = []
+
+        def heard(notice: psycopg.errors.Diagnostic) -> None:
+            if notice.severity_nonlocalized == "WARNING" and notice.message_primary:
+                warnings.append(notice.message_primary)
+
         with self._connection() as conn:
             conn.autocommit = True
+            conn.add_notice_handler(heard)
             try:
                 conn.execute("SET statement_timeout = 0")
                 for table in tables:
                     conn.execute(sql.SQL("VACUUM {}").format(sql.Identifier(table)))
             finally:
+                conn.remove_notice_handler(heard)
                 conn.execute(f"SET statement_timeout = {int(self._statement_timeout_ms)}")
                 conn.autocommit = False
+        return tuple(warnings)
 
     def data_version(self) -> int:
         """Changes when another process commits, not when this one does (as SQLite's

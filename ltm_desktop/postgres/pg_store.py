@@ -127,10 +127,15 @@ class PostgresStore:
         """An erased row's old versions are dead tuples until VACUUM reuses their space;
         VACUUM makes the space reusable, it does not overwrite it. Run here so nothing of
         an erased memory stays reachable through the table."""
-        self._db.vacuum(
+        skipped = self._db.vacuum(
             ("memories", "memory_index", "memory_tags", "memory_files", "audit", "proposals")
         )  # proposals: one approved into the memory is erased with it
-        return None
+        if not skipped:
+            return None
+        return (
+            f"VACUUM skipped {len(skipped)} table(s) ({skipped[0]}): the erased rows' old "
+            "versions stay in their pages until the tables' owner runs VACUUM (or autovacuum does)"
+        )
 
     # -- projects ---------------------------------------------------------------
 
