@@ -148,7 +148,11 @@ def load_machine(path: Path) -> Machine:
     if found is not None:
         return found
     try:
-        if os.path.lexists(path):  # there, but not a machine's: made again, whole
+        if os.path.lexists(path):
+            made_meanwhile = _read_machine(path)  # another process made it since the read
+            if made_meanwhile is not None:
+                return made_meanwhile
+            # there, but not a machine's: made again, whole
             log.warning("%s does not describe a machine; a new id replaces it", path)
             machine = Machine(uuid.uuid4().hex, host_name())
             replace_text(path, _machine_text(machine), prefix=".machine.", mode=0o600)
