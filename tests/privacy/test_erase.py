@@ -99,11 +99,13 @@ def test_empty_trash_erases_the_scope_s_trash_only(service: MemoryService, proje
 @pytest.mark.sqlite_only
 def test_the_history_refuses_any_other_rewrite(service: MemoryService, project: str) -> None:
     memory = service.add(project, MemoryDraft("Deploys go out on Fridays"), "agent").memory
-    writer = service.store._db._writer  # type: ignore[attr-defined]
-    with pytest.raises(Exception, match="append-only"):
-        writer.execute("UPDATE audit SET after = '{}' WHERE memory_id = ?", (memory.id,))
-    with pytest.raises(Exception, match="append-only"):
-        writer.execute("DELETE FROM audit WHERE memory_id = ?", (memory.id,))
+    database = service.store._db  # type: ignore[attr-defined]
+    # the writer is shared with the service's threads (MEMORY.md's worker asks it for
+    # data_version): used here as they use it, under the write gate's lock
+    with database._gate.lock, pytest.raises(Exception, match="append-only"):
+        database._writer.execute("UPDATE audit SET after = '{}' WHERE memory_id = ?", (memory.id,))
+    with database._gate.lock, pytest.raises(Exception, match="append-only"):
+        database._writer.execute("DELETE FROM audit WHERE memory_id = ?", (memory.id,))
 
 
 def test_erasing_an_approved_memory_erases_its_proposal(
