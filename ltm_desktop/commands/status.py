@@ -166,7 +166,7 @@ def _outbox(launch: Launch) -> dict[str, Any]:
 
     from ltm_desktop.api import serialize
     from ltm_desktop.core.offline import OfflineStatus
-    from ltm_desktop.outbox.journal import peek
+    from ltm_desktop.outbox import peek
 
     found = peek(launch.data_dir) or (0, None, 0)
     waiting, oldest, kept = found

@@ -27,9 +27,9 @@ from ltm_desktop.core.errors import DatabaseUnreachable, LtmError, StorageError
 from ltm_desktop.core.offline import OfflineStatus, QueuedWrite
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, Memory
 from ltm_desktop.core.service import MemoryService
-from ltm_desktop.outbox.journal import Journal
-from ltm_desktop.outbox.mirror import Mirror
 from ltm_desktop.outbox.replay import Outcome, Replayed, replay
+from ltm_desktop.store.outbox.journal import Journal
+from ltm_desktop.store.outbox.mirror import Mirror
 
 log = logging.getLogger(__name__)
 INTERVAL_S = 1.0  # how often an unreachable server is asked again

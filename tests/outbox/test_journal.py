@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from ltm_desktop.core.offline import QueuedKind, QueuedWrite
-from ltm_desktop.outbox.journal import Journal, peek
+from ltm_desktop.store.outbox.journal import Journal, peek
 
 
 def _write(kind: QueuedKind, memory_id: str, base: float | None = None) -> QueuedWrite:

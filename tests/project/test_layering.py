@@ -80,8 +80,9 @@ FORBIDDEN = {
     "commands": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
     # Project identity is read on every hook turn: files only, never a git process.
     "core/projects": {"subprocess", "multiprocessing", "ltm_desktop.embedding"},
-    # The offline outbox: its own SQLite files (outbox, read cache) and the core; no engine,
-    # no driver of the shared database, no Qt, no API.
+    # The offline outbox: the core, and its own SQLite files through ``store.outbox`` (no
+    # other part of the store: ``OUTBOX_MAY``); no driver of the shared database, no Qt,
+    # no API.
     "outbox": {
         "psycopg",
         "psycopg_pool",
@@ -97,9 +98,11 @@ FORBIDDEN = {
         "ltm_desktop.cli",
     },
 }
-# The packages that alone may import a module (the outbox keeps files of its own).
+# What the outbox may use of the store, whose other modules it must not import.
+OUTBOX_MAY = ("ltm_desktop.store.outbox",)
+# The packages that alone may import a module.
 ONLY_IN: dict[str, tuple[str, ...]] = {
-    "sqlite3": ("store", "outbox"),
+    "sqlite3": ("store",),
     "psycopg": ("postgres",),
     "psycopg_pool": ("postgres",),
     "PySide6": ("gui",),
@@ -134,6 +137,9 @@ STORE_USES_OF_CORE: dict[str, set[str] | None] = {
     "ltm_desktop.core.files.atomic_files": {"replace_text"},  # the audit anchor's file (no rule)
     "ltm_desktop.core.observations": {"ObservationPayload"},
     "ltm_desktop.core.projects.paths": {"ProjectPath"},  # a record of where a project is
+    "ltm_desktop.core.offline": {"QueuedKind", "QueuedWrite"},  # the outbox's records
+    # the read cache keeps memories as the export writes them
+    "ltm_desktop.core.transfer.jsonl_format": {"memory_from_record", "memory_record"},
     "ltm_desktop.core.settings.database_url": {"DatabaseUrl"},  # says where, not the password
     # the change feed's seam and its plumbing (wakes, no rule): each engine gives one
     "ltm_desktop.core.change_feed": {"ChangeFeed", "PollingChangeFeed", "Wake", "Wakers"},
@@ -199,6 +205,7 @@ def test_package_imports_respect_layers(package: str) -> None:
         for path in python_files(package)
         for name in sorted(imported_names(path))
         if violates(name, FORBIDDEN[package])
+        and not (package == "outbox" and violates(name, set(OUTBOX_MAY)))
     ]
     assert problems == []
 
@@ -446,6 +453,8 @@ def test_only_the_composition_root_opens_the_store() -> None:
             dotted = module if name == "*" or module != "ltm_desktop" else f"{module}.{name}"
             if not violates(dotted, {"ltm_desktop.store"}):
                 continue
+            if relative.parts[0] == "outbox" and violates(dotted, set(OUTBOX_MAY)):
+                continue  # the outbox's own files, kept by the store
             if dotted != "ltm_desktop.store" or str(relative) not in STORE_USERS:
                 problems.append(f"{relative} imports {dotted}")
     assert problems == []

@@ -22,7 +22,7 @@ from typing import Any
 
 from ltm_desktop.core.errors import StorageError
 from ltm_desktop.core.offline import QueuedKind, QueuedWrite
-from ltm_desktop.outbox.local_files import open_local_file
+from ltm_desktop.store.outbox.local_files import open_local_file
 
 FILE_NAME = "outbox.db"
 _COLUMNS = "seq, kind, memory_id, project_id, actor, queued_at, fields, cwd, base_version, follows"

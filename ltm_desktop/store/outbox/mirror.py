@@ -18,7 +18,7 @@ from typing import Any
 from ltm_desktop.core.errors import LtmError, StorageError
 from ltm_desktop.core.records import Memory
 from ltm_desktop.core.transfer.jsonl_format import memory_from_record, memory_record
-from ltm_desktop.outbox.local_files import open_local_file
+from ltm_desktop.store.outbox.local_files import open_local_file
 
 FILE_NAME = "read_cache.db"
 _SCHEMA = """
