@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ltm_desktop.api.http import server as http_server  # noqa: E402
 from ltm_desktop.api.http.options import HttpOptions  # noqa: E402
-from ltm_desktop.app import open_service  # noqa: E402
 from ltm_desktop.core.service import MemoryService  # noqa: E402
+from ltm_desktop.launching import open_service  # noqa: E402
 
 TARGET = 1.5  # a kept-alive request / a new-connection request
 

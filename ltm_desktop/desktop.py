@@ -16,14 +16,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ltm_desktop.agent.long_lived import agent_workers
 from ltm_desktop.api.http.options import http_options
 from ltm_desktop.api.server_thread import ServerThread
-from ltm_desktop.app import OpenedService, open_launch
 from ltm_desktop.backups import backup_if_due
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.launch import Launch, resolve_launch
 from ltm_desktop.core.settings.paths import resolve_data_dir
+from ltm_desktop.launching import OpenedService, open_launch
 from ltm_desktop.serve import server_options
 
 if TYPE_CHECKING:
@@ -76,7 +77,9 @@ def open_or_ask(
     while True:
         launch = resolve_launch(data_dir, config, database_url)
         try:
-            return open_launch(launch, background=True, offline=True, **kwargs)
+            return open_launch(
+                launch, background=True, offline=True, workers=agent_workers, **kwargs
+            )
         except (LtmError, OSError) as exc:
             if launch.database_url is not None:
                 raise

@@ -25,11 +25,11 @@ from ltm_desktop import __version__
 from ltm_desktop.api.client import Client
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
-from ltm_desktop.app import OpenedService, open_launch
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.database_url import DatabaseUrl
 from ltm_desktop.core.settings.launch import resolve_launch
+from ltm_desktop.launching import OpenedService, open_launch
 
 PROJECT_DIR = "/srv/self-test/shop"
 CONTENT = "Deploy the shop with `make deploy` from the release branch"

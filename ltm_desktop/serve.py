@@ -16,15 +16,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from ltm_desktop import __version__
+from ltm_desktop.agent.long_lived import agent_workers
 from ltm_desktop.api import runtime
 from ltm_desktop.api.http.options import HttpOptions, http_options
 from ltm_desktop.api.listeners import Listeners, open_listeners
 from ltm_desktop.api.runtime import Endpoint, EndpointError, default_data_dir, socket_for
 from ltm_desktop.api.server import ApiServer, ServerOptions
-from ltm_desktop.app import open_launch
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.settings.config import Settings
 from ltm_desktop.core.settings.launch import Launch, resolve_launch
+from ltm_desktop.launching import open_launch
 
 ENV_WARM_MCP = "LTM_DESKTOP_MCP_WARM"  # "0": no warm MCP process (ltm_desktop.agent.mcp.warm)
 
@@ -73,7 +74,9 @@ def serve(
         raise LtmError("--workers needs a system with fork() (Linux, macOS); use --workers 1")
     launch = resolve_launch(data_dir, config, database_url)  # once: the workers are forked with it
     # one process: an unreachable PostgreSQL server queues writes in the outbox
-    opened = open_launch(launch, background=workers <= 1, offline=workers <= 1)
+    opened = open_launch(
+        launch, background=workers <= 1, offline=workers <= 1, workers=agent_workers
+    )
     warn(opened.warnings)
     service = opened.service
     offline = service.offline.status()
@@ -250,7 +253,7 @@ def _worker_signals() -> None:
 
 
 def _worker(launch: Launch, options: ServerOptions, listeners: Listeners, index: int) -> int:
-    opened = open_launch(launch, background=index == 0)  # one backfill
+    opened = open_launch(launch, background=index == 0, workers=agent_workers)  # one backfill
     try:
         worker_options = replace(
             options,

@@ -194,7 +194,7 @@ def restore_into_database(launch: Launch, source: Path) -> ServerRestored:
 def _vet(launch: Launch, dump: DumpRows) -> tuple[str, ...]:
     """What ``verify`` finds in the dump, loaded into a scratch SQLite database in the
     data dir (private to the user; removed after)."""
-    from ltm_desktop.app import open_copied_service, open_copy_target
+    from ltm_desktop.launching.copies import open_copied_service, open_copy_target
 
     data_dir = prepare_data_dir(launch.data_dir)
     with tempfile.TemporaryDirectory(prefix=".ltm-restore-check-", dir=data_dir) as scratch:
@@ -213,7 +213,7 @@ def _vet(launch: Launch, dump: DumpRows) -> tuple[str, ...]:
 
 
 def _load(launch: Launch, conninfo: str, dump: DumpRows) -> dict[str, int]:
-    from ltm_desktop.app import open_copy_target
+    from ltm_desktop.launching.copies import open_copy_target
 
     target = open_copy_target(launch, conninfo)
     try:
@@ -231,7 +231,7 @@ def _load(launch: Launch, conninfo: str, dump: DumpRows) -> dict[str, int]:
 
 
 def _finish(launch: Launch, conninfo: str, copied: dict[str, int]) -> ServerRestored:
-    from ltm_desktop.app import open_copied_service
+    from ltm_desktop.launching.copies import open_copied_service
 
     service = open_copied_service(launch, conninfo)
     try:

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ltm_desktop.api.client import Client
-from ltm_desktop.app import open_service
+from ltm_desktop.launching import open_service
 from scripts import pg_cluster
 
 CWD = "/srv/bench-shop"

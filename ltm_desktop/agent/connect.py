@@ -104,8 +104,8 @@ def open_access(
         Unavailable: the settings name no usable store, or it cannot be opened.
     """
     from ltm_desktop.agent.direct_access import DirectAccess
-    from ltm_desktop.app import AGENT_CONNECT_TIMEOUT_S, open_launch
     from ltm_desktop.core.settings.launch import resolve_launch
+    from ltm_desktop.launching import AGENT_CONNECT_TIMEOUT_S, open_launch
 
     try:
         launch = resolve_launch(resolve_data_dir(data_dir), config)

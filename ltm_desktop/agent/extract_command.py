@@ -63,10 +63,10 @@ def guess_agent(path: Path) -> str:
 def cmd_extract(args: argparse.Namespace) -> int:
     from ltm_desktop.agent.extractor.runner import run_extraction
     from ltm_desktop.agent.transcripts import sniff_cwd
-    from ltm_desktop.app import open_service
     from ltm_desktop.core.inbox.extraction import new_run_id
     from ltm_desktop.core.inbox.proposals import ExtractionRequest, RunStatus
     from ltm_desktop.core.settings.paths import resolve_config_path
+    from ltm_desktop.launching import open_service
 
     transcript = Path(args.transcript).expanduser().absolute()
     if not transcript.is_file():

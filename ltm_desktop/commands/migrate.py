@@ -85,7 +85,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 def _migrate(launch: Launch, source_url: str | None, target_url: str | None) -> int:
     """Copy from ``source_url`` (None: the data dir's SQLite database) into
     ``target_url`` (None: a new SQLite database in the data dir)."""
-    from ltm_desktop.app import open_copy_source, open_copy_target
+    from ltm_desktop.launching.copies import open_copy_source, open_copy_target
 
     if target_url is None and launch.paths.db_path.exists() and launch.paths.db_path.stat().st_size:
         raise MigrateRefused(
@@ -134,7 +134,7 @@ def _copy(source: CopySource, target: CopyTarget) -> dict[str, int]:
 
 def _finish(launch: Launch, target_url: str | None) -> int:
     """The target's token sets (and missing vectors) filled in, then verified."""
-    from ltm_desktop.app import open_copied_service
+    from ltm_desktop.launching.copies import open_copied_service
 
     started = time.monotonic()
     service = open_copied_service(launch, target_url)

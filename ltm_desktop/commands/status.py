@@ -34,10 +34,10 @@ def warn(lines: Sequence[str]) -> None:
 def cmd_status(args: argparse.Namespace) -> int:
     from ltm_desktop.api import serialize
     from ltm_desktop.api.runtime import socket_for
-    from ltm_desktop.app import open_launch
     from ltm_desktop.core.errors import DatabaseUnreachable
     from ltm_desktop.core.settings.launch import resolve_launch
     from ltm_desktop.core.settings.paths import check_data_dir, data_dir_exists
+    from ltm_desktop.launching import open_launch
 
     launch = resolve_launch(args.data_dir, args.config, args.database_url)
     socket = str(socket_for(launch.data_dir))

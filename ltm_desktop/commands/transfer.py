@@ -93,7 +93,7 @@ def _say(line: str) -> None:
 def _open(args: argparse.Namespace, *, create: bool = False) -> MemoryService:
     """The service of ``--data-dir``; ``create``: make its database if there is none (an
     import may start a data dir; looking or erasing must not)."""
-    from ltm_desktop.app import open_service
+    from ltm_desktop.launching import open_service
 
     opened = open_service(args.data_dir, args.config, create=create, database_url=args.database_url)
     for line in opened.warnings:

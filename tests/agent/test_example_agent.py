@@ -11,7 +11,7 @@ from types import ModuleType
 from ltm_desktop.agent.nudge import Nudge
 from ltm_desktop.agent.tools.catalogue import CATALOGUE
 from ltm_desktop.agent.tools.toolbox import Toolbox
-from ltm_desktop.app import open_service
+from ltm_desktop.launching import open_service
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "agent_loop.py"
 

@@ -8,11 +8,12 @@ import json
 from pathlib import Path
 
 from ltm_desktop.agent.consolidation.periodic import PeriodicConsolidation
-from ltm_desktop.app import open_service
+from ltm_desktop.agent.long_lived import agent_workers
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.seams import NoBackgroundTask
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.embedding.static import StaticEmbedder
+from ltm_desktop.launching import open_service
 from tests.agent.fake_model import FakeModel, refused_url
 from tests.conftest import ServiceFactory
 
@@ -64,14 +65,20 @@ def test_off_by_default_and_installed_when_configured(
     tmp_path: Path, fake_model: FakeModel
 ) -> None:
     off = open_service(
-        tmp_path / "a", write_config(tmp_path / "a.toml", fake_model, 0), background=True
+        tmp_path / "a",
+        write_config(tmp_path / "a.toml", fake_model, 0),
+        background=True,
+        workers=agent_workers,
     )
     try:
         assert isinstance(off.service.consolidation, NoBackgroundTask)
     finally:
         off.service.close()
     on = open_service(
-        tmp_path / "b", write_config(tmp_path / "b.toml", fake_model, 24), background=True
+        tmp_path / "b",
+        write_config(tmp_path / "b.toml", fake_model, 24),
+        background=True,
+        workers=agent_workers,
     )
     try:
         assert isinstance(on.service.consolidation, PeriodicConsolidation)

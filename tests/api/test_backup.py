@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import open_service
 from ltm_desktop.backups import backup_if_due, backup_launch, last_backup
 from ltm_desktop.cli import main
 from ltm_desktop.core.errors import DatabaseReplaced
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, MemoryDraft
 from ltm_desktop.core.settings.launch import resolve_launch
 from ltm_desktop.desktop import start_backup_if_due
+from ltm_desktop.launching import open_service
 from tests.conftest import ServiceFactory
 from tests.console import assert_one_error_line
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ltm_desktop.api.client import Client, InternalError
-from ltm_desktop.app import open_service
+from ltm_desktop.launching import open_service
 
 LTM = Path(sys.executable).with_name("ltm-desktop")
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from ltm_desktop.api.client import Client, InternalError
-from ltm_desktop.app import open_service
 from ltm_desktop.core.records import ListQuery
+from ltm_desktop.launching import open_service
 
 LTM = Path(sys.executable).with_name("ltm-desktop")
 WRITERS = 6

@@ -12,9 +12,9 @@ import pytest
 
 from ltm_desktop import __version__
 from ltm_desktop.api.runtime import socket_for
-from ltm_desktop.app import open_service
 from ltm_desktop.cli import main
 from ltm_desktop.embedding.static import MODEL
+from ltm_desktop.launching import open_service
 
 
 def made(data_dir: Path) -> Path:

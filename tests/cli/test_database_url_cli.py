@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from ltm_desktop.app import open_launch_store
 from ltm_desktop.core.errors import NotADatabase, StorageError
 from ltm_desktop.core.settings.launch import ENV_DATABASE_URL, resolve_launch
+from ltm_desktop.launching import open_launch_store
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
 from tests.pg_databases import PgDatabases, to_url
 from tests.pg_server import fresh_database

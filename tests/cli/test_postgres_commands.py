@@ -82,7 +82,7 @@ def test_status_names_the_server_with_its_major_version_and_no_password(
 
 
 def test_status_of_sqlite_names_its_file_and_no_server(tmp_path: Path) -> None:
-    from ltm_desktop.app import open_service
+    from ltm_desktop.launching import open_service
 
     open_service(tmp_path / "data", tmp_path / "config.toml").service.close()
     report = json.loads(ltm(tmp_path, "status", "--json").stdout)

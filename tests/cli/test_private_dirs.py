@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import open_service
 from ltm_desktop.core.errors import UnsafePath
 from ltm_desktop.core.files.filelock import FileLock, make_private_dirs
 from ltm_desktop.core.memory_md.files import write_atomically
 from ltm_desktop.core.settings.paths import prepare_data_dir
+from ltm_desktop.launching import open_service
 from tests.console import NOBODY
 
 needs_root = pytest.mark.skipif(

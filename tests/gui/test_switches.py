@@ -11,9 +11,9 @@ import pytest
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from ltm_desktop.app import OpenedService, open_service
 from ltm_desktop.core.settings.config import load_settings
 from ltm_desktop.gui.window.switches_bar import SettingsDialog
+from ltm_desktop.launching import OpenedService, open_service
 from tests.gui.conftest import WindowFactory, click
 
 CONFIG = """\

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from ltm_desktop.api.client import Client
-from ltm_desktop.app import open_service
+from ltm_desktop.launching import open_service
 from scripts.pg_cluster import Cluster
 from tests.api.conftest import wait_until
 from tests.api.test_lifecycle import reap, serve

@@ -20,8 +20,8 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
-from ltm_desktop.app import open_service
 from ltm_desktop.core.records import MemoryDraft
+from ltm_desktop.launching import open_service
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
 from tests.pg_server import create_database, drop_database, with_database
 

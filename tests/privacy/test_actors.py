@@ -167,7 +167,7 @@ def test_an_export_with_history_names_the_person_and_machine(
 def test_a_long_lived_process_makes_the_machine_file_at_start(tmp_path: Path) -> None:
     """The app and ``serve`` make machine.json as they start, so that an agent's hook never
     pays for making it on its first write; a one-shot command makes it on its first write."""
-    from ltm_desktop.app import open_service
+    from ltm_desktop.launching import open_service
 
     briefly = open_service(tmp_path / "once")
     briefly.service.close()

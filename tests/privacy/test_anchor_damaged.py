@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import open_service
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
+from ltm_desktop.launching import open_service
 from ltm_desktop.store.audit import anchor as chain_anchor
 from tests.conftest import ServiceFactory
 from tests.console import ltm

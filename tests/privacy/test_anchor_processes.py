@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import open_service
 from ltm_desktop.core.backend import AuditEntry
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, AuditAction, MemoryDraft
+from ltm_desktop.launching import open_service
 from ltm_desktop.store.audit import anchor as chain_anchor
 from ltm_desktop.store.audit import chain as audit_chain
 from ltm_desktop.store.audit.log import record_audits
@@ -37,7 +37,7 @@ def _second_process(data: Path, opener: str) -> None:
         f"""
         import sys
         from pathlib import Path
-        from ltm_desktop.app import open_service, open_service_briefly
+        from ltm_desktop.launching import open_service, open_service_briefly
         from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
         data = Path(sys.argv[1])
         service = {opener}.service

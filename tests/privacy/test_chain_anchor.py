@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import open_service
 from ltm_desktop.backups import backup_launch
 from ltm_desktop.cli import main
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.settings.launch import resolve_launch
+from ltm_desktop.launching import open_service
 from ltm_desktop.store.audit import chain as audit_chain
 from tests.conftest import ServiceFactory
 from tests.console import ltm

@@ -25,7 +25,7 @@ FORBIDDEN = {
         "ltm_desktop.store",
         "ltm_desktop.api",
         "ltm_desktop.gui",
-        "ltm_desktop.app",
+        "ltm_desktop.launching",
         "ltm_desktop.cli",
     },
     "store": {
@@ -36,7 +36,7 @@ FORBIDDEN = {
         "ltm_desktop.postgres",
         "ltm_desktop.api",
         "ltm_desktop.gui",
-        "ltm_desktop.app",
+        "ltm_desktop.launching",
         "ltm_desktop.cli",
     },
     # The PostgreSQL engine: the only package that imports psycopg; it shares only
@@ -48,7 +48,7 @@ FORBIDDEN = {
         "ltm_desktop.store",
         "ltm_desktop.api",
         "ltm_desktop.gui",
-        "ltm_desktop.app",
+        "ltm_desktop.launching",
         "ltm_desktop.cli",
     },
     # What both engines share: no database driver, no engine.
@@ -62,7 +62,7 @@ FORBIDDEN = {
         "ltm_desktop.postgres",
         "ltm_desktop.api",
         "ltm_desktop.gui",
-        "ltm_desktop.app",
+        "ltm_desktop.launching",
         "ltm_desktop.cli",
     },
     "api": {"sqlite3", "PySide6", "shiboken6", "ltm_desktop.store", "ltm_desktop.gui"},
@@ -94,7 +94,18 @@ FORBIDDEN = {
         "ltm_desktop.api",
         "ltm_desktop.gui",
         "ltm_desktop.agent",
-        "ltm_desktop.app",
+        "ltm_desktop.launching",
+        "ltm_desktop.cli",
+    },
+    # The composition root: below the agent side (whose workers a long-lived process hands
+    # in), the API, the window and the commands.
+    "launching": {
+        "PySide6",
+        "shiboken6",
+        "ltm_desktop.agent",
+        "ltm_desktop.api",
+        "ltm_desktop.gui",
+        "ltm_desktop.commands",
         "ltm_desktop.cli",
     },
 }
@@ -147,7 +158,7 @@ STORE_USES_OF_CORE: dict[str, set[str] | None] = {
 DECISION_ERRORS = {"Conflict", "StaleEdit", "InvalidInput"}
 # The composition root builds the SQLite store and hands it to the service; backups.py
 # copies and restores its file (SQLite's online backup) without opening a service.
-STORE_USERS = {"app.py", "backups.py"}
+STORE_USERS = {"launching/stores.py", "launching/copies.py", "backups.py"}
 
 
 def imported_names(path: Path) -> set[str]:
@@ -394,7 +405,7 @@ HOOK_MODULES = (
     "ltm_desktop.agent.connect",
     "ltm_desktop.agent.socket_access",
     "ltm_desktop.agent.direct_access",
-    "ltm_desktop.app",
+    "ltm_desktop.launching",
 )
 
 
@@ -442,7 +453,7 @@ def test_the_store_checker_catches_a_rule_put_back(tmp_path: Path) -> None:
 
 
 def test_only_the_composition_root_opens_the_store() -> None:
-    """Outside store/ nothing reaches into its modules, and only app.py builds one (and
+    """Outside store/ nothing reaches into its modules, and only launching/ builds one (and
     backups.py copies its file)."""
     problems = []
     for path in python_files():
@@ -496,7 +507,7 @@ def test_opening_the_service_loads_no_model_until_something_is_embedded(tmp_path
     numpy and the model load on the first search or write that needs a vector."""
     code = (
         "import sys\n"
-        "from ltm_desktop.app import open_service\n"
+        "from ltm_desktop.launching import open_service\n"
         f"opened = open_service({str(tmp_path / 'data')!r}, {str(tmp_path / 'c.toml')!r})\n"
         "opened.service.projects()\n"
         "loaded = sorted(m for m in ('numpy', 'tokenizers') if m in sys.modules)\n"

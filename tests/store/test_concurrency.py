@@ -105,7 +105,7 @@ def test_two_stores_on_one_file_write_concurrently(
 
 WRITER_SCRIPT = """
 import sys
-from ltm_desktop.app import open_service
+from ltm_desktop.launching import open_service
 opened = open_service(sys.argv[1], sys.argv[1] + "/none.toml")
 service = opened.service
 from ltm_desktop.core.records import MemoryDraft

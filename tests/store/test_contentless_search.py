@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import open_service
 from ltm_desktop.cli import main
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.launching import open_service
 from ltm_desktop.store.fts.indexing import reindex_scope
 from ltm_desktop.store.fts.tables import create_memory_table, memory_table
 from ltm_desktop.store.migrations import latest_version

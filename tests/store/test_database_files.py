@@ -114,7 +114,7 @@ def test_data_files_are_private(tmp_path: Path) -> None:
     import os
     import stat
 
-    from ltm_desktop.app import open_service
+    from ltm_desktop.launching import open_service
 
     old = os.umask(0o022)
     try:
@@ -137,7 +137,7 @@ def test_data_files_are_private(tmp_path: Path) -> None:
 
 OPEN_SCRIPT = """
 import sys
-from ltm_desktop.app import open_service
+from ltm_desktop.launching import open_service
 open_service(sys.argv[1], sys.argv[1] + "/none.toml").service.close()
 """
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from ltm_desktop.app import open_service
 from ltm_desktop.core.transfer import importing
 from ltm_desktop.core.transfer.importing import parse_file
 from ltm_desktop.core.transfer.parsed import ImportFailed
+from ltm_desktop.launching import open_service
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
 
 PROJECT_ID = "proj_ca0709b323d061b6"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from ltm_desktop.app import open_service
 from ltm_desktop.backups import check_backup_file
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
+from ltm_desktop.launching import open_service
 from tests.console import CONSOLE_SCRIPT, assert_one_error_line
 
 

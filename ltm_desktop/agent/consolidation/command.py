@@ -83,10 +83,10 @@ def _require_endpoint(config: str | None) -> None:
 
 def cmd_consolidate(args: argparse.Namespace) -> int:
     from ltm_desktop.agent.consolidation.running import consolidator_for
-    from ltm_desktop.app import open_service
     from ltm_desktop.core.consolidation.consolidator import ConsolidationFailed
     from ltm_desktop.core.records import GLOBAL_PROJECT_ID
     from ltm_desktop.embedding.factory import make_embedder
+    from ltm_desktop.launching import open_service
 
     if not args.dry_run:  # before the database is opened (migrations, the purge at start)
         _require_endpoint(args.config)

@@ -37,7 +37,7 @@ def open_memory(
             "one (start ltm-desktop once, or pass the right --data-dir)"
         )
     from ltm_desktop.agent.direct_access import DirectAccess
-    from ltm_desktop.app import open_launch_briefly
+    from ltm_desktop.launching import open_launch_briefly
 
     try:
         opened = open_launch_briefly(launch, busy_timeout_ms=BUSY_TIMEOUT_MS)

@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ltm_desktop import app
+from ltm_desktop import launching
 from ltm_desktop.agent import connect, direct_access, socket_access
 from ltm_desktop.agent.mcp import server as mcp_server
 from ltm_desktop.agent.mcp.warm import PROTOCOL_VERSION
@@ -35,7 +35,7 @@ from ltm_desktop.core.settings.launch import env_database_location
 from ltm_desktop.core.settings.paths import resolve_config_path
 
 # What every child needs, imported once here: the point of this process (the SDK above all).
-PRELOADED = (mcp_server, connect, direct_access, socket_access, client, app)
+PRELOADED = (mcp_server, connect, direct_access, socket_access, client, launching)
 
 log = logging.getLogger("ltm_desktop.agent.mcp.zygote")
 HEADER_LIMIT = 64 * 1024

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ltm_desktop.app import open_service
+from ltm_desktop.launching import open_service
 
 pytestmark = pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork")
 CWD = "/home/dev/src/billing-api"

@@ -205,7 +205,7 @@ def test_on_sqlite_a_subscriber_hears_another_process_on_the_data_dir(
             watcher.events_subscribe()
             script = (
                 "import sys\n"
-                "from ltm_desktop.app import open_service\n"
+                "from ltm_desktop.launching import open_service\n"
                 "from ltm_desktop.core.records import MemoryDraft\n"
                 "service = open_service(sys.argv[1]).service\n"
                 "try:\n"
