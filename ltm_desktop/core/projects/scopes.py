@@ -77,7 +77,11 @@ class ProjectScopes:
         """The directory's identity under the setting, a pinned path (``detach``) winning;
         and its path's row on this machine when it was read (remote identity only: a
         path's project there depends on the repository, so it is checked every time)."""
-        identity = identify(cwd, self.mode, self.remote)
+        return self._with_row(identify(cwd, self.mode, self.remote))
+
+    def _with_row(self, identity: Identity) -> tuple[Identity, ProjectPath | None]:
+        """``identity`` with this machine's row for its path (``identify``): read from the
+        store, so this is where an unreachable database is met."""
         if self.mode == "path":
             return identity, None
         row = self.store.path_owner(self.machine, identity.path)
@@ -104,20 +108,22 @@ class ProjectScopes:
         the directory's own identity, read from its files alone (a path detached by hand is
         not known then): an agent's write is queued under it (``outbox``), and the replay
         resolves it again, online."""
+        own = identify(cwd, self.mode, self.remote)  # the files are read once
         if self._known_unreachable():
-            return identify(cwd, self.mode, self.remote).project_id
+            return own.project_id
         try:
-            return self._resolve(cwd, register=register)
+            return self._resolve(own, register=register)
         except DatabaseUnreachable:
-            return identify(cwd, self.mode, self.remote).project_id
+            return own.project_id
 
-    def _resolve(self, cwd: object, *, register: bool) -> str:
-        """The project id of ``cwd``. ``register`` (after a write) records the project and
-        this machine's path for it. Under the remote identity, a path whose row names
-        another project (or has none) and that was a path project is adopted: that project
-        is merged into the repository's and the path recorded, once (``adopt``). A path
-        already recorded costs one read; reads of an unknown project write nothing."""
-        identity, row = self.identify(cwd)
+    def _resolve(self, own: Identity, *, register: bool) -> str:
+        """The project id of the directory ``own`` identifies. ``register`` (after a write)
+        records the project and this machine's path for it. Under the remote identity, a
+        path whose row names another project (or has none) and that was a path project is
+        adopted: that project is merged into the repository's and the path recorded, once
+        (``adopt``). A path already recorded costs one read; reads of an unknown project
+        write nothing."""
+        identity, row = self._with_row(own)
         if self.mode == "remote" and row is not None and row.project_id == identity.project_id:
             self._record(identity, row)  # last_seen, at most daily
             return identity.project_id
