@@ -101,28 +101,54 @@ class PollingChangeFeed:
             self._thread.join(5.0)
 
 
+class RelayedFeed:
+    """Subscribers kept here and woken by an inner feed attached later, once: a feed that
+    exists before the one it stands for (``LazyChangeFeed``; the feed of a store that
+    connects later, ``outbox.deferred``). ``close`` ends it for good, the inner one too."""
+
+    def __init__(self) -> None:
+        self._wakers = Wakers()
+        self._inner: ChangeFeed | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def subscribe(self, wake: Wake) -> Callable[[], None]:
+        return self._wakers.subscribe(wake)
+
+    def attach(self, open_feed: Callable[[], ChangeFeed]) -> bool:
+        """Open the inner feed and relay its wakes, unless one is attached already or this
+        feed is closed; whether it was attached now."""
+        with self._lock:
+            if self._closed or self._inner is not None:
+                return False
+            self._inner = open_feed()
+            self._inner.subscribe(self._wakers.wake)
+        return True
+
+    def wake(self) -> None:
+        """Wake every subscriber now (from the caller's thread)."""
+        self._wakers.wake()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            inner, self._inner = self._inner, None
+        if inner is not None:
+            inner.close()
+
+
 class LazyChangeFeed:
     """A process's one feed, opened on its first subscriber (a one-shot command never
     opens a listener) and shared by every consumer; ``close`` ends it for good."""
 
     def __init__(self, open_feed: Callable[[], ChangeFeed]) -> None:
         self._open = open_feed
-        self._feed: ChangeFeed | None = None
-        self._wakers = Wakers()
-        self._lock = threading.Lock()
-        self._closed = False
+        self._relayed = RelayedFeed()
 
     def subscribe(self, wake: Wake) -> Callable[[], None]:
-        unsubscribe = self._wakers.subscribe(wake)
-        with self._lock:
-            if self._feed is None and not self._closed:
-                self._feed = self._open()
-                self._feed.subscribe(self._wakers.wake)
+        unsubscribe = self._relayed.subscribe(wake)
+        self._relayed.attach(self._open)
         return unsubscribe
 
     def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            feed, self._feed = self._feed, None
-        if feed is not None:
-            feed.close()
+        self._relayed.close()

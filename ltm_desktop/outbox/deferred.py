@@ -13,38 +13,8 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from ltm_desktop.core.backend import MemoryStore, StoreHealth
-from ltm_desktop.core.change_feed import ChangeFeed, Wake, Wakers
+from ltm_desktop.core.change_feed import ChangeFeed, RelayedFeed
 from ltm_desktop.core.errors import DatabaseUnreachable
-
-
-class _FeedOnceConnected:
-    """The change feed of a store not connected yet: its subscribers are kept, and woken by
-    the real store's feed from the moment it connects (a first wake then: whoever follows
-    changes reads what was committed meanwhile)."""
-
-    def __init__(self) -> None:
-        self._wakers = Wakers()
-        self._inner: ChangeFeed | None = None
-        self._lock = threading.Lock()
-        self._closed = False
-
-    def subscribe(self, wake: Wake) -> Callable[[], None]:
-        return self._wakers.subscribe(wake)
-
-    def attach(self, store: MemoryStore) -> None:
-        with self._lock:
-            if self._closed or self._inner is not None:
-                return
-            self._inner = store.change_feed()
-            self._inner.subscribe(self._wakers.wake)
-        self._wakers.wake()
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            inner, self._inner = self._inner, None
-        if inner is not None:
-            inner.close()
 
 
 class DeferredStore:
@@ -57,7 +27,7 @@ class DeferredStore:
         self._inner: MemoryStore | None = None
         self._lock = threading.Lock()
         self._closed = False
-        self._feed = _FeedOnceConnected()
+        self._feed = RelayedFeed()
 
     def as_store(self) -> MemoryStore:
         """This object as the protocol the service takes (it answers every method)."""
@@ -79,7 +49,8 @@ class DeferredStore:
                 self._problem = str(exc)
                 raise
             inner = self._inner
-        self._feed.attach(inner)
+        if self._feed.attach(inner.change_feed):
+            self._feed.wake()  # whoever follows changes reads what was committed meanwhile
 
     def change_feed(self) -> ChangeFeed:
         """A feed that wakes its subscribers once the store connects, and then with its own
