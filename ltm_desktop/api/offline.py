@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Unpack
 
 from ltm_desktop.api import serialize
@@ -25,11 +25,16 @@ from ltm_desktop.api.conflicts import Version
 from ltm_desktop.api.params import Edits, Id
 from ltm_desktop.api.registry import Handler
 from ltm_desktop.api.scopes import Scope
-from ltm_desktop.core import rules, writing
-from ltm_desktop.core.errors import NotFound
-from ltm_desktop.core.offline import Offline, QueuedKind, QueuedWrite, describe_age
+from ltm_desktop.core import rules
+from ltm_desktop.core.offline import Offline, QueuedKind, describe_age
+from ltm_desktop.core.offline_writes import (
+    queue_add,
+    queue_change,
+    visible_memories,
+    visible_memory,
+)
 from ltm_desktop.core.projects.identity import identify
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, Memory, MemoryDraft
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, MemoryDraft
 from ltm_desktop.core.stale.named_files import check_files
 
 SNIPPET_CHARS = 200
@@ -61,74 +66,15 @@ def _warning(offline: Offline, queued: bool) -> str:
     return f"offline: answered from this machine's read cache, which may be stale ({waiting})"
 
 
-# -- what the outbox holds, over the cache --------------------------------------------------
+# -- writes (checked and queued by ``core.offline_writes``) ----------------------------------
 
 
-def queued_memory(write: QueuedWrite) -> Memory:
-    """The memory a queued add makes (as its ack shows it)."""
-    fields = write.fields
-    content = str(fields["content"])
-    return Memory(
-        id=write.memory_id,
-        project_id=write.project_id,
-        title=str(fields.get("title") or ""),
-        content=content,
-        category=Category(fields.get("category", Category.KNOWLEDGE.value)),
-        importance=int(fields.get("importance") or 0),
-        tags=tuple(fields.get("tags") or ()),
-        signature=rules.content_signature(content),
-        created_at=write.queued_at,
-        updated_at=write.queued_at,
-        last_used_at=None,
-        use_count=0,
-        ttl_days=fields.get("ttl_days"),
-        disabled=False,
-        source=write.actor,
-        superseded_by=None,
-        files=tuple(str(f) for f in fields.get("files") or ()),
-    )
-
-
-def _applied(memory: Memory | None, write: QueuedWrite) -> Memory | None:
-    if write.kind is QueuedKind.ADD:
-        return queued_memory(write)
-    if memory is None:
-        return None
-    if write.kind is QueuedKind.UPDATE:
-        clean = rules.validate_changes(write.fields)
-        return replace(memory, **clean, updated_at=write.queued_at)
-    disabled = write.kind is QueuedKind.REMOVE
-    return replace(memory, disabled=disabled, updated_at=write.queued_at)
-
-
-def visible_memories(offline: Offline, project_id: str) -> dict[str, Memory]:
-    """A scope's memories as this machine sees them: the cache, then the queued writes."""
-    found = {m.id: m for m in offline.cached(project_id)}
-    for write in offline.queued(project_id):
-        changed = _applied(found.get(write.memory_id), write)
-        if changed is not None:
-            found[write.memory_id] = changed
-    return found
-
-
-def visible_memory(offline: Offline, memory_id: str) -> tuple[Memory, bool]:
-    """The memory as this machine sees it, and whether a queued add made it.
-
-    Raises:
-        NotFound: neither the cache nor the outbox has it.
-    """
-    memory = offline.cached_memory(memory_id)
-    queued_add = False
-    for write in offline.queued():
-        if write.memory_id == memory_id:
-            memory = _applied(memory, write)
-            queued_add = queued_add or write.kind is QueuedKind.ADD
-    if memory is None:
-        raise NotFound(f"{memory_id} (offline: not in this machine's read cache)")
-    return memory, queued_add
-
-
-# -- writes ----------------------------------------------------------------------------------
+def _queued(offline: Offline, memory: Memory) -> dict[str, Any]:
+    return {
+        "status": "queued",
+        "memory": serialize.memory(memory),
+        "warning": _warning(offline, queued=True),
+    }
 
 
 def memory_add(
@@ -142,7 +88,6 @@ def memory_add(
     ttl_days: Any = None,
     files: Any = (),
 ) -> dict[str, Any]:
-    service = call.service
     draft = MemoryDraft(
         content=content,
         title=title,
@@ -150,73 +95,31 @@ def memory_add(
         importance=importance,
         tags=tags,
         ttl_days=ttl_days,
-        files=(),  # made relative to the project when replayed (the service's rule)
     )
-    draft = service.screen.draft(rules.validate_draft(draft, service.settings.default_importance))
     if not isinstance(files, list | tuple) or not all(isinstance(f, str) for f in files):
         check_files(files, None)  # its message
-    now = service.now()
-    write = QueuedWrite(
-        seq=0,
-        kind=QueuedKind.ADD,
-        memory_id=writing.new_memory_id(now),
-        project_id=scope.project_id,
-        actor=call.client,
-        queued_at=now,
-        fields={
-            "content": draft.content,
-            "title": draft.title,
-            "category": rules.check_category(draft.category).value,
-            "importance": draft.importance,
-            "tags": list(draft.tags),
-            "ttl_days": draft.ttl_days,
-            "files": list(files),
-        },
-        cwd=scope.cwd,
+    memory = queue_add(
+        call.service, scope.project_id, draft, call.client, files=files, cwd=scope.cwd
     )
-    queued = service.offline.queue(write)
-    return {
-        "status": "queued",
-        "memory": serialize.memory(queued_memory(queued)),
-        "warning": _warning(service.offline, queued=True),
-    }
+    return _queued(call.service.offline, memory)
 
 
 def _queue_change(
     call: Call,
     memory_id: str,
     kind: QueuedKind,
-    fields: dict[str, Any],
+    changes: dict[str, Any],
     expected_updated_at: float | None,
 ) -> dict[str, Any]:
-    offline = call.service.offline
-    current, queued_add = visible_memory(offline, memory_id)
-    base = expected_updated_at
-    if base is None and not queued_add:
-        base = current.updated_at  # what this machine saw: the replay's compare-and-swap
-    write = QueuedWrite(
-        seq=0,
-        kind=kind,
-        memory_id=memory_id,
-        project_id=current.project_id,
-        actor=call.client,
-        queued_at=call.service.now(),
-        fields=fields,
-        base_version=base,
+    _, after = queue_change(
+        call.service, memory_id, kind, changes, call.client, expected_updated_at
     )
-    queued = offline.queue(write)
-    after = _applied(current, queued) or current
-    return {
-        "status": "queued",
-        "memory": serialize.memory(after),
-        "warning": _warning(offline, queued=True),
-    }
+    return _queued(call.service.offline, after)
 
 
 def memory_update(
     call: Call, id: Id, expected_updated_at: Version | None = None, **changes: Unpack[Edits]
 ) -> dict[str, Any]:
-    rules.validate_changes(dict(changes))  # refused now, not at the replay
     return _queue_change(call, id, QueuedKind.UPDATE, dict(changes), expected_updated_at)
 
 
@@ -345,4 +248,4 @@ def fallbacks(methods: Mapping[str, Any]) -> dict[str, Fallback]:
     return table
 
 
-__all__ = ["Fallback", "describe_age", "fallbacks", "visible_memories", "visible_memory"]
+__all__ = ["Fallback", "describe_age", "fallbacks"]
