@@ -105,6 +105,7 @@ class AddStatus(StrEnum):
     CREATED = "created"
     DEDUPLICATED = "deduplicated"
     SUPERSEDED = "superseded"
+    QUEUED = "queued"  # kept in the offline outbox, written when the database answers
 
 
 @dataclass(frozen=True, slots=True)

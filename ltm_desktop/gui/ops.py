@@ -7,6 +7,11 @@ Bulk actions run in batches (one transaction each, ``core.bulk``) and carry on p
 memory that cannot be changed (and say which), but stop at a storage error: then the
 database itself is in trouble and the person must be told at once (what was done
 before it stays done, and is said).
+
+While a shared database cannot be reached, edits, removes, restores and new memories go
+to this machine's outbox (``core.offline_writes``) and are written when it answers, as
+an agent's are; the status bar says how many wait. Actions that need the database itself
+(Keep, moves between scopes) say so.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ from ltm_desktop.core.bulk.selection import (
     transfer_chunked,
     write_chunked,
 )
-from ltm_desktop.core.errors import Conflict, ConflictReason, LtmError
+from ltm_desktop.core.errors import Conflict, ConflictReason, DatabaseUnreachable, LtmError
+from ltm_desktop.core.offline import QueuedKind
+from ltm_desktop.core.offline_writes import queue_add, queue_change
 from ltm_desktop.core.records import (
     EDITABLE_FIELDS,
     GUI_ACTOR,
@@ -192,6 +199,8 @@ def run(
         cancelled: asked between chunks; once it says True the rest is left undone.
     """
     asked = list(writes)
+    if service.offline.queueing():
+        return queued(service, asked)
     changes = [Change(w.memory_id, w.action, w.seen, w.values) for w in asked]
     write_of = {id(change): write for change, write in zip(changes, asked, strict=True)}
     chunked = write_chunked(service, changes, ACTOR, progress=progress, cancelled=cancelled)
@@ -209,8 +218,53 @@ def run(
         else:
             outcome.failed.append((write.memory_id, exc))
     if result.stopped is not None:
-        outcome.failed += [(write_of[id(c)].memory_id, result.stopped) for c in result.not_done]
+        left = [write_of[id(c)] for c in result.not_done]
+        if isinstance(result.stopped, DatabaseUnreachable) and service.offline.available:
+            service.offline.unreachable(str(result.stopped))  # queued from now on
+            later = queued(service, left)
+            outcome.done += later.done
+            outcome.before += later.before
+            outcome.writes += later.writes
+            outcome.failed += later.failed
+        else:
+            outcome.failed += [(write.memory_id, result.stopped) for write in left]
     return outcome
+
+
+QUEUED_KINDS = {
+    "update": QueuedKind.UPDATE,
+    "remove": QueuedKind.REMOVE,
+    "restore": QueuedKind.RESTORE,
+}
+
+
+def queued(service: MemoryService, asked: Iterable[Write]) -> BulkOutcome:
+    """The writes kept in the outbox while the database cannot be reached (``run``):
+    each checked now, and replayed with the version the person saw as its
+    compare-and-swap. A memory this machine has not read is refused, and so is an action
+    that needs the database."""
+    outcome = BulkOutcome()
+    for write in asked:
+        kind = QUEUED_KINDS.get(write.action)
+        try:
+            if kind is None:
+                raise DatabaseUnreachable(
+                    f"{ACTION_WORDS.get(write.action, write.action)} needs the database, "
+                    "which cannot be reached now; try again once it answers"
+                )
+            before, after = queue_change(
+                service, write.memory_id, kind, dict(write.values), ACTOR, write.seen
+            )
+        except LtmError as exc:
+            outcome.failed.append((write.memory_id, exc))
+            continue
+        outcome.done.append(after)
+        outcome.before.append(before)
+        outcome.writes.append(write)
+    return outcome
+
+
+ACTION_WORDS = {"keep": "Keep", "unreview": "Taking back a Keep"}
 
 
 def writes(action: Action, versions: Versions, **values: Any) -> list[Write]:
@@ -298,7 +352,18 @@ def transfer(
 
 
 def add(service: MemoryService, project_id: str, draft: MemoryDraft) -> AddResult:
-    return service.add(project_id, draft, ACTOR)
+    """A new memory; while the database cannot be reached, queued in the outbox (its id
+    is its id once written)."""
+    if not service.offline.queueing():
+        try:
+            return service.add(project_id, draft, ACTOR)
+        except DatabaseUnreachable as exc:
+            if not service.offline.available:
+                raise
+            service.offline.unreachable(str(exc))
+    files = tuple(draft.files or ())
+    memory = queue_add(service, project_id, draft, ACTOR, files=files)
+    return AddResult(AddStatus.QUEUED, memory)
 
 
 def load(service: MemoryService, memory_id: str) -> Memory:

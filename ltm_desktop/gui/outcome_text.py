@@ -56,6 +56,11 @@ def add_result_text(result: AddResult) -> str:
             f"Already known: this text matches “{title}”. Nothing new was added; "
             "that memory was refreshed instead."
         )
+    if result.status == AddStatus.QUEUED:
+        return (
+            f"Queued “{title}”: the database cannot be reached; it is written when it "
+            "answers (the status bar counts the changes waiting)."
+        )
     if result.status == AddStatus.SUPERSEDED:
         return (
             f"Created “{title}”. It replaced a near-duplicate memory, which moved to the "

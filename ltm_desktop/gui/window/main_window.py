@@ -234,6 +234,7 @@ class MainWindow(QMainWindow):
         self.table.new_since.changed.connect(self.projects.reload)
         self.table.model.total_changed.connect(lambda _n: self.on_projects_loaded())
         ctx.scope.scope_changed.connect(self.on_scope_changed)
+        ctx.service.offline.seen(ctx.scope.project_id)  # kept in the read cache (offline)
         self.memory_actions.message.connect(self.status.say)
         self.memory_actions.reload_requested.connect(self.show_stored)
         self.status.connect_requested.connect(self.show_connect)
@@ -298,6 +299,7 @@ class MainWindow(QMainWindow):
 
     def on_scope_changed(self, project_id: str) -> None:
         self.ctx.settings.setValue("scope", project_id)
+        self.ctx.service.offline.seen(project_id)  # its memories can be edited offline
         self.on_projects_loaded()
         warm_search(self.ctx, project_id)
 
