@@ -26,15 +26,12 @@ from ltm_desktop.api.params import Edits, Id
 from ltm_desktop.api.registry import Handler
 from ltm_desktop.api.scopes import Scope
 from ltm_desktop.core import rules
+from ltm_desktop.core.listing import check_filters
 from ltm_desktop.core.offline import Offline, QueuedKind, describe_age
-from ltm_desktop.core.offline_writes import (
-    queue_add,
-    queue_change,
-    visible_memories,
-    visible_memory,
-)
+from ltm_desktop.core.offline_view import cached_list, visible_memories, visible_memory
+from ltm_desktop.core.offline_writes import queue_add, queue_change
 from ltm_desktop.core.projects.identity import identify
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, MemoryDraft
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, Memory, MemoryDraft
 from ltm_desktop.core.stale.named_files import check_files
 
 SNIPPET_CHARS = 200
@@ -169,17 +166,12 @@ def memory_list(
     category: str | None = None,
     include_disabled: bool = False,
 ) -> dict[str, Any]:
-    if category is not None:
-        rules.check_category(category)
-    memories = [
-        m
-        for m in visible_memories(call.service.offline, scope.project_id).values()
-        if (include_disabled or not m.disabled) and (category is None or m.category == category)
-    ]
-    memories.sort(key=lambda m: (-m.importance, -m.updated_at))
+    query = ListQuery(category=category, include_disabled=include_disabled)
+    offline = call.service.offline
+    memories = cached_list(offline, scope.project_id, check_filters(query), call.service.now())
     page = memories[offset : offset + limit]
     result = {"memories": [serialize.memory(m) for m in page], "total": len(memories)}
-    return _stale(call.service.offline, result)
+    return _stale(offline, result)
 
 
 def memory_search(

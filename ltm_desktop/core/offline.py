@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
-from ltm_desktop.core.records import Memory
+from ltm_desktop.core.records import Memory, Project
 
 
 class QueuedKind(StrEnum):
@@ -85,7 +85,8 @@ def describe_age(seconds: float) -> str:
 
 
 class Offline(Protocol):
-    """The outbox and read cache of this machine, as the API's offline answers use them."""
+    """The outbox and read cache of this machine, as the offline answers and the app use
+    them."""
 
     @property
     def available(self) -> bool:
@@ -120,6 +121,10 @@ class Offline(Protocol):
         ...
 
     def cached_memory(self, memory_id: str) -> Memory | None: ...
+
+    def cached_projects(self) -> list[Project]:
+        """The mirrored scopes' rows (what the app lists while offline)."""
+        ...
 
     def seen(self, project_id: str) -> None:
         """A scope was used here: keep it in the mirror."""
@@ -158,6 +163,9 @@ class NoOffline:
 
     def cached_memory(self, memory_id: str) -> Memory | None:
         return None
+
+    def cached_projects(self) -> list[Project]:
+        return []
 
     def seen(self, project_id: str) -> None:
         pass

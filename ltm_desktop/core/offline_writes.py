@@ -1,5 +1,4 @@
-"""Writes kept in the outbox while the database cannot be reached, and memories as this
-machine sees them meanwhile: the read cache with the queued writes applied over it.
+"""Writes kept in the outbox while the shared database cannot be reached.
 
 Every surface that writes while offline goes through here: the API's offline answers
 (``api.offline``: agents, ``serve``) and the app's own edits (``gui.ops``). A write is
@@ -15,75 +14,10 @@ from dataclasses import replace
 from typing import Any
 
 from ltm_desktop.core import rules, writing
-from ltm_desktop.core.errors import NotFound
-from ltm_desktop.core.offline import Offline, QueuedKind, QueuedWrite
-from ltm_desktop.core.records import Category, Memory, MemoryDraft
+from ltm_desktop.core.offline import QueuedKind, QueuedWrite
+from ltm_desktop.core.offline_view import applied, queued_memory, visible_memory
+from ltm_desktop.core.records import Memory, MemoryDraft
 from ltm_desktop.core.service import MemoryService
-
-
-def queued_memory(write: QueuedWrite) -> Memory:
-    """The memory a queued add makes (as its acknowledgement shows it)."""
-    fields = write.fields
-    content = str(fields["content"])
-    return Memory(
-        id=write.memory_id,
-        project_id=write.project_id,
-        title=str(fields.get("title") or ""),
-        content=content,
-        category=Category(fields.get("category", Category.KNOWLEDGE.value)),
-        importance=int(fields.get("importance") or 0),
-        tags=tuple(fields.get("tags") or ()),
-        signature=rules.content_signature(content),
-        created_at=write.queued_at,
-        updated_at=write.queued_at,
-        last_used_at=None,
-        use_count=0,
-        ttl_days=fields.get("ttl_days"),
-        disabled=False,
-        source=write.actor,
-        superseded_by=None,
-        files=tuple(str(f) for f in fields.get("files") or ()),
-    )
-
-
-def applied(memory: Memory | None, write: QueuedWrite) -> Memory | None:
-    """``memory`` as it will be once ``write`` is replayed (None: not known here)."""
-    if write.kind is QueuedKind.ADD:
-        return queued_memory(write)
-    if memory is None:
-        return None
-    if write.kind is QueuedKind.UPDATE:
-        clean = rules.validate_changes(write.fields)
-        return replace(memory, **clean, updated_at=write.queued_at)
-    disabled = write.kind is QueuedKind.REMOVE
-    return replace(memory, disabled=disabled, updated_at=write.queued_at)
-
-
-def visible_memories(offline: Offline, project_id: str) -> dict[str, Memory]:
-    """A scope's memories as this machine sees them: the cache, then the queued writes."""
-    found = {m.id: m for m in offline.cached(project_id)}
-    for write in offline.queued(project_id):
-        changed = applied(found.get(write.memory_id), write)
-        if changed is not None:
-            found[write.memory_id] = changed
-    return found
-
-
-def visible_memory(offline: Offline, memory_id: str) -> tuple[Memory, bool]:
-    """The memory as this machine sees it, and whether a queued add made it.
-
-    Raises:
-        NotFound: neither the cache nor the outbox has it.
-    """
-    memory = offline.cached_memory(memory_id)
-    queued_add = False
-    for write in offline.queued():
-        if write.memory_id == memory_id:
-            memory = applied(memory, write)
-            queued_add = queued_add or write.kind is QueuedKind.ADD
-    if memory is None:
-        raise NotFound(f"{memory_id} (offline: not in this machine's read cache)")
-    return memory, queued_add
 
 
 def queue_add(

@@ -256,6 +256,10 @@ class MemoryService:
         counts = self.store.active_counts(self.now())
         return [(p, counts.get(p.project_id, 0)) for p in self.store.list_projects()]
 
+    def project(self, project_id: str) -> Project:
+        """One scope's row (NotFound when there is none)."""
+        return self.store.get_project(rules.check_project_id(project_id))
+
     def project_name(self, project_id: str) -> str:
         """The scope's name, or its id when it cannot be read (one indexed row)."""
         try:

@@ -33,6 +33,7 @@ from ltm_desktop.core.bulk.selection import (
 )
 from ltm_desktop.core.errors import Conflict, ConflictReason, DatabaseUnreachable, LtmError
 from ltm_desktop.core.offline import QueuedKind
+from ltm_desktop.core.offline_view import online_or_cached, visible_memory
 from ltm_desktop.core.offline_writes import queue_add, queue_change
 from ltm_desktop.core.records import (
     EDITABLE_FIELDS,
@@ -367,7 +368,12 @@ def add(service: MemoryService, project_id: str, draft: MemoryDraft) -> AddResul
 
 
 def load(service: MemoryService, memory_id: str) -> Memory:
-    return service.get(memory_id)
+    """The memory; while the shared database cannot be reached, as this machine sees it
+    (the read cache with the changes waiting applied)."""
+    offline = service.offline
+    return online_or_cached(
+        offline, lambda: service.get(memory_id), lambda: visible_memory(offline, memory_id)[0]
+    )
 
 
 def save_edit(service: MemoryService, write: Write) -> tuple[Memory, Memory]:

@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ltm_desktop.core.backend import MAX_PAGE
-from ltm_desktop.core.errors import DatabaseUnreachable, LtmError, StorageError
+from ltm_desktop.core.errors import DatabaseUnreachable, LtmError, NotFound, StorageError
 from ltm_desktop.core.offline import OfflineStatus, QueuedWrite
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, Memory
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, Memory, Project
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.outbox.replay import Outcome, Replayed, replay
 from ltm_desktop.store.outbox.journal import Journal
@@ -116,6 +116,9 @@ class LocalOutbox:
 
     def cached(self, project_id: str) -> list[Memory]:
         return self.mirror.memories(project_id)
+
+    def cached_projects(self) -> list[Project]:
+        return self.mirror.projects()
 
     def cached_memory(self, memory_id: str) -> Memory | None:
         return self.mirror.memory(memory_id)
@@ -244,13 +247,21 @@ class LocalOutbox:
         due = {p for p, at in self.mirror.scopes() if at is None or now - at > REFRESH_S}
         for project_id in sorted(dirty | due):
             try:
-                self.mirror.replace(project_id, _all_active(service, project_id), now)
+                memories = _all_active(service, project_id)
+                self.mirror.replace(project_id, memories, now, _project(service, project_id))
             except DatabaseUnreachable:
                 with self._state:
                     self._dirty.add(project_id)
                 raise
             except LtmError as exc:
                 log.info("could not mirror %s: %s", project_id, exc)
+
+
+def _project(service: MemoryService, project_id: str) -> Project | None:
+    try:
+        return service.project(project_id)
+    except NotFound:  # a scope with memories and no row yet
+        return None
 
 
 def _all_active(service: MemoryService, project_id: str) -> list[Memory]:

@@ -10,12 +10,15 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from ltm_desktop.core.backend import MemoryStore
+from ltm_desktop.core.errors import DatabaseUnreachable
 from ltm_desktop.core.offline import QueuedKind
 from ltm_desktop.core.records import AddResult, AddStatus, MemoryDraft
 from ltm_desktop.core.service import MemoryService
+from ltm_desktop.core.settings.paths import DataPaths
 from ltm_desktop.gui import ops
-from ltm_desktop.outbox import LocalOutbox
-from tests.gui.conftest import WindowFactory, add, wait_idle
+from ltm_desktop.outbox import DeferredStore, LocalOutbox
+from tests.gui.conftest import ServiceFactory, WindowFactory, add, wait_idle
 from tests.gui.test_app_undo import open_in_editor
 
 DOWN = "cannot reach PostgreSQL at db.example:5432/ltm: connection refused"
@@ -105,3 +108,55 @@ def test_a_new_memory_made_offline_keeps_its_id_and_keep_says_it_needs_the_datab
     qtbot.waitUntil(lambda: not outbox.queued())
     assert service.get(result.memory.id).content == "Use pnpm, not npm"  # the id it was given
     assert service.get(known.id).disabled
+
+
+def test_the_list_opened_offline_shows_the_read_cache_with_the_queued_edits(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    make_service: ServiceFactory,
+    tmp_path: Path,
+    server: Server,
+) -> None:
+    """The app started while the server is down: its list is this machine's read cache
+    (mirrored while it was up), with the changes waiting applied, and an edit from it is
+    queued as well."""
+    data = DataPaths(tmp_path / "laptop")
+    online = make_service(data.data_dir)
+    project = online.resolve_scope(cwd="/home/dev/src/shop", register=True)
+    kept = add(online, project, "Checkout uses Stripe", importance=8)
+    gone = add(online, project, "Carts expire after a day", importance=5)
+    mirror = LocalOutbox(data.data_dir, server.probe, interval=0.05)
+    online.offline = mirror
+    mirror.seen(project)
+    mirror.start(online)
+    qtbot.waitUntil(lambda: len(mirror.cached(project)) == 2)
+    server.problem = DOWN
+    mirror.unreachable(DOWN)
+    ops.run(online, ops.writes("remove", {gone.id: gone.updated_at}))  # waits in the outbox
+    mirror.close()
+    online.close()
+
+    store = DeferredStore(_never, "PostgreSQL at db.example:5432/ltm", DOWN)
+    service = MemoryService(store.as_store(), data)
+    box = LocalOutbox(data.data_dir, server.probe, offline=DOWN, interval=0.05)
+    service.offline = box
+    try:
+        window = make_window(service, scope=project)
+        table = window.table
+        qtbot.waitUntil(lambda: table.model.row_of(kept.id) >= 0)
+        assert table.model.row_of(gone.id) < 0  # its queued remove applies
+        assert table.model.rowCount() == 1
+        open_in_editor(qtbot, window, kept.id)
+        window.editor.form.content.setPlainText("Checkout uses Stripe and Adyen")
+        window.editor.save()
+        qtbot.waitUntil(lambda: len(box.queued()) == 2)
+        assert box.queued()[1].fields["content"] == "Checkout uses Stripe and Adyen"
+        window.close()
+        window.shutdown()
+    finally:
+        box.close()
+        service.close()
+
+
+def _never() -> MemoryStore:
+    raise DatabaseUnreachable(DOWN)

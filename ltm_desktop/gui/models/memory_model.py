@@ -8,7 +8,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QFont
 
-from ltm_desktop.core.records import ListQuery
+from ltm_desktop.core.offline_view import cached_list, online_or_cached
+from ltm_desktop.core.records import ListQuery, Memory
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui import theme
 from ltm_desktop.gui.formatting import absolute_time, machine_label, relative_time, tags_text
@@ -67,8 +68,21 @@ class MemoryFetcher:
         self._project_id = project_id
 
     def page(self, offset: int, limit: int, last: Any | None) -> tuple[list[MemoryRow], bool]:
-        found = self._service.list_memories(self._project_id, self._query.list_query(offset, limit))
+        """A page of the list; while the shared database cannot be reached, of this
+        machine's read cache with the changes waiting in the outbox applied."""
         now = self._service.now()
+
+        def cached() -> tuple[list[MemoryRow], bool]:
+            found = self._cached(now)
+            rows = [MemoryRow.of(m, now) for m in found[offset : offset + limit]]
+            return rows, offset + limit < len(found)
+
+        return online_or_cached(
+            self._service.offline, lambda: self._page(offset, limit, now), cached
+        )
+
+    def _page(self, offset: int, limit: int, now: float) -> tuple[list[MemoryRow], bool]:
+        found = self._service.list_memories(self._project_id, self._query.list_query(offset, limit))
         rows = [MemoryRow.of(m, now) for m in found]
         if self._query.new_since is not None and rows:  # "New": from which machine, too
             made = self._service.history.creation_events([row.id for row in rows])
@@ -81,7 +95,15 @@ class MemoryFetcher:
         return rows, len(found) == limit
 
     def total(self) -> int:
-        return self._service.count_memories(self._project_id, self._query.list_query(0, 1))
+        return online_or_cached(
+            self._service.offline,
+            lambda: self._service.count_memories(self._project_id, self._query.list_query(0, 1)),
+            lambda: len(self._cached(self._service.now())),
+        )
+
+    def _cached(self, now: float) -> list[Memory]:
+        query = self._query.list_query(0, 0)
+        return cached_list(self._service.offline, self._project_id, query, now)
 
 
 class MemoryTableModel(SparseTableModel):

@@ -8,7 +8,9 @@ from dataclasses import replace
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLineEdit, QTableView, QVBoxLayout, QWidget
 
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID
+from ltm_desktop.core.offline_view import cached_projects, online_or_cached
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Project
+from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
 from ltm_desktop.gui.dialogs.merge_project import ProjectMerger
@@ -77,7 +79,7 @@ class ProjectsPanel(QWidget):
         self._loading = True
         service = self.ctx.service
         self.ctx.runner.run(
-            lambda: project_rows(service.projects()),
+            lambda: project_rows(listed_projects(service)),
             self.on_projects,
             self.on_failed,
             key=f"projects-{id(self)}",
@@ -95,7 +97,11 @@ class ProjectsPanel(QWidget):
         self._counted_at = time.monotonic()
         service, since = self.ctx.service, last_look(self.ctx)
         self.ctx.runner.run(
-            lambda: (service.stale.counts(), service.reviews.new_counts(since)),
+            lambda: online_or_cached(  # offline: none (they read every memory)
+                service.offline,
+                lambda: (service.stale.counts(), service.reviews.new_counts(since)),
+                lambda: ({}, {}),
+            ),
             self.on_counts,
             self.on_failed,
             key=f"project-counts-{id(self)}",
@@ -170,3 +176,12 @@ class ProjectsPanel(QWidget):
     def has_any_memories(self) -> bool:
         """False on a first launch: nothing stored in any scope yet."""
         return any(r.active or not r.is_global for r in self.model.all_projects())
+
+
+def listed_projects(service: MemoryService) -> list[tuple[Project, int]]:
+    """Every scope with its active memories; while the shared database cannot be reached,
+    the scopes this machine mirrors, counted as seen here."""
+    offline = service.offline
+    return online_or_cached(
+        offline, service.projects, lambda: cached_projects(offline, service.now())
+    )

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ltm_desktop.core.errors import LtmError, StorageError
-from ltm_desktop.core.records import Memory
+from ltm_desktop.core.records import Memory, Project
 from ltm_desktop.core.transfer.jsonl_format import memory_from_record, memory_record
 from ltm_desktop.store.outbox.local_files import open_local_file
 
@@ -29,6 +29,12 @@ CREATE TABLE IF NOT EXISTS memories (
     record TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS memories_scope ON memories (project_id);
+CREATE TABLE IF NOT EXISTS scope_projects (
+    project_id TEXT PRIMARY KEY,
+    path TEXT,
+    name TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
 """
 
 
@@ -64,8 +70,15 @@ class Mirror:
                 raise StorageError(f"the read cache {self.path}: {exc}") from exc
             return cursor.rowcount > 0
 
-    def replace(self, project_id: str, memories: Iterable[Memory], now: float) -> None:
-        """The scope's memories are these now (one transaction)."""
+    def replace(
+        self,
+        project_id: str,
+        memories: Iterable[Memory],
+        now: float,
+        project: Project | None = None,
+    ) -> None:
+        """The scope's memories are these now, and its row ``project`` when given (one
+        transaction)."""
         rows = [
             (m.id, project_id, json.dumps(memory_record(m), ensure_ascii=False)) for m in memories
         ]
@@ -78,6 +91,11 @@ class Mirror:
                     "INSERT OR REPLACE INTO scopes (project_id, refreshed_at) VALUES (?, ?)",
                     (project_id, now),
                 )
+                if project is not None:
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO scope_projects VALUES (?, ?, ?, ?)",
+                        (project_id, project.path, project.name, project.created_at),
+                    )
                 self._db.execute("COMMIT")
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
@@ -87,6 +105,17 @@ class Mirror:
     def memories(self, project_id: str) -> list[Memory]:
         rows = self._rows("SELECT record FROM memories WHERE project_id = ?", (project_id,))
         return [m for (record,) in rows if (m := _memory(record)) is not None]
+
+    def projects(self) -> list[Project]:
+        """The mirrored scopes' rows (a scope mirrored before its row was: its id)."""
+        rows = self._rows(
+            "SELECT s.project_id, p.path, p.name, p.created_at FROM scopes s "
+            "LEFT JOIN scope_projects p ON p.project_id = s.project_id ORDER BY s.project_id"
+        )
+        return [
+            Project(str(pid), path, str(name or pid), float(created or 0.0))
+            for pid, path, name, created in rows
+        ]
 
     def memory(self, memory_id: str) -> Memory | None:
         rows = self._rows("SELECT record FROM memories WHERE id = ?", (memory_id,))
