@@ -17,6 +17,7 @@ from ltm_desktop.cli_parser import HookUsageError, Parser, parse
 from ltm_desktop.commands import backup as backup_commands
 from ltm_desktop.commands import history as history_command
 from ltm_desktop.commands import migrate as migrate_command
+from ltm_desktop.commands import outbox as outbox_command
 from ltm_desktop.commands import privacy as privacy_commands
 from ltm_desktop.commands import projects as projects_commands
 from ltm_desktop.commands import status as status_command
@@ -150,6 +151,7 @@ def _add_commands(commands: Any) -> None:
     projects_commands.add_parsers(commands, add_command)
     migrate_command.add_parsers(commands, add_command)
     history_command.add_parsers(commands, add_command)
+    outbox_command.add_parsers(commands, add_command)
 
 
 def _positive_int(text: str) -> int:
@@ -312,6 +314,7 @@ COMMANDS = {
     "migrate": migrate_command.cmd_migrate,
     "projects": projects_commands.cmd_projects,
     "history": history_command.cmd_history,
+    "outbox": outbox_command.cmd_outbox,
 }
 
 

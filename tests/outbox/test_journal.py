@@ -65,7 +65,7 @@ def test_a_kept_write_leaves_the_queue_and_is_counted(tmp_path: Path) -> None:
         journal.keep(write, "changed elsewhere", 5.0)
         assert journal.pending() == []
         assert journal.kept_count() == 1
-        assert journal.kept()[0][1] == "changed elsewhere"
+        assert journal.kept()[0].reason == "changed elsewhere"
         assert peek(tmp_path) == (0, None, 1)
     finally:
         journal.close()

@@ -7,7 +7,9 @@ an agent's MCP server opened without it) may append at once; SQLite serializes t
 
 Beside the queue, ``kept`` holds writes a replay could not apply as they were and could
 not hand to the Inbox either (an offline removal of a memory edited meanwhile): they stay
-here, counted in ``status``, for a person to look at; nothing is dropped.
+here, counted in ``status``, for a person to look at (``ltm-desktop outbox``), who may
+queue one again (``retry``) or set it aside for good (``dismiss``: moved to
+``dismissed``, still listed with ``--all``); nothing is dropped.
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ltm_desktop.core.errors import StorageError
+from ltm_desktop.core.errors import NotFound, StorageError
 from ltm_desktop.core.offline import QueuedKind, QueuedWrite
 from ltm_desktop.store.outbox.local_files import open_local_file
 
@@ -45,7 +48,23 @@ CREATE TABLE IF NOT EXISTS kept (
     reason TEXT NOT NULL,
     kept_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS dismissed (
+    {_COLUMNS.replace("seq,", "seq INTEGER PRIMARY KEY,")},
+    reason TEXT NOT NULL,
+    kept_at REAL NOT NULL,
+    dismissed_at REAL NOT NULL
+);
 """
+
+
+@dataclass(frozen=True, slots=True)
+class KeptWrite:
+    """A write the replay kept aside, with why and when (and when a person dismissed it)."""
+
+    write: QueuedWrite
+    reason: str
+    kept_at: float
+    dismissed_at: float | None = None
 
 
 class Journal:
@@ -140,9 +159,72 @@ class Journal:
     def kept_count(self) -> int:
         return int(self._read("SELECT count(*) FROM kept")[0][0])
 
-    def kept(self) -> list[tuple[QueuedWrite, str]]:
-        rows = self._read(f"SELECT {_COLUMNS}, reason FROM kept ORDER BY seq")
-        return [(_write(row[:-1]), str(row[-1])) for row in rows]
+    def kept(self) -> list[KeptWrite]:
+        """The writes kept aside, oldest first."""
+        rows = self._read(f"SELECT {_COLUMNS}, reason, kept_at FROM kept ORDER BY seq")
+        return [KeptWrite(_write(row[:-2]), str(row[-2]), float(row[-1])) for row in rows]
+
+    def dismissed(self) -> list[KeptWrite]:
+        """The writes a person set aside for good, oldest first."""
+        rows = self._read(
+            f"SELECT {_COLUMNS}, reason, kept_at, dismissed_at FROM dismissed ORDER BY seq"
+        )
+        return [
+            KeptWrite(_write(row[:-3]), str(row[-3]), float(row[-2]), float(row[-1]))
+            for row in rows
+        ]
+
+    def retry(self, seq: int, *, over_changes: bool) -> QueuedWrite:
+        """Queue kept write ``seq`` again, after every waiting one (a new ``seq``).
+        ``over_changes``: replay it without its compare-and-swap, over what was changed
+        elsewhere (a person's decision); else against the version its writer saw.
+
+        Raises:
+            NotFound: no write ``seq`` is kept aside.
+        """
+        with self._txn() as db:
+            row = db.execute(f"SELECT {_COLUMNS} FROM kept WHERE seq = ?", (seq,)).fetchone()
+            if row is None:
+                raise NotFound(f"no write #{seq} is kept aside in {self.path}")
+            kept = _write(row)
+            base = None if over_changes else kept.base_version
+            cursor = db.execute(
+                "INSERT INTO outbox (kind, memory_id, project_id, actor, queued_at, fields, "
+                "cwd, base_version, follows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                (
+                    kept.kind.value,
+                    kept.memory_id,
+                    kept.project_id,
+                    kept.actor,
+                    kept.queued_at,
+                    json.dumps(kept.fields, ensure_ascii=False),
+                    kept.cwd,
+                    base,
+                ),
+            )
+            db.execute("DELETE FROM kept WHERE seq = ?", (seq,))
+            new_seq = int(cursor.lastrowid or 0)
+        return replace(kept, seq=new_seq, base_version=base, follows=False)
+
+    def dismiss(self, seq: int, now: float) -> KeptWrite:
+        """Set kept write ``seq`` aside for good (moved to ``dismissed``, not deleted).
+
+        Raises:
+            NotFound: no write ``seq`` is kept aside.
+        """
+        with self._txn() as db:
+            row = db.execute(
+                f"SELECT {_COLUMNS}, reason, kept_at FROM kept WHERE seq = ?", (seq,)
+            ).fetchone()
+            if row is None:
+                raise NotFound(f"no write #{seq} is kept aside in {self.path}")
+            db.execute(
+                f"INSERT OR REPLACE INTO dismissed ({_COLUMNS}, reason, kept_at, dismissed_at) "
+                f"SELECT {_COLUMNS}, reason, kept_at, ? FROM kept WHERE seq = ?",
+                (now, seq),
+            )
+            db.execute("DELETE FROM kept WHERE seq = ?", (seq,))
+        return KeptWrite(_write(row[:-2]), str(row[-2]), float(row[-1]), now)
 
     def done(self, write: QueuedWrite, version: float | None) -> None:
         """``write`` is committed in the database: remove it, and give the writes that
