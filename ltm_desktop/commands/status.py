@@ -177,7 +177,7 @@ def _outbox(launch: Launch) -> dict[str, Any]:
 def _outbox_line(outbox: dict[str, Any]) -> str:
     parts = [outbox["text"] or "nothing waiting"]
     if outbox["kept"]:
-        parts.append(f"{outbox['kept']} kept aside (could not be applied; see docs/postgresql.md)")
+        parts.append(f"{outbox['kept']} kept aside (could not be applied: `ltm-desktop outbox`)")
     return "; ".join(parts)
 
 

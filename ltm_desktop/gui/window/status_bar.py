@@ -256,7 +256,10 @@ class StatusBar(QStatusBar):
         if status.problem:
             tip.append(status.problem)
         if status.conflicts:
-            tip.append(f"{status.conflicts} could not be applied and are kept in the outbox")
+            tip.append(
+                f"{status.conflicts} could not be applied and are kept aside in the outbox "
+                "(see them with `ltm-desktop outbox`)"
+            )
         self.offline_label.setToolTip("\n".join(tip))
         self.offline_label.setStyleSheet(
             f"color: {theme.css(theme.error_color())};" if status.offline else ""
