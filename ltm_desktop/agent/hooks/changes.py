@@ -13,6 +13,7 @@ import logging
 from ltm_desktop.agent.hooks.session_state import SessionState
 from ltm_desktop.api.calls import ApiCalls
 from ltm_desktop.api.shapes import ChangeShape
+from ltm_desktop.core.actors import host_name
 from ltm_desktop.core.memory_md.safe_markdown import escape_inline
 from ltm_desktop.core.observations import clip
 
@@ -46,13 +47,16 @@ def since_last_time(memory: ApiCalls, cwd: str, state: SessionState) -> str | No
         more,
         ", older ones not read" if truncated else "",
     )
-    return render(found["changes"], more, truncated)
+    return render(found["changes"], more, truncated, here=host_name())
 
 
-def _line(change: ChangeShape) -> str:
+def _line(change: ChangeShape, here: str | None) -> str:
     memory = change["memory"]
     ident = escape_inline(change["id"] or (memory["id"] if memory is not None else ""))
     where = f"{ident}, by {escape_inline(change['actor'])}"
+    machine = change["machine"]
+    if machine and (here is None or machine.casefold() != here.casefold()):
+        where += f" on {escape_inline(machine)}"  # made on another machine
     if memory is None:  # erased, or its text withheld: nothing of it is told
         why = (
             "withheld: it reads like an instruction and awaits review"
@@ -67,13 +71,16 @@ def _line(change: ChangeShape) -> str:
     return f"- {change['kind']}: {title} ({where}): {escape_inline(content)}"
 
 
-def render(changes: list[ChangeShape], more: int, truncated: bool = False) -> str:
-    """The changes, newest first, within BUDGET; what does not fit is counted."""
+def render(
+    changes: list[ChangeShape], more: int, truncated: bool = False, here: str | None = None
+) -> str:
+    """The changes, newest first, within BUDGET; what does not fit is counted. A change
+    made on another machine than ``here`` (this one) says which."""
     lines = [HEADER]
     used = len(HEADER)
     left = more
     for index, change in enumerate(changes):
-        line = _line(change)
+        line = _line(change, here)
         if used + len(line) + 1 > BUDGET - 80:  # room for the "more" line
             left += len(changes) - index
             break

@@ -15,11 +15,12 @@ import pytest
 
 from ltm_desktop.agent.access import AccessError
 from ltm_desktop.agent.direct_access import DirectAccess
-from ltm_desktop.agent.hooks.changes import HEADER
+from ltm_desktop.agent.hooks.changes import HEADER, render
 from ltm_desktop.api.protocol import INVALID_PARAMS
 from ltm_desktop.api.runtime import socket_for
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
+from ltm_desktop.api.shapes import ChangeShape, MemoryShape
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from tests.agent.hook_process import payload, run_hook
@@ -234,3 +235,22 @@ def test_changes_not_delivered_are_told_next_turn(project: str, service: MemoryS
     context = hook("claude-code", "user-prompt", project, service)
     assert context is not None
     assert added.id in context
+
+
+def test_a_change_made_on_another_machine_says_which() -> None:
+    """Two machines on one database: a turn's change lines name the machine a change was
+    made on when it is not this one (compared as host names are: case aside)."""
+
+    def change(machine: str | None) -> ChangeShape:
+        memory: MemoryShape = {
+            "id": "mem_1", "title": "Deploys on Fridays", "content": "Deploys on Fridays",
+        }  # type: ignore[typeddict-item]  # fmt: skip
+        return {
+            "kind": "new", "seq": 1, "actor": "codex", "person": "ana@desktop",
+            "machine": machine, "id": "mem_1", "withheld": False, "memory": memory,
+        }  # fmt: skip
+
+    there = render([change("desktop")], 0, here="laptop")
+    assert "- new: Deploys on Fridays (mem_1, by codex on desktop): " in there
+    assert "on Laptop" not in render([change("Laptop")], 0, here="laptop")
+    assert "(mem_1, by codex):" in render([change(None)], 0, here="laptop")
