@@ -252,9 +252,12 @@ class MemoryService:
         return self.scopes.resolve(cwd, register=register)  # [projects] identity
 
     def projects(self) -> list[tuple[Project, int]]:
-        """Every scope (global first) with its number of active memories."""
+        """Every scope (global first) with its number of active memories, and its path on
+        this machine: a repository's project has a path per machine (``project_paths``),
+        and one never opened here has none (another machine's path would not open)."""
         counts = self.store.active_counts(self.now())
-        return [(p, counts.get(p.project_id, 0)) for p in self.store.list_projects()]
+        projects = self.scopes.as_seen_here(self.store.list_projects())
+        return [(p, counts.get(p.project_id, 0)) for p in projects]
 
     def project(self, project_id: str) -> Project:
         """One scope's row (NotFound when there is none)."""

@@ -17,6 +17,13 @@ def of_project_sql(mark: str) -> str:
     return f"SELECT {COLUMNS} FROM {FROM} WHERE p.project_id = {mark} ORDER BY pp.machine, pp.path"
 
 
+def of_machine_sql(mark: str) -> str:
+    return (
+        f"SELECT {COLUMNS} FROM {FROM} WHERE pp.machine = {mark} "
+        "ORDER BY p.project_id, pp.last_seen DESC, pp.path"
+    )
+
+
 def upsert_sql(mark: str) -> str:
     """Parameters: project pk, machine, path, now (first seen), now (last seen), pinned."""
     return (

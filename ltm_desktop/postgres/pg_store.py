@@ -200,6 +200,9 @@ class PostgresStore:
     def project_paths(self, project_id: str) -> list[ProjectPath]:
         return self._db.read(lambda c: project_paths.project_paths(c, project_id))
 
+    def machine_paths(self, machine: str) -> list[ProjectPath]:
+        return self._db.read(lambda c: project_paths.machine_paths(c, machine))
+
     def move_observations(self, source: str, target: str) -> int:
         with self._db.transaction() as conn:
             return project_paths.move_observations(conn, source, target)

@@ -10,6 +10,7 @@ from ltm_desktop.postgres.conn import Conn
 _OWNER = sql.owner_sql("%s")
 _OF_PROJECT = sql.of_project_sql("%s")
 _UPSERT = sql.upsert_sql("%s")
+_OF_MACHINE = sql.of_machine_sql("%s")
 
 
 def _pk(conn: Conn, project_id: str) -> int:
@@ -26,6 +27,10 @@ def path_owner(conn: Conn, machine: str, path: str) -> ProjectPath | None:
 
 def project_paths(conn: Conn, project_id: str) -> list[ProjectPath]:
     return [sql.path_from_row(tuple(r)) for r in conn.execute(_OF_PROJECT, (project_id,))]
+
+
+def machine_paths(conn: Conn, machine: str) -> list[ProjectPath]:
+    return [sql.path_from_row(tuple(r)) for r in conn.execute(_OF_MACHINE, (machine,))]
 
 
 def record_path(

@@ -13,6 +13,7 @@ from ltm_desktop.store.fts.tables import OBSERVATION_TABLE
 _OWNER = sql.owner_sql("?")
 _OF_PROJECT = sql.of_project_sql("?")
 _UPSERT = sql.upsert_sql("?")
+_OF_MACHINE = sql.of_machine_sql("?")
 
 
 def _pk(conn: sqlite3.Connection, project_id: str) -> int:
@@ -29,6 +30,10 @@ def path_owner(conn: sqlite3.Connection, machine: str, path: str) -> ProjectPath
 
 def project_paths(conn: sqlite3.Connection, project_id: str) -> list[ProjectPath]:
     return [sql.path_from_row(tuple(r)) for r in conn.execute(_OF_PROJECT, (project_id,))]
+
+
+def machine_paths(conn: sqlite3.Connection, machine: str) -> list[ProjectPath]:
+    return [sql.path_from_row(tuple(r)) for r in conn.execute(_OF_MACHINE, (machine,))]
 
 
 def record_path(

@@ -370,6 +370,11 @@ class InMemoryStore(InboxReads, OverviewScans):
             found = [p for p in self._t.paths.values() if p.project_id == project_id]
         return sorted(found, key=lambda p: (p.machine, p.path))
 
+    def machine_paths(self, machine: str) -> list[ProjectPath]:
+        with self._files.lock:
+            found = [p for p in self._t.paths.values() if p.machine == machine]
+        return sorted(found, key=lambda p: (p.project_id, -p.last_seen, p.path))
+
     def move_observations(self, source: str, target: str) -> int:
         with self._files.lock:
             self.get_project(source)

@@ -44,6 +44,10 @@ class ProjectPathStore(Protocol):
         """The project's paths on every machine, by machine then path."""
         ...
 
+    def machine_paths(self, machine: str) -> list[ProjectPath]:
+        """Every path recorded on ``machine``, by project, the last seen first."""
+        ...
+
     def move_observations(self, source: str, target: str) -> int:
         """Move every observation of scope ``source`` to ``target`` (both must exist);
         returns how many moved."""

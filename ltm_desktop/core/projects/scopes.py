@@ -218,6 +218,20 @@ class ProjectScopes:
             )
         return self.store.get_project(identity.project_id)
 
+    def as_seen_here(self, projects: list[Project]) -> list[Project]:
+        """``projects`` with their paths on this machine (the last seen, where one has
+        several): a repository's project never opened here has none, since another
+        machine's path would not open; a path project keeps its own."""
+        here: dict[str, str] = {}
+        for row in self.store.machine_paths(self.machine):
+            here.setdefault(row.project_id, row.path)
+        seen = []
+        for project in projects:
+            own = None if project.project_id.startswith(REMOTE_PREFIX) else project.path
+            path = here.get(project.project_id, own)
+            seen.append(project if path == project.path else replace(project, path=path))
+        return seen
+
     def paths(self, project_id: object) -> list[ProjectPath]:
         """Where each machine has the project."""
         return self.store.project_paths(rules.check_project_id(project_id))

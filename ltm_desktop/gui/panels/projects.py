@@ -13,6 +13,7 @@ from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Project
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.bridge import ChangeSet
 from ltm_desktop.gui.context import AppContext
+from ltm_desktop.gui.dialogs.detach_project import ProjectDetacher
 from ltm_desktop.gui.dialogs.merge_project import ProjectMerger
 from ltm_desktop.gui.memory_list.new_since import last_look
 from ltm_desktop.gui.memory_list.view_state import ColumnFitter, ViewKeeper, configure_table
@@ -59,6 +60,8 @@ class ProjectsPanel(QWidget):
         self.keeper = ViewKeeper(self.view, self.model)
         self.merger = ProjectMerger(ctx, self)  # "Merge into…" on the list's menu
         self.merger.merged.connect(self.select_later)
+        self.detacher = ProjectDetacher(ctx, self)  # "Make this folder its own project…"
+        self.detacher.detached.connect(self.select_later)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter)

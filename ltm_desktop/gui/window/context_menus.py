@@ -12,6 +12,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QMenu, QTableView
 
+from ltm_desktop.core.projects.identity import REMOTE_PREFIX
 from ltm_desktop.core.records import GUI_ACTOR
 from ltm_desktop.gui.dialogs.connect import open_folder
 from ltm_desktop.gui.inbox.panel import InboxPanel
@@ -198,6 +199,11 @@ class ContextMenus(QObject):
                         "Merge into…",
                         lambda: projects.merger.ask(source, projects.model.all_projects()),
                     )
+                )
+            if row.project_id.startswith(REMOTE_PREFIX) and row.path:
+                clone = row
+                entries.append(
+                    ("Make this folder its own project…", lambda: projects.detacher.ask(clone))
                 )
             entries.append(None)
         entries += [("Mark all seen", self._lists.table.new_since.mark_all_seen), a.refresh]

@@ -227,6 +227,7 @@ class MainWindow(QMainWindow):
         a.extract.triggered.connect(self.extractor.choose)
         self.transfer.message.connect(self.status.say)
         self.projects.merger.message.connect(self.status.say)
+        self.projects.detacher.message.connect(self.status.say)
         a.export.triggered.connect(self.transfer.choose_export)
         a.import_.triggered.connect(self.transfer.choose_import)
         a.backup_now.triggered.connect(self.transfer.backup_now)

@@ -178,3 +178,26 @@ def test_a_read_from_an_unknown_clone_writes_nothing(
     with pytest.raises(NotFound):
         service.store.get_project(SHOP)
     assert service.scopes.paths(SHOP) == []
+
+
+def test_the_projects_list_shows_each_machines_own_path(
+    make_service: ServiceFactory, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """One database, two machines: a repository's project lists the path it has on the
+    machine asking, and none where it was never opened (the other's would not open)."""
+    laptop = make_service(tmp_path / "shared", settings=REMOTE)
+    work = clone_of(tmp_path / "laptop" / "shop", URL)
+    laptop.resolve_scope(cwd=str(work), register=True)
+    plain = tmp_path / "notes"
+    plain.mkdir()
+    notes = laptop.resolve_scope(cwd=str(plain), register=True)
+
+    monkeypatch.setenv(ENV_MACHINE, "desktop")
+    desktop = make_service(tmp_path / "shared", settings=REMOTE)
+    listed = {p.project_id: p.path for p, _ in desktop.projects()}
+    assert listed[SHOP] is None  # not opened on the desktop yet
+    assert listed[notes] == str(plain)  # a path project is its path
+    checkout = clone_of(tmp_path / "desktop" / "shop-checkout", URL)
+    desktop.resolve_scope(cwd=str(checkout), register=True)
+    assert {p.project_id: p.path for p, _ in desktop.projects()}[SHOP] == str(checkout)
+    assert {p.project_id: p.path for p, _ in laptop.projects()}[SHOP] == str(work)
