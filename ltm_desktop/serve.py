@@ -73,10 +73,9 @@ def serve(
     if workers > 1 and not hasattr(os, "fork"):
         raise LtmError("--workers needs a system with fork() (Linux, macOS); use --workers 1")
     launch = resolve_launch(data_dir, config, database_url)  # once: the workers are forked with it
-    # one process: an unreachable PostgreSQL server queues writes in the outbox
-    opened = open_launch(
-        launch, background=workers <= 1, offline=workers <= 1, workers=agent_workers
-    )
+    # an unreachable PostgreSQL server queues writes in the data dir's outbox (each worker
+    # keeps one on the same file; one process replays at a time)
+    opened = open_launch(launch, background=workers <= 1, offline=True, workers=agent_workers)
     warn(opened.warnings)
     service = opened.service
     offline = service.offline.status()
@@ -253,7 +252,9 @@ def _worker_signals() -> None:
 
 
 def _worker(launch: Launch, options: ServerOptions, listeners: Listeners, index: int) -> int:
-    opened = open_launch(launch, background=index == 0, workers=agent_workers)  # one backfill
+    opened = open_launch(  # one backfill; every worker queues writes while offline
+        launch, background=index == 0, offline=True, workers=agent_workers
+    )
     try:
         worker_options = replace(
             options,

@@ -174,9 +174,11 @@ def test_writes_while_postgresql_is_down_are_queued_then_replayed_in_order(
             "Feature freeze starts two days before release",
         ]
         assert [m.created_at for m in stored] == sorted(m.created_at for m in stored)  # in order
-        assert {m.source for m in stored} == {"laptop-agent", "cli"} or len(
-            {m.source for m in stored}
-        ) >= 1
+        assert [m.source for m in stored] == [
+            *["laptop-agent"] * 3,
+            "ltm-desktop-cli",  # ltm-desktop call's client name
+            "laptop-agent",
+        ]
         assert desktop.get(gone_id).disabled
         assert desktop.get(kept_id).content == "Release notes live in the wiki"  # not overwritten
         proposals = [e.proposal for e in desktop.inbox.entries() if e.proposal is not None]
@@ -197,3 +199,56 @@ def _base_env() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if k != "LTM_DESKTOP_DATABASE_URL"}
+
+
+def test_serve_with_workers_queues_while_postgresql_is_down(
+    tmp_path: Path, short_dir: Path, stoppable_pg: Cluster
+) -> None:
+    """``serve --workers 2``: whichever worker takes a write while the server is down
+    queues it in the data dir's one outbox; once it answers one worker replays them all."""
+    env = {**_base_env(), "LTM_DESKTOP_DATABASE_URL": stoppable_pg.url}
+    data, sock = tmp_path / "laptop", short_dir / "w.sock"
+    outputs: list[str] = []
+    process = serve(data, sock, "--workers", "2", env=env)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        outputs.append(line)
+        assert "serving" in line, line
+        stoppable_pg.halt()
+        acks = []
+        for note in OFFLINE_NOTES:  # new connections: the workers take them by turns
+            with Client(sock, client_name="laptop-agent", timeout=30) as client:
+                wait_until(lambda c=client: _down(c), WAIT_S)  # type: ignore[misc]
+                acks.append(client.call("memory.add", {"cwd": CWD, "content": note}))
+        assert [a["status"] for a in acks] == ["queued"] * len(OFFLINE_NOTES)
+        stoppable_pg.resume()
+        with Client(sock, client_name="laptop-agent", timeout=30) as client:
+            wait_until(lambda: _all_written(client, acks), WAIT_S)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=60)
+        outputs += [out, err]
+        reap(process)
+    assert process.returncode == 0, err
+    assert "Traceback" not in err
+    service = open_service(tmp_path / "check", database_url=stoppable_pg.url).service
+    try:
+        stored = [service.get(a["memory"]["id"]) for a in acks]  # the ids they were given
+    finally:
+        service.close()
+    assert [m.content for m in stored] == OFFLINE_NOTES
+    assert [m.created_at for m in stored] == sorted(m.created_at for m in stored)  # in order
+
+
+def _down(client: Client) -> bool:
+    """This worker knows the server is down (its writes are queued from now on)."""
+    return bool(client.health()["outbox"]["offline"])
+
+
+def _all_written(client: Client, acks: list[dict[str, Any]]) -> bool:
+    outbox = client.health()["outbox"]
+    if outbox["offline"] or outbox["waiting"]:
+        return False
+    found = client.call("memory.get", {"id": acks[-1]["memory"]["id"]})
+    return "stale" not in found
