@@ -148,14 +148,14 @@ def _launch(
     api = ServerThread(service, service.paths.data_dir, options)
     try:
         warn(opened.warnings)
-        if demo_dir is None and opened.launch.database_url is None:
-            # A server's database is backed up on the server (pg_dump, its own regime);
-            # `ltm-desktop backup` makes one on request.
-            backing_up = start_backup_if_due(opened.launch, warn)
-        else:
+        if demo_dir is not None:
             from ltm_desktop.gui.demo import fill_demo_data
 
             fill_demo_data(service, clock=clock)
+        elif opened.launch.database_url is None:
+            # A server's database is backed up on the server (pg_dump, its own regime);
+            # `ltm-desktop backup` makes one on request.
+            backing_up = start_backup_if_due(opened.launch, warn)
         api.start()
         web = start_http(service, warn)
         api.http_endpoint = web.describe() if web is not None else None
