@@ -2,7 +2,9 @@
 
 The check (``MemoryService.verify(quick=True)``: SQLite's quick check, the audit
 history's append-only guard and the chain over its newest events) runs once, in the
-background, when the window opens; a clean database shows nothing.
+background, when the window opens; a clean database shows nothing, and neither does a
+database server that cannot be reached (not a finding about the data: the status bar
+says the app is offline).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import html
 from PySide6.QtWidgets import QWidget
 
 from ltm_desktop.core.backend import Verification
+from ltm_desktop.core.errors import DatabaseUnreachable
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui.tasks import TaskRunner
 from ltm_desktop.gui.window.banner import Banner
@@ -34,12 +37,19 @@ class IntegrityWarning(Banner):
     def __init__(self, service: MemoryService, runner: TaskRunner, parent: QWidget | None) -> None:
         super().__init__(parent)
         self.found: Verification | None = None
+        self.unchecked: str | None = None  # why the check could not run (offline)
         runner.run(
             lambda: service.integrity.verify(quick=True),
             self.on_checked,
-            lambda exc: self.on_checked(Verification((str(exc),), quick=True)),
+            self.on_failed,
             key=f"integrity-{id(self)}",
         )
+
+    def on_failed(self, exc: BaseException) -> None:
+        if isinstance(exc, DatabaseUnreachable):
+            self.unchecked = str(exc)  # not failed: nothing is known of the data yet
+            return
+        self.on_checked(Verification((str(exc),), quick=True))
 
     def on_checked(self, found: Verification) -> None:
         self.found = found
