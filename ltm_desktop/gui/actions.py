@@ -23,7 +23,13 @@ from ltm_desktop.gui import ops
 from ltm_desktop.gui.editing.conflicts import OVERWRITE, RELOAD, ConflictResolver
 from ltm_desktop.gui.editing.own_writes import Written, follow, remembered, written_by
 from ltm_desktop.gui.errors import ErrorReporter
-from ltm_desktop.gui.outcome_text import add_result_text, bulk_text, titled, transfer_text
+from ltm_desktop.gui.outcome_text import (
+    QUEUED_SAVE,
+    add_result_text,
+    bulk_text,
+    titled,
+    transfer_text,
+)
 from ltm_desktop.gui.tasks import TaskRunner
 from ltm_desktop.gui.undo import UndoEntry, UndoStack
 
@@ -337,15 +343,16 @@ class MemoryActions(QObject):
         """The editor's save, as of the version it loaded (EditConflict if that moved on)."""
         write = ops.Write(base.id, "update", self.latest(base.id, base.updated_at), changes)
 
-        def done(result: tuple[Memory, Memory]) -> None:
-            before, after = result
+        def done(result: tuple[Memory, Memory, bool]) -> None:
+            before, after, queued = result
             self.note_written(after.id, write.seen, after.updated_at)
             if after != before:
                 old = ops.Write(
                     after.id, "update", after.updated_at, ops.editable_values(before, changes)
                 )
                 self._undo.push(UndoEntry(f"Edit “{after.title}”", (old,)))
-                self.message.emit(f"Saved “{after.title}”. Ctrl+Z undoes it.")
+                said = QUEUED_SAVE if queued else "Saved “{title}”. Ctrl+Z undoes it."
+                self.message.emit(said.format(title=after.title))
             self.saved.emit(after)
             on_done(after)
 

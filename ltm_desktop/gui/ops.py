@@ -109,6 +109,7 @@ class BulkOutcome:
     failed: list[tuple[str, LtmError]] = field(default_factory=list)
     conflicts: list[WriteConflict] = field(default_factory=list)
     cancelled: int = 0  # writes not made because the person pressed Cancel
+    queued: int = 0  # of ``done``, kept in the outbox (the database cannot be reached)
 
 
 @contextmanager
@@ -227,6 +228,7 @@ def run(
             outcome.before += later.before
             outcome.writes += later.writes
             outcome.failed += later.failed
+            outcome.queued += later.queued
         else:
             outcome.failed += [(write.memory_id, result.stopped) for write in left]
     return outcome
@@ -262,6 +264,7 @@ def queued(service: MemoryService, asked: Iterable[Write]) -> BulkOutcome:
         outcome.done.append(after)
         outcome.before.append(before)
         outcome.writes.append(write)
+        outcome.queued += 1
     return outcome
 
 
@@ -376,8 +379,8 @@ def load(service: MemoryService, memory_id: str) -> Memory:
     )
 
 
-def save_edit(service: MemoryService, write: Write) -> tuple[Memory, Memory]:
-    """The editor's save: (before, after).
+def save_edit(service: MemoryService, write: Write) -> tuple[Memory, Memory, bool]:
+    """The editor's save: (before, after, whether it was queued in the outbox).
 
     Raises:
         EditConflict: the memory changed (or went to the Trash) since the editor loaded it.
@@ -387,4 +390,4 @@ def save_edit(service: MemoryService, write: Write) -> tuple[Memory, Memory]:
         raise EditConflict(outcome.conflicts[0])
     if outcome.failed:
         raise outcome.failed[0][1]
-    return outcome.before[0], outcome.done[0]
+    return outcome.before[0], outcome.done[0], outcome.queued > 0

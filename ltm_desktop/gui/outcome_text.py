@@ -17,11 +17,19 @@ def titled(memories: list[Memory]) -> str:
     )
 
 
+QUEUED_NOTE = (
+    "Queued on this machine: the database cannot be reached; it is written when it answers."
+)
+QUEUED_SAVE = "Queued “{title}”: the database cannot be reached; it is written when it answers. Ctrl+Z undoes it."
+
+
 def bulk_text(outcome: ops.BulkOutcome, said: str, hint: str) -> str:
     """``said``, ``{what}`` naming what was done, then ``hint`` (the key that takes it
     back; empty when nothing can be), then what was left undone and why."""
     text = said.replace("{what}", titled(outcome.done)) if outcome.done else ""
     text += hint
+    if outcome.queued:
+        text += f" {QUEUED_NOTE}"
     if outcome.cancelled:
         left = count_label(outcome.cancelled, "memory", "memories")
         text += f" Cancelled: {left} left as they were."

@@ -17,6 +17,7 @@ from ltm_desktop.core.records import AddResult, AddStatus, MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.paths import DataPaths
 from ltm_desktop.gui import ops
+from ltm_desktop.gui.outcome_text import bulk_text
 from ltm_desktop.outbox import DeferredStore, LocalOutbox
 from tests.gui.conftest import ServiceFactory, WindowFactory, add, wait_idle
 from tests.gui.test_app_undo import open_in_editor
@@ -79,6 +80,8 @@ def test_an_edit_saved_offline_is_queued_and_written_when_the_server_answers(
     assert service.get(memory.id).content == "Deploys go out on Tuesdays"  # not yet
     label = window.status.offline_label
     qtbot.waitUntil(lambda: label.text().startswith("offline — 1 change waiting"))
+    said = window.status.message_label.text()
+    assert said.startswith("Queued “Deploys go out on Tuesdays”: the database cannot be reached")
 
     server.problem = None  # the server answers: the outbox replays
     qtbot.waitUntil(lambda: service.get(memory.id).content == "Deploys go out on Thursdays")
@@ -102,6 +105,8 @@ def test_a_new_memory_made_offline_keeps_its_id_and_keep_says_it_needs_the_datab
     assert "needs the database" in str(kept.failed[0][1])
     removed = ops.run(service, ops.writes("remove", {known.id: known.updated_at}))
     assert [m.disabled for m in removed.done] == [True]
+    assert removed.queued == 1
+    assert "Queued on this machine" in bulk_text(removed, "Removed {what}.", "")
     assert [w.kind for w in outbox.queued()] == [QueuedKind.ADD, QueuedKind.REMOVE]
 
     server.problem = None
