@@ -1,4 +1,8 @@
-"""Errors explained in words: a dialog for the person, a traceback only in the log."""
+"""Errors explained in words: a dialog for the person, a traceback only in the log.
+
+A database server that cannot be reached is not an error to click away each time a panel
+loads: the app works offline from this machine's read cache and queues its edits, so
+the reason goes to the status bar (``passing``) and no dialog opens."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from ltm_desktop.core.errors import (
     Conflict,
     DatabaseBusy,
     DatabaseTooNew,
+    DatabaseUnreachable,
     InvalidInput,
     LtmError,
     NotADatabase,
@@ -48,11 +53,17 @@ def describe(exc: BaseException) -> tuple[str, str]:
             f"{exc}.\n\nNothing was changed. Another program holds the database locked; "
             "do it again in a moment.",
         )
+    if isinstance(exc, DatabaseUnreachable):
+        return (
+            "Working offline",
+            f"{exc}.\n\nThe memories this machine keeps are shown, and edits are queued "
+            "and written when the database answers.",
+        )
     if isinstance(exc, StorageError):
         return (
             "Database problem",
             f"The database could not complete the operation: {exc}\n\n"
-            "Your change was not saved. If the disk is full, free some space; if another "
+            "Nothing was written. If the disk is full, free some space; if another "
             "program holds the database locked, try again in a moment.",
         )
     if isinstance(exc, Conflict):
@@ -75,9 +86,11 @@ class ErrorReporter(QObject):
 
     Signals:
         error_shown(str, str): a dialog with this title and message was opened.
+        passing(str): a line for the status bar instead of a dialog (working offline).
     """
 
     error_shown = Signal(str, str)
+    passing = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -90,10 +103,14 @@ class ErrorReporter(QObject):
             log.warning("%s%s", f"{doing}: " if doing else "", exc)
         else:
             log.error("unexpected error %s", doing, exc_info=exc)
+        self.shown.append(exc)
+        if isinstance(exc, DatabaseUnreachable):
+            what = f"Could not {doing}: t" if doing else "T"
+            self.passing.emit(f"{what}he database cannot be reached (working offline).")
+            return
         title, message = describe(exc)
         if doing:
             message = f"Could not {doing}.\n\n{message}"
-        self.shown.append(exc)
         box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok)
         box.setParent(self.window, box.windowFlags())
         box.finished.connect(lambda _=0, b=box: self._forget(b))

@@ -18,6 +18,8 @@ from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.paths import DataPaths
 from ltm_desktop.gui import ops
 from ltm_desktop.gui.outcome_text import bulk_text
+from ltm_desktop.gui.window.main_window import MainWindow
+from ltm_desktop.gui.window.navigation import TAB_ACTIVITY, TAB_MEMORIES
 from ltm_desktop.outbox import DeferredStore, LocalOutbox
 from tests.gui.conftest import ServiceFactory, WindowFactory, add, wait_idle
 from tests.gui.test_app_undo import open_in_editor
@@ -154,6 +156,10 @@ def test_the_list_opened_offline_shows_the_read_cache_with_the_queued_edits(
         warning = window.integrity_warning  # unreachable is not a finding about the data
         qtbot.waitUntil(lambda: warning.unchecked is not None)
         assert not warning.isVisible()
+        window.center.setCurrentIndex(TAB_ACTIVITY)  # reads the whole history: not offline
+        qtbot.waitUntil(lambda: "cannot be reached (working offline)" in _said(window))
+        assert window.ctx.errors.open_boxes() == []  # a line in the status bar, no dialog
+        window.center.setCurrentIndex(TAB_MEMORIES)
         open_in_editor(qtbot, window, kept.id)
         window.editor.form.content.setPlainText("Checkout uses Stripe and Adyen")
         window.editor.save()
@@ -164,6 +170,10 @@ def test_the_list_opened_offline_shows_the_read_cache_with_the_queued_edits(
     finally:
         box.close()
         service.close()
+
+
+def _said(window: MainWindow) -> str:
+    return window.status.message_label.text()
 
 
 def _never() -> MemoryStore:

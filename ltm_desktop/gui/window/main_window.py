@@ -237,6 +237,7 @@ class MainWindow(QMainWindow):
         ctx.scope.scope_changed.connect(self.on_scope_changed)
         ctx.service.offline.seen(ctx.scope.project_id)  # kept in the read cache (offline)
         self.memory_actions.message.connect(self.status.say)
+        ctx.errors.passing.connect(self.status.say)
         self.memory_actions.reload_requested.connect(self.show_stored)
         self.status.connect_requested.connect(self.show_connect)
         ctx.undo.changed.connect(self.on_undo_changed)
