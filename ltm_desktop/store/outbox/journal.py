@@ -107,34 +107,8 @@ class Journal:
             ).fetchone()
             follows = earlier is not None and write.kind is not QueuedKind.ADD
             base = None if follows else write.base_version
-            cursor = db.execute(
-                "INSERT INTO outbox (kind, memory_id, project_id, actor, queued_at, fields, "
-                "cwd, base_version, follows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    write.kind.value,
-                    write.memory_id,
-                    write.project_id,
-                    write.actor,
-                    write.queued_at,
-                    json.dumps(write.fields, ensure_ascii=False),
-                    write.cwd,
-                    base,
-                    int(follows),
-                ),
-            )
-            seq = int(cursor.lastrowid or 0)
-        return QueuedWrite(
-            seq,
-            write.kind,
-            write.memory_id,
-            write.project_id,
-            write.actor,
-            write.queued_at,
-            write.fields,
-            write.cwd,
-            base,
-            follows,
-        )
+            seq = _insert(db, write, base, follows)
+        return replace(write, seq=seq, base_version=base, follows=follows)
 
     def pending(self, project_id: str | None = None, limit: int = 1_000_000) -> list[QueuedWrite]:
         """The waiting writes, oldest first (of one scope, or all)."""
@@ -188,22 +162,8 @@ class Journal:
                 raise NotFound(f"no write #{seq} is kept aside in {self.path}")
             kept = _write(row)
             base = None if over_changes else kept.base_version
-            cursor = db.execute(
-                "INSERT INTO outbox (kind, memory_id, project_id, actor, queued_at, fields, "
-                "cwd, base_version, follows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                (
-                    kept.kind.value,
-                    kept.memory_id,
-                    kept.project_id,
-                    kept.actor,
-                    kept.queued_at,
-                    json.dumps(kept.fields, ensure_ascii=False),
-                    kept.cwd,
-                    base,
-                ),
-            )
+            new_seq = _insert(db, kept, base, follows=False)
             db.execute("DELETE FROM kept WHERE seq = ?", (seq,))
-            new_seq = int(cursor.lastrowid or 0)
         return replace(kept, seq=new_seq, base_version=base, follows=False)
 
     def dismiss(self, seq: int, now: float) -> KeptWrite:
@@ -270,6 +230,26 @@ def peek(data_dir: Path) -> tuple[int, float | None, int] | None:
     except sqlite3.Error as exc:
         raise StorageError(f"cannot read the outbox {path}: {exc}") from exc
     return int(waiting), oldest, int(kept)
+
+
+def _insert(db: sqlite3.Connection, write: QueuedWrite, base: float | None, follows: bool) -> int:
+    """Append ``write`` to the queue with this base version; its new ``seq``."""
+    cursor = db.execute(
+        "INSERT INTO outbox (kind, memory_id, project_id, actor, queued_at, fields, "
+        "cwd, base_version, follows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            write.kind.value,
+            write.memory_id,
+            write.project_id,
+            write.actor,
+            write.queued_at,
+            json.dumps(write.fields, ensure_ascii=False),
+            write.cwd,
+            base,
+            int(follows),
+        ),
+    )
+    return int(cursor.lastrowid or 0)
 
 
 def _write(row: tuple[Any, ...]) -> QueuedWrite:
