@@ -163,39 +163,51 @@ class PgDatabase:
     def _migrate(
         self, migrations: tuple[PgMigration, ...], create: bool, seconds: int
     ) -> tuple[int, int]:
-        """Bring the schema up to date under the migration lock; (schema, server) versions."""
-        with self._connect(seconds) as conn:
-            conn.autocommit = True
-            server = int(conn.info.server_version)
-            if server < 150000:
-                raise StorageError(
-                    f"{self.display} runs PostgreSQL {server // 10000}; "
-                    "ltm-desktop needs PostgreSQL 15 or newer"
+        """Bring the schema up to date under the migration lock; (schema, server) versions.
+        A server lost meanwhile (shut down between the connection and the statements) is
+        DatabaseUnreachable, as a server that never answered: agents queue, never crash."""
+        try:
+            with self._connect(seconds) as conn:
+                return self._migrate_on(conn, migrations, create)
+        except psycopg.OperationalError as exc:
+            message = scrubbed(str(exc), self._conninfo)
+            raise DatabaseUnreachable(f"lost {self.display}: {message}") from exc
+        except psycopg.Error as exc:
+            raise StorageError(
+                f"cannot prepare {self.display}: {scrubbed(str(exc), self._conninfo)}"
+            ) from exc
+
+    def _migrate_on(
+        self, conn: Conn, migrations: tuple[PgMigration, ...], create: bool
+    ) -> tuple[int, int]:
+        conn.autocommit = True
+        server = int(conn.info.server_version)
+        if server < 150000:
+            raise StorageError(
+                f"{self.display} runs PostgreSQL {server // 10000}; "
+                "ltm-desktop needs PostgreSQL 15 or newer"
+            )
+        self._synchronous = _durability(conn)
+        conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+        try:
+            applied = self._applied(conn, create)
+            version = max(applied, default=0)
+            newest = max(migration.version for migration in migrations)
+            if version > newest:
+                raise DatabaseTooNew(
+                    f"{self.display} has schema version {version}, newer than this "
+                    f"ltm-desktop knows ({newest}); it is left untouched: upgrade ltm-desktop"
                 )
-            self._synchronous = _durability(conn)
-            conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
-            try:
-                applied = self._applied(conn, create)
-                version = max(applied, default=0)
-                newest = max(migration.version for migration in migrations)
-                if version > newest:
-                    raise DatabaseTooNew(
-                        f"{self.display} has schema version {version}, newer than this "
-                        f"ltm-desktop knows ({newest}); it is left untouched: upgrade ltm-desktop"
-                    )
-                # By version, each one not yet applied: a gap left by a change made
-                # beside this one is filled when that change's migration arrives.
-                for migration in sorted(migrations, key=lambda m: m.version):
-                    if migration.version not in applied:
-                        self._apply(conn, migration)
-                        version = max(version, migration.version)
-                return version, server
-            except psycopg.Error as exc:
-                raise StorageError(
-                    f"cannot prepare {self.display}: {scrubbed(str(exc), self._conninfo)}"
-                ) from exc
-            finally:
-                if not conn.closed:
+            # By version, each one not yet applied: a gap left by a change made
+            # beside this one is filled when that change's migration arrives.
+            for migration in sorted(migrations, key=lambda m: m.version):
+                if migration.version not in applied:
+                    self._apply(conn, migration)
+                    version = max(version, migration.version)
+            return version, server
+        finally:
+            if not conn.closed:  # a lost session's lock went with it
+                with suppress(psycopg.OperationalError):
                     conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
 
     def _applied(self, conn: Conn, create: bool) -> set[int]:

@@ -225,11 +225,15 @@ def test_serve_with_workers_queues_while_postgresql_is_down(
         stoppable_pg.resume()
         with Client(sock, client_name="laptop-agent", timeout=30) as client:
             wait_until(lambda: _all_written(client, acks), WAIT_S)
-    finally:
+    except BaseException:
         process.send_signal(signal.SIGTERM)
-        out, err = process.communicate(timeout=60)
-        outputs += [out, err]
+        _, err = process.communicate(timeout=60)
         reap(process)
+        raise AssertionError(f"serve --workers 2 said: {err}") from None
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    outputs += [out, err]
+    reap(process)
     assert process.returncode == 0, err
     assert "Traceback" not in err
     service = open_service(tmp_path / "check", database_url=stoppable_pg.url).service
