@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from ltm_desktop.agent.hooks.runner import ENV_DEADLINE
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
@@ -41,6 +42,11 @@ REAL_ENGINES = ("sqlite", "postgres")  # the stores a user runs; the double is a
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The hooks' own deadline (1.5 s, the agents' budget) is for people's machines; on a
+    # loaded test machine a hook must finish its work to be checked, so every hook the
+    # tests start (directly or through an agent's CLI) may take 10 s. A test of the
+    # deadline itself sets its own.
+    os.environ.setdefault(ENV_DEADLINE, "10")
     config.addinivalue_line(
         "markers", "every_backend: run the module's service tests on every backend"
     )

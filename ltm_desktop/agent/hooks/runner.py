@@ -37,8 +37,30 @@ log = logging.getLogger("ltm_desktop.hooks")
 
 DEADLINE = 1.5  # seconds from start to a result, whatever happens (then exit 0)
 DEADLINES = {SESSION_END: 1.0}  # Claude Code gives all SessionEnd hooks 1.5 s together
+# A slower machine whose agent waits longer may allow more (every event alike); the
+# tests' machines are loaded, and their hooks must finish their work, not race the clock.
+ENV_DEADLINE = "LTM_DESKTOP_HOOK_DEADLINE_S"
+DEADLINE_RANGE = (0.5, 60.0)
 STDIN_WAIT = 0.5  # for the payload (an agent may never close stdin)
 DRAIN_SECONDS = 0.05  # past the wait, for reading what is already there
+
+
+def deadline_for(event: str | None) -> tuple[float, str]:
+    """Seconds the hook may take: ``$LTM_DESKTOP_HOOK_DEADLINE_S`` when it is a number in
+    ``DEADLINE_RANGE``, else the event's own; and why the variable was ignored ("": it
+    was not)."""
+    own = DEADLINES.get(event or "", DEADLINE)
+    chosen = os.environ.get(ENV_DEADLINE, "").strip()
+    if not chosen:
+        return own, ""
+    try:
+        seconds = float(chosen)
+    except ValueError:
+        seconds = -1.0
+    low, high = DEADLINE_RANGE
+    if low <= seconds <= high:
+        return seconds, ""
+    return own, f"{ENV_DEADLINE}={chosen!r} is not {low:g}-{high:g} seconds; ignored"
 
 
 class UnknownHook(LtmError):
@@ -140,11 +162,14 @@ def run(
     """Handle one hook event; always 0. With ``usage_error`` (the command line was
     malformed), only the agent's stdin is read, and the reason logged."""
     started = time.monotonic()
-    deadline = started + DEADLINES.get(event, DEADLINE)
+    seconds, ignored = deadline_for(event)
+    deadline = started + seconds
     result = Result(stdout if stdout is not None else sys.stdout, output.empty(agent))
     threading.Thread(target=_watchdog, args=(deadline, result), daemon=True).start()
     logging.raiseExceptions = False  # a log that cannot be written prints no traceback
     start_logging(f"{agent or '?'} {event or '?'}")
+    if ignored:
+        log.warning("%s", ignored)
     saved, sys.stdout = sys.stdout, sys.stderr  # a stray print must not reach the agent
     if stdin is None:
         stdin = sys.stdin.buffer if sys.stdin is not None else None

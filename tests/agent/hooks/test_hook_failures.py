@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from ltm_desktop.agent.hooks.runner import ENV_DEADLINE, deadline_for
 from ltm_desktop.api.runtime import socket_for
 from ltm_desktop.core.service import MemoryService
 from tests.agent.hook_process import (
@@ -431,3 +432,24 @@ def test_a_writer_that_keeps_trickling_does_not_hold_the_hook_past_its_wait() ->
         finishes(lambda: read_stdin(stdin, time.monotonic() + 0.2))  # it ran until killed
         stop.set()
     thread.join(5)
+
+
+@pytest.mark.parametrize(
+    ("value", "event", "seconds", "ignored"),
+    [
+        ("", "session-start", 1.5, False),  # the agents' budget
+        ("", "session-end", 1.0, False),  # Claude Code's SessionEnd hooks share 1.5 s
+        ("4", "session-end", 4.0, False),  # a slower machine allows more
+        ("0.1", "stop", 1.5, True),  # too little to do anything: ignored, and said why
+        ("soon", "stop", 1.5, True),
+    ],
+)
+def test_the_deadline_may_be_set_for_a_slow_machine(
+    monkeypatch: pytest.MonkeyPatch, value: str, event: str, seconds: float, ignored: bool
+) -> None:
+    monkeypatch.setenv(ENV_DEADLINE, value)
+    chosen, why = deadline_for(event)
+    assert chosen == seconds
+    assert bool(why) is ignored
+    if ignored:
+        assert f"{ENV_DEADLINE}={value!r} is not 0.5-60 seconds; ignored" == why
