@@ -11,6 +11,9 @@ the file's size over the corpus's title+content bytes, and what each table and i
 costs (SQLite's ``dbstat``: bytes of pages used, payload), largest first, so that a cut
 shows where it landed. ``--keep DIR``: build there once; a later run on DIR measures the
 database as the current code migrates it (the migration's backup is left out).
+
+``--what-if``: the size each candidate cut would give, each applied alone (then all
+together) by SQL to a VACUUMed copy: not a migration, a measure of what one would buy.
 """
 
 from __future__ import annotations
@@ -59,6 +62,73 @@ def vacuumed_copy(db: Path, into: Path) -> Path:
     return copy
 
 
+# (label, statements) applied to a copy; the audit triggers are dropped in the copy first.
+WHAT_IF: list[tuple[str, list[str]]] = [
+    (
+        "imported events: `after` a reference, no text",
+        ["UPDATE audit SET after = '{\"ref\": 1}' WHERE action = 'imported'"],
+    ),
+    (
+        "imported events: `after` without keys the row has",
+        [
+            "UPDATE audit SET after = json_remove(after, '$.id', '$.project_id', "
+            "'$.created_at', '$.updated_at', '$.ttl_days', '$.disabled', "
+            "'$.superseded_by', '$.review_state', '$.source') WHERE action = 'imported'"
+        ],
+    ),
+    (
+        "audit hashes and nonces as bytes, not hex",
+        [
+            "UPDATE audit SET hash = unhex(hash), content_hash = unhex(content_hash), "
+            "nonce = unhex(nonce)"
+        ],
+    ),
+    (
+        "no DESC twins (category, use_count, source)",
+        [
+            "DROP INDEX memories_by_category_desc",
+            "DROP INDEX memories_by_use_count_desc",
+            "DROP INDEX memories_by_source_desc",
+        ],
+    ),
+    (
+        "vector model named once (no column, no index)",
+        ["DROP INDEX memory_index_by_model", "UPDATE memory_index SET model = NULL"],
+    ),
+    (
+        "signatures as bytes, not hex",
+        [
+            "DROP INDEX memories_active_signature",
+            "UPDATE memories SET signature = unhex(signature)",
+            "CREATE UNIQUE INDEX memories_active_signature "
+            "ON memories(project_pk, signature) WHERE disabled = 0",
+        ],
+    ),
+]
+
+
+def _unhex(text: str | None) -> bytes | None:
+    return None if text is None else bytes.fromhex(text)
+
+
+def what_if(db: Path, into: Path, text: int) -> None:
+    """Print the size and ratio each of ``WHAT_IF`` would give, then all of them but the
+    key-dropping one (the reference form makes it moot)."""
+    print(f"\n{'what if (each alone, on a VACUUMed copy)':<52} {'MB':>8} {'ratio':>7}")
+    together = [sql for label, sqls in WHAT_IF if "without keys" not in label for sql in sqls]
+    for label, sqls in [*WHAT_IF, ("all of the above", together)]:
+        copy = vacuumed_copy(db, into)
+        with sqlite3.connect(copy, isolation_level=None) as raw:
+            raw.create_function("unhex", 1, _unhex)  # sqlite 3.41 has its own
+            raw.execute("DROP TRIGGER IF EXISTS audit_is_append_only_update")
+            for sql in sqls:
+                raw.execute(sql)
+            raw.execute("VACUUM")
+        size = copy.stat().st_size
+        print(f"{label:<52} {size / 1e6:>8.1f} {size / text:>6.2f}x")
+        copy.unlink()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -67,6 +137,7 @@ def main() -> int:
     parser.add_argument("--keep", metavar="DIR", help="build in DIR once and reuse it")
     parser.add_argument("--no-vectors", action="store_true", help="leave vectors out")
     parser.add_argument("--top", type=int, default=25, help="objects listed")
+    parser.add_argument("--what-if", action="store_true", help="measure the candidate cuts")
     args = parser.parse_args()
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ltm-size-"))
     paths = DataPaths(workdir)
@@ -95,6 +166,8 @@ def main() -> int:
         for name, pages, payload in breakdown(copy)[: args.top]:
             print(f"{name:<40} {pages / 1e6:>8.2f} {pages / size:>7.1%} {payload / 1e6:>11.2f}")
         copy.unlink()
+        if args.what_if:
+            what_if(paths.db_path, workdir, text)
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
