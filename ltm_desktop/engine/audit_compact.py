@@ -11,20 +11,19 @@ event (never compacted) and a new one both verify, and every reader (history, th
 Activity, ``verify``'s replay, an export) sees the same record as before.
 
 A value is left out only when writing it back gives the very same JSON text (same
-values, same key order): ``compact`` checks that, and stores the record whole otherwise.
+value and type, the record's key order): ``compact`` stores the record whole otherwise.
 Every engine reads through ``expand`` (``engine.rows.audit_from_row``), so a history
 copied between engines reads the same in each.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 MARK = "~"
 # The record's fields in the order they were written when the values were left out: a
-# stored format, so fixed here (were the model's order ever to change, ``compact``'s
-# round-trip check stores such records whole, and older events still read back as
+# stored format, so fixed here (were the model's order ever to change, ``compact``
+# would store such records whole, and older events would still read back as
 # written).
 RECORD_ORDER = (
     "id",
@@ -71,8 +70,29 @@ def _implied(memory_id: str, project_id: str, at: float, actor: str) -> dict[str
     }
 
 
-def _text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+_POSITION = {name: i for i, name in enumerate(RECORD_ORDER)}
+_BIT = {name: 1 << bit for bit, name in enumerate(IMPLIED)}
+
+
+def _same(value: Any, implied: Any) -> bool:
+    """Equal and of the same type: written back, the very same JSON (``0`` is not
+    ``false``, ``1`` is not ``1.0``)."""
+    return type(value) is type(implied) and value == implied
+
+
+def _in_record_order(after: dict[str, Any]) -> bool:
+    """The record's fields first and in ``RECORD_ORDER``, anything else after them: the
+    order ``expand`` writes (so the round trip gives the same key order)."""
+    last, others = -1, False
+    for name in after:
+        position = _POSITION.get(name, -1)
+        if position < 0:
+            others = True
+        elif others or position <= last:
+            return False
+        else:
+            last = position
+    return True
 
 
 def compact(
@@ -80,19 +100,20 @@ def compact(
 ) -> dict[str, Any] | None:
     """``after`` without the values the event says (``expand`` gives it back exactly);
     ``after`` itself when nothing can be left out or the round trip would differ."""
-    if not after or MARK in after:
+    if not after or MARK in after or not _in_record_order(after):
         return after
     implied = _implied(memory_id, project_id, at, actor)
     mask = 0
-    for bit, name in enumerate(IMPLIED):
-        if name in after and _text(after[name]) == _text(implied[name]):
-            mask |= 1 << bit
+    for name, bit in _BIT.items():
+        if name in after and _same(after[name], implied[name]):
+            mask |= bit
     if not mask:
         return after
-    left_out = {name for bit, name in enumerate(IMPLIED) if mask >> bit & 1}
-    shorter = {MARK: mask, **{k: v for k, v in after.items() if k not in left_out}}
-    back = expand(shorter, memory_id, project_id, at, actor)
-    return shorter if _text(back) == _text(after) else after
+    shorter: dict[str, Any] = {MARK: mask}
+    for name, value in after.items():
+        if not mask & _BIT.get(name, 0):
+            shorter[name] = value
+    return shorter
 
 
 def expand(

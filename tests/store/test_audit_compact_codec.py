@@ -22,6 +22,8 @@ EVENT = ("mem_a", "proj_a", 2.0, "gui")  # memory id, scope, at, actor
         {"created_at": 1.5, "updated_at": 2.0, "disabled": 0, "ttl_days": 0},  # said otherwise
         {"id": "mem_a", "project_id": "proj_a", "title": "t", "created_at": 2.0, "source": "gui"},
         {MARK: "x", "title": "t"},  # someone's own key
+        {"id": "mem_a", "created_at": 2, "disabled": 0, "source": "gui", "note": 1},  # types
+        {"id": "mem_a", "note": 1, "title": "t"},  # a field after a note
         {},
     ],
 )
