@@ -118,17 +118,27 @@ class Startup:
     sdk: float
 
 
-def startup(runs: int, server: StdioServerParameters) -> Startup:
+def startup(runs: int, *servers: StdioServerParameters) -> list[Startup]:
     """``ltm-desktop mcp`` to initialize, to tools/list and to its first tool result,
     ``python -c pass``, and a bare import of the SDK's MCPServer (what any Python MCP
-    server pays); interleaved."""
-    times: list[tuple[float, float, float, float, float]] = []
+    server pays); interleaved, and with several ``servers`` (the code before a change),
+    each one's start in turn within every run."""
+    times: list[list[tuple[float, float, float, float, float]]] = [[] for _ in servers]
     for _ in range(runs):
         bare = interpreter("pass")
         # os._exit: the interpreter's teardown (freeing the SDK's classes) is not start-up
         sdk = interpreter("from mcp.server.mcpserver import MCPServer; import os; os._exit(0)")
-        times.append((*anyio.run(time_to_first_result, server), bare, sdk))
-    return Startup(*(statistics.median(column) for column in zip(*times, strict=True)))
+        for server, timed in zip(servers, times, strict=True):
+            timed.append((*anyio.run(time_to_first_result, server), bare, sdk))
+    return [
+        Startup(*(statistics.median(column) for column in zip(*timed, strict=True)))
+        for timed in times
+    ]
+
+
+def against(server: StdioServerParameters, source: str) -> StdioServerParameters:
+    """``server`` running the code in ``source`` (a checkout of the code before a change)."""
+    return server.model_copy(update={"env": {**(server.env or {}), "PYTHONPATH": source}})
 
 
 def report_startup(label: str, run: Startup, *, warm: bool) -> None:
@@ -229,6 +239,12 @@ def main() -> int:
         metavar="DIR",
         help="build the database in DIR once and keep it; each run works on a copy",
     )
+    parser.add_argument(
+        "--against",
+        metavar="SRC",
+        help="a source tree of the code before a change (e.g. `git archive` of main): its "
+        "cold --instructions brief start is timed in the same runs, interleaved",
+    )
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="ltm-mcp-bench-"))
     runtime = scratch / "run"
@@ -247,13 +263,21 @@ def main() -> int:
     server: subprocess.Popen[str] | None = None
     try:
         print("start-up to the first tool result")
-        report_startup("no server (opens the database)", startup(args.runs, mcp), warm=False)
+        report_startup("no server (opens the database)", *startup(args.runs, mcp), warm=False)
         brief = params(workdir, cwd, "brief")
-        report_startup("no server, --instructions brief", startup(args.runs, brief), warm=False)
+        if args.against:
+            now, before = startup(args.runs, brief, against(brief, args.against))
+            report_startup("no server, --instructions brief", now, warm=False)
+            report_startup(f"  the same, code in {args.against}", before, warm=False)
+            print(f"  {'':31s} first result x{now.first_result / before.first_result:.2f}")
+        else:
+            report_startup(
+                "no server, --instructions brief", *startup(args.runs, brief), warm=False
+            )
         server = start_server(workdir, socket_path)
         os.environ["LTM_DESKTOP_SOCKET"] = str(socket_path)
         mcp = params(workdir, cwd)
-        report_startup("server up (warm MCP process)", startup(args.runs, mcp), warm=True)
+        report_startup("server up (warm MCP process)", *startup(args.runs, mcp), warm=True)
         print("\nmemory_search round trip (limit 5, reinforcing), server up")
         seed = int(time.time())
         ours = unique_queries(args.queries, seed=seed)

@@ -158,9 +158,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if code is not None:
         return code
     from ltm_desktop.agent.mcp.forked import DEFAULT_CLIENT, ForkedOpening
+    from ltm_desktop.agent.mcp.quick_import import quick_import
 
     opening = ForkedOpening.start(args.data_dir, args.config, DEFAULT_CLIENT, cwd)  # before the SDK
-    from ltm_desktop.agent.mcp.server import serve_stdio
+    with quick_import():
+        from ltm_desktop.agent.mcp.server import serve_stdio
 
     return serve_stdio(
         args.data_dir,

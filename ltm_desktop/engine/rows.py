@@ -27,6 +27,7 @@ from ltm_desktop.core.records import (
     Provenance,
     ReviewState,
 )
+from ltm_desktop.engine.audit_compact import expand
 
 Row = Sequence[Any]  # a row as a driver returns it (a tuple, sqlite3.Row)
 
@@ -215,7 +216,7 @@ def audit_from_row(row: Row) -> AuditEvent:
         actor=row[4],
         action=AuditAction(row[5]),
         before=before,
-        after=after,
+        after=expand(after, row[2], row[3], row[1], row[4]),  # whole again (audit_compact)
         person=row[8] if len(row) > 8 else None,
         machine=row[9] if len(row) > 9 else None,
         machine_id=row[10] if len(row) > 10 else None,
