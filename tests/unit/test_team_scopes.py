@@ -119,7 +119,8 @@ def test_a_persons_global_reaches_only_them_and_the_teams_everyone(open_as: Open
     alice = open_as("alice")
     mine = alice.resolve_scope(project_id="global")
     team = alice.resolve_scope(project_id="team")
-    assert mine.startswith("person_") and team == "global"
+    assert mine.startswith("person_")
+    assert team == "global"
     project = alice.resolve_scope(cwd=SHOP, register=True)
     alice.add(mine, make_draft("Alice prefers tabs and terse commit messages"), "agent")
     alice.add(team, make_draft("The team reviews every migration in pairs"), "agent")
