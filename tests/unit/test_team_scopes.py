@@ -5,13 +5,11 @@ reach everyone's; with the global scope shared (SQLite's default) nothing change
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from ltm_desktop.core.actors import Identity, Machine, WhoAmI
-from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.projects.ambient import (
     AmbientScopes,
@@ -20,60 +18,19 @@ from ltm_desktop.core.projects.ambient import (
 )
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.config import Settings
-from ltm_desktop.core.settings.paths import DataPaths
-from ltm_desktop.store import open_store
 from tests.conftest import DataDirDatabases, FakeClock, make_draft
-from tests.doubles.memory_store import Files, InMemoryStore
+from tests.people import Open, open_people, person
 
 pytestmark = pytest.mark.every_backend
 
 SHOP = "/home/dev/src/shop"
-PERSONAL = Settings(people_global="personal")
-
-
-def person(name: str, machine: str = "laptop") -> WhoAmI:
-    return WhoAmI.fixed(Identity(f"{name}@{machine}", Machine(machine, machine)))
-
-
-Open = Callable[..., MemoryService]
 
 
 @pytest.fixture
 def open_as(
     backend: str, tmp_path: Path, clock: FakeClock, data_dir_databases: DataDirDatabases
 ) -> Iterator[Open]:
-    """A service per person, each with its own data dir (its machine's MEMORY.md files),
-    all on one store: the first data dir's database."""
-    shared = tmp_path / "first"
-    opened: list[MemoryService] = []
-    in_memory: dict[Path, Files] = {}
-
-    def store_for(paths: DataPaths) -> MemoryStore:
-        url = data_dir_databases.url(shared)
-        if backend == "memory":
-            return InMemoryStore.open(DataPaths(shared).db_path, in_memory)
-        if url is not None:
-            from ltm_desktop.postgres import open_postgres_store
-
-            return open_postgres_store(url, backup_dir=paths.backup_dir)
-        return open_store(DataPaths(shared).db_path, paths.backup_dir)
-
-    def factory(
-        name: str, settings: Settings = PERSONAL, who: WhoAmI | None = None
-    ) -> MemoryService:
-        data = shared if not opened else tmp_path / name
-        data.mkdir(parents=True, exist_ok=True)
-        paths = DataPaths(data)
-        service = MemoryService(
-            store_for(paths), paths, settings, clock=clock, identity=who or person(name)
-        )
-        service.start()
-        opened.append(service)
-        return service
-
-    yield factory
-    for service in reversed(opened):
-        service.close()
+    yield from open_people(backend, tmp_path, clock, data_dir_databases)
 
 
 def _found(service: MemoryService, project_id: str, text: str) -> list[str]:
