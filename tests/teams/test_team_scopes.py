@@ -19,7 +19,7 @@ from ltm_desktop.core.projects.ambient import (
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.config import Settings
 from tests.conftest import DataDirDatabases, FakeClock, make_draft
-from tests.people import Open, open_people, person
+from tests.teams.people import Open, open_people, person
 
 pytestmark = pytest.mark.every_backend
 

@@ -7,6 +7,7 @@ import json
 import shutil
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -20,10 +21,10 @@ from ltm_desktop.api.client import Client, InvalidParams
 from ltm_desktop.api.server import ServerOptions
 from ltm_desktop.api.server_thread import ServerThread
 from ltm_desktop.core.records import MemoryDraft
+from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.config import Settings
-from tests.api.conftest import ServerFactory
 from tests.conftest import DataDirDatabases, FakeClock, ServiceFactory
-from tests.people import Open, open_people
+from tests.teams.people import Open, open_people
 
 pytestmark = pytest.mark.every_backend
 
@@ -37,13 +38,25 @@ def open_as(
     yield from open_people(backend, tmp_path, clock, data_dir_databases)
 
 
+@contextmanager
+def serving(service: MemoryService, sock: Path) -> Iterator[None]:
+    thread = ServerThread(service, service.paths.data_dir, ServerOptions(sock))
+    assert thread.start(), thread.error
+    try:
+        yield
+    finally:
+        thread.stop()
+
+
 @pytest.mark.parametrize("mode", ["shared", "personal"])
 def test_global_and_team_on_the_socket(
-    mode: str, make_service: ServiceFactory, start_server: ServerFactory, short_dir: Path
+    mode: str, make_service: ServiceFactory, socket_dir: Path
 ) -> None:
     service = make_service(settings=Settings(people_global=mode))
-    start_server(service)
-    with Client(short_dir / "s.sock", client_name="test-agent") as client:
+    with (
+        serving(service, socket_dir / "s.sock"),
+        Client(socket_dir / "s.sock", client_name="test-agent") as client,
+    ):
         mine = client.memory_add("I prefer kafka over rabbitmq", project_id="global")["memory"]
         team = client.memory_add("The team names kafka topics with dots", project_id="team")
         assert team["memory"]["project_id"] == "global"  # the shared scope's stored id
@@ -73,9 +86,7 @@ def test_tools_search_and_edit_their_persons_and_the_teams_only(
         alice.ambient.personal, MemoryDraft("Alice prefers kafka consumers in Go"), "gui"
     ).memory
     team = alice.add("global", MemoryDraft("The team pins kafka clients"), "gui").memory
-    thread = ServerThread(bob, bob.paths.data_dir, ServerOptions(socket_dir / "s.sock"))
-    assert thread.start(), thread.error
-    try:
+    with serving(bob, socket_dir / "s.sock"):
         accesses: list[MemoryAccess] = [
             DirectAccess(bob, "test-agent", close_service=False),
             SocketAccess(Client(socket_dir / "s.sock", client_name="test-agent")),
@@ -100,8 +111,6 @@ def test_tools_search_and_edit_their_persons_and_the_teams_only(
                 assert "Global (alice@laptop)" in refused.text
             finally:
                 access.close()
-    finally:
-        thread.stop()
     assert alice.get(mine.id).importance == mine.importance
 
 
