@@ -208,6 +208,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     try:
         for parsed in parsed_files:
             project_id = _target(service, args, parsed)
+            if project_id is not None and not args.dry_run:
+                service.ensure_scope(project_id)  # the person's global: named for them
             reports.append(
                 service.importer.import_parsed(
                     parsed, project_id, IMPORT_ACTOR, dry_run=args.dry_run
