@@ -6,8 +6,9 @@ and the write kernel (``core.kernel``), reached as an attribute: ``service.searc
 ``service.history``, ``service.inbox``, ``service.importer``, ``service.transfers``,
 ``service.files``, ``service.stale``, ``service.reviews``, ``service.eraser``,
 ``service.integrity``, ``service.bulk``, ``service.observations``, ``service.switches``,
-``service.database``, ``service.scopes`` (projects: identity, paths, merging)
-and ``service.memory_md``. Writes are serialized by the
+``service.database``, ``service.scopes`` (projects: identity, paths, merging),
+``service.ambient`` (the global scopes every search and MEMORY.md includes: the shared
+one, or the person's own and the team's) and ``service.memory_md``. Writes are serialized by the
 kernel (one writer at a time); reads run concurrently on the calling thread (the store
 gives each thread its own connection).
 """
