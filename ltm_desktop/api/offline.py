@@ -31,7 +31,7 @@ from ltm_desktop.core.offline import Offline, QueuedKind, describe_age
 from ltm_desktop.core.offline_view import cached_list, visible_memories, visible_memory
 from ltm_desktop.core.offline_writes import queue_add, queue_change
 from ltm_desktop.core.projects.identity import identify
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, Memory, MemoryDraft
+from ltm_desktop.core.records import ListQuery, Memory, MemoryDraft
 from ltm_desktop.core.stale.named_files import check_files
 
 SNIPPET_CHARS = 200
@@ -144,6 +144,7 @@ def project_resolve(call: Call, cwd: object) -> dict[str, Any]:
         "project_id": identity.project_id,
         "path": identity.path,
         "name": rules.display_name_for_path(identity.path),
+        "scopes": call.service.ambient.with_ambient(identity.project_id),
     }
 
 
@@ -181,9 +182,7 @@ def memory_search(
     meaning): a plain search of the cache, ranked by the share of words found."""
     words = {w.casefold() for w in _WORD.findall(rules.check_text(query, "query"))}
     offline = call.service.offline
-    scopes = [scope.project_id]
-    if include_global and scope.project_id != GLOBAL_PROJECT_ID:
-        scopes.append(GLOBAL_PROJECT_ID)
+    scopes = call.service.ambient.with_ambient(scope.project_id, include_global)
     scored: list[tuple[float, Memory]] = []
     for project_id in scopes:
         for memory in visible_memories(offline, project_id).values():

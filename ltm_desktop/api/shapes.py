@@ -61,6 +61,9 @@ class ProjectShape(TypedDict):
     project_id: str
     path: str | None
     name: str
+    # project.resolve adds the scopes a search of it reads: the project, this person's
+    # global scope and, on a shared database, the team's (core.projects.ambient)
+    scopes: NotRequired[list[str]]
     # project.list adds the scope's counts (StatsShape without project_id)
     active: NotRequired[int]
     disabled: NotRequired[int]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
 
 # How long a write's answer waits for its own scope's MEMORY.md (normally milliseconds),
@@ -21,7 +20,9 @@ def with_memory_md_warning(service: MemoryService, result: Any) -> Any:
         return result
     written = result.get("memory", {}).get("project_id")
     relevant = [
-        p for p in problems if written in (None, GLOBAL_PROJECT_ID) or p.project_id == written
+        p
+        for p in problems
+        if written is None or service.ambient.is_ambient(written) or p.project_id == written
     ]
     if not relevant:
         return result

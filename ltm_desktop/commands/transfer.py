@@ -177,8 +177,6 @@ def _target(service: MemoryService, args: argparse.Namespace, parsed: Any) -> st
     """The scope to import into: --project, --cwd, else the file's own scopes (JSONL and
     our Markdown export), else its format's default: the directory the file is in (a
     repo's CLAUDE.md), the project holding a Cline memory-bank/, global for Hermes."""
-    from ltm_desktop.core.records import GLOBAL_PROJECT_ID
-
     if args.project is not None:
         return service.resolve_scope(project_id=args.project)
     if args.cwd is not None:
@@ -186,7 +184,7 @@ def _target(service: MemoryService, args: argparse.Namespace, parsed: Any) -> st
     if all(entry.project_id is not None for entry in parsed.entries):
         return None
     if parsed.default_scope == "global":
-        return GLOBAL_PROJECT_ID
+        return service.ambient.personal  # this person's global scope
     if parsed.default_scope == "none":
         raise InvalidInput(
             f"{parsed.path}: which project are these memories about? give --cwd DIR or "
@@ -210,6 +208,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     try:
         for parsed in parsed_files:
             project_id = _target(service, args, parsed)
+            if project_id is not None and not args.dry_run:
+                service.ensure_scope(project_id)  # the person's global: named for them
             reports.append(
                 service.importer.import_parsed(
                     parsed, project_id, IMPORT_ACTOR, dry_run=args.dry_run

@@ -48,7 +48,7 @@ MEMORY_TYPES = {
 }
 
 # proj_: a directory's id (by path); repo_: a repository's (by remote, core.projects)
-_PROJECT_ID_RE = re.compile(r"^(proj|repo)_[0-9a-f]{16}$")
+_PROJECT_ID_RE = re.compile(r"^(proj|repo|person)_[0-9a-f]{16}$")
 _WHITESPACE_RE = re.compile(r"\s+")
 _HEADING_RE = re.compile(r"^[#>*\-\s]+")
 
@@ -326,7 +326,8 @@ def check_project_id(value: object) -> str:
     text = check_text(value, "project_id")
     if text != GLOBAL_PROJECT_ID and not _PROJECT_ID_RE.match(text):
         raise InvalidInput(
-            "project_id must be 'global', or 'proj_' or 'repo_' followed by 16 hex digits; "
+            "project_id must be 'global', 'team', or 'proj_', 'repo_' or 'person_' followed "
+            "by 16 hex digits; "
             f"got {text[:40]!r}",
             "project_id",
         )

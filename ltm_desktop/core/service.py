@@ -6,8 +6,9 @@ and the write kernel (``core.kernel``), reached as an attribute: ``service.searc
 ``service.history``, ``service.inbox``, ``service.importer``, ``service.transfers``,
 ``service.files``, ``service.stale``, ``service.reviews``, ``service.eraser``,
 ``service.integrity``, ``service.bulk``, ``service.observations``, ``service.switches``,
-``service.database``, ``service.scopes`` (projects: identity, paths, merging)
-and ``service.memory_md``. Writes are serialized by the
+``service.database``, ``service.scopes`` (projects: identity, paths, merging),
+``service.ambient`` (the global scopes every search and MEMORY.md includes: the shared
+one, or the person's own and the team's) and ``service.memory_md``. Writes are serialized by the
 kernel (one writer at a time); reads run concurrently on the calling thread (the store
 gives each thread its own connection).
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ltm_desktop.core import ranking, rules, writing
-from ltm_desktop.core.actors import WhoAmI, path_machine
+from ltm_desktop.core.actors import WhoAmI, clean_name, path_machine
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.bulk.service import BulkWrites
 from ltm_desktop.core.change_feed import LazyChangeFeed
@@ -42,6 +43,7 @@ from ltm_desktop.core.memory_md.sync import MemoryMdSync
 from ltm_desktop.core.offline import NoOffline, Offline
 from ltm_desktop.core.privacy.erasing_service import Eraser
 from ltm_desktop.core.privacy.screening import Screen, SecretsMode
+from ltm_desktop.core.projects.ambient import AmbientScopes, global_mode, personal_scope_name
 from ltm_desktop.core.projects.scopes import ProjectScopes, identity_mode
 from ltm_desktop.core.records import (
     AddResult,
@@ -105,6 +107,14 @@ class MemoryService:
         settings = settings or Settings()
         self.store = store
         self.paths = paths
+        self.database = DatabaseInfo(store)
+        on_server = self.database.server_version is not None
+        who = identity or WhoAmI.of(settings.people_name, paths.machine_path)
+        # the scopes every search and MEMORY.md includes besides the project (docs/teams.md)
+        self.ambient = AmbientScopes(
+            global_mode(settings.people_global, on_server),
+            lambda: clean_name(settings.people_name) or who.identity.person,
+        )
         self.events = EventHub()  # this process's commits
         # others' commits (other processes, other machines): opened on its first subscriber
         self.changes = LazyChangeFeed(store.change_feed)
@@ -121,6 +131,7 @@ class MemoryService:
             top_n=settings.precis_top_n,
             clock=clock,
             include_flagged=settings.privacy_flagged_in_precis,
+            ambient=self.ambient,
         )
         self.views = MemoryMdSync(store, self.precis_manager, paths.data_dir / ".lock", clock)
         self.memory_md = MemoryMdStatus(self.views)
@@ -145,6 +156,7 @@ class MemoryService:
             embedder=self._embedder,
             provider=provider or NoExternalProvider(),
             backfill=self.backfill,
+            ambient=self.ambient,
         )
         self.files = FileAware(store, clock)
         self.stale = StaleList(store, settings, clock, self._uses, self.files)
@@ -159,14 +171,11 @@ class MemoryService:
         self.bulk = BulkWrites(
             self.kernel, screen=self.screen, vector_for=self.search.vector_for, files=self.files
         )
-        self.database = DatabaseInfo(store)
         self.scopes = ProjectScopes(
             store,
             self.kernel,
             self.screen,
-            mode=identity_mode(
-                settings.projects_identity, self.database.server_version is not None
-            ),
+            mode=identity_mode(settings.projects_identity, on_server),
             remote=settings.projects_remote,
             machine=path_machine(),
             clock=clock,
@@ -247,9 +256,24 @@ class MemoryService:
         """
         if (cwd is None) == (project_id is None):
             raise InvalidInput("give exactly one of cwd or project_id", "cwd")
-        if project_id is not None:
-            return rules.check_project_id(project_id)
+        if project_id is not None:  # "global": this person's; "team": the shared one
+            return rules.check_project_id(
+                self.ambient.alias(rules.check_text(project_id, "project_id"))
+            )
         return self.scopes.resolve(cwd, register=register)  # [projects] identity
+
+    def ensure_scope(self, project_id: str) -> None:
+        """Before a write to it: this person's global scope's row, named for them (any
+        other scope's row is made by its first write, or when its path is registered)."""
+        if project_id != self.ambient.personal or not self.ambient.personal_mode:
+            return
+        try:
+            self.store.get_project(project_id)
+        except LookupError:
+            with self.kernel.locked():
+                self.store.ensure_project(
+                    project_id, None, personal_scope_name(self.ambient.person)
+                )
 
     def projects(self) -> list[tuple[Project, int]]:
         """Every scope (global first) with its number of active memories, and its path on
@@ -292,6 +316,7 @@ class MemoryService:
         draft = rules.validate_draft(draft, self.settings.default_importance)
         draft = self.screen.draft(draft)  # before its text goes to the embedder
         vector = self.search.vector_for(writing.embedding_text(draft))
+        self.ensure_scope(project_id)
         with self.kernel.write() as write:
             result = writing.add_memory(
                 write.txn,
@@ -357,6 +382,7 @@ class MemoryService:
         project_id = rules.check_project_id(project_id)
         default = self.settings.default_importance
         clean = [rules.validate_draft(draft, default) for draft in drafts]
+        self.ensure_scope(project_id)
         with self.kernel.write() as write:
             imported = writing.import_memories(
                 write.txn, project_id, clean, actor, write.now, screen=self.screen

@@ -25,7 +25,7 @@ from pathlib import Path
 from ltm_desktop.core.backend import MAX_PAGE
 from ltm_desktop.core.errors import DatabaseUnreachable, LtmError, NotFound, StorageError
 from ltm_desktop.core.offline import OfflineStatus, QueuedWrite
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, ListQuery, Memory, Project
+from ltm_desktop.core.records import ListQuery, Memory, Project
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.outbox.replay import Outcome, Replayed, replay
 from ltm_desktop.store.outbox.journal import Journal
@@ -140,7 +140,8 @@ class LocalOutbox:
     def start(self, service: MemoryService) -> None:
         """Watch the server and replay for ``service`` (a long-lived process only)."""
         self._service = service
-        self.seen(GLOBAL_PROJECT_ID)  # every search includes it
+        for scope in service.ambient.ids:  # every search includes them
+            self.seen(scope)
         self._thread = threading.Thread(target=self._run, name="ltm-outbox", daemon=True)
         self._thread.start()
 

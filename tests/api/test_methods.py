@@ -85,7 +85,11 @@ def test_clients_that_never_say_hello_are_agent(raw: object, service: MemoryServ
 def test_project_resolve_and_list(client: Client) -> None:
     resolved = client.project_resolve(CWD + "/")
     expected = "proj_" + hashlib.sha256(CWD.encode()).hexdigest()[:16]
+    scopes = resolved.pop("scopes", None)  # the project, then its person's and team's globals
     assert resolved == {"project_id": expected, "path": CWD, "name": "shop"}
+    assert scopes is not None
+    assert scopes[0] == expected
+    assert scopes[-1] == "global"
     client.memory_add("Shop uses Stripe for payments", cwd=CWD)
     projects = {p["project_id"]: p for p in client.project_list()}
     assert projects[expected]["active"] == 1

@@ -72,13 +72,14 @@ def test_a_write_from_each_machine_names_both_in_the_history(
         try:
             assert server.stdout is not None
             assert "serving" in server.stdout.readline()
+            # the team's scope: each person's "global" is their own on a shared database
             with Client(sock, client_name="claude-code") as agent:
-                agent.memory_add("Deploys go out on Thursdays", project_id="global")
-            imported = ltm(desktop, desktop_config, "import", str(notes), "--project", "global")
+                agent.memory_add("Deploys go out on Thursdays", project_id="team")
+            imported = ltm(desktop, desktop_config, "import", str(notes), "--project", "team")
             assert imported.returncode == 0, imported.stderr
             with Client(sock) as client:
-                events = client.memory_scope_history(project_id="global")
-                only_ben = client.memory_scope_history(project_id="global", person="ben@desktop")
+                events = client.memory_scope_history(project_id="team")
+                only_ben = client.memory_scope_history(project_id="team", person="ben@desktop")
             server.send_signal(signal.SIGTERM)
             assert server.wait(timeout=30) == 0
         finally:
@@ -90,7 +91,7 @@ def test_a_write_from_each_machine_names_both_in_the_history(
             ("claude-code", "ana@laptop", "laptop"),
         ]
         assert [e["machine_id"] for e in only_ben] == ["id-of-desktop"]
-        shown = ltm(desktop, desktop_config, "history", "--project", "global")
+        shown = ltm(desktop, desktop_config, "history", "--project", "team")
         assert shown.returncode == 0, shown.stderr
         lines = shown.stdout.splitlines()
         assert len(lines) == 2

@@ -156,7 +156,7 @@ def test_members_acting_as_the_group_share_one_database(
     bob = Person(tmp_path, "bob", team, database, passfile)
 
     first = alice.ltm(
-        "import", str(_notes(tmp_path, "a", "Tag releases from main.")), "--project", "global"
+        "import", str(_notes(tmp_path, "a", "Tag releases from main.")), "--project", "team"
     )
     assert first.returncode == 0, first.stderr  # alice's first connection made the schema
     with psycopg.connect(with_database(team.server, database)) as conn:
@@ -167,12 +167,12 @@ def test_members_acting_as_the_group_share_one_database(
     assert owners == [(team.group,)]
 
     second = bob.ltm(
-        "import", str(_notes(tmp_path, "b", "Run the tests with Redis up.")), "--project", "global"
+        "import", str(_notes(tmp_path, "b", "Run the tests with Redis up.")), "--project", "team"
     )
     assert second.returncode == 0, second.stderr
     verified = bob.ltm("verify")
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    history = alice.ltm("history", "--project", "global")
+    history = alice.ltm("history", "--project", "team")
     assert history.returncode == 0, history.stderr
     assert "bob@bob on bob" in history.stdout
     assert "alice@alice on alice" in history.stdout

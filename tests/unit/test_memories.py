@@ -283,7 +283,8 @@ def test_resolve_scope_needs_exactly_one(service: MemoryService) -> None:
         service.resolve_scope()
     with pytest.raises(InvalidInput):
         service.resolve_scope(cwd="/a", project_id="global")
-    assert service.resolve_scope(project_id="global") == "global"
+    assert service.resolve_scope(project_id="global") == service.ambient.personal
+    assert service.resolve_scope(project_id="team") == "global"
 
 
 def test_writing_to_an_unseen_project_id_registers_it(service: MemoryService) -> None:

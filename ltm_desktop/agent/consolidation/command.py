@@ -84,7 +84,6 @@ def _require_endpoint(config: str | None) -> None:
 def cmd_consolidate(args: argparse.Namespace) -> int:
     from ltm_desktop.agent.consolidation.running import consolidator_for
     from ltm_desktop.core.consolidation.consolidator import ConsolidationFailed
-    from ltm_desktop.core.records import GLOBAL_PROJECT_ID
     from ltm_desktop.embedding.factory import make_embedder
     from ltm_desktop.launching import open_service
 
@@ -96,7 +95,7 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
     service = opened.service
     try:
         if args.global_scope:
-            project_id = GLOBAL_PROJECT_ID
+            project_id = service.ambient.personal  # this person's global scope
         else:
             cwd = os.path.abspath(os.path.expanduser(args.cwd or os.getcwd()))
             project_id = service.resolve_scope(cwd=cwd)

@@ -228,10 +228,8 @@ def _warm(access: MemoryAccess, cwd: str | None) -> None:
     service = getattr(access, "service", None)
     if service is None:
         return
-    from ltm_desktop.core.records import GLOBAL_PROJECT_ID  # the child's: the parent stays light
-
-    try:
-        project = service.resolve_scope(cwd=cwd) if cwd else GLOBAL_PROJECT_ID
+    try:  # no cwd: this person's global scope (the team's comes with it)
+        project = service.resolve_scope(cwd=cwd) if cwd else service.ambient.personal
         service.search.warm(project)
     except Exception:  # noqa: BLE001 - a search then loads what it needs, as before
         log.info("could not warm the search", exc_info=True)

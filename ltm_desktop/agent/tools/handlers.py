@@ -16,7 +16,7 @@ from typing import Any
 from ltm_desktop.api.calls import ApiCalls
 from ltm_desktop.api.shapes import AddResultShape, MemoryShape, ProjectShape, RecallHitShape
 from ltm_desktop.core.errors import LtmError
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID
+from ltm_desktop.core.records import GLOBAL_PROJECT_ID  # a server without ``scopes``
 from ltm_desktop.core.rules import MEMORY_TYPES
 from ltm_desktop.core.search.query import MAX_QUERY_CHARS
 
@@ -61,6 +61,12 @@ class ToolAccess:
         if found is None:
             found = self.projects[cwd] = self.api.project_resolve(cwd)
         return found
+
+
+def searched_scopes(project: ProjectShape) -> list[str]:
+    """The scopes a search of the project reads (the project, the person's global and the
+    team's), as the server says; a server from before per-person scopes: project and global."""
+    return project.get("scopes") or [project["project_id"], GLOBAL_PROJECT_ID]
 
 
 def where(project: ProjectShape) -> str:
@@ -111,11 +117,11 @@ def add(access: ToolAccess, cwd: str, fields: dict[str, Any]) -> Reply:
 
 
 def _owned(access: ToolAccess, project: ProjectShape, memory_id: str) -> MemoryShape:
-    """The memory, if it belongs to the project or to global; Refused (naming its owner)
-    otherwise."""
+    """The memory, if it belongs to a scope the project's searches read (the project,
+    the person's global, the team's); Refused (naming its owner) otherwise."""
     memory = access.api.memory_get(memory_id)
     owner = memory["project_id"]
-    if owner in (project["project_id"], GLOBAL_PROJECT_ID):
+    if owner in searched_scopes(project):
         return memory
     projects = access.api.project_list()
     name = next((p["name"] for p in projects if p["project_id"] == owner), owner)
@@ -180,7 +186,7 @@ def _listing(project: ProjectShape, query: str, rows: list[dict[str, Any]]) -> R
     searched = {
         "project_id": project["project_id"],
         "project": project["name"],
-        "scopes": [project["project_id"], GLOBAL_PROJECT_ID],
+        "scopes": searched_scopes(project),
         "query": query,
         "count": len(rows),
     }

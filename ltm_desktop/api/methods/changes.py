@@ -46,6 +46,7 @@ def memory_changes(
         limit=limit,
         include_global=include_global,
         include_flagged=service.settings.privacy_flagged_in_precis,
+        ambient=service.ambient,
     )
     return {
         "head": found.head,

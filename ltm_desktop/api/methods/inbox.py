@@ -102,12 +102,17 @@ def inbox_approve(
     into_project_id: str | None = None,
     **changes: Unpack[Edits],
 ) -> DecisionShape:
-    result = call.service.inbox.approve(
+    service = call.service
+    into = None
+    if into_project_id is not None:  # "global": the person's own, "team": the shared one
+        into = service.resolve_scope(project_id=into_project_id)
+        service.ensure_scope(into)
+    result = service.inbox.approve(
         id,
         call.client,
         changes=dict(changes),
         expected_updated_at=expected_updated_at,
-        into=into_project_id,
+        into=into,
     )
     return serialize_inbox.decision(result)
 

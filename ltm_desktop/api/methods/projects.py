@@ -15,7 +15,10 @@ from ltm_desktop.api.shapes import ProjectShape, StatsShape
 
 @method("project.resolve")
 def project_resolve(call: Call, cwd: object) -> ProjectShape:
-    return serialize.project(call.service.resolve_cwd(cwd))
+    service = call.service
+    found = serialize.project(service.resolve_cwd(cwd))
+    found["scopes"] = service.ambient.with_ambient(found["project_id"])
+    return found
 
 
 class ProjectsShape(TypedDict):

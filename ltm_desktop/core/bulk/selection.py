@@ -154,6 +154,7 @@ def transfer_chunked(
     """Move or copy to ``target``, ``chunk`` memories to a transaction. An error in the
     first chunk is raised (nothing was done); a later one ends the work."""
     out, items, chunk = ChunkedTransfer(), list(versions.items()), max(1, chunk)
+    service.ensure_scope(target)  # the person's global scope: named for them on first use
     for start in range(0, len(items), chunk):
         if start and cancelled is not None and cancelled():
             out.cancelled, out.not_done = True, len(items) - start

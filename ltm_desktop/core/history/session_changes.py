@@ -19,7 +19,8 @@ from enum import StrEnum
 from typing import Protocol
 
 from ltm_desktop.core.privacy.injection import is_flagged
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, AuditAction, AuditEvent, Memory
+from ltm_desktop.core.projects.ambient import AmbientScopes
+from ltm_desktop.core.records import AuditAction, AuditEvent, Memory
 
 PAGE = 200  # events read at a time, per scope
 MAX_EVENTS = 2_000  # events read per scope at most, whatever else happened meanwhile
@@ -95,6 +96,7 @@ def changes_since(
     limit: int = MAX_CHANGES,
     include_global: bool = True,
     include_flagged: bool = False,
+    ambient: AmbientScopes | None = None,
 ) -> ScopeChanges:
     """The memories of ``project_id`` (and global) changed after audit seq ``since``.
 
@@ -108,9 +110,7 @@ def changes_since(
     head = source.last_event_seq()
     if since is None or since >= head:
         return ScopeChanges(head)
-    scopes = [project_id]
-    if include_global and project_id != GLOBAL_PROJECT_ID:
-        scopes.append(GLOBAL_PROJECT_ID)
+    scopes = (ambient or AmbientScopes.shared()).with_ambient(project_id, include_global)
     newest: dict[str, list[AuditEvent]] = {}
     truncated = False
     for scope in scopes:

@@ -19,8 +19,9 @@ from ltm_desktop.core.memory_md.block import heading, render_block
 from ltm_desktop.core.memory_md.files import read_text
 from ltm_desktop.core.memory_md.safe_markdown import open_fence
 from ltm_desktop.core.privacy.injection import is_flagged
+from ltm_desktop.core.projects.ambient import AmbientScopes
 from ltm_desktop.core.ranking import MAX_BOOST, effective_importance, precis_key
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, PrecisInfo
+from ltm_desktop.core.records import Memory, PrecisInfo
 from ltm_desktop.core.rules import MAX_IMPORTANCE
 
 __all__ = ["heading", "render_block"]  # core.memory_block's, shared with core.injection
@@ -94,9 +95,12 @@ class PrecisManager:
         top_n: int,
         clock: Callable[[], float],
         include_flagged: bool = False,
+        ambient: AmbientScopes | None = None,
     ) -> None:
-        """``include_flagged``: ``[privacy] flagged_in_precis``."""
+        """``include_flagged``: ``[privacy] flagged_in_precis``; ``ambient``: the scopes
+        every precis includes besides its own (default: ``global``)."""
         self._store = store
+        self.ambient = ambient or AmbientScopes.shared()
         self.include_flagged = include_flagged
         self.path_for = path_for
         self.budget = budget
@@ -114,9 +118,7 @@ class PrecisManager:
         search, so the top-N is exact.
         """
         now = self._clock() if now is None else now
-        scopes = [project_id]
-        if include_global and project_id != GLOBAL_PROJECT_ID:
-            scopes.append(GLOBAL_PROJECT_ID)
+        scopes = self.ambient.with_ambient(project_id, include_global)
         found: list[Memory] = []
         for top_level in range(MAX_IMPORTANCE, -1, -LEVELS_PER_READ):
             if len(found) >= self.top_n:

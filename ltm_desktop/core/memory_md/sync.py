@@ -34,7 +34,7 @@ from ltm_desktop.core.files.filelock import FileLock
 from ltm_desktop.core.memory_md.files import write_atomically
 from ltm_desktop.core.memory_md.precis import PrecisManager
 from ltm_desktop.core.ranking import precis_key
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Memory, MemoryMdProblem, PrecisInfo
+from ltm_desktop.core.records import Memory, MemoryMdProblem, PrecisInfo
 
 log = logging.getLogger(__name__)
 FIRST_RETRY_SECONDS = 1.0
@@ -102,6 +102,7 @@ class MemoryMdSync:
     ) -> None:
         self._store = store
         self._manager = manager
+        self._ambient = manager.ambient  # the scopes whose writes reach every file
         self._lock_path = lock_path
         self._clock = clock
         self._render_lock = threading.Lock()  # one regeneration at a time in this process
@@ -191,7 +192,7 @@ class MemoryMdSync:
         with self._cond:
             for memory in changed:
                 self._queue(memory.project_id, [memory])
-            if any(m.project_id == GLOBAL_PROJECT_ID for m in changed):
+            if any(self._ambient.is_ambient(m.project_id) for m in changed):
                 self._fanout = [*(self._fanout or []), *changed]
                 self._fanout_due = True
             for scope in self._dirty:
@@ -216,7 +217,11 @@ class MemoryMdSync:
         Args:
             changed: the memories a write touched; the scope is skipped when none of
                 them is, or could enter, its current top-N (None: always render).
+
+        Another person's global scope has no file here (True: nothing to do).
         """
+        if self._ambient.is_foreign(project_id):
+            return True
         try:
             with self._render_lock:
                 if not self._needs_render(project_id, changed):
@@ -362,10 +367,11 @@ class MemoryMdSync:
         except Exception as exc:  # noqa: BLE001 - the scopes stay as they are until the next write
             log.warning("cannot list projects to refresh their MEMORY.md: %s", exc)
             return
+        written = {m.project_id for m in changed}  # regenerated before the fan-out
         for scope in projects:
             if (direct := self._take_direct()) is not None:
                 self._regenerate_batch(*direct)
-            if scope != GLOBAL_PROJECT_ID:
+            if scope not in written:
                 self.regenerate(scope, changed)
 
     def _take_direct(self) -> tuple[dict[str, list[Memory] | None], int] | None:
@@ -421,7 +427,7 @@ class MemoryMdSync:
                     for e in events
                     if e.memory_id not in found or found[e.memory_id].project_id != e.project_id
                 }
-                if GLOBAL_PROJECT_ID in unknown:
+                if any(self._ambient.is_ambient(scope) for scope in unknown):
                     unknown |= {p.project_id for p in self._store.list_projects()}
                 if found:
                     self.after_write(list(found.values()))

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 
 from ltm_desktop.core import rules
 from ltm_desktop.core.errors import Conflict, InvalidInput, NotFound
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
 
 MAX_IDS = 100
@@ -80,7 +79,7 @@ def forget(
     observations = check_ids(observation_ids, "observation_ids")
     if not memories and not observations:
         raise InvalidInput("give memory_ids and/or observation_ids to forget", "memory_ids")
-    allowed = {project_id, GLOBAL_PROJECT_ID}
+    allowed = {project_id, *service.ambient.ids}
     done_memories: list[str] = []
     done_observations: list[str] = []
     already: list[str] = []

@@ -21,6 +21,7 @@ from ltm_desktop.core.backend import MAX_PAGE, MemoryStore
 from ltm_desktop.core.errors import InvalidInput
 from ltm_desktop.core.kernel import WriteKernel
 from ltm_desktop.core.privacy.screening import Screen
+from ltm_desktop.core.projects.ambient import PERSON_PREFIX
 from ltm_desktop.core.projects.identity import REMOTE_PREFIX
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, AddStatus, ListQuery
 from ltm_desktop.core.transfer.between_scopes import transfer
@@ -64,8 +65,11 @@ def merge_projects(
     """
     actor = rules.check_actor(actor)
     source, target = rules.check_project_id(source), rules.check_project_id(target)
-    if GLOBAL_PROJECT_ID in (source, target):
-        raise InvalidInput("the global scope cannot be merged; move memories instead", "project_id")
+    if any(s == GLOBAL_PROJECT_ID or s.startswith(PERSON_PREFIX) for s in (source, target)):
+        raise InvalidInput(
+            "a global scope (the team's or a person's) cannot be merged; move memories instead",
+            "project_id",
+        )
     if source == target:
         raise InvalidInput("a project cannot be merged into itself", "project_id")
     store.get_project(source)  # NotFound

@@ -14,8 +14,8 @@ from dataclasses import replace
 from ltm_desktop.core import rules
 from ltm_desktop.core.backend import MemoryStore
 from ltm_desktop.core.errors import EmbedderUnavailable
+from ltm_desktop.core.projects.ambient import AmbientScopes
 from ltm_desktop.core.records import (
-    GLOBAL_PROJECT_ID,
     IndexStatus,
     Memory,
     RecallHit,
@@ -60,8 +60,11 @@ class SearchService:
         embedder: Embedder,
         provider: ExternalProvider,
         backfill: Backfill,
+        ambient: AmbientScopes | None = None,
     ) -> None:
+        """``ambient``: the scopes searched with every project (default: ``global``)."""
         self.store = store
+        self._ambient = ambient or AmbientScopes.shared()
         self.now = clock
         self._cache = cache
         self._uses = uses
@@ -98,9 +101,7 @@ class SearchService:
         return (self._embedder.model, vectors[0]) if vectors else None
 
     def _with_global(self, project_id: str, include_global: bool) -> list[str]:
-        if include_global and project_id != GLOBAL_PROJECT_ID:
-            return [project_id, GLOBAL_PROJECT_ID]
-        return [project_id]
+        return self._ambient.with_ambient(project_id, include_global)
 
     def query(
         self,

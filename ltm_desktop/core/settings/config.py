@@ -40,6 +40,10 @@ SECRETS_MODES = ("refuse", "redact", "allow")  # [privacy] secrets
 # [projects] identity: "path" (a directory is a project) or "remote" (a repository's remote
 # URL is: docs/projects.md); "" (unset) is "remote" on PostgreSQL and "path" on SQLite.
 IDENTITIES = ("", "path", "remote")
+# [people] global: "shared" (one global scope for everyone) or "personal" (a global scope per
+# person, the shared one becoming the team's: docs/teams.md); "" (unset) is "personal" on
+# PostgreSQL and "shared" on SQLite (core.projects.ambient).
+GLOBAL_MODES = ("", "shared", "personal")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +111,8 @@ class Settings:
     # [people] name: who this person is in the audit history (``core.actors``); "" is the
     # OS login name.
     people_name: str = ""
+    # [people] global: whose the global scope is (GLOBAL_MODES; core.projects.ambient).
+    people_global: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +172,7 @@ CONFIG_KEYS: tuple[_Key, ...] = (
     _Key("projects", "remote", "projects_remote", str, 1, 100),
     # [people]
     _Key("people", "name", "people_name", str, 0, 100),
+    _Key("people", "global", "people_global", str, 0, 10, GLOBAL_MODES),
 )
 assert {k.attr for k in CONFIG_KEYS} == {f.name for f in fields(Settings)}
 

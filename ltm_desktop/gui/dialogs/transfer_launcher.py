@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from ltm_desktop import __version__
 from ltm_desktop.core.errors import LtmError
 from ltm_desktop.core.files.atomic_files import check_replaceable, replacing
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.transfer import exporting, importing
 from ltm_desktop.core.transfer.import_writes import ImportReport
@@ -146,6 +145,9 @@ def import_files(
     reports = []
     for one in parsed:
         own = all(entry.project_id is not None for entry in one.entries)
-        target = None if own else GLOBAL_PROJECT_ID if one.default_scope == "global" else scope
+        mine = service.ambient.personal  # "global": the person's own (docs/teams.md)
+        target = None if own else mine if one.default_scope == "global" else scope
+        if target is not None and not dry_run:
+            service.ensure_scope(target)
         reports.append(service.importer.import_parsed(one, target, IMPORT_ACTOR, dry_run=dry_run))
     return reports

@@ -47,6 +47,8 @@ class InboxOutcome:
 
 def perform(service: MemoryService, write: InboxWrite) -> Decision:
     if write.action == "approve":
+        if write.into is not None:  # "Global (you)" before its first memory: its row now
+            service.ensure_scope(write.into)
         return service.inbox.approve(
             write.item_id,
             GUI_ACTOR,

@@ -1,6 +1,7 @@
 """The projects sidebar: global first, then every project, with its active-memory count
 and its stale candidates; projects of the same name show the part of the path that
-tells them apart."""
+tells them apart. With a global scope per person (docs/teams.md) the shared one is
+"Team", the person's own "Global (you)" (``core.projects.ambient``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QFont
 
+from ltm_desktop.core.projects.ambient import PERSON_PREFIX, AmbientScopes
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Project
 from ltm_desktop.gui.models.base import RIGHT, RowTableModel
 
@@ -34,7 +36,13 @@ class ProjectRow:
 
     @property
     def is_global(self) -> bool:
-        return self.project_id == GLOBAL_PROJECT_ID
+        """The team's (shared) global scope or a person's: no directory, never merged."""
+        return self.project_id == GLOBAL_PROJECT_ID or self.project_id.startswith(PERSON_PREFIX)
+
+    @property
+    def shown(self) -> str:
+        """The name the person sees."""
+        return self.label or self.name
 
 
 def distinct_labels(projects: list[Project]) -> dict[str, str]:
@@ -62,8 +70,13 @@ def project_rows(
     found: list[tuple[Project, int]],
     stale: dict[str, int] | None = None,
     new: dict[str, int] | None = None,
+    ambient: AmbientScopes | None = None,
 ) -> list[ProjectRow]:
+    """``ambient``: whose global scopes these are (default: one shared ``global``)."""
+    ambient = ambient or AmbientScopes.shared()
     labels = distinct_labels([p for p, _ in found])
+    labels[GLOBAL_PROJECT_ID] = GLOBAL_LABEL
+    labels = {pid: ambient.label(pid, label) for pid, label in labels.items()}
     stale, new = stale or {}, new or {}
     rows = [
         ProjectRow(
@@ -77,8 +90,15 @@ def project_rows(
         )
         for p, n in found
     ]
-    if not any(r.is_global for r in rows):  # global is always there, even before its first memory
-        rows.insert(0, ProjectRow(GLOBAL_PROJECT_ID, GLOBAL_LABEL, None, 0))
+    # the global scopes are always there, even before their first memory (the person's
+    # row is made by its first write)
+    known = {r.project_id for r in rows}
+    if GLOBAL_PROJECT_ID not in known:
+        label = labels[GLOBAL_PROJECT_ID]
+        rows.insert(0, ProjectRow(GLOBAL_PROJECT_ID, GLOBAL_LABEL, None, 0, label=label))
+    if ambient.personal_mode and ambient.personal not in known:
+        mine = ambient.personal
+        rows.insert(1, ProjectRow(mine, ambient.label(mine, mine), None, 0, label=""))
     return rows
 
 
@@ -112,9 +132,7 @@ class ProjectsModel(RowTableModel):
 
     def scope_choices(self) -> list[tuple[str, str]]:
         """(project id, name) of every scope, global first: what a scope picker offers."""
-        return [
-            (r.project_id, GLOBAL_LABEL if r.is_global else (r.label or r.name)) for r in self._all
-        ]
+        return [(r.project_id, r.shown) for r in self._all]
 
     def _apply(self) -> None:
         wanted = self._filter
@@ -137,7 +155,7 @@ class ProjectsModel(RowTableModel):
                 return f"{row.stale:,}" if row.stale else ""
             if column == COL_NEW:
                 return f"{row.new:,}" if row.new else ""
-            return GLOBAL_LABEL if row.is_global else (row.label or row.name)
+            return row.shown
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == COL_COUNT:
                 return f"{row.active:,} active memories (not removed, not expired)"

@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 
+from ltm_desktop.core.projects.ambient import PERSON_PREFIX
 from ltm_desktop.core.records import (
     GLOBAL_PROJECT_ID,
     MATCHED_MEANING,
@@ -124,7 +125,9 @@ class SearchResultsModel(RowTableModel):
             if column == COL_TAGS:
                 return tags_text(memory.tags)
             if column == COL_SCOPE:
-                return "global" if memory.project_id == GLOBAL_PROJECT_ID else "project"
+                ambient = memory.project_id == GLOBAL_PROJECT_ID  # the team's, or a person's
+                ambient = ambient or memory.project_id.startswith(PERSON_PREFIX)
+                return "global" if ambient else "project"
             return (str(row.rank), memory.title, "", memory.category, str(memory.importance))[
                 column
             ]

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ltm_desktop.core.records import GLOBAL_PROJECT_ID, PrecisInfo
+from ltm_desktop.core.records import PrecisInfo
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.gui import theme
 from ltm_desktop.gui.bridge import ChangeSet
@@ -53,7 +53,7 @@ def load_precis(service: MemoryService, project_id: str) -> tuple[PrecisInfo, li
                 rank,
                 memory.title,
                 memory.importance,
-                memory.project_id == GLOBAL_PROJECT_ID,
+                service.ambient.is_ambient(memory.project_id),
                 memory_id in included,
                 truncated=memory_id == cut_short,
             )

@@ -22,7 +22,6 @@ from ltm_desktop.gui.models.projects_model import (
     COL_NAME,
     COL_NEW,
     COL_STALE,
-    GLOBAL_LABEL,
     ProjectRow,
     ProjectsModel,
     project_rows,
@@ -82,7 +81,7 @@ class ProjectsPanel(QWidget):
         self._loading = True
         service = self.ctx.service
         self.ctx.runner.run(
-            lambda: project_rows(listed_projects(service)),
+            lambda: project_rows(listed_projects(service), ambient=service.ambient),
             self.on_projects,
             self.on_failed,
             key=f"projects-{id(self)}",
@@ -143,7 +142,7 @@ class ProjectsPanel(QWidget):
             self.select(wanted)
         current = self.model.project(self.ctx.scope.project_id)
         if current is not None:
-            self.ctx.scope.name = GLOBAL_LABEL if current.is_global else current.name
+            self.ctx.scope.name = current.shown
         self.loaded.emit()
         self._load_counts()
         if self._again:
@@ -168,7 +167,7 @@ class ProjectsPanel(QWidget):
             return
         row = self.model.row_at(self.view.currentIndex().row())
         if row is not None:
-            name = GLOBAL_LABEL if row.is_global else row.name
+            name = row.shown
             self.ctx.scope.set_scope(row.project_id, name)
 
     def select_later(self, project_id: str) -> None:

@@ -52,6 +52,7 @@ def load_stale(service: MemoryService, project_id: str, everywhere: bool = False
         ]
     names = distinct_labels([p for p, _ in service.projects()])
     names[GLOBAL_PROJECT_ID] = GLOBAL_LABEL
+    names = {pid: service.ambient.label(pid, name) for pid, name in names.items()}
     scopes = sorted(service.stale.counts(), key=lambda pid: str(names.get(pid, pid)).lower())
     return [
         stale_row(
