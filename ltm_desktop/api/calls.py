@@ -33,6 +33,7 @@ from ltm_desktop.api.shapes import (
     ProjectShape,
     RecallHitShape,
     RunShape,
+    SearchAnswerShape,
     SearchHitShape,
     StatsShape,
 )
@@ -162,6 +163,21 @@ class ApiCalls:
         limit: int | None = None,
         include_global: bool | None = None,
     ) -> list[SearchHitShape]:
+        return self.memory_search_answer(
+            query, cwd=cwd, project_id=project_id, limit=limit, include_global=include_global
+        )["hits"]
+
+    def memory_search_answer(
+        self,
+        query: str,
+        *,
+        cwd: str | None = None,
+        project_id: str | None = None,
+        limit: int | None = None,
+        include_global: bool | None = None,
+    ) -> SearchAnswerShape:
+        """``memory_search`` with the rest of the answer: ``stale`` and its ``warning``
+        when it came from the read cache (the database server away)."""
         result = self._call(
             "memory.search",
             cwd=cwd,
@@ -170,7 +186,7 @@ class ApiCalls:
             limit=limit,
             include_global=include_global,
         )
-        return cast(list[SearchHitShape], result["hits"])
+        return cast(SearchAnswerShape, result)
 
     def memory_list(
         self,

@@ -107,6 +107,12 @@ class SearchHitShape(TypedDict):
     similarity: NotRequired[float]  # found by meaning too: cosine similarity to the query
 
 
+class SearchAnswerShape(TypedDict):
+    hits: list[SearchHitShape]
+    stale: NotRequired[bool]  # answered offline, from this machine's read cache
+    warning: NotRequired[str]  # why, in words (with the changes waiting)
+
+
 class RecallHitShape(TypedDict):
     kind: str  # "memory" or "observation"
     score: float

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +13,9 @@ import pytest
 from ltm_desktop.agent.access import MemoryAccess
 from ltm_desktop.agent.tools.handlers import SEARCH_META
 from ltm_desktop.agent.tools.toolbox import Toolbox
+from ltm_desktop.core.offline import NoOffline
 from ltm_desktop.core.records import GLOBAL_PROJECT_ID, Category, MemoryDraft
+from ltm_desktop.outbox import LocalOutbox
 from tests.agent.conftest import CLIENT, CWD, OTHER, Memory
 
 ID = re.compile(r"\b(mem_[0-9a-f]+)")
@@ -377,3 +381,27 @@ def test_a_huge_query_is_read_as_the_search_reads_it_through_either_access(
     reply = memory.tools.run(tool, {"query": query}, CWD)
     assert reply.meta is not None
     assert len(reply.meta[SEARCH_META]["query"]) == 500
+
+
+def test_a_search_answered_offline_says_so(memory: Memory, tmp_path: Path) -> None:
+    """The database server away: memory_search answers from this machine's read cache,
+    and the agent is told the memories may be out of date (after the array, and in meta)."""
+    down = "cannot reach PostgreSQL at db.example:5432/ltm: connection refused"
+    project = memory.project()
+    kept = memory.service.add(project, MemoryDraft("Deploys need the VPN"), "gui").memory
+    box = LocalOutbox(tmp_path, lambda: down)
+    memory.service.offline = box
+    try:
+        box.seen(project)
+        box.mirror.replace(project, [kept], memory.service.now())  # mirrored while online
+        box.unreachable(down)
+        reply = memory.tools.run("memory_search", {"query": "VPN deploys"}, CWD)
+        assert not reply.is_error, reply.text
+        rows, note = reply.text.split("\n", 1)
+        assert [r["id"] for r in json.loads(rows)] == [kept.id]
+        assert note.startswith("(Note: offline: answered from this machine's read cache")
+        assert reply.meta is not None
+        assert reply.meta[SEARCH_META]["stale"] is True
+    finally:
+        memory.service.offline = NoOffline()
+        box.close()

@@ -181,20 +181,24 @@ def _score(value: float) -> float:
     return float(f"{value:.4g}")
 
 
-def _listing(project: ProjectShape, query: str, rows: list[dict[str, Any]]) -> Reply:
-    """The rows as a bare JSON array; what was searched in ``meta``."""
-    searched = {
+def _listing(
+    project: ProjectShape, query: str, rows: list[dict[str, Any]], *, stale: str | None = None
+) -> Reply:
+    """The rows as a bare JSON array; what was searched in ``meta``. ``stale``: why the
+    answer came from this machine's read cache (the database server away), said after
+    the array and in ``meta``, so the agent knows the memories may be out of date."""
+    searched: dict[str, Any] = {
         "project_id": project["project_id"],
         "project": project["name"],
         "scopes": searched_scopes(project),
         "query": query,
         "count": len(rows),
     }
-    return Reply(
-        json.dumps(rows, ensure_ascii=False),
-        meta={SEARCH_META: searched},
-        structured={"results": rows, **searched},
-    )
+    text = json.dumps(rows, ensure_ascii=False)
+    if stale is not None:
+        searched.update(stale=True, warning=stale)
+        text += f"\n(Note: {stale})"
+    return Reply(text, meta={SEARCH_META: searched}, structured={"results": rows, **searched})
 
 
 def _query(args: dict[str, Any]) -> str:
@@ -210,9 +214,10 @@ def memory_search(access: ToolAccess, cwd: str, args: dict[str, Any]) -> Reply:
     query = _query(args)
     # by id: the project is resolved already, and the server answers a search it has
     # cached at once only when it is asked by id
-    hits = access.api.memory_search(
+    answer = access.api.memory_search_answer(
         query, project_id=project["project_id"], limit=args.get("limit", 5)
     )
+    hits = answer["hits"]
     rows = [
         {
             "id": m["id"],
@@ -229,7 +234,8 @@ def memory_search(access: ToolAccess, cwd: str, args: dict[str, Any]) -> Reply:
         for hit in hits
         for m in [hit["memory"]]
     ]
-    return _listing(project, query, rows)
+    stale = answer.get("warning", "offline") if answer.get("stale") else None
+    return _listing(project, query, rows, stale=stale)
 
 
 def _recall_row(hit: RecallHitShape) -> dict[str, Any]:
