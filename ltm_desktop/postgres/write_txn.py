@@ -16,19 +16,26 @@ from ltm_desktop.postgres import erasing, inbox
 from ltm_desktop.postgres import memory_writes as writes
 from ltm_desktop.postgres.audit.log import record_audits, tombstone_history
 from ltm_desktop.postgres.conn import Conn
-from ltm_desktop.postgres.fts.search import near_duplicates
 from ltm_desktop.postgres.scopes import ScopeKeys
+from ltm_desktop.postgres.token_sets import PgScopeTokenSets, near_duplicates
 from ltm_desktop.postgres.vectors import set_index
 
 
 class PgWriteTxn:
     """Valid only inside the ``PostgresStore.write`` block that made it."""
 
-    def __init__(self, conn: Conn, keys: ScopeKeys, head: tuple[int, str] | None = None) -> None:
+    def __init__(
+        self,
+        conn: Conn,
+        keys: ScopeKeys,
+        token_sets: PgScopeTokenSets,
+        head: tuple[int, str] | None = None,
+    ) -> None:
         """``head``: the audit chain's head as the writer's lock found it (None: read it
-        when an event is recorded)."""
+        when an event is recorded); ``token_sets``: the writer's, for near duplicates."""
         self._conn = conn
         self._keys = keys
+        self._token_sets = token_sets
         self._head = head  # valid until this transaction appends or tombstones an event
         self._rows: dict[str, tuple[int, int]] = {}  # memory id -> (pk, project pk)
         self._pks: dict[str, int] = {}  # project id -> pk, as seen in this transaction
@@ -82,7 +89,9 @@ class PgWriteTxn:
         project_pk = self._pk(project_id)
         if project_pk is None:
             return []
-        return near_duplicates(self._conn, project_pk, tokens, at_least, min_tokens, max_tokens)
+        return near_duplicates(
+            self._conn, self._token_sets, project_pk, tokens, at_least, min_tokens, max_tokens
+        )
 
     def insert_memory(
         self, memory: Memory, tokens: Collection[str], vector: tuple[str, bytes] | None = None
