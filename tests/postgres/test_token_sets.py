@@ -72,7 +72,8 @@ def test_every_memory_holding_enough_tokens_is_a_candidate(pg_db: PgDatabase) ->
         assert expected <= found
         for memory_id, _ in found:
             m = by_id[memory_id]
-            assert m.project_id == PROJECT and not m.disabled
+            assert m.project_id == PROJECT
+            assert not m.disabled
             assert low < len(similarity_tokens(m.content)) < high
 
 
@@ -115,10 +116,17 @@ def test_a_rolled_back_write_leaves_nothing_in_the_sets(pg_url: str, tmp_path: P
         with store.write() as txn:  # the scope exists, its sets are loaded
             txn.insert_memory(other, similarity_tokens(other.content))
             assert txn.near_duplicates(PROJECT, tokens, 3, 2, 6) == []
-        with pytest.raises(RuntimeError), store.write() as txn:
-            txn.insert_memory(memory, similarity_tokens(memory.content))
-            assert [i for i, _ in txn.near_duplicates(PROJECT, tokens, 3, 2, 6)] == [memory.id]
-            raise RuntimeError("the core changed its mind")
+        seen: list[list[tuple[str, str]]] = []
+
+        def undone() -> None:
+            with store.write() as txn:
+                txn.insert_memory(memory, similarity_tokens(memory.content))
+                seen.append(txn.near_duplicates(PROJECT, tokens, 3, 2, 6))
+                raise RuntimeError("the core changed its mind")
+
+        with pytest.raises(RuntimeError):
+            undone()
+        assert [i for i, _ in seen[0]] == [memory.id]
         with store.write() as txn:
             assert txn.near_duplicates(PROJECT, tokens, 3, 2, 6) == []
     finally:
