@@ -42,7 +42,7 @@ from ltm_desktop.core.errors import (
 )
 from ltm_desktop.engine.rows import Row
 from ltm_desktop.postgres.conn import Conn
-from ltm_desktop.postgres.listen import PgChangeFeed, new_origin, notify_statement
+from ltm_desktop.postgres.listen import PgChangeFeed, new_origin, notify_call
 from ltm_desktop.postgres.schema import MIGRATIONS, PgMigration
 from ltm_desktop.postgres.url import describe, scrubbed
 
@@ -90,6 +90,43 @@ def _roll_back(conn: Conn) -> None:
     if conn.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
         with suppress(psycopg.Error):
             conn.execute("ROLLBACK")
+
+
+def _roll_back_pipelined(conn: Conn, pipeline: psycopg.Pipeline) -> None:
+    """``_roll_back`` in pipeline mode: the results still to come are read first (a
+    failure among them makes the server skip what follows until then, a ROLLBACK too)."""
+    with suppress(psycopg.Error):
+        pipeline.sync()
+    _roll_back(conn)
+
+
+def _begin(conn: Conn, lock_timeout_ms: int, origin: str) -> Callable[[], Row | None]:
+    """Send what opens a write transaction without waiting for it: BEGIN; the writer's
+    lock, waited for at most ``lock_timeout_ms`` (``set_config`` as ``SET LOCAL``, before
+    and after it in the same statement); then the commit count, the ``NOTIFY`` and the
+    audit head in one statement (trusted integers and this process's hex origin: no
+    parameters). Returns what reads the head's row (its result arrives with the
+    transaction's first read)."""
+    conn.execute("BEGIN")
+    conn.execute(
+        f"SELECT set_config('lock_timeout', '{int(lock_timeout_ms)}', true), "
+        f"pg_advisory_xact_lock({int(WRITER_LOCK)}), set_config('lock_timeout', '0', true)"
+    )
+    cursor = conn.execute(
+        "WITH counted AS (UPDATE store_state SET version = version + 1 WHERE id = 1 "
+        "RETURNING version) "
+        f"SELECT head.seq, head.hash, {notify_call(origin, 'counted.version')} FROM counted "
+        "LEFT JOIN (SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1) AS head ON true"
+    )
+    read: list[Row | None] = []
+
+    def head() -> Row | None:
+        if not read:
+            row = cursor.fetchone()
+            read.append(None if row is None or row[0] is None else (row[0], row[1]))
+        return read[0]
+
+    return head
 
 
 def _leave_autocommit(conn: Conn) -> None:
@@ -309,41 +346,42 @@ class PgDatabase:
             yield conn
 
     @contextmanager
-    def writing(self) -> Iterator[tuple[Conn, Row | None]]:
+    def writing(self) -> Iterator[tuple[Conn, Callable[[], Row | None]]]:
         """One write transaction holding the writer's lock, and the audit chain's newest
-        (seq, hash) row as the lock found it (None: no event yet): committed when the block
-        ends normally (and so durable: ``synchronous_commit`` is the server's, on by
-        default), rolled back when it raises. BEGIN, the lock, its wait, the commit count,
-        the commit's ``NOTIFY`` (sent by the server only if it commits: ``postgres.listen``)
-        and the head are one round trip (trusted integers and this process's hex origin, no
-        parameters): the connection
-        is in autocommit and the transaction is opened and ended by hand. No other writer
-        can append an event while the lock is held, so the head stays the head until this
-        transaction appends one."""
+        (seq, hash) row as the lock found it (None: no event yet; read when first asked):
+        committed when the block ends normally (and so durable: ``synchronous_commit`` is
+        the server's, on by default), rolled back when it raises. No other writer can
+        append an event while the lock is held, so the head stays the head until this
+        transaction appends one.
+
+        The transaction runs in psycopg's pipeline mode: a statement is sent without
+        waiting for the one before it, and the client waits only when it needs a result.
+        BEGIN, the lock (and its wait), the commit count, the commit's ``NOTIFY`` (sent by
+        the server only if it commits: ``postgres.listen``) and the head go with the
+        transaction's first read; the statements whose results nobody reads (the new
+        memory's rows, its audit event) go with the COMMIT. A single add is two round
+        trips. A statement that fails makes the server skip every one after it, the
+        COMMIT included, and is raised here: nothing of the transaction is kept. The
+        connection is in autocommit and the transaction is opened and ended by hand."""
         with self._connection() as conn:
             conn.autocommit = True
+            committing = False
             try:
-                cursor = conn.execute(
-                    "BEGIN; "
-                    f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}; "
-                    f"SELECT pg_advisory_xact_lock({int(WRITER_LOCK)}); "
-                    "SET LOCAL lock_timeout = 0; "
-                    "UPDATE store_state SET version = version + 1 WHERE id = 1; "
-                    f"{notify_statement(self.origin)}; "
-                    "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"
-                )
-                while cursor.nextset():  # to the last statement's result: the head
-                    pass
-                head = cursor.fetchone()
-                try:
-                    yield conn, head
-                except BaseException:
-                    _roll_back(conn)
-                    raise
-                if conn.info.transaction_status != TransactionStatus.INTRANS:
-                    _roll_back(conn)  # a statement failed and was swallowed: nothing is kept
+                with conn.pipeline() as pipeline:
+                    head = _begin(conn, self._lock_timeout_ms, self.origin)
+                    try:
+                        yield conn, head
+                    except BaseException:
+                        _roll_back_pipelined(conn, pipeline)
+                        raise
+                    commit = conn.execute("COMMIT")
+                    committing = True  # the pipeline's end sends it and reads every result
+                if commit.statusmessage != "COMMIT":  # a failure swallowed in the block
                     raise StorageError(f"{self.display}: the write failed and was undone")
-                conn.execute("COMMIT")
+            except BaseException:
+                if committing:  # a statement sent with the COMMIT failed: it was skipped
+                    _roll_back(conn)
+                raise
             finally:
                 _leave_autocommit(conn)
         with self._lock:

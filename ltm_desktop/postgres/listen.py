@@ -43,12 +43,13 @@ def new_origin() -> str:
     return secrets.token_hex(8)
 
 
-def notify_statement(origin: str) -> str:
-    """The statement in a write transaction's first round trip (after the store's
-    version was counted up): its NOTIFY, held by the server until the commit."""
+def notify_call(origin: str, version: str) -> str:
+    """The SQL expression, in a write transaction's first statements, that sends its
+    ``NOTIFY`` (held by the server until the commit) with the store's version after it
+    (``version``: the SQL naming that number)."""
     if not _ORIGIN.fullmatch(origin):  # spliced into SQL: only our own hex token
         raise ValueError("a notification's origin is 16 hex digits")
-    return f"SELECT pg_notify('{CHANNEL}', '{origin} ' || version) FROM store_state WHERE id = 1"
+    return f"pg_notify('{CHANNEL}', '{origin} ' || {version})"
 
 
 def foreign(payload: str, origin: str) -> bool:

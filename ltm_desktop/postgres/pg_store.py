@@ -215,7 +215,7 @@ class PostgresStore:
         token sets forget what they learnt in a transaction that did not commit."""
         try:
             with self._db.writing() as (conn, head):
-                yield PgWriteTxn(conn, self._keys, self._token_sets, head_of(head))
+                yield PgWriteTxn(conn, self._keys, self._token_sets, lambda: head_of(head()))
         except BaseException:
             self._token_sets.reset()
             raise

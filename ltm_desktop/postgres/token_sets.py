@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
+
+from psycopg import Cursor
 
 from ltm_desktop.engine.token_sets import TokenSets, token_bits
 from ltm_desktop.postgres.conn import Conn
@@ -43,6 +46,15 @@ def _bits(tokens: list[str] | None) -> bytes | None:
     return None if tokens is None else token_bits(tokens)
 
 
+@dataclass(frozen=True, slots=True)
+class Ahead:
+    """A scope's changes asked for before they are needed (``PgScopeTokenSets.ahead``)."""
+
+    project_pk: int
+    seq: int
+    cursor: Cursor[Any]
+
+
 class PgScopeTokenSets:
     """The writer's ``TokenSets`` per scope (see the module); used under the writer's lock."""
 
@@ -55,8 +67,21 @@ class PgScopeTokenSets:
         with self._lock:
             self._scopes.clear()
 
-    def current(self, conn: Conn, project_pk: int) -> TokenSets:
-        """The scope's sets with every change committed, or made in ``conn``'s transaction."""
+    def ahead(self, conn: Conn, project_pk: int) -> Ahead | None:
+        """Send the scope's changes since its sets were last brought up to date, to be read
+        by ``current`` (None: nothing loaded yet). The writer asks when it looks for an
+        exact duplicate: in the write's pipeline the question goes with that read, not on
+        a round trip of its own before the near duplicates."""
+        with self._lock:
+            sets = self._scopes.get(project_pk)
+        if sets is None or (sets.seq == 0 and sets.grown.size == 0):
+            return None
+        cursor = conn.execute(_CHANGED, {"scope": project_pk, "seq": sets.seq}, binary=True)
+        return Ahead(project_pk, sets.seq, cursor)
+
+    def current(self, conn: Conn, project_pk: int, ahead: Ahead | None = None) -> TokenSets:
+        """The scope's sets with every change committed, or made in ``conn``'s transaction
+        (``ahead``: the changes already asked for, used if asked since the same ``seq``)."""
         with self._lock:
             sets = self._scopes.get(project_pk)
             if sets is None:
@@ -64,9 +89,12 @@ class PgScopeTokenSets:
         if sets.seq == 0 and sets.grown.size == 0:
             _load_whole(conn, project_pk, sets)
             return sets
-        rows = conn.execute(
-            _CHANGED, {"scope": project_pk, "seq": sets.seq}, binary=True
-        ).fetchall()
+        if ahead is not None and (ahead.project_pk, ahead.seq) == (project_pk, sets.seq):
+            rows = ahead.cursor.fetchall()
+        else:
+            rows = conn.execute(
+                _CHANGED, {"scope": project_pk, "seq": sets.seq}, binary=True
+            ).fetchall()
         if rows:
             sets.update([(pk, _bits(tokens), seq, erased) for pk, tokens, seq, erased in rows])
         return sets
@@ -89,6 +117,7 @@ def near_duplicates(
     at_least: int,
     min_tokens: float,
     max_tokens: float,
+    ahead: Ahead | None = None,
 ) -> list[tuple[str, str]]:
     """(id, content) of the scope's active memories with ``min_tokens < token_count <
     max_tokens`` whose token set holds at least ``at_least`` of ``tokens`` (and maybe a
@@ -96,7 +125,7 @@ def near_duplicates(
     not known yet, as SQLite's. Only when the bits find some is a row read (by key)."""
     if at_least > len(set(tokens)):
         return []
-    held = sets.current(conn, project_pk).holding(tokens, at_least)
+    held = sets.current(conn, project_pk, ahead).holding(tokens, at_least)
     if not held:
         return []
     rows = conn.execute(
