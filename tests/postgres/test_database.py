@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import psycopg
 import pytest
@@ -102,6 +103,41 @@ def test_data_version_moves_for_other_processes_commits_only(pg_url: str) -> Non
             raise RuntimeError("rolled back")
         assert mine.data_version() == seen
     finally:
+        mine.close()
+        theirs.close()
+
+
+def test_data_version_follows_a_listening_feed_without_asking_the_server(pg_url: str) -> None:
+    """While a change feed listens, the version comes from this process's commits and the
+    feed's news of others' (the MEMORY.md worker asks after every write): no query, and
+    still moved by another process's commit once the feed has woken its subscribers."""
+    mine, theirs = PgDatabase(pg_url), PgDatabase(pg_url)
+    feed = mine.change_feed()
+    woken = threading.Event()
+    feed.subscribe(woken.set)
+
+    def asked(work: object) -> NoReturn:
+        raise AssertionError("data_version asked the server")
+
+    try:
+        assert feed.connected.wait(10)
+        assert woken.wait(10)  # the wake of its first connection
+        woken.clear()
+        with mine.transaction() as conn:
+            conn.execute("UPDATE projects SET name = 'Global' WHERE project_id = 'global'")
+        seen = mine.data_version()
+        mine.read = asked  # type: ignore[method-assign]
+        assert mine.data_version() == seen
+        with theirs.transaction() as conn:
+            conn.execute("UPDATE projects SET name = 'Global' WHERE project_id = 'global'")
+        assert woken.wait(10)
+        assert mine.data_version() == seen + 1
+        with mine.transaction() as conn:
+            conn.execute("UPDATE projects SET name = 'Global' WHERE project_id = 'global'")
+        assert mine.data_version() == seen + 1  # its own commit
+    finally:
+        vars(mine).pop("read", None)
+        feed.close()
         mine.close()
         theirs.close()
 
