@@ -5,6 +5,7 @@ which follow other processes' writes and erasures and forget a transaction rolle
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +29,7 @@ def candidates(
     db: PgDatabase,
     sets: PgScopeTokenSets,
     pk: int,
-    tokens: set[str],
+    tokens: Collection[str],
     at_least: int,
     low: float = 0,
     high: float = 99,
