@@ -132,3 +132,19 @@ def test_a_rolled_back_write_leaves_nothing_in_the_sets(pg_url: str, tmp_path: P
             assert txn.near_duplicates(PROJECT, tokens, 3, 2, 6) == []
     finally:
         store.close()
+
+
+def test_no_gin_index_keeps_a_pending_list(pg_db: PgDatabase) -> None:
+    """New rows go into the GIN indexes at once (``fastupdate = off``): a pending list,
+    read through by every search until a VACUUM merged it, made the planner read whole
+    scopes instead of the index. The token arrays have none (schema version 5): the
+    writer compares token sets in memory."""
+    rows = pg_db.read(
+        lambda c: c.execute(
+            "SELECT c.relname, c.reloptions FROM pg_index AS i JOIN pg_class AS c "
+            "ON c.oid = i.indexrelid JOIN pg_am AS a ON a.oid = c.relam "
+            "WHERE a.amname = 'gin' AND c.relnamespace = current_schema()::regnamespace"
+        ).fetchall()
+    )
+    assert {name for name, _ in rows} == {"memories_search", "observations_search"}
+    assert all("fastupdate=off" in (options or []) for _, options in rows), rows
