@@ -12,7 +12,12 @@ from typing import NoReturn
 import psycopg
 import pytest
 
-from ltm_desktop.core.errors import DatabaseTooNew, DatabaseUnreachable, NotADatabase
+from ltm_desktop.core.errors import (
+    DatabaseTooNew,
+    DatabaseUnreachable,
+    NotADatabase,
+    StorageError,
+)
 from ltm_desktop.postgres.database import PgDatabase
 from ltm_desktop.postgres.schema import MIGRATIONS, SCHEMA_VERSION, PgMigration
 from tests.pg_server import fresh_database
@@ -140,6 +145,29 @@ def test_data_version_follows_a_listening_feed_without_asking_the_server(pg_url:
         feed.close()
         mine.close()
         theirs.close()
+
+
+def test_a_statement_failing_beside_the_commit_undoes_the_whole_write(pg_db: PgDatabase) -> None:
+    """A write's statements whose results nobody reads go to the server with the COMMIT
+    (pipeline mode): when one of them fails, the server skips the COMMIT, the write is
+    refused, nothing of it is kept, and the next write goes through."""
+    named = "SELECT name FROM projects WHERE project_id = 'global'"
+    before = pg_db.read(lambda c: c.execute(named).fetchone())
+
+    def write() -> None:
+        with pg_db.transaction() as conn:
+            conn.execute("UPDATE projects SET name = 'Changed' WHERE project_id = 'global'")
+            conn.execute(  # the global scope's row is there: a unique violation, unread
+                "INSERT INTO projects (project_id, path, name, created_at) "
+                "VALUES ('global', NULL, 'Again', 0)"
+            )
+
+    with pytest.raises(StorageError, match="duplicate key"):
+        write()
+    assert pg_db.read(lambda c: c.execute(named).fetchone()) == before
+    with pg_db.transaction() as conn:
+        conn.execute("UPDATE projects SET name = 'Changed' WHERE project_id = 'global'")
+    assert pg_db.read(lambda c: c.execute(named).fetchone()) == ("Changed",)
 
 
 def test_a_stuck_server_fails_a_brief_opening_instead_of_hanging_it(pg_url: str) -> None:
