@@ -4,6 +4,7 @@ password, and ``data_version`` moving for other processes' commits only."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -168,6 +169,23 @@ def test_a_statement_failing_beside_the_commit_undoes_the_whole_write(pg_db: PgD
     with pg_db.transaction() as conn:
         conn.execute("UPDATE projects SET name = 'Changed' WHERE project_id = 'global'")
     assert pg_db.read(lambda c: c.execute(named).fetchone()) == ("Changed",)
+
+
+def test_a_failure_swallowed_in_a_write_still_refuses_it(pg_db: PgDatabase) -> None:
+    """A failed statement whose error the block caught leaves the transaction failed: the
+    write is refused, not reported committed, and nothing of it is kept."""
+    named = "SELECT name FROM projects WHERE project_id = 'global'"
+    before = pg_db.read(lambda c: c.execute(named).fetchone())
+
+    def write() -> None:
+        with pg_db.transaction() as conn:
+            conn.execute("UPDATE projects SET name = 'Changed' WHERE project_id = 'global'")
+            with contextlib.suppress(psycopg.Error):
+                conn.execute("SELECT 1 / 0").fetchone()
+
+    with pytest.raises(StorageError):
+        write()
+    assert pg_db.read(lambda c: c.execute(named).fetchone()) == before
 
 
 def test_a_stuck_server_fails_a_brief_opening_instead_of_hanging_it(pg_url: str) -> None:
