@@ -1,7 +1,7 @@
 """Each memory's token set as bits, per scope, in memory: near-duplicate candidates for a
 writer of either engine without asking the database to compare sets.
 
-A set is a number of bits (a token sets bit crc32 % that number); a scope's sets are one
+A set is TOKEN_BITS bits (a token sets bit crc32 % TOKEN_BITS); a scope's sets are one
 word-major array, brought up to date from the engine's index rows whose ``seq`` passed the
 last one seen (``update``). SQLite stores the bits in ``memory_index.token_bits``;
 PostgreSQL stores the tokens themselves (``memory_index.tokens``) and its writer makes the
@@ -17,15 +17,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-TOKEN_BITS = 256  # what SQLite stores per memory (``memory_index.token_bits``)
+TOKEN_BITS = 256
+WORDS = TOKEN_BITS // 64
+ALL_TOKENS = b"\xff" * (TOKEN_BITS // 8)  # a memory whose tokens are not known yet
 
 
-def token_bits(tokens: Collection[str], size: int = TOKEN_BITS) -> bytes:
-    """The set of ``tokens`` as ``size`` bits (a token sets bit crc32 % ``size``)."""
+def token_bits(tokens: Collection[str]) -> bytes:
+    """The set of ``tokens`` as TOKEN_BITS bits (a token sets bit crc32 % TOKEN_BITS)."""
     value = 0
     for token in tokens:
-        value |= 1 << (zlib.crc32(token.encode("utf-8", "surrogatepass")) % size)
-    return value.to_bytes(size // 8, "little")
+        value |= 1 << (zlib.crc32(token.encode("utf-8", "surrogatepass")) % TOKEN_BITS)
+    return value.to_bytes(TOKEN_BITS // 8, "little")
 
 
 class _Grown:
@@ -62,21 +64,14 @@ def _grow(array: NDArray[Any], size: int, axis: int = 0) -> NDArray[Any]:
 class TokenSets:
     """Each memory's token set in one scope, for near-duplicate candidates (the writer's)."""
 
-    def __init__(self, size: int = TOKEN_BITS) -> None:
-        """``size``: bits per set, a multiple of 64 (SQLite's stored sets: TOKEN_BITS;
-        more, fewer sets that share bits but not tokens)."""
+    def __init__(self) -> None:
         import numpy as np
 
-        if size <= 0 or size % 64:
-            raise ValueError("a token set's bits are a positive multiple of 64")
-        self.bit_count = size
-        self.words = size // 64
-        self.everything = b"\xff" * (size // 8)  # a memory whose tokens are not known yet
         self.seq = 0
         self.grown = _Grown()
         self.pks = np.zeros(0, dtype=np.int64)
         self.alive = np.zeros(0, dtype=bool)  # False: the memory was erased
-        self.bits = np.zeros((self.words, 0), dtype=np.uint64)  # word-major: fast per word
+        self.bits = np.zeros((WORDS, 0), dtype=np.uint64)  # word-major: fast per word
 
     def update(self, rows: list[tuple[Any, ...]]) -> None:
         """Rows of ``changed_rows(..., "token_bits")``, in ``seq`` order, applied as whole
@@ -95,8 +90,8 @@ class TokenSets:
         self.bits = _grow(self.bits, size, axis=1)
         self.pks[places] = np.fromiter(latest, dtype=np.int64, count=len(latest))
         self.alive[places] = [not erased for _, erased in latest.values()]
-        packed = b"".join(bits or self.everything for bits, _ in latest.values())
-        self.bits[:, places] = np.frombuffer(packed, dtype="<u8").reshape(-1, self.words).T
+        packed = b"".join(bits or ALL_TOKENS for bits, _ in latest.values())
+        self.bits[:, places] = np.frombuffer(packed, dtype="<u8").reshape(-1, WORDS).T
         self.seq = max(self.seq, int(rows[-1][2]))
 
     def load(self, rows: list[tuple[int, bytes | None]], seq: int) -> None:
@@ -110,8 +105,8 @@ class TokenSets:
         self.grown.size = len(rows)
         self.pks = np.fromiter((pk for pk, _ in rows), dtype=np.int64, count=len(rows))
         self.alive = np.ones(len(rows), dtype=bool)
-        packed = b"".join(bits or self.everything for _, bits in rows)
-        words = np.frombuffer(packed, dtype="<u8").reshape(-1, self.words)
+        packed = b"".join(bits or ALL_TOKENS for _, bits in rows)
+        words = np.frombuffer(packed, dtype="<u8").reshape(-1, WORDS)
         self.bits = np.ascontiguousarray(words.T)  # word-major, as ``holding`` reads it
         self.seq = seq
 
@@ -124,10 +119,10 @@ class TokenSets:
         size = self.grown.size
         if not size:
             return []
-        mine = np.frombuffer(token_bits(tokens, self.bit_count), dtype="<u8")
+        mine = np.frombuffer(token_bits(tokens), dtype="<u8")
         lost = len(tokens) - int(np.bitwise_count(mine).sum())
         shared = np.zeros(size, dtype=np.int32)
-        for word in range(self.words):
+        for word in range(WORDS):
             shared += np.bitwise_count(self.bits[word, :size] & mine[word])
         chosen = (shared >= at_least - lost) & self.alive[:size]
         return [int(pk) for pk in self.pks[:size][chosen]]

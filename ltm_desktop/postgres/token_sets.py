@@ -39,15 +39,11 @@ _NEWEST = (
     "coalesce((SELECT max(seq) FROM memory_index_erased WHERE project_pk = %(scope)s::bigint), 0))"
 )
 _BAND = "m.disabled = 0 AND m.token_count > %s AND m.token_count < %s"
-# Bits per set: SQLite stores 256; held here only, 1,024 (128 bytes a memory, 13 MB at
-# 100,000) let through about a quarter as many sets that share bits but not tokens,
-# each of which costs the add a read of the candidates' texts.
-SET_BITS = 1024
 
 
 def _bits(tokens: list[str] | None) -> bytes | None:
     """A row's set as bits; None when its tokens are not known yet (a candidate always)."""
-    return None if tokens is None else token_bits(tokens, SET_BITS)
+    return None if tokens is None else token_bits(tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +85,7 @@ class PgScopeTokenSets:
         with self._lock:
             sets = self._scopes.get(project_pk)
             if sets is None:
-                sets = self._scopes[project_pk] = TokenSets(SET_BITS)
+                sets = self._scopes[project_pk] = TokenSets()
         if sets.seq == 0 and sets.grown.size == 0:
             _load_whole(conn, project_pk, sets)
             return sets

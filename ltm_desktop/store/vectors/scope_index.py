@@ -16,10 +16,12 @@ import sqlite3
 import threading
 from typing import Any
 
-from ltm_desktop.engine.token_sets import TOKEN_BITS, TokenSets, token_bits
+from ltm_desktop.engine.token_sets import ALL_TOKENS, TOKEN_BITS, WORDS, TokenSets, token_bits
 
 __all__ = [
+    "ALL_TOKENS",
     "TOKEN_BITS",
+    "WORDS",
     "ScopeTokenSets",
     "TokenSets",
     "changed_rows",
