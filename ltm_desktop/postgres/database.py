@@ -42,7 +42,7 @@ from ltm_desktop.core.errors import (
 )
 from ltm_desktop.engine.rows import Row
 from ltm_desktop.postgres.conn import Conn
-from ltm_desktop.postgres.listen import PgChangeFeed, new_origin, notify_statement
+from ltm_desktop.postgres.listen import PgChangeFeed, new_origin, notify_call
 from ltm_desktop.postgres.schema import MIGRATIONS, PgMigration
 from ltm_desktop.postgres.url import describe, scrubbed
 
@@ -90,6 +90,60 @@ def _roll_back(conn: Conn) -> None:
     if conn.info.transaction_status in (TransactionStatus.INTRANS, TransactionStatus.INERROR):
         with suppress(psycopg.Error):
             conn.execute("ROLLBACK")
+
+
+def _roll_back_pipelined(conn: Conn, pipeline: psycopg.Pipeline) -> None:
+    """``_roll_back`` in pipeline mode: the results still to come are read first (a
+    failure among them makes the server skip what follows until then, a ROLLBACK too)."""
+    with suppress(psycopg.Error):
+        pipeline.sync()
+    _roll_back(conn)
+
+
+class _Opened:
+    """What a write transaction's first statements answer: the audit head and the store's
+    version after this commit, read when first asked (they arrive with the first read)."""
+
+    def __init__(self, cursor: psycopg.Cursor[Row]) -> None:
+        self._cursor = cursor
+        self._row: Row | None = None
+
+    def _read(self) -> Row:
+        if self._row is None:
+            self._row = self._cursor.fetchone()
+            assert self._row is not None  # store_state has its one row
+        return self._row
+
+    def head(self) -> Row | None:
+        """The newest audit event's (seq, hash) as the lock found it; None: no event yet."""
+        row = self._read()
+        return None if row[0] is None else (row[0], row[1])
+
+    def version(self) -> int:
+        """The store's version once this transaction commits (every commit counts one)."""
+        return int(self._read()[2])
+
+
+def _begin(conn: Conn, lock_timeout_ms: int, origin: str) -> _Opened:
+    """Send what opens a write transaction without waiting for it: BEGIN; the writer's
+    lock, waited for at most ``lock_timeout_ms`` (``set_config`` as ``SET LOCAL``, before
+    and after it in the same statement); then the commit count, the ``NOTIFY`` and the
+    audit head in one statement (trusted integers and this process's hex origin: no
+    parameters), whose answer arrives with the transaction's first read."""
+    conn.execute("BEGIN")
+    conn.execute(
+        f"SELECT set_config('lock_timeout', '{int(lock_timeout_ms)}', true), "
+        f"pg_advisory_xact_lock({int(WRITER_LOCK)}), set_config('lock_timeout', '0', true)"
+    )
+    return _Opened(
+        conn.execute(
+            "WITH counted AS (UPDATE store_state SET version = version + 1 WHERE id = 1 "
+            "RETURNING version) "
+            "SELECT head.seq, head.hash, counted.version, "
+            f"{notify_call(origin, 'counted.version')} FROM counted "
+            "LEFT JOIN (SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1) AS head ON true"
+        )
+    )
 
 
 def _leave_autocommit(conn: Conn) -> None:
@@ -143,6 +197,10 @@ class PgDatabase:
         self._last_problem: str | None = None
         self._lock = threading.Lock()
         self._own_commits = 0  # write transactions this process committed
+        # The store's version as known exactly (this process's last commit, a query, and
+        # the change feeds' news of later ones), trusted while a feed listens; None: ask.
+        self._latest: int | None = None
+        self._feeds: weakref.WeakSet[PgChangeFeed] = weakref.WeakSet()
         self.origin = new_origin()  # names this process's commits in their NOTIFY
 
     # -- opening -------------------------------------------------------------
@@ -321,45 +379,47 @@ class PgDatabase:
             yield conn
 
     @contextmanager
-    def writing(self) -> Iterator[tuple[Conn, Row | None]]:
+    def writing(self) -> Iterator[tuple[Conn, Callable[[], Row | None]]]:
         """One write transaction holding the writer's lock, and the audit chain's newest
-        (seq, hash) row as the lock found it (None: no event yet): committed when the block
-        ends normally (and so durable: ``synchronous_commit`` is the server's, on by
-        default), rolled back when it raises. BEGIN, the lock, its wait, the commit count,
-        the commit's ``NOTIFY`` (sent by the server only if it commits: ``postgres.listen``)
-        and the head are one round trip (trusted integers and this process's hex origin, no
-        parameters): the connection
-        is in autocommit and the transaction is opened and ended by hand. No other writer
-        can append an event while the lock is held, so the head stays the head until this
-        transaction appends one."""
+        (seq, hash) row as the lock found it (None: no event yet; read when first asked):
+        committed when the block ends normally (and so durable: ``synchronous_commit`` is
+        the server's, on by default), rolled back when it raises. No other writer can
+        append an event while the lock is held, so the head stays the head until this
+        transaction appends one.
+
+        The transaction runs in psycopg's pipeline mode: a statement is sent without
+        waiting for the one before it, and the client waits only when it needs a result.
+        BEGIN, the lock (and its wait), the commit count, the commit's ``NOTIFY`` (sent by
+        the server only if it commits: ``postgres.listen``) and the head go with the
+        transaction's first read; the statements whose results nobody reads (the new
+        memory's rows, its audit event) go with the COMMIT. A single add is two round
+        trips. A statement that fails makes the server skip every one after it, the
+        COMMIT included, and is raised here: nothing of the transaction is kept. The
+        connection is in autocommit and the transaction is opened and ended by hand."""
         with self._connection() as conn:
             conn.autocommit = True
+            committing = False
             try:
-                cursor = conn.execute(
-                    "BEGIN; "
-                    f"SET LOCAL lock_timeout = {int(self._lock_timeout_ms)}; "
-                    f"SELECT pg_advisory_xact_lock({int(WRITER_LOCK)}); "
-                    "SET LOCAL lock_timeout = 0; "
-                    "UPDATE store_state SET version = version + 1 WHERE id = 1; "
-                    f"{notify_statement(self.origin)}; "
-                    "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"
-                )
-                while cursor.nextset():  # to the last statement's result: the head
-                    pass
-                head = cursor.fetchone()
-                try:
-                    yield conn, head
-                except BaseException:
-                    _roll_back(conn)
-                    raise
-                if conn.info.transaction_status != TransactionStatus.INTRANS:
-                    _roll_back(conn)  # a statement failed and was swallowed: nothing is kept
+                with conn.pipeline() as pipeline:
+                    opened = _begin(conn, self._lock_timeout_ms, self.origin)
+                    try:
+                        yield conn, opened.head
+                    except BaseException:
+                        _roll_back_pipelined(conn, pipeline)
+                        raise
+                    commit = conn.execute("COMMIT")
+                    committing = True  # the pipeline's end sends it and reads every result
+                if commit.statusmessage != "COMMIT":  # a failure swallowed in the block
                     raise StorageError(f"{self.display}: the write failed and was undone")
-                conn.execute("COMMIT")
+            except BaseException:
+                if committing:  # a statement sent with the COMMIT failed: it was skipped
+                    _roll_back(conn)
+                raise
             finally:
                 _leave_autocommit(conn)
         with self._lock:
             self._own_commits += 1
+            self._latest = max(self._latest or 0, opened.version())
 
     def vacuum(self, tables: Sequence[str]) -> tuple[str, ...]:
         """VACUUM the tables (outside a transaction, as PostgreSQL requires): the space of
@@ -391,19 +451,48 @@ class PgDatabase:
 
     def data_version(self) -> int:
         """Changes when another process commits, not when this one does (as SQLite's
-        ``PRAGMA data_version``): the count of every commit less this process's own. A
-        read racing this process's commit may see one change that is not there (a
-        reader then looks again, never misses one)."""
+        ``PRAGMA data_version``): the count of every commit less this process's own.
+
+        While a change feed of this database listens, no query: every commit's
+        ``NOTIFY`` carries the store's version after it, and this process's own commits
+        return theirs, so the newest version is known here (the MEMORY.md worker asks
+        after every write). A commit whose ``NOTIFY`` is still on its way is seen when it
+        arrives, and the feed then wakes its subscribers, who ask again. Without a
+        listening feed (or since it reconnected, when news may have been missed), one
+        query. A read racing this process's commit may see one change that is not there
+        (a reader then looks again, never misses one)."""
+        with self._lock:
+            latest, own = self._latest, self._own_commits
+            listening = any(feed.connected.is_set() for feed in self._feeds)
+        if latest is not None and listening:
+            return latest - own
         row = self.read(lambda c: c.execute("SELECT version FROM store_state").fetchone())
+        version = int(row[0]) if row is not None else 0
         with self._lock:
             own = self._own_commits
-        return (int(row[0]) if row is not None else 0) - own
+            if listening:
+                self._latest = max(self._latest or 0, version)
+        return version - own
+
+    def _heard(self, version: int | None) -> None:
+        """A feed's news: the store's version after a commit, or None when it (re)connected
+        or lost its connection (what was committed meanwhile is not known)."""
+        with self._lock:
+            if version is None:
+                self._latest = None
+            elif self._latest is not None:
+                self._latest = max(self._latest, version)
 
     def change_feed(self) -> PgChangeFeed:
         """A listener for other processes' commits on a connection of its own (not the
         pool's: it is held for as long as the feed lives)."""
         seconds = self._connect_seconds
-        return PgChangeFeed(lambda: self._connect(seconds), self.origin, self.display)
+        feed = PgChangeFeed(
+            lambda: self._connect(seconds), self.origin, self.display, heard=self._heard
+        )
+        with self._lock:
+            self._feeds.add(feed)
+        return feed
 
     def health(self) -> StoreHealth:
         """What the last call found (no query: health is asked often)."""

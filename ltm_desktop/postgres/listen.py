@@ -43,12 +43,13 @@ def new_origin() -> str:
     return secrets.token_hex(8)
 
 
-def notify_statement(origin: str) -> str:
-    """The statement in a write transaction's first round trip (after the store's
-    version was counted up): its NOTIFY, held by the server until the commit."""
+def notify_call(origin: str, version: str) -> str:
+    """The SQL expression, in a write transaction's first statements, that sends its
+    ``NOTIFY`` (held by the server until the commit) with the store's version after it
+    (``version``: the SQL naming that number)."""
     if not _ORIGIN.fullmatch(origin):  # spliced into SQL: only our own hex token
         raise ValueError("a notification's origin is 16 hex digits")
-    return f"SELECT pg_notify('{CHANNEL}', '{origin} ' || version) FROM store_state WHERE id = 1"
+    return f"pg_notify('{CHANNEL}', '{origin} ' || {version})"
 
 
 def foreign(payload: str, origin: str) -> bool:
@@ -56,15 +57,31 @@ def foreign(payload: str, origin: str) -> bool:
     return not payload.startswith(origin + " ")
 
 
+def version_in(payload: str) -> int | None:
+    """The store's version a notification carries (None: not one of ours)."""
+    _, _, version = payload.partition(" ")
+    return int(version) if version.isdigit() else None
+
+
 class PgChangeFeed:
     """Wakes its subscribers when another process commits to the database (see the module)."""
 
-    def __init__(self, connect: Callable[[], Conn], origin: str, display: str) -> None:
+    def __init__(
+        self,
+        connect: Callable[[], Conn],
+        origin: str,
+        display: str,
+        heard: Callable[[int | None], None] | None = None,
+    ) -> None:
         """``connect``: a new connection to the database (raising ``LtmError`` when it
-        cannot, its message free of the password), bounded by a connect timeout."""
+        cannot, its message free of the password), bounded by a connect timeout.
+        ``heard``: told the store's version after each commit notified (this process's
+        too), and None whenever the listening connection is made or lost (commits
+        meanwhile were not heard of); before the subscribers are woken."""
         self._connect = connect
         self._origin = origin
         self._display = display
+        self._heard = heard or (lambda version: None)
         self._wakers = Wakers()
         self._stop = threading.Event()
         self.connected = threading.Event()  # set while listening (for tests and status)
@@ -121,6 +138,7 @@ class PgChangeFeed:
             conn.autocommit = True
             conn.execute(f"SET application_name = '{LISTENER_NAME}'")
             conn.execute(f"LISTEN {CHANNEL}")
+            self._heard(None)  # what was committed before now was not heard of
         except psycopg.Error as exc:
             conn.close()
             if not quiet:
@@ -136,6 +154,7 @@ class PgChangeFeed:
         try:
             while not self._stop.is_set():
                 for notify in conn.notifies(timeout=WAIT_S):
+                    self._heard(version_in(notify.payload))
                     if foreign(notify.payload, self._origin):
                         self._wakers.wake()
                     if self._stop.is_set():
@@ -148,4 +167,5 @@ class PgChangeFeed:
                 first_line or type(exc).__name__,
             )
         finally:
+            self._heard(None)
             conn.close()

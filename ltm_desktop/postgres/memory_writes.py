@@ -8,7 +8,7 @@ own row (``search``), so indexing is part of the same INSERT or UPDATE.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from ltm_desktop.core.errors import NotFound, echoed
@@ -29,12 +29,17 @@ _INSERT = (
     f"INSERT INTO memories ({MEMORY_INSERT_COLUMNS}, search) VALUES "
     f"({', '.join(['%s'] * 23)}, {MEMORY_DOCUMENT_SQL}) RETURNING pk"
 )
-# A new memory and its token set in one statement (one round trip, not two): what a single
-# add writes when it has no vector yet.
-_INSERT_WITH_TOKENS = (
-    f"WITH inserted AS ({_INSERT}) "
-    "INSERT INTO memory_index (memory_pk, project_pk, seq, tokens) "
-    "SELECT pk, %s, nextval('memory_index_seq'), %s FROM inserted RETURNING memory_pk"
+# A new memory with its token set, tags and files in one statement: what a single add
+# writes when it has no vector yet. Nothing waits for its result (``insert_memory``).
+_INSERT_WITH_ROWS = (
+    f"WITH inserted AS ({_INSERT}), "
+    "indexed AS (INSERT INTO memory_index (memory_pk, project_pk, seq, tokens) "
+    "SELECT pk, %s, nextval('memory_index_seq'), %s FROM inserted), "
+    "tagged AS (INSERT INTO memory_tags (tag, memory_pk) "
+    "SELECT DISTINCT t, pk FROM inserted, unnest(%s::text[]) AS t), "
+    "filed AS (INSERT INTO memory_files (path, memory_pk) "
+    "SELECT DISTINCT f, pk FROM inserted, unnest(%s::text[]) AS f) "
+    "SELECT pk FROM inserted"
 )
 
 
@@ -81,23 +86,32 @@ def insert_memory(
     memory: Memory,
     tokens: Collection[str],
     vector: tuple[str, bytes] | None = None,
-) -> int:
+) -> Callable[[], int]:
     """Insert a new memory with its tags, files, search document, token set and (model,
-    float32 vector) if given; returns its pk."""
+    float32 vector) if given; returns what reads its pk. Without a vector it is one
+    statement whose result is read only when the pk is asked for: in a write's pipeline
+    (``PgDatabase.writing``) it goes to the server with the COMMIT, not on a round trip
+    of its own."""
     values = _values(project_pk, memory, len(tokens))
     if vector is None:
-        row = conn.execute(_INSERT_WITH_TOKENS, (*values, project_pk, sorted(set(tokens))))
-        found = row.fetchone()
-        assert found is not None  # RETURNING gives the row
-        pk = int(found[0])
-    else:
-        found = conn.execute(_INSERT, values).fetchone()
-        assert found is not None
-        pk = int(found[0])
-        set_index(conn, pk, project_pk, tokens=tokens, vector=vector)
+        cursor = conn.execute(
+            _INSERT_WITH_ROWS,
+            (*values, project_pk, sorted(set(tokens)), list(memory.tags), list(memory.files)),
+        )
+
+        def pk_of_new() -> int:
+            found = cursor.fetchone()
+            assert found is not None  # RETURNING gives the row
+            return int(found[0])
+
+        return pk_of_new
+    found = conn.execute(_INSERT, values).fetchone()
+    assert found is not None
+    pk = int(found[0])
+    set_index(conn, pk, project_pk, tokens=tokens, vector=vector)
     write_tags(conn, pk, memory.tags, replace=False)
     write_files(conn, pk, memory.files, replace=False)
-    return pk
+    return lambda: pk
 
 
 def insert_memories(

@@ -53,6 +53,7 @@ from ltm_desktop.postgres.inbox_reads import PgInboxReads
 from ltm_desktop.postgres.observations import PgObservations
 from ltm_desktop.postgres.overview import PgOverview
 from ltm_desktop.postgres.scopes import ScopeKeys
+from ltm_desktop.postgres.token_sets import PgScopeTokenSets
 from ltm_desktop.postgres.write_txn import PgWriteTxn
 
 
@@ -79,6 +80,7 @@ class PostgresStore:
         self.backup_dir = backup_dir
         self.migration_backup: Path | None = None  # version 1 is the first: nothing to back up
         self._keys = ScopeKeys()
+        self._token_sets = PgScopeTokenSets()  # the writer's, for near duplicates
         self._vectors = vectors.PgVectorIndex()
         self._audit = PgAuditReads(self._db, self._keys)
         self._inbox = PgInboxReads(self._db, self._keys)
@@ -212,9 +214,14 @@ class PostgresStore:
     @contextmanager
     def write(self) -> Iterator[WriteTxn]:
         """A unit of work (``core.backend.WriteTxn``) in one transaction holding the
-        writer's lock: the core decides and writes inside it, atomically."""
-        with self._db.writing() as (conn, head):
-            yield PgWriteTxn(conn, self._keys, head_of(head))
+        writer's lock: the core decides and writes inside it, atomically. The writer's
+        token sets forget what they learnt in a transaction that did not commit."""
+        try:
+            with self._db.writing() as (conn, head):
+                yield PgWriteTxn(conn, self._keys, self._token_sets, lambda: head_of(head()))
+        except BaseException:
+            self._token_sets.reset()
+            raise
 
     def reinforce(self, uses: dict[str, tuple[int, float, float]]) -> None:
         if uses:

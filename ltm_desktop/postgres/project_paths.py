@@ -41,7 +41,8 @@ def record_path(
 
 def move_observations(conn: Conn, source: str, target: str) -> int:
     source_pk, target_pk = _pk(conn, source), _pk(conn, target)
-    cursor = conn.execute(
-        "UPDATE observations SET project_pk = %s WHERE project_pk = %s", (target_pk, source_pk)
-    )
-    return int(cursor.rowcount)
+    rows = conn.execute(  # counted from RETURNING: a write's rowcount is not known in pipeline mode
+        "UPDATE observations SET project_pk = %s WHERE project_pk = %s RETURNING 1",
+        (target_pk, source_pk),
+    ).fetchall()
+    return len(rows)

@@ -7,8 +7,8 @@ unchanged. What differs is what each engine indexes with:
 
 - full-text search: a ``tsvector`` per memory and observation (``fts_document``), under a
   GIN index with the scope as its first column (``btree_gin``), instead of a table per scope;
-- near duplicates: each memory's similarity tokens as a ``text[]`` under a GIN index,
-  instead of SQLite's token bits held in memory;
+- near duplicates: each memory's similarity tokens as a ``text[]`` (SQLite stores their
+  bits), which the writer reads into bits held in memory as SQLite's does;
 - vectors: a row per memory in ``memory_index`` as in SQLite, the model named once in
   ``vector_models``;
 - the writer's lock is an advisory lock (``database.WRITER_LOCK``), and ``store_state``
@@ -282,9 +282,17 @@ _ACTORS = (
     END $$""",
 )
 
+# The writer finds near duplicates in token sets it keeps in memory (``postgres.token_sets``),
+# no longer through a GIN index of the token arrays: an index nothing reads, that every new
+# memory's twenty-odd tokens were entered into. (Version 5.)
+_NO_TOKEN_INDEX = ("DROP INDEX IF EXISTS memory_index_tokens",)
+
 MIGRATIONS: tuple[PgMigration, ...] = (
     PgMigration(1, "initial schema", _INITIAL),
     PgMigration(2, "a project has many paths", _PROJECT_PATHS),
     PgMigration(3, "audit events name the person and the machine", _ACTORS),
+    PgMigration(
+        5, "near duplicates from the writer's token sets: no GIN index of tokens", _NO_TOKEN_INDEX
+    ),
 )
 SCHEMA_VERSION = max(migration.version for migration in MIGRATIONS)

@@ -6,7 +6,7 @@ files, the search document, token sets and vectors), as SQLite's ``SqliteWriteTx
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from ltm_desktop.core.backend import AuditEntry
@@ -16,21 +16,31 @@ from ltm_desktop.postgres import erasing, inbox
 from ltm_desktop.postgres import memory_writes as writes
 from ltm_desktop.postgres.audit.log import record_audits, tombstone_history
 from ltm_desktop.postgres.conn import Conn
-from ltm_desktop.postgres.fts.search import near_duplicates
 from ltm_desktop.postgres.scopes import ScopeKeys
+from ltm_desktop.postgres.token_sets import Ahead, PgScopeTokenSets, near_duplicates
 from ltm_desktop.postgres.vectors import set_index
 
 
 class PgWriteTxn:
     """Valid only inside the ``PostgresStore.write`` block that made it."""
 
-    def __init__(self, conn: Conn, keys: ScopeKeys, head: tuple[int, str] | None = None) -> None:
-        """``head``: the audit chain's head as the writer's lock found it (None: read it
-        when an event is recorded)."""
+    def __init__(
+        self,
+        conn: Conn,
+        keys: ScopeKeys,
+        token_sets: PgScopeTokenSets,
+        head: Callable[[], tuple[int, str]] | None = None,
+    ) -> None:
+        """``head``: the audit chain's head as the writer's lock found it, when first asked
+        (None: read it when an event is recorded); ``token_sets``: the writer's, for near
+        duplicates."""
         self._conn = conn
         self._keys = keys
+        self._token_sets = token_sets
         self._head = head  # valid until this transaction appends or tombstones an event
         self._rows: dict[str, tuple[int, int]] = {}  # memory id -> (pk, project pk)
+        self._new: dict[str, tuple[Callable[[], int], int]] = {}  # pk not read yet
+        self._ahead: Ahead | None = None  # token set changes asked for with find_active
         self._pks: dict[str, int] = {}  # project id -> pk, as seen in this transaction
 
     def _pk(self, project_id: str) -> int | None:
@@ -50,6 +60,9 @@ class PgWriteTxn:
 
     def _row(self, memory_id: str) -> tuple[int, int]:
         row = self._rows.get(memory_id)
+        if row is None and memory_id in self._new:
+            pk_of, project_pk = self._new.pop(memory_id)
+            row = self._rows[memory_id] = (pk_of(), project_pk)
         if row is None:
             pk, project_pk, _ = writes.load_memory(self._conn, memory_id)
             row = self._rows[memory_id] = (pk, project_pk)
@@ -64,6 +77,8 @@ class PgWriteTxn:
         project_pk = self._pk(project_id)
         if project_pk is None:
             return None
+        # An add asks for near duplicates next: their changes go with this read.
+        self._ahead = self._token_sets.ahead(self._conn, project_pk)
         found = writes.find_active(self._conn, project_pk, signature)
         if found is None:
             return None
@@ -82,14 +97,24 @@ class PgWriteTxn:
         project_pk = self._pk(project_id)
         if project_pk is None:
             return []
-        return near_duplicates(self._conn, project_pk, tokens, at_least, min_tokens, max_tokens)
+        ahead, self._ahead = self._ahead, None
+        return near_duplicates(
+            self._conn,
+            self._token_sets,
+            project_pk,
+            tokens,
+            at_least,
+            min_tokens,
+            max_tokens,
+            ahead,
+        )
 
     def insert_memory(
         self, memory: Memory, tokens: Collection[str], vector: tuple[str, bytes] | None = None
     ) -> None:
         project_pk = self._scope_pk(memory.project_id, memory.created_at)
-        pk = writes.insert_memory(self._conn, project_pk, memory, tokens, vector)
-        self._rows[memory.id] = (pk, project_pk)
+        pk_of = writes.insert_memory(self._conn, project_pk, memory, tokens, vector)
+        self._new[memory.id] = (pk_of, project_pk)  # read only if asked for
 
     def active_signatures(self, project_id: str, signatures: Collection[str]) -> set[str]:
         project_pk = self._pk(project_id)
@@ -127,7 +152,8 @@ class PgWriteTxn:
 
     def record_all(self, entries: Sequence[AuditEntry]) -> None:
         start, self._head = self._head, None
-        record_audits(self._conn, [(self._recorded_pk(e), e) for e in entries], start)
+        pairs = [(self._recorded_pk(e), e) for e in entries]
+        record_audits(self._conn, pairs, None if start is None else start())
 
     def _recorded_pk(self, entry: AuditEntry) -> int:
         project_pk = self._pk(entry.project_id)

@@ -19,7 +19,7 @@ from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.launch import ENV_DATABASE_URL
 from ltm_desktop.core.settings.paths import DataPaths
 from ltm_desktop.postgres import open_postgres_store
-from ltm_desktop.postgres.schema import MIGRATIONS
+from ltm_desktop.postgres.schema import MIGRATIONS, SCHEMA_VERSION
 from tests.console import CONSOLE_SCRIPT
 from tests.pg_server import fresh_database
 
@@ -75,7 +75,7 @@ def migrated(pg_server_url: str, tmp_path: Path) -> Iterator[str]:
         _as_version_1(url)
         new = _service(url, tmp_path / "data", ANA)
         try:
-            assert new.database.schema_version == 3
+            assert new.database.schema_version == SCHEMA_VERSION
             new.add(GLOBAL_PROJECT_ID, MemoryDraft("Staging is vm-12"), "codex")
             new.update(first.memory.id, {"importance": 8}, "gui")
         finally:

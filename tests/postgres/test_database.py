@@ -4,14 +4,21 @@ password, and ``data_version`` moving for other processes' commits only."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import psycopg
 import pytest
 
-from ltm_desktop.core.errors import DatabaseTooNew, DatabaseUnreachable, NotADatabase
+from ltm_desktop.core.errors import (
+    DatabaseTooNew,
+    DatabaseUnreachable,
+    NotADatabase,
+    StorageError,
+)
 from ltm_desktop.postgres.database import PgDatabase
 from ltm_desktop.postgres.schema import MIGRATIONS, SCHEMA_VERSION, PgMigration
 from tests.pg_server import fresh_database
@@ -104,6 +111,81 @@ def test_data_version_moves_for_other_processes_commits_only(pg_url: str) -> Non
     finally:
         mine.close()
         theirs.close()
+
+
+def test_data_version_follows_a_listening_feed_without_asking_the_server(pg_url: str) -> None:
+    """While a change feed listens, the version comes from this process's commits and the
+    feed's news of others' (the MEMORY.md worker asks after every write): no query, and
+    still moved by another process's commit once the feed has woken its subscribers."""
+    mine, theirs = PgDatabase(pg_url), PgDatabase(pg_url)
+    feed = mine.change_feed()
+    woken = threading.Event()
+    feed.subscribe(woken.set)
+
+    def asked(work: object) -> NoReturn:
+        raise AssertionError("data_version asked the server")
+
+    try:
+        assert feed.connected.wait(10)
+        assert woken.wait(10)  # the wake of its first connection
+        woken.clear()
+        with mine.transaction() as conn:
+            conn.execute("UPDATE projects SET name = 'Global' WHERE project_id = 'global'")
+        seen = mine.data_version()
+        mine.read = asked  # type: ignore[method-assign]
+        assert mine.data_version() == seen
+        with theirs.transaction() as conn:
+            conn.execute("UPDATE projects SET name = 'Global' WHERE project_id = 'global'")
+        assert woken.wait(10)
+        assert mine.data_version() == seen + 1
+        with mine.transaction() as conn:
+            conn.execute("UPDATE projects SET name = 'Global' WHERE project_id = 'global'")
+        assert mine.data_version() == seen + 1  # its own commit
+    finally:
+        vars(mine).pop("read", None)
+        feed.close()
+        mine.close()
+        theirs.close()
+
+
+def test_a_statement_failing_beside_the_commit_undoes_the_whole_write(pg_db: PgDatabase) -> None:
+    """A write's statements whose results nobody reads go to the server with the COMMIT
+    (pipeline mode): when one of them fails, the server skips the COMMIT, the write is
+    refused, nothing of it is kept, and the next write goes through."""
+    named = "SELECT name FROM projects WHERE project_id = 'global'"
+    before = pg_db.read(lambda c: c.execute(named).fetchone())
+
+    def write() -> None:
+        with pg_db.transaction() as conn:
+            conn.execute("UPDATE projects SET name = 'Changed' WHERE project_id = 'global'")
+            conn.execute(  # the global scope's row is there: a unique violation, unread
+                "INSERT INTO projects (project_id, path, name, created_at) "
+                "VALUES ('global', NULL, 'Again', 0)"
+            )
+
+    with pytest.raises(StorageError, match="duplicate key"):
+        write()
+    assert pg_db.read(lambda c: c.execute(named).fetchone()) == before
+    with pg_db.transaction() as conn:
+        conn.execute("UPDATE projects SET name = 'Changed' WHERE project_id = 'global'")
+    assert pg_db.read(lambda c: c.execute(named).fetchone()) == ("Changed",)
+
+
+def test_a_failure_swallowed_in_a_write_still_refuses_it(pg_db: PgDatabase) -> None:
+    """A failed statement whose error the block caught leaves the transaction failed: the
+    write is refused, not reported committed, and nothing of it is kept."""
+    named = "SELECT name FROM projects WHERE project_id = 'global'"
+    before = pg_db.read(lambda c: c.execute(named).fetchone())
+
+    def write() -> None:
+        with pg_db.transaction() as conn:
+            conn.execute("UPDATE projects SET name = 'Changed' WHERE project_id = 'global'")
+            with contextlib.suppress(psycopg.Error):
+                conn.execute("SELECT 1 / 0").fetchone()
+
+    with pytest.raises(StorageError):
+        write()
+    assert pg_db.read(lambda c: c.execute(named).fetchone()) == before
 
 
 def test_a_stuck_server_fails_a_brief_opening_instead_of_hanging_it(pg_url: str) -> None:

@@ -52,19 +52,24 @@ def record_audits(
     come in between."""
     if not entries:
         return
+    rows = chained_rows(head(conn) if start is None else start, entries)
+    if len(rows) == 1:  # in a write's pipeline: sent with what follows, the COMMIT
+        conn.execute(_INSERT, rows[0])
+        return
     with conn.cursor() as cursor:
-        cursor.executemany(_INSERT, chained_rows(head(conn) if start is None else start, entries))
+        cursor.executemany(_INSERT, rows)
 
 
 def tombstone_history(conn: Conn, memory_id: str, tombstone: dict[str, Any]) -> int:
     """Replace every event of the erased memory's before and after with ``tombstone``
     (``erased_at``, ``erased_by``) and drop their nonces: the only update the trigger
-    lets through. How many events."""
-    cursor = conn.execute(
-        "UPDATE audit SET before = NULL, after = %s, nonce = NULL WHERE memory_id = %s",
+    lets through. How many events (counted from RETURNING: a write transaction runs in
+    pipeline mode, where a statement's rowcount is not known until its result is read)."""
+    rows = conn.execute(
+        "UPDATE audit SET before = NULL, after = %s, nonce = NULL WHERE memory_id = %s RETURNING 1",
         (json.dumps(tombstone, ensure_ascii=False), memory_id),
-    )
-    return cursor.rowcount
+    ).fetchall()
+    return len(rows)
 
 
 _CHAIN_ROWS = f"SELECT {COLUMNS} FROM audit WHERE seq > %s ORDER BY seq"

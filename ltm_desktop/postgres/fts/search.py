@@ -18,9 +18,7 @@ memories match, and in which stage, is the same.
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -247,97 +245,3 @@ def search_observations(
             break
     terms = [term_phrases(term) for term in query.positive]
     return [(o, score, make_snippet(o.narrative, terms)) for o, score in found[:limit]]
-
-
-# -- near duplicates ---------------------------------------------------------------------
-
-STATS_SECONDS = 300.0  # how long a process trusts what pg_stats said about token frequencies
-_frequencies: dict[tuple[str, str, int], tuple[float, dict[str, float]]] = {}
-_frequencies_lock = threading.Lock()
-
-
-def _token_frequencies(conn: Conn) -> dict[str, float]:
-    """The share of memories holding each of the commonest tokens, as ANALYZE last counted
-    them (empty before it ever ran), read once in a while: it only orders the probe."""
-    key = (conn.info.host, conn.info.dbname, conn.info.port)
-    now = time.monotonic()
-    with _frequencies_lock:
-        known = _frequencies.get(key)
-    if known is not None and now - known[0] < STATS_SECONDS:
-        return known[1]
-    row = conn.execute(
-        "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
-        "WHERE schemaname = current_schema() AND tablename = 'memory_index' "
-        "AND attname = 'tokens'"
-    ).fetchone()
-    found = dict(zip(row[0], row[1], strict=False)) if row is not None and row[0] else {}
-    with _frequencies_lock:
-        _frequencies[key] = (now, found)
-    return found
-
-
-def near_duplicates(
-    conn: Conn,
-    project_pk: int,
-    tokens: Collection[str],
-    at_least: int,
-    min_tokens: float,
-    max_tokens: float,
-) -> list[tuple[str, str]]:
-    """(id, content) of the scope's active memories with ``min_tokens < token_count <
-    max_tokens`` whose token set holds at least ``at_least`` of ``tokens``, and of those
-    whose set is not known yet (as SQLite's).
-
-    A set holding ``at_least`` of n tokens holds one of any n - at_least + 1 of them: the
-    GIN index finds the sets holding one of the rarest that many (by pg_stats; then the
-    longest) in one overlap (``&&``), and the count is checked on each. Rare words are
-    held by few memories, so the candidates are few.
-
-    One overlap, not a containment per pair of tokens: with tens of ``@>`` ORed the
-    planner chose to read the whole scope by ``memory_index_by_scope`` and test every
-    pair on every row (25-65 ms an add at 10,000 memories, growing with the scope),
-    where the overlap is one index scan (0.2 ms). The scope is cast to ``bigint``: a
-    Python int binds as ``smallint``, which ``btree_gin``'s ``int8`` class cannot use."""
-    frequency = _token_frequencies(conn)
-    wanted = sorted(set(tokens), key=lambda t: (frequency.get(t, 0.0), -len(t), t))
-    if at_least > len(wanted):
-        return []
-    band = "m.disabled = 0 AND m.token_count > %s AND m.token_count < %s"
-    if at_least <= 0:
-        rows = conn.execute(
-            f"SELECT m.id, m.content FROM memories AS m WHERE m.project_pk = %s::bigint AND {band}",
-            (project_pk, min_tokens, max_tokens),
-        ).fetchall()
-        return [(row[0], row[1]) for row in rows]
-    probe = wanted[: len(wanted) - at_least + 1]
-    # The candidates come from the index alone (materialized), their set's size banded and
-    # their shared tokens counted there, on the index row (its set is the memory's
-    # ``token_count`` tokens); only those holding enough are read by key (OFFSET 0 keeps the
-    # lateral join a loop): never a scan of the scope's memories, and no memory row read
-    # for a candidate that shares only a rare word.
-    rows = conn.execute(
-        "WITH c AS MATERIALIZED (SELECT i.memory_pk FROM memory_index AS i "
-        "WHERE i.project_pk = %s::bigint AND i.tokens && %s::text[] "
-        "AND cardinality(i.tokens) > %s AND cardinality(i.tokens) < %s "
-        "AND (SELECT count(*) FROM unnest(i.tokens) AS t WHERE t = ANY(%s::text[])) >= %s) "
-        "SELECT m.id, m.content FROM c CROSS JOIN LATERAL (SELECT m.id, m.content "
-        f"FROM memories AS m WHERE m.pk = c.memory_pk AND {band} OFFSET 0) AS m "
-        "UNION ALL "
-        "SELECT m.id, m.content FROM memory_index AS i JOIN memories AS m ON m.pk = i.memory_pk "
-        f"WHERE i.tokens IS NULL AND i.project_pk = %s::bigint AND {band}",
-        (
-            project_pk,
-            probe,
-            min_tokens,
-            max_tokens,
-            wanted,
-            at_least,
-            min_tokens,
-            max_tokens,
-            project_pk,
-            min_tokens,
-            max_tokens,
-        ),
-        prepare=False,
-    ).fetchall()
-    return [(row[0], row[1]) for row in rows]
