@@ -183,6 +183,7 @@ class MemoryService:
         )
         self.extraction: ExtractionQueue = extraction(self) if extraction else NoExtraction()
         self.consolidation: BackgroundTask = NoBackgroundTask()  # the periodic run, if any
+        self._started: set[str] = set()  # the steps of ``start`` done
         self.offline: Offline = NoOffline()  # the outbox, when the database may be away
 
     @property
@@ -201,14 +202,21 @@ class MemoryService:
             follow: keep this data dir's MEMORY.md files in step with other processes'
                 and machines' writes too (long-lived processes: it opens the change feed).
         """
-        self._uses.start()
+        self._once("uses", self._uses.start)
         purged = self.purge_expired(None, SYSTEM_ACTOR)
         if follow:  # before the files are written: a change made meanwhile is caught up
-            self.views.follow(self.changes)
-        self.views.start()
+            self._once("follow", lambda: self.views.follow(self.changes))
+        self._once("views", self.views.start)
         if backfill:
-            self.backfill.start()
+            self._once("backfill", self.backfill.start)
         return purged
+
+    def _once(self, step: str, start: Callable[[], None]) -> None:
+        """A step of ``start`` that starts a thread: done once, so that a start cut short
+        (the database server lost meanwhile) can be run again when it answers."""
+        if step not in self._started:
+            start()
+            self._started.add(step)
 
     def close(self) -> None:
         """Stop the extraction queue, finish queued MEMORY.md work, write pending use

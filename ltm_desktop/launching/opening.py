@@ -9,6 +9,7 @@ import os
 import time
 from collections.abc import Callable
 
+from ltm_desktop.core.errors import DatabaseUnreachable
 from ltm_desktop.core.seams import Embedder
 from ltm_desktop.core.service import MemoryService
 from ltm_desktop.core.settings.launch import Launch, resolve_launch
@@ -95,11 +96,17 @@ def open_launch(
         identity=who,
     )
     try:
-        purged = 0
+        purged, started = 0, False
         if outbox is None or outbox.deferred is None:
-            purged = service.start(backfill=background, follow=background)
+            try:
+                purged = service.start(backfill=background, follow=background)
+                started = True
+            except DatabaseUnreachable as exc:  # lost since it connected: start offline
+                if outbox is None:
+                    raise
+                outbox.outbox.unreachable(str(exc))
         if outbox is not None:
-            outbox.attach(service, backfill=background, follow=background)
+            outbox.attach(service, backfill=background, follow=background, started=started)
         if workers is not None:
             workers(service, embedder, background)
     except BaseException:

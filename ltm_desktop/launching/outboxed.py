@@ -24,14 +24,18 @@ class Outboxed:
     outbox: LocalOutbox
     deferred: DeferredStore | None
 
-    def attach(self, service: MemoryService, *, backfill: bool, follow: bool) -> None:
-        """Hand the outbox to ``service`` and start its thread. A store opened late runs
-        the startup housekeeping then, before the outbox replays."""
+    def attach(
+        self, service: MemoryService, *, backfill: bool, follow: bool, started: bool
+    ) -> None:
+        """Hand the outbox to ``service`` and start its thread. A store opened late, or
+        one whose startup housekeeping was cut short by losing the server (``started``
+        False), runs that housekeeping once the server answers, before the outbox replays."""
         deferred = self.deferred
-        if deferred is not None:
+        if deferred is not None or not started:
 
             def reached() -> None:
-                deferred.connect()
+                if deferred is not None:
+                    deferred.connect()
                 service.start(backfill=backfill, follow=follow)
 
             self.outbox.set_on_reachable(reached)

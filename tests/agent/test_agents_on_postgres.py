@@ -16,6 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from ltm_desktop.agent.hooks.runner import ENV_DEADLINE
 from ltm_desktop.core.records import MemoryDraft
 from ltm_desktop.core.service import MemoryService
 from tests.agent.hook_process import EVENTS, HookResult, hook_log, payload, run_hook
@@ -58,10 +59,14 @@ def dropping_url() -> Iterator[str]:
         listener.close()
 
 
-def hook(event: str, data_dir: Path, cwd: Path, url: str) -> HookResult:
-    """The real Claude Code hook for ``event`` with its real payload, the URL set."""
+def hook(
+    event: str, data_dir: Path, cwd: Path, url: str, *, own_deadline: bool = False
+) -> HookResult:
+    """The real Claude Code hook for ``event`` with its real payload, the URL set;
+    ``own_deadline``: with the hooks' own deadline, not the test suite's longer one."""
     stdin = payload("claude-code", event, cwd)
-    return finishes(lambda: run_hook("claude-code", event, stdin, data_dir, env={ENV_URL: url}))
+    env = {ENV_URL: url, **({ENV_DEADLINE: ""} if own_deadline else {})}
+    return finishes(lambda: run_hook("claude-code", event, stdin, data_dir, env=env))
 
 
 def assert_failed_open(done: HookResult, event: str) -> None:
@@ -91,7 +96,7 @@ def test_a_hook_fails_open_when_the_server_drops_packets(
 ) -> None:
     """The connection would wait 2 s (the hooks' 1 s connect timeout, which psycopg
     rounds up to 2 s as libpq does); the hook's own deadline answers first."""
-    done = hook(event, tmp_path / "data", tmp_path, dropping_url)
+    done = hook(event, tmp_path / "data", tmp_path, dropping_url, own_deadline=True)
     assert_failed_open(done, event)
     assert "no result within the deadline; answered empty" in hook_log()
 
