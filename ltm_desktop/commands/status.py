@@ -65,7 +65,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             scopes.append(
                 {
                     "project_id": project.project_id,
-                    "name": project.name,
+                    "name": service.ambient.label(project.project_id, project.name),
                     "path": project.path,
                     "active": active,
                     "disabled": stats.disabled,
@@ -94,6 +94,10 @@ def cmd_status(args: argparse.Namespace) -> int:
             "memory_md_problems": [serialize.memory_md_problem(p) for p in problems],
             "semantic_search": serialize.index_status(service.search.check_embedder()),
             "scopes": scopes,
+            "identity": service.scopes.mode,  # [projects] identity as it applies
+            "global": service.ambient.mode,  # [people] global as it applies
+            "person": service.ambient.person or None,  # whose global scope "global" is
+            "machine": service.scopes.machine,
         }
         if outbox is not None:
             report["outbox"] = outbox
@@ -115,6 +119,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"memory:    {describe_switches(report['switches'])}")
     print(f"search:    {describe_search(report['semantic_search'])}")
     print(f"backup:    {report['last_backup'] or 'none yet (ltm-desktop backup)'}")
+    print(f"scopes:    {_scopes_line(report)}")
     if outbox is not None and (outbox["text"] or outbox["kept"]):
         print(f"outbox:    {_outbox_line(outbox)}")
     print(f"{'scope':<24} {'active':>7} {'removed':>8} {'stale':>6} {'obs':>5}  path")
@@ -124,6 +129,16 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"{scope['stale']:>6} {scope['observations']:>5}  {scope['path'] or '-'}"
         )
     return EXIT_OK
+
+
+def _scopes_line(report: dict[str, Any]) -> str:
+    """How directories become projects and what "global" is, on this machine."""
+    remote = "by repository (git remote)" if report["identity"] == "remote" else "by path"
+    if report["global"] == "personal":
+        ambient = f"global is {report['person']}'s own, beside the team's"
+    else:
+        ambient = "one global scope for everyone on this database"
+    return f"projects {remote}; {ambient} (docs/teams.md); machine {report['machine']}"
 
 
 def _status_without_database(

@@ -34,8 +34,22 @@ def test_status_reports_paths_and_scopes(
     assert report["socket"] == str(socket_for(tmp_path / "d"))
     assert report["schema_version"] >= 1
     assert [s["project_id"] for s in report["scopes"]] == ["global"]
+    assert (report["identity"], report["global"], report["person"]) == ("path", "shared", None)
     semantic = report["semantic_search"]
     assert (semantic["model"], semantic["problem"]) == (MODEL, None)
+
+
+def test_status_says_what_global_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One person on SQLite: one global scope; "personal" with a name: that person's own."""
+    data = made(tmp_path / "d")
+    assert main(["--data-dir", str(data), "status"]) == 0
+    said = capsys.readouterr().out
+    assert "scopes:    projects by path; one global scope for everyone on this database" in said
+    config = tmp_path / "people.toml"
+    config.write_text('[people]\nname = "ana"\nglobal = "personal"\n', encoding="utf-8")
+    assert main(["--data-dir", str(data), "--config", str(config), "status"]) == 0
+    said = capsys.readouterr().out
+    assert "scopes:    projects by path; global is ana's own, beside the team's" in said
 
 
 def test_status_says_how_search_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
