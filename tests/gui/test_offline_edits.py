@@ -67,6 +67,7 @@ def test_an_edit_saved_offline_is_queued_and_written_when_the_server_answers(
 ) -> None:
     memory = add(service, billing, "Deploys go out on Tuesdays")
     window = make_window(service, scope=billing)  # the scope shown is mirrored
+    qtbot.waitUntil(lambda: billing in {p for p, _ in outbox.mirror.scopes()})  # marked
     outbox.start(service)
     qtbot.waitUntil(lambda: outbox.cached_memory(memory.id) is not None)
     _go_offline(outbox, server)

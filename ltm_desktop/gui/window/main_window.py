@@ -5,6 +5,7 @@ are each given the parts of the window they act on, never the window itself."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -79,6 +80,9 @@ __all__ = [
     "TAB_TRASH",
     "MainWindow",
 ]
+
+
+log = logging.getLogger(__name__)
 
 
 class MainWindow(QMainWindow):
@@ -235,7 +239,7 @@ class MainWindow(QMainWindow):
         self.table.new_since.changed.connect(self.projects.reload)
         self.table.model.total_changed.connect(lambda _n: self.on_projects_loaded())
         ctx.scope.scope_changed.connect(self.on_scope_changed)
-        ctx.service.offline.seen(ctx.scope.project_id)  # kept in the read cache (offline)
+        self.keep_in_cache(ctx.scope.project_id)
         self.memory_actions.message.connect(self.status.say)
         ctx.errors.passing.connect(self.status.say)
         self.memory_actions.reload_requested.connect(self.show_stored)
@@ -299,9 +303,21 @@ class MainWindow(QMainWindow):
         else:
             self.navigation.open_memory(memory_id)
 
+    def keep_in_cache(self, project_id: str) -> None:
+        """The scope shown is mirrored into the outbox's read cache, so its memories can
+        be read and edited offline. On a worker: marking it writes the cache's file, which
+        another process may hold locked for a moment (a failure is only logged)."""
+        offline = self.ctx.service.offline
+        self.ctx.runner.run(
+            lambda: offline.seen(project_id),
+            on_error=lambda exc: log.warning(
+                "could not mark %s for the read cache: %s", project_id, exc
+            ),
+        )
+
     def on_scope_changed(self, project_id: str) -> None:
         self.ctx.settings.setValue("scope", project_id)
-        self.ctx.service.offline.seen(project_id)  # its memories can be edited offline
+        self.keep_in_cache(project_id)
         self.on_projects_loaded()
         warm_search(self.ctx, project_id)
 
